@@ -1,0 +1,31 @@
+import { defineConfig } from "vitest/config";
+
+// Three projects so each kind of test can be run alone: unit tests sit beside the code,
+// integration and fault tests live under test/ and start a real PostgreSQL.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"], environment: "node" } },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "faults",
+          include: ["test/faults/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
