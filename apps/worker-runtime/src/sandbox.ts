@@ -1,0 +1,211 @@
+// Runs one task: a WASI preview 1 command module with its arguments, stdin and small files,
+// all in memory, with no network and no host file system. The same code runs in Node worker
+// threads and in browser Web Workers (no node: imports here). Wall time is not enforced here:
+// a module in an endless loop never returns control, so the host runs this in a thread it can
+// terminate (src/node/pool.ts, src/browser.ts).
+import { ConsoleStdout, Directory, File, OpenFile, PreopenDirectory, type Inode } from "@bjorn3/browser_wasi_shim";
+import { seedKey, seededRandom } from "./seeded-random.ts";
+import { MemoryLimitError, PAGE_BYTES, capMemory } from "./wasm-binary.ts";
+import { TaskSignal, WASIProcExit, createWasiHost, isAllowedImport } from "./wasi-host.ts";
+
+export interface TaskLimits {
+  /** Largest memory the module may grow to, in 64 KiB pages. */
+  memoryPages: number;
+  /** Most stdout bytes kept; a task writing more is stopped with `output-limit`. */
+  outputBytes: number;
+}
+
+export interface RunTaskInput {
+  /** The module, or its bytes. Bytes get the memory limit written into the binary itself. */
+  module: WebAssembly.Module | Uint8Array;
+  /** Arguments after the program name; the task sees argv[0] = PROGRAM_NAME. */
+  args: string[];
+  stdin?: Uint8Array;
+  /** Files under "/", by relative path ("data/input.txt"). */
+  files?: Record<string, Uint8Array>;
+  /** The task id: keys the task's random source so honest machines agree byte for byte. */
+  seed: string;
+  limits: TaskLimits;
+}
+
+export type SandboxErrorCode =
+  | "trap" // the module trapped, threw, or raised a signal
+  | "output-limit" // stdout passed limits.outputBytes
+  | "memory-limit" // the module needed more memory than limits.memoryPages
+  | "invalid-module" // did not compile, or imports something the sandbox does not serve
+  | "timeout" // the host stopped it at the wall-time limit
+  | "crashed"; // the thread running it died
+
+export interface SandboxError {
+  code: SandboxErrorCode;
+  message: string;
+}
+
+export interface TaskOutcome {
+  /** The process exit code; -1 when the task did not exit by itself (see error). */
+  exitCode: number;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  /** SHA-256 of stdout, lower-case hex: what verification compares across machines. */
+  outputHash: string;
+  elapsedMs: number;
+  error?: SandboxError;
+}
+
+export const PROGRAM_NAME = "task.wasm";
+/** Stderr is for diagnostics; it is cut silently past this size. */
+export const STDERR_LIMIT_BYTES = 64 * 1024;
+
+class OutputLimitExceeded extends Error {}
+
+class BoundedBuffer {
+  private chunks: Uint8Array[] = [];
+  size = 0;
+  truncated = false;
+  constructor(private readonly limit: number) {}
+
+  /** Keeps what fits; returns false when some bytes did not. */
+  push(data: Uint8Array): boolean {
+    const room = this.limit - this.size;
+    const kept = data.length <= room ? data : data.subarray(0, Math.max(0, room));
+    if (kept.length > 0) {
+      this.chunks.push(kept.slice());
+      this.size += kept.length;
+    }
+    if (kept.length < data.length) this.truncated = true;
+    return kept.length === data.length;
+  }
+
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  }
+}
+
+export async function sha256Hex(data: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  let hex = "";
+  for (const b of digest) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+function fileTree(files: Record<string, Uint8Array>): Map<string, Inode> {
+  const root = new Map<string, Inode>();
+  for (const [path, data] of Object.entries(files)) {
+    const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+    if (parts.length === 0 || parts.includes("..")) throw new Error(`bad file path ${JSON.stringify(path)}`);
+    let dir = root;
+    for (const part of parts.slice(0, -1)) {
+      let next = dir.get(part);
+      if (!(next instanceof Directory)) {
+        next = new Directory(new Map());
+        dir.set(part, next);
+      }
+      dir = (next as Directory).contents;
+    }
+    dir.set(parts[parts.length - 1]!, new File(data.slice()));
+  }
+  return root;
+}
+
+/** Compiles a module with the memory limit written into it; the pools cache the result per hash and limit. */
+export async function compileTaskModule(bytes: Uint8Array, memoryPages: number): Promise<WebAssembly.Module> {
+  return WebAssembly.compile(capMemory(bytes, memoryPages) as Uint8Array<ArrayBuffer>);
+}
+
+function failure(code: SandboxErrorCode, message: string, started: number): Promise<TaskOutcome> {
+  const empty = new Uint8Array(0);
+  return sha256Hex(empty).then((outputHash) => ({
+    exitCode: -1,
+    stdout: empty,
+    stderr: empty,
+    outputHash,
+    elapsedMs: performance.now() - started,
+    error: { code, message },
+  }));
+}
+
+export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
+  const started = performance.now();
+  const { limits } = input;
+
+  let module: WebAssembly.Module;
+  try {
+    module = input.module instanceof WebAssembly.Module ? input.module : await compileTaskModule(input.module, limits.memoryPages);
+  } catch (e) {
+    if (e instanceof MemoryLimitError) return failure("memory-limit", e.message, started);
+    return failure("invalid-module", `the module does not compile: ${errorText(e)}`, started);
+  }
+  const forbidden = WebAssembly.Module.imports(module).find((i) => !isAllowedImport(i.module, i.name));
+  if (forbidden) return failure("invalid-module", `the module imports ${forbidden.module}.${forbidden.name}, which the sandbox does not provide`, started);
+
+  const stdout = new BoundedBuffer(limits.outputBytes);
+  const stderr = new BoundedBuffer(STDERR_LIMIT_BYTES);
+  let fds;
+  try {
+    fds = [
+      new OpenFile(new File(input.stdin ?? new Uint8Array(0), { readonly: true })),
+      new ConsoleStdout((data) => {
+        if (!stdout.push(data)) throw new OutputLimitExceeded();
+      }),
+      new ConsoleStdout((data) => void stderr.push(data)),
+      new PreopenDirectory("/", fileTree(input.files ?? {})),
+    ];
+  } catch (e) {
+    return failure("invalid-module", errorText(e), started);
+  }
+  const host = createWasiHost([PROGRAM_NAME, ...input.args], fds, seededRandom(await seedKey(input.seed)));
+
+  let exitCode = -1;
+  let error: SandboxError | undefined;
+  let memory: WebAssembly.Memory | undefined;
+  try {
+    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: host.imports });
+    const exports = instance.exports as { memory?: unknown; _start?: unknown };
+    if (!(exports.memory instanceof WebAssembly.Memory) || typeof exports._start !== "function") {
+      return failure("invalid-module", "the module must export `memory` and a `_start` function", started);
+    }
+    memory = exports.memory;
+    exitCode = host.wasi.start(instance as unknown as { exports: { memory: WebAssembly.Memory; _start: () => unknown } });
+  } catch (e) {
+    if (e instanceof WASIProcExit) exitCode = e.code;
+    else if (e instanceof OutputLimitExceeded) {
+      error = { code: "output-limit", message: `the task wrote more than ${limits.outputBytes} bytes to stdout` };
+    } else if (e instanceof TaskSignal) {
+      error = { code: "trap", message: e.message };
+    } else {
+      error = { code: "trap", message: errorText(e) };
+    }
+  }
+
+  // memory.grow past the cap returns -1 inside the module, which then aborts or traps in its
+  // own way; a failed run whose memory ended near the cap is reported as out of memory.
+  const pages = memory ? memory.buffer.byteLength / PAGE_BYTES : 0;
+  const nearCap = pages >= limits.memoryPages - Math.max(1, Math.floor(limits.memoryPages / 8));
+  if (memory && pages > limits.memoryPages) {
+    error = { code: "memory-limit", message: `the task used ${pages} memory pages, above the limit of ${limits.memoryPages}` };
+  } else if (memory && nearCap && (exitCode !== 0 || error?.code === "trap")) {
+    error = { code: "memory-limit", message: `the task failed after growing its memory to ${pages} of ${limits.memoryPages} pages` };
+  }
+  if (error) exitCode = -1;
+
+  const out = stdout.bytes();
+  return {
+    exitCode,
+    stdout: out,
+    stderr: stderr.bytes(),
+    outputHash: await sha256Hex(out),
+    elapsedMs: performance.now() - started,
+    ...(error ? { error } : {}),
+  };
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
