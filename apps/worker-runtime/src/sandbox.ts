@@ -34,7 +34,8 @@ export type SandboxErrorCode =
   | "memory-limit" // the module needed more memory than limits.memoryPages
   | "invalid-module" // did not compile, or imports something the sandbox does not serve
   | "timeout" // the host stopped it at the wall-time limit
-  | "crashed"; // the thread running it died
+  | "crashed" // the thread running it died
+  | "aborted"; // the producer gave the task up (its lease expired, or the producer is leaving)
 
 export interface SandboxError {
   code: SandboxErrorCode;
@@ -88,7 +89,7 @@ class BoundedBuffer {
 }
 
 export async function sha256Hex(data: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>));
   let hex = "";
   for (const b of digest) hex += b.toString(16).padStart(2, "0");
   return hex;
@@ -118,16 +119,23 @@ export async function compileTaskModule(bytes: Uint8Array, memoryPages: number):
   return WebAssembly.compile(capMemory(bytes, memoryPages) as Uint8Array<ArrayBuffer>);
 }
 
-function failure(code: SandboxErrorCode, message: string, started: number): Promise<TaskOutcome> {
-  const empty = new Uint8Array(0);
-  return sha256Hex(empty).then((outputHash) => ({
+/** SHA-256 of no bytes: the output hash of a task that produced nothing. */
+export const EMPTY_OUTPUT_HASH = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/** The outcome of a task that ended without output: refused, stopped, or lost with its thread. */
+export function failedOutcome(code: SandboxErrorCode, message: string, elapsedMs: number): TaskOutcome {
+  return {
     exitCode: -1,
-    stdout: empty,
-    stderr: empty,
-    outputHash,
-    elapsedMs: performance.now() - started,
+    stdout: new Uint8Array(0),
+    stderr: new Uint8Array(0),
+    outputHash: EMPTY_OUTPUT_HASH,
+    elapsedMs,
     error: { code, message },
-  }));
+  };
+}
+
+async function failure(code: SandboxErrorCode, message: string, started: number): Promise<TaskOutcome> {
+  return failedOutcome(code, message, performance.now() - started);
 }
 
 export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {

@@ -1,7 +1,8 @@
 // One square tile of a fixed picture of the Mandelbrot set (real part -2.25..0.75,
 // imaginary part -1.5..1.5). Args: x y tileSize imageSize maxIterations, where x and y
-// are the tile's top-left pixel. Prints a header line "x y w h" then h lines of w pixels,
-// two hex digits each (grey 0..255; 0 is inside the set).
+// are the tile's top-left pixel. Prints a header line "x y w h imageSize maxIterations" (so a
+// tile can be placed without knowing the job's parameters) then h lines of w pixels, two hex
+// digits each (grey 0..255; 0 is inside the set).
 const argv = process.argv;
 if (argv.length < 6) {
   process.stderr.write("usage: mandelbrot <x> <y> <tileSize> <imageSize> <maxIterations>\n");
@@ -14,7 +15,7 @@ const size = <i32>parseInt(argv[4]);
 const maxIter = <i32>parseInt(argv[5]);
 const w = min(tile, size - x0);
 const h = min(tile, size - y0);
-if (w <= 0 || h <= 0 || maxIter <= 0) {
+if (x0 < 0 || y0 < 0 || w <= 0 || h <= 0 || maxIter <= 0) {
   process.stderr.write("tile outside the image\n");
   process.exit(2);
 }
@@ -23,7 +24,9 @@ const HEX = "0123456789abcdef";
 const scale = 3.0 / <f64>size;
 const row = new Uint8Array(w * 2 + 1);
 row[w * 2] = 10;
-process.stdout.write(x0.toString() + " " + y0.toString() + " " + w.toString() + " " + h.toString() + "\n");
+process.stdout.write(
+  x0.toString() + " " + y0.toString() + " " + w.toString() + " " + h.toString() + " " + size.toString() + " " + maxIter.toString() + "\n",
+);
 for (let py = 0; py < h; py++) {
   const ci = 1.5 - (<f64>(y0 + py) + 0.5) * scale;
   for (let px = 0; px < w; px++) {

@@ -1,0 +1,33 @@
+// What the producer loop needs from whatever runs tasks: a Node thread pool or a set of
+// browser Web Workers. Both enforce the wall-time limit by terminating the thread.
+import type { BenchmarkResult } from "./benchmark.ts";
+import type { TaskOutcome } from "./sandbox.ts";
+
+export interface ExecutorLimits {
+  wallMs: number;
+  memoryPages: number;
+  outputBytes: number;
+}
+
+export interface ExecuteRequest {
+  /** SHA-256 hex of `module`; compiled modules are cached under it. */
+  moduleHash: string;
+  module: Uint8Array;
+  args: string[];
+  stdin?: Uint8Array;
+  files?: Record<string, Uint8Array>;
+  /** The task id. */
+  seed: string;
+  limits: ExecutorLimits;
+}
+
+export interface Executor {
+  /** How many tasks run at once. */
+  readonly slots: number;
+  /** Resolves with the outcome, also when the task failed, timed out or was aborted (see outcome.error). */
+  run(request: ExecuteRequest, signal?: AbortSignal): Promise<TaskOutcome>;
+  /** Times the benchmark kernel on one of the executor's threads. */
+  benchmark(durationMs?: number): Promise<BenchmarkResult>;
+  /** Stops every thread; running tasks end as "aborted". */
+  close(): Promise<void>;
+}

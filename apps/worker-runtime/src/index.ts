@@ -1,0 +1,27 @@
+// @cyclemarket/worker-runtime: everything here runs in browsers and in Node alike.
+// Node-only parts (the worker_threads pool, the CLI, the tRPC adapter) are in "./node";
+// the browser pool is in "./browser".
+export { runTask, compileTaskModule, sha256Hex, failedOutcome, PROGRAM_NAME, STDERR_LIMIT_BYTES, EMPTY_OUTPUT_HASH } from "./sandbox.ts";
+export type { RunTaskInput, TaskLimits, TaskOutcome, SandboxError, SandboxErrorCode } from "./sandbox.ts";
+export { validateModule, describeModuleRefusal, ALLOWED_WASI_IMPORTS, WASI_MODULE } from "./validate.ts";
+export type { ModuleLimits, ModuleInfo, ModuleRefusal, ModuleValidation } from "./validate.ts";
+export { VIRTUAL_EPOCH_NS, VIRTUAL_TICK_NS } from "./wasi-host.ts";
+export { PAGE_BYTES } from "./wasm-binary.ts";
+export {
+  EXAMPLES,
+  ExampleName,
+  MonteCarloParams,
+  PrimesParams,
+  MandelbrotParams,
+  combineExample,
+  planExample,
+  mandelbrotRgba,
+} from "./examples.ts";
+export type { ExampleJob, ExampleResult, MonteCarloResult, PrimesResult, MandelbrotResult } from "./examples.ts";
+export { runBenchmark, REFERENCE_KERNEL_RATE } from "./benchmark.ts";
+export type { BenchmarkResult, BenchmarkOptions } from "./benchmark.ts";
+export { toBase64, fromBase64 } from "./base64.ts";
+export type { Executor, ExecuteRequest, ExecutorLimits } from "./executor.ts";
+export { ThreadPool } from "./thread-pool.ts";
+export type { SandboxThread, SpawnThread, ThreadEvents } from "./thread-pool.ts";
+export * as messages from "./messages.ts";

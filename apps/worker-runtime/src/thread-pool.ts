@@ -1,0 +1,252 @@
+// A pool of sandbox threads with a wall-time limit per task, independent of the kind of
+// thread: src/node/pool.ts gives it worker_threads, src/browser.ts gives it Web Workers.
+// A thread that runs past its task's limit is terminated (the only way to stop a module in
+// an endless loop) and replaced on next use.
+import type { BenchmarkResult } from "./benchmark.ts";
+import type { ExecuteRequest, Executor } from "./executor.ts";
+import { MESSAGE_VERSION, ThreadToHost, type HostToThread } from "./messages.ts";
+import { compileTaskModule, failedOutcome, type SandboxErrorCode, type TaskOutcome } from "./sandbox.ts";
+import { MemoryLimitError } from "./wasm-binary.ts";
+
+export interface SandboxThread {
+  post(message: HostToThread): void;
+  terminate(): void;
+}
+
+export interface ThreadEvents {
+  message(raw: unknown): void;
+  /** The thread died or failed to load. */
+  error(error: Error): void;
+}
+
+/** Starts one thread and wires its events. */
+export type SpawnThread = (events: ThreadEvents) => SandboxThread;
+
+interface Pending {
+  kind: "run" | "benchmark";
+  send(runId: string): HostToThread | Promise<HostToThread>;
+  wallMs: number;
+  resolve(value: TaskOutcome | BenchmarkResult): void;
+  reject(error: Error): void;
+  fail(code: SandboxErrorCode, message: string, elapsedMs: number): void;
+  signal?: AbortSignal;
+}
+
+interface Slot {
+  thread: SandboxThread | null;
+  /** The thread said it has loaded; until then its start-up time does not count against a task. */
+  ready: boolean;
+  current: {
+    runId: string;
+    job: Pending;
+    started: number;
+    posted: boolean;
+    timer: ReturnType<typeof setTimeout> | null;
+    cleanup: () => void;
+  } | null;
+}
+
+/** Compiled modules kept per hash and memory limit. */
+const MODULE_CACHE_SIZE = 16;
+/** How long a new thread may take to load its script before its task is given up. */
+const THREAD_LOAD_MS = 30_000;
+
+export class ThreadPool implements Executor {
+  private readonly pool: Slot[];
+  private readonly queue: Pending[] = [];
+  private readonly modules = new Map<string, Promise<WebAssembly.Module>>();
+  private nextRunId = 0;
+  private closed = false;
+
+  constructor(
+    readonly slots: number,
+    private readonly spawn: SpawnThread,
+  ) {
+    if (!Number.isInteger(slots) || slots < 1) throw new Error(`a pool needs at least one slot, got ${slots}`);
+    this.pool = Array.from({ length: slots }, () => ({ thread: null, ready: false, current: null }));
+  }
+
+  run(request: ExecuteRequest, signal?: AbortSignal): Promise<TaskOutcome> {
+    return new Promise<TaskOutcome>((resolve, reject) => {
+      const job: Pending = {
+        kind: "run",
+        wallMs: request.limits.wallMs,
+        signal,
+        resolve: (v) => resolve(v as TaskOutcome),
+        reject,
+        fail: (code, message, elapsedMs) => resolve(failedOutcome(code, message, elapsedMs)),
+        send: async (runId) => ({
+          version: MESSAGE_VERSION,
+          type: "run",
+          runId,
+          module: await this.compiled(request.moduleHash, request.module, request.limits.memoryPages),
+          args: request.args,
+          stdin: request.stdin ?? new Uint8Array(0),
+          files: request.files,
+          seed: request.seed,
+          limits: { memoryPages: request.limits.memoryPages, outputBytes: request.limits.outputBytes },
+        }),
+      };
+      this.enqueue(job);
+    });
+  }
+
+  benchmark(durationMs = 500): Promise<BenchmarkResult> {
+    return new Promise<BenchmarkResult>((resolve, reject) => {
+      this.enqueue({
+        kind: "benchmark",
+        wallMs: durationMs * 20 + 10_000,
+        resolve: (v) => resolve(v as BenchmarkResult),
+        reject,
+        fail: (code, message) => reject(new Error(`benchmark ${code}: ${message}`)),
+        send: (runId) => ({ version: MESSAGE_VERSION, type: "benchmark", runId, durationMs }),
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.fail("aborted", "the pool was closed", 0);
+    for (const slot of this.pool) {
+      if (slot.current) this.finish(slot, (job, elapsed) => job.fail("aborted", "the pool was closed", elapsed));
+      slot.thread?.terminate();
+      slot.thread = null;
+    }
+  }
+
+  private compiled(hash: string, bytes: Uint8Array, memoryPages: number): Promise<WebAssembly.Module> {
+    const key = `${hash}:${memoryPages}`;
+    let module = this.modules.get(key);
+    if (!module) {
+      module = compileTaskModule(bytes, memoryPages);
+      module.catch(() => this.modules.delete(key));
+      this.modules.set(key, module);
+      if (this.modules.size > MODULE_CACHE_SIZE) this.modules.delete(this.modules.keys().next().value!);
+    }
+    return module;
+  }
+
+  private enqueue(job: Pending): void {
+    if (this.closed) {
+      job.fail("aborted", "the pool was closed", 0);
+      return;
+    }
+    if (job.signal?.aborted) {
+      job.fail("aborted", "the task was given up before it started", 0);
+      return;
+    }
+    job.signal?.addEventListener(
+      "abort",
+      () => {
+        const i = this.queue.indexOf(job);
+        if (i >= 0) {
+          this.queue.splice(i, 1);
+          job.fail("aborted", "the task was given up before it started", 0);
+        }
+      },
+      { once: true },
+    );
+    this.queue.push(job);
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    for (const slot of this.pool) {
+      if (this.queue.length === 0) return;
+      if (slot.current) continue;
+      this.start(slot, this.queue.shift()!);
+    }
+  }
+
+  private start(slot: Slot, job: Pending): void {
+    const runId = `r${this.nextRunId++}`;
+    const started = performance.now();
+    const onAbort = () => this.stop(slot, runId, "aborted", "the task was given up while running");
+    job.signal?.addEventListener("abort", onAbort, { once: true });
+    slot.current = { runId, job, started, posted: false, timer: null, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
+
+    if (!slot.thread) {
+      slot.ready = false;
+      slot.thread = this.spawnFor(slot);
+    }
+    const thread = slot.thread;
+    Promise.resolve(job.send(runId)).then(
+      (message) => {
+        if (slot.current?.runId !== runId) return; // aborted while compiling
+        thread.post(message);
+        slot.current.posted = true;
+        this.armTimer(slot);
+      },
+      (e: unknown) => {
+        if (slot.current?.runId !== runId) return;
+        const code = e instanceof MemoryLimitError ? "memory-limit" : "invalid-module";
+        const text = e instanceof Error ? e.message : String(e);
+        this.finish(slot, (j, elapsed) => j.fail(code, code === "invalid-module" ? `the module does not compile: ${text}` : text, elapsed));
+      },
+    );
+  }
+
+  private spawnFor(slot: Slot): SandboxThread {
+    const thread: SandboxThread = this.spawn({
+      message: (raw) => {
+        if (slot.thread !== thread) return; // a terminated thread's last words
+        this.onMessage(slot, raw);
+      },
+      error: (error) => {
+        if (slot.thread !== thread) return;
+        slot.thread = null;
+        thread.terminate();
+        if (slot.current) this.finish(slot, (job, elapsed) => job.fail("crashed", `the sandbox thread died: ${error.message}`, elapsed));
+      },
+    });
+    return thread;
+  }
+
+  /** The wall clock starts once the thread has loaded and has the task, not while compiling. */
+  // A thread that never loads still ends the task, after THREAD_LOAD_MS more.
+  private armTimer(slot: Slot): void {
+    const current = slot.current;
+    if (!current || !current.posted) return;
+    if (current.timer) clearTimeout(current.timer);
+    const { runId, job } = current;
+    current.timer = slot.ready
+      ? setTimeout(() => this.stop(slot, runId, "timeout", `the task ran past its wall-time limit of ${job.wallMs} ms`), job.wallMs)
+      : setTimeout(() => this.stop(slot, runId, "crashed", `the sandbox thread did not start within ${THREAD_LOAD_MS} ms`), job.wallMs + THREAD_LOAD_MS);
+  }
+
+  private onMessage(slot: Slot, raw: unknown): void {
+    const parsed = ThreadToHost.safeParse(raw);
+    if (!parsed.success) {
+      this.stop(slot, slot.current?.runId ?? "", "crashed", "the sandbox thread sent a message this page does not understand");
+      return;
+    }
+    const msg = parsed.data;
+    if (msg.type === "ready") {
+      slot.ready = true;
+      this.armTimer(slot);
+      return;
+    }
+    if (!slot.current || msg.runId !== slot.current.runId) return;
+    if (msg.type === "result") this.finish(slot, (job) => job.resolve(msg.outcome));
+    else if (msg.type === "benchmark-result") this.finish(slot, (job) => job.resolve(msg.result));
+    else this.finish(slot, (job, elapsed) => job.fail("crashed", msg.message, elapsed));
+  }
+
+  /** Ends the slot's current task by terminating its thread. */
+  private stop(slot: Slot, runId: string, code: SandboxErrorCode, message: string): void {
+    if (!slot.current || slot.current.runId !== runId) return;
+    slot.thread?.terminate();
+    slot.thread = null;
+    this.finish(slot, (job, elapsed) => job.fail(code, message, elapsed));
+  }
+
+  private finish(slot: Slot, settle: (job: Pending, elapsedMs: number) => void): void {
+    const current = slot.current;
+    if (!current) return;
+    slot.current = null;
+    if (current.timer) clearTimeout(current.timer);
+    current.cleanup();
+    settle(current.job, performance.now() - current.started);
+    if (!this.closed) this.dispatch();
+  }
+}

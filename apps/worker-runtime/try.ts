@@ -1,0 +1,16 @@
+import { readFileSync } from "node:fs";
+import { createNodePool } from "./src/node/pool.ts";
+import { sha256Hex } from "./src/sandbox.ts";
+const pool = createNodePool({ slots: 2 });
+const bytes = readFileSync("examples/build/montecarlo.wasm");
+const hash = await sha256Hex(bytes);
+const limits = { wallMs: 5000, memoryPages: 64, outputBytes: 1000 };
+const t = performance.now();
+const rs = await Promise.all([0,1,2,3].map((i) => pool.run({ moduleHash: hash, module: bytes, args: ["1000000", String(i)], seed: "task" + i, limits })));
+console.log(rs.map((r) => [r.exitCode, new TextDecoder().decode(r.stdout), r.error]), performance.now() - t);
+const loop = new Uint8Array([0,97,115,109,1,0,0,0,1,4,1,96,0,0,3,2,1,0,5,3,1,0,1,7,19,2,6,109,101,109,111,114,121,2,0,6,95,115,116,97,114,116,0,0,10,9,1,7,0,3,64,12,0,11,11]);
+console.log(WebAssembly.validate(loop));
+const r = await pool.run({ moduleHash: "loop", module: loop, args: [], seed: "x", limits: { ...limits, wallMs: 300 } });
+console.log(r);
+console.log(await pool.benchmark(200));
+await pool.close();
