@@ -1,0 +1,137 @@
+// The Market Manager as a producer sees it: register, lease tasks, fetch modules, heartbeat,
+// report results, depart. The service implements these as tRPC procedures `worker.<name>`
+// using the same schemas as inputs and outputs; the producer loop (producer.ts) only sees the
+// WorkerApi interface, so it runs the same against the real service or an in-memory fake.
+import { z } from "zod";
+
+export const MachineKind = z.enum(["opportunistic", "dedicated"]);
+export type MachineKind = z.infer<typeof MachineKind>;
+
+export const RegisterRequest = z.object({
+  name: z.string().min(1).max(100),
+  kind: MachineKind,
+  /** Tasks the machine runs at once (Web Workers or worker threads). */
+  slots: z.number().int().min(1).max(256),
+  /** Normalized work units per second of one slot (benchmark.ts); the reference machine is 1.0. */
+  speed: z.number().positive(),
+  memoryPerSlotMb: z.number().positive(),
+  bandwidthBytesPerSecond: z.number().positive(),
+  /** Credits asked per second of successful use (opportunistic machines). */
+  pricePerSecond: z.number().nonnegative(),
+  userAgent: z.string().max(500),
+  /** Dedicated machines: when the machine leaves, in ms since the epoch. */
+  departsAt: z.number().int().positive().optional(),
+});
+export type RegisterRequest = z.infer<typeof RegisterRequest>;
+
+export const RegisterResponse = z.object({
+  machineId: z.string(),
+  /** A machine silent for this long has departed and loses its leases. */
+  leaseTimeoutMs: z.number().int().positive(),
+  heartbeatIntervalMs: z.number().int().positive(),
+});
+export type RegisterResponse = z.infer<typeof RegisterResponse>;
+
+export const LeaseRequest = z.object({
+  machineId: z.string(),
+  /** Most leases wanted now: the machine's free slots. */
+  max: z.number().int().min(1).max(256),
+});
+export type LeaseRequest = z.infer<typeof LeaseRequest>;
+
+export const LeaseLimits = z.object({
+  wallMs: z.number().int().positive(),
+  memoryPages: z.number().int().positive(),
+  outputBytes: z.number().int().positive(),
+});
+export type LeaseLimits = z.infer<typeof LeaseLimits>;
+
+export const Lease = z.object({
+  leaseId: z.string(),
+  taskId: z.string(),
+  jobId: z.string(),
+  /** SHA-256 hex of the module's bytes; the producer checks the bytes it fetches against it. */
+  moduleHash: z.string(),
+  /** argv after the program name. */
+  args: z.array(z.string()),
+  /** base64 */
+  stdin: z.string(),
+  /** Small input files by relative path, contents base64. */
+  files: z.record(z.string(), z.string()).optional(),
+  limits: LeaseLimits,
+  /** ms since the epoch; heartbeats keep a running lease alive. */
+  expiresAt: z.number(),
+});
+export type Lease = z.infer<typeof Lease>;
+
+export const LeaseResponse = z.object({ leases: z.array(Lease) });
+export type LeaseResponse = z.infer<typeof LeaseResponse>;
+
+export const ModuleRequest = z.object({ moduleHash: z.string() });
+export type ModuleRequest = z.infer<typeof ModuleRequest>;
+
+export const ModuleResponse = z.object({ /** base64 */ bytes: z.string() });
+export type ModuleResponse = z.infer<typeof ModuleResponse>;
+
+export const HeartbeatRequest = z.object({
+  machineId: z.string(),
+  /** The leases whose tasks are running or waiting to be reported. */
+  leaseIds: z.array(z.string()),
+});
+export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
+
+export const HeartbeatResponse = z.object({
+  /** Leases no longer this machine's: their tasks are abandoned and not reported. */
+  expiredLeaseIds: z.array(z.string()),
+});
+export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
+
+export const TaskErrorCode = z.enum(["trap", "output-limit", "memory-limit", "invalid-module", "timeout", "crashed", "aborted"]);
+export type TaskErrorCode = z.infer<typeof TaskErrorCode>;
+
+export const ReportRequest = z.object({
+  machineId: z.string(),
+  /** Every report names its lease; a report for a lease that is no longer current is refused. */
+  leaseId: z.string(),
+  /** -1 when the task did not exit by itself (see error). */
+  exitCode: z.number().int(),
+  /** base64 */
+  stdout: z.string(),
+  /** base64 */
+  stderr: z.string(),
+  /** SHA-256 hex of the stdout bytes. */
+  outputHash: z.string(),
+  elapsedMs: z.number().nonnegative(),
+  error: z.object({ code: TaskErrorCode, message: z.string() }).optional(),
+});
+export type ReportRequest = z.infer<typeof ReportRequest>;
+
+export const ReportResponse = z.object({
+  accepted: z.boolean(),
+  /** Why a report was refused, e.g. { code: "stale-lease" }, with any numbers behind it. */
+  reason: z.looseObject({ code: z.string() }).optional(),
+});
+export type ReportResponse = z.infer<typeof ReportResponse>;
+
+export const DepartRequest = z.object({ machineId: z.string() });
+export type DepartRequest = z.infer<typeof DepartRequest>;
+
+export interface WorkerApi {
+  register(input: RegisterRequest): Promise<RegisterResponse>;
+  lease(input: LeaseRequest): Promise<LeaseResponse>;
+  module(input: ModuleRequest): Promise<ModuleResponse>;
+  heartbeat(input: HeartbeatRequest): Promise<HeartbeatResponse>;
+  report(input: ReportRequest): Promise<ReportResponse>;
+  depart(input: DepartRequest): Promise<void>;
+}
+
+/** Input and output schema of each worker procedure, for the service's router and for clients. */
+export const WORKER_PROCEDURES = {
+  register: { input: RegisterRequest, output: RegisterResponse },
+  lease: { input: LeaseRequest, output: LeaseResponse },
+  module: { input: ModuleRequest, output: ModuleResponse },
+  heartbeat: { input: HeartbeatRequest, output: HeartbeatResponse },
+  report: { input: ReportRequest, output: ReportResponse },
+  depart: { input: DepartRequest, output: z.void() },
+} as const;
+export type WorkerProcedure = keyof typeof WORKER_PROCEDURES;

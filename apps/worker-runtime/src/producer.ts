@@ -1,0 +1,251 @@
+// The producer loop shared by the Node CLI and the browser's /produce page: register the
+// machine, keep up to `slots` leased tasks running, heartbeat, report each result under its
+// lease, and depart when told to stop. The market is reached only through WorkerApi.
+import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
+import { fromBase64, toBase64 } from "./base64.ts";
+import type { Executor } from "./executor.ts";
+import { failedOutcome, sha256Hex, type SandboxError, type TaskOutcome } from "./sandbox.ts";
+
+export type MachineProfile = Omit<RegisterRequest, "slots">;
+
+export type ProducerStage = "register" | "lease" | "module" | "heartbeat" | "report" | "depart";
+
+export type ProducerEvent =
+  | { type: "registered"; machineId: string; slots: number; leaseTimeoutMs: number; heartbeatIntervalMs: number }
+  | { type: "leased"; leases: { leaseId: string; taskId: string; jobId: string }[] }
+  | { type: "started"; leaseId: string; taskId: string; jobId: string }
+  | { type: "finished"; leaseId: string; taskId: string; jobId: string; exitCode: number; elapsedMs: number; error?: SandboxError }
+  | { type: "reported"; leaseId: string; taskId: string; accepted: boolean; reason?: { code: string } }
+  | { type: "abandoned"; leaseId: string; taskId: string; reason: "expired" | "stopping" }
+  | { type: "idle"; waitMs: number }
+  | { type: "error"; stage: ProducerStage; message: string; leaseId?: string }
+  | { type: "departed"; machineId: string };
+
+export interface ProducerOptions {
+  api: WorkerApi;
+  executor: Executor;
+  machine: MachineProfile;
+  /** Tasks run at once; at most the executor's slots (the default). */
+  slots?: number;
+  onEvent?: (event: ProducerEvent) => void;
+  /** Abort to stop: running tasks are given up, the machine departs, runProducer resolves. */
+  signal: AbortSignal;
+  /** Waits between empty lease answers grow from min to max. */
+  idleBackoff?: { minMs: number; maxMs: number };
+  /** Registration is retried while the market is unreachable, this many times. */
+  registerAttempts?: number;
+}
+
+export interface ProducerSummary {
+  machineId: string | null;
+  tasksRun: number;
+  reportsAccepted: number;
+  reportsRefused: number;
+  abandoned: number;
+}
+
+const REPORT_ATTEMPTS = 3;
+
+interface Running {
+  lease: Lease;
+  controller: AbortController;
+  abandoned: "expired" | "stopping" | null;
+  done: Promise<void>;
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export async function runProducer(options: ProducerOptions): Promise<ProducerSummary> {
+  const { api, executor, signal } = options;
+  const slots = Math.max(1, Math.min(options.slots ?? executor.slots, executor.slots));
+  const backoff = options.idleBackoff ?? { minMs: 250, maxMs: 5_000 };
+  const emit = (event: ProducerEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A failing display must not stop production.
+    }
+  };
+  const summary: ProducerSummary = { machineId: null, tasksRun: 0, reportsAccepted: 0, reportsRefused: 0, abandoned: 0 };
+
+  // ---- register, retrying while the market is not up yet
+  let registration;
+  const attempts = options.registerAttempts ?? 30;
+  for (let attempt = 1; ; attempt++) {
+    if (signal.aborted) return summary;
+    try {
+      registration = await api.register({ ...options.machine, slots });
+      break;
+    } catch (e) {
+      emit({ type: "error", stage: "register", message: message(e) });
+      if (attempt >= attempts) throw new Error(`could not register after ${attempts} attempts: ${message(e)}`);
+      await sleep(Math.min(500 * 2 ** (attempt - 1), 5_000), signal);
+    }
+  }
+  const { machineId } = registration;
+  summary.machineId = machineId;
+  emit({ type: "registered", machineId, slots, leaseTimeoutMs: registration.leaseTimeoutMs, heartbeatIntervalMs: registration.heartbeatIntervalMs });
+
+  const running = new Map<string, Running>();
+  const modules = new Map<string, Promise<Uint8Array>>();
+
+  function moduleBytes(hash: string): Promise<Uint8Array> {
+    let bytes = modules.get(hash);
+    if (!bytes) {
+      bytes = api.module({ moduleHash: hash }).then(async ({ bytes: b64 }) => {
+        const bytes = fromBase64(b64);
+        const actual = await sha256Hex(bytes);
+        if (actual !== hash.toLowerCase()) throw new Error(`module ${hash} arrived with hash ${actual}`);
+        return bytes;
+      });
+      bytes.catch(() => modules.delete(hash));
+      modules.set(hash, bytes);
+    }
+    return bytes;
+  }
+
+  async function report(lease: Lease, outcome: TaskOutcome, entry: Running): Promise<void> {
+    const body: ReportRequest = {
+      machineId,
+      leaseId: lease.leaseId,
+      exitCode: outcome.exitCode,
+      stdout: toBase64(outcome.stdout),
+      stderr: toBase64(outcome.stderr),
+      outputHash: outcome.outputHash,
+      elapsedMs: outcome.elapsedMs,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+    for (let attempt = 1; attempt <= REPORT_ATTEMPTS; attempt++) {
+      if (entry.abandoned) return;
+      try {
+        const answer = await api.report(body);
+        if (answer.accepted) summary.reportsAccepted++;
+        else summary.reportsRefused++;
+        emit({ type: "reported", leaseId: lease.leaseId, taskId: lease.taskId, accepted: answer.accepted, ...(answer.reason ? { reason: answer.reason } : {}) });
+        return;
+      } catch (e) {
+        emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId });
+        if (attempt < REPORT_ATTEMPTS) await sleep(500 * attempt, signal);
+      }
+    }
+  }
+
+  async function execute(lease: Lease, entry: Running): Promise<void> {
+    const ids = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId };
+    let outcome: TaskOutcome;
+    try {
+      const module = await moduleBytes(lease.moduleHash);
+      const files = lease.files ? Object.fromEntries(Object.entries(lease.files).map(([k, v]) => [k, fromBase64(v)])) : undefined;
+      emit({ type: "started", ...ids });
+      outcome = await executor.run(
+        {
+          moduleHash: lease.moduleHash,
+          module,
+          args: lease.args,
+          stdin: fromBase64(lease.stdin),
+          ...(files ? { files } : {}),
+          seed: lease.taskId,
+          limits: lease.limits,
+        },
+        entry.controller.signal,
+      );
+    } catch (e) {
+      emit({ type: "error", stage: "module", message: message(e), leaseId: lease.leaseId });
+      // The market learns at once that this task cannot run here, rather than at lease expiry.
+      outcome = failedOutcome("invalid-module", `the module could not be fetched: ${message(e)}`, 0);
+    }
+    if (entry.abandoned) return;
+    summary.tasksRun++;
+    emit({
+      type: "finished",
+      ...ids,
+      exitCode: outcome.exitCode,
+      elapsedMs: outcome.elapsedMs,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
+    await report(lease, outcome, entry);
+  }
+
+  function abandon(leaseId: string, reason: "expired" | "stopping"): void {
+    const entry = running.get(leaseId);
+    if (!entry || entry.abandoned) return;
+    entry.abandoned = reason;
+    entry.controller.abort();
+    summary.abandoned++;
+    emit({ type: "abandoned", leaseId, taskId: entry.lease.taskId, reason });
+  }
+
+  function start(lease: Lease): void {
+    const entry: Running = { lease, controller: new AbortController(), abandoned: null, done: Promise.resolve() };
+    entry.done = execute(lease, entry)
+      .catch((e) => emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId }))
+      .finally(() => running.delete(lease.leaseId));
+    running.set(lease.leaseId, entry);
+  }
+
+  // ---- heartbeats, on their own timer so a long task does not silence the machine
+  const heartbeat = setInterval(() => {
+    const leaseIds = [...running.keys()];
+    api.heartbeat({ machineId, leaseIds }).then(
+      ({ expiredLeaseIds }) => expiredLeaseIds.forEach((id) => abandon(id, "expired")),
+      (e) => emit({ type: "error", stage: "heartbeat", message: message(e) }),
+    );
+  }, registration.heartbeatIntervalMs);
+
+  // ---- lease and run until stopped
+  let idleMs = backoff.minMs;
+  try {
+    while (!signal.aborted) {
+      const free = slots - running.size;
+      if (free === 0) {
+        await Promise.race([...[...running.values()].map((r) => r.done), sleep(backoff.maxMs, signal)]);
+        continue;
+      }
+      let leases: Lease[] = [];
+      try {
+        leases = (await api.lease({ machineId, max: free })).leases.slice(0, free);
+      } catch (e) {
+        emit({ type: "error", stage: "lease", message: message(e) });
+      }
+      if (signal.aborted) {
+        // Leased while stopping: depart returns them to the market.
+        break;
+      }
+      if (leases.length > 0) {
+        idleMs = backoff.minMs;
+        emit({ type: "leased", leases: leases.map((l) => ({ leaseId: l.leaseId, taskId: l.taskId, jobId: l.jobId })) });
+        leases.forEach(start);
+        continue;
+      }
+      if (running.size === 0) emit({ type: "idle", waitMs: idleMs });
+      // Wake early when a slot frees up, so a busy market keeps every slot full.
+      await Promise.race([...[...running.values()].map((r) => r.done), sleep(idleMs, signal)]);
+      idleMs = Math.min(idleMs * 2, backoff.maxMs);
+    }
+  } finally {
+    clearInterval(heartbeat);
+    for (const id of [...running.keys()]) abandon(id, "stopping");
+    await Promise.allSettled([...running.values()].map((r) => r.done));
+    try {
+      await api.depart({ machineId });
+      emit({ type: "departed", machineId });
+    } catch (e) {
+      emit({ type: "error", stage: "depart", message: message(e) });
+    }
+  }
+  return summary;
+}
