@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { Providers } from "@/lib/providers";
+import { Header } from "@/components/header";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Cycle Market", template: "%s · Cycle Market" },
+  description: "A computational marketplace: sell idle cycles from a browser tab, buy computation by the benefit curve.",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen font-sans">
+        <Providers>
+          <Header />
+          <main className="mx-auto max-w-6xl px-6 py-10">{children}</main>
+          <footer className="mx-auto max-w-6xl px-6 pb-10 text-xs text-slate-400">
+            Cycle Market: jobs are admitted when their benefit beats the marginal cost of running them.
+          </footer>
+        </Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,40 @@
+"use client";
+import { useState, type ReactNode } from "react";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { TRPCProvider, type AppRouter } from "./trpc";
+
+function makeQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 5_000,
+        // A refusal (403, 404, a bad input) will not change by asking again.
+        retry: (failures, error) => failures < 2 && !isClientError(error),
+        refetchOnWindowFocus: false,
+      },
+    },
+  });
+}
+
+function isClientError(error: unknown): boolean {
+  const status = (error as { data?: { httpStatus?: number } } | null)?.data?.httpStatus;
+  return typeof status === "number" && status >= 400 && status < 500;
+}
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(makeQueryClient);
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      // Same origin: next.config.ts proxies /api/* to the Market Manager. Plain JSON, no transformer.
+      links: [httpBatchLink({ url: "/api/trpc" })],
+    }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,168 @@
+// Reasons are data (a code and the numbers behind it); this is the one place they become words.
+// Every page renders decisions, refusals and failures through describeReason.
+import { credits, number, seconds, time } from "./format";
+
+export type Reason = { code: string; [detail: string]: unknown };
+
+const num = (r: Reason, key: string): number | null => (typeof r[key] === "number" ? (r[key] as number) : null);
+const str = (r: Reason, key: string): string | null => (typeof r[key] === "string" ? (r[key] as string) : null);
+
+/** The engine's instants: epoch milliseconds, epoch seconds, or seconds after the job arrived. */
+function instant(value: number | null): string {
+  if (value == null) return "an unknown time";
+  if (value > 1e11) return time(value);
+  if (value > 1e9) return time(value * 1000);
+  return `${seconds(value)} after arrival`;
+}
+
+const EXCLUSION_WORDS: Record<string, string> = {
+  memory: "too little memory",
+  reputation: "too low a reputation",
+  replica: "already holding a replica of the task",
+  departure: "leaving too soon",
+  deadline: "unable to finish in time",
+  horizon: "booked beyond the planning horizon",
+};
+
+function exclusions(value: unknown): string {
+  if (typeof value !== "object" || value === null) return "";
+  const parts = Object.entries(value as Record<string, unknown>)
+    .filter(([k, v]) => k !== "inspected" && typeof v === "number" && v > 0)
+    .map(([k, v]) => `${v} ${EXCLUSION_WORDS[k] ?? k}`);
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
+const MODULE_REFUSALS: Record<string, (r: Reason) => string> = {
+  "too-large": (r) => `The module is over the size limit: ${number(num(r, "bytes"), 0)} bytes, the limit is ${number(num(r, "maxBytes"), 0)}.`,
+  "not-wasm": () => "The file is not a WebAssembly module (it does not start with the WebAssembly header).",
+  "invalid-wasm": (r) => `The file is not valid WebAssembly${str(r, "detail") ? `: ${str(r, "detail")}` : ""}.`,
+  "forbidden-import": (r) =>
+    `The module imports ${str(r, "module") ?? "?"}.${str(r, "name") ?? "?"}, which the sandbox does not allow: only WASI preview 1 calls are served.`,
+  "no-start": () => "The module has no _start function: it must be a WASI command.",
+  "bad-start-signature": (r) => `The module's _start must take and return nothing (it takes ${num(r, "params")} and returns ${num(r, "results")}).`,
+  "no-memory": () => "The module does not export its memory.",
+  "unsupported-memory": (r) => `The module's memory is not supported (${str(r, "feature") ?? "unknown feature"}).`,
+  "memory-too-large": (r) => `The module starts with ${num(r, "initialPages")} pages of memory; the limit is ${num(r, "maxMemoryPages")} pages.`,
+};
+
+const SANDBOX_FAILURES: Record<string, string> = {
+  trap: "the program crashed (a WebAssembly trap)",
+  timeout: "the task ran past its time limit",
+  "output-limit": "the task wrote more output than allowed",
+  "memory-limit": "the task needed more memory than allowed",
+  "invalid-module": "the module could not be compiled",
+  crashed: "the sandbox thread died",
+  aborted: "the task was given up",
+  "nonzero-exit": "the program exited with an error",
+};
+
+const DESCRIBE: Record<string, (r: Reason) => string> = {
+  profitable: (r) =>
+    `Worth running: the benefit of ${credits(num(r, "benefit"))} beats the marginal cost of ${credits(num(r, "marginalCost"))}` +
+    `, a profit of ${credits(num(r, "profit"))}, completing at ${instant(num(r, "completionAt"))}.`,
+  unprofitable: (r) =>
+    `Not worth running now: the benefit of ${credits(num(r, "benefit"))} does not cover the marginal cost of ${credits(num(r, "marginalCost"))}` +
+    (num(r, "completionAt") != null ? ` (best completion at ${instant(num(r, "completionAt"))}).` : "."),
+  "always-admit": (r) =>
+    `Admitted outright: the benefit of ${credits(num(r, "benefit"))} exceeds the highest cost the market can charge (${credits(num(r, "highestPossibleCost"))}).`,
+  "no-admission-control": (r) => `The ${str(r, "policy") ?? "current"} policy admits every job (marginal cost ${credits(num(r, "marginalCost"))}).`,
+  "no-feasible-machine": (r) =>
+    `No machine can run one of the tasks${num(r, "deadlineAt") != null ? ` by ${instant(num(r, "deadlineAt"))}` : ""}` +
+    `${exclusions(r.exclusions)}${r.linkFull === true ? "; the market's network link is full" : ""}.`,
+  "no-machines": () => "There are no machines in the market right now.",
+  "cannot-become-profitable": (r) =>
+    `It can never pay off: even at the earliest completion (${instant(num(r, "earliestCompletionAt"))}) the benefit of ${credits(num(r, "benefitAtEarliest"))} is below the lowest possible cost of ${credits(num(r, "lowestPossibleCost"))}.`,
+  "max-wait-exceeded": (r) => `It waited ${seconds(num(r, "waitedSeconds"))} for capacity, longer than the maximum of ${seconds(num(r, "maxDelaySeconds"))}.`,
+  "waited-too-long": (r) => {
+    const waited = num(r, "waitedMs");
+    const max = num(r, "maxDelayMs");
+    return `It waited ${seconds(waited == null ? null : waited / 1000)} for capacity, longer than the maximum of ${seconds(max == null ? null : max / 1000)}.`;
+  },
+  "capacity-changed": () => "The market changed while deciding; the decision was made again.",
+  rebalance: (r) => `Moved to lower the cost from ${number(num(r, "costBefore"))} to ${number(num(r, "costAfter"))}.`,
+  "load-balance": (r) => `Moved to balance load (${number(num(r, "loadBefore"))} to ${number(num(r, "loadAfter"))}).`,
+  "memory-ushering": (r) => `Moved for memory: ${number(num(r, "memoryUsedMb"), 0)} of ${number(num(r, "memoryMaxMb"), 0)} MB in use.`,
+  "offer-accepted": (r) => `The offer of ${credits(num(r, "contractPrice"))} is accepted: the capacity is worth ${credits(num(r, "value"))} to the market.`,
+  "offer-too-expensive": (r) => `The offer of ${credits(num(r, "contractPrice"))} is refused: the capacity is worth only ${credits(num(r, "value"))} to the market.`,
+  "offer-expired": () => "The offer ends before it could be used.",
+
+  "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the limit is ${number(num(r, "max"))}).`,
+  "negative-price": () => "A price cannot be negative.",
+  "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
+  "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",
+  "not-your-machine": () => "That machine belongs to someone else.",
+  "hash-mismatch": () => "The reported output hash does not match the output.",
+  "output-too-large": (r) => `The task's output is over the limit (${number(num(r, "bytes"), 0)} bytes, at most ${number(num(r, "max"), 0)}).`,
+  "not-found": (r) => `No such ${str(r, "what") ?? "thing"}, or it is not yours.`,
+  "bad-example-params": () => "The example's parameters are not valid.",
+  "task-failed": (r) => {
+    const cause = str(r, "cause");
+    const why = cause ? (SANDBOX_FAILURES[cause] ?? cause) : num(r, "exitCode") ? `the program exited with code ${num(r, "exitCode")}` : "it failed";
+    return `Task ${num(r, "taskIndex") ?? "?"} failed ${num(r, "attempts") ?? "several"} times: ${why}.`;
+  },
+};
+
+/** One clear sentence for a reason; unknown codes fall back to the code and its numbers. */
+export function describeReason(reason: Reason): string {
+  const known = DESCRIBE[reason.code];
+  if (known) return known(reason);
+  const moduleCode = reason.code.startsWith("module-") ? reason.code.slice("module-".length) : null;
+  const moduleRefusal = moduleCode ? MODULE_REFUSALS[moduleCode] : MODULE_REFUSALS[reason.code];
+  if (moduleRefusal) return moduleRefusal(reason);
+  const sandbox = SANDBOX_FAILURES[reason.code];
+  if (sandbox) return `${sandbox[0]!.toUpperCase()}${sandbox.slice(1)}.`;
+  const details = Object.entries(reason)
+    .filter(([k, v]) => k !== "code" && (typeof v === "number" || typeof v === "string" || typeof v === "boolean"))
+    .map(([k, v]) => `${k} ${typeof v === "number" ? number(v, 4) : String(v)}`);
+  return `${reason.code}${details.length ? ` (${details.join(", ")})` : ""}.`;
+}
+
+export function isReason(value: unknown): value is Reason {
+  return typeof value === "object" && value !== null && typeof (value as { code?: unknown }).code === "string";
+}
+
+/** The reasons of a stored decision, whatever shape it arrived in. */
+export function reasonsOf(decision: unknown): Reason[] {
+  if (typeof decision !== "object" || decision === null) return [];
+  const reasons = (decision as { reasons?: unknown }).reasons;
+  return Array.isArray(reasons) ? reasons.filter(isReason) : [];
+}
+
+const TRPC_CODES: Record<string, string> = {
+  UNAUTHORIZED: "Sign in first.",
+  FORBIDDEN: "You are not allowed to do that.",
+  NOT_FOUND: "Not found.",
+  PAYLOAD_TOO_LARGE: "That is too large to send.",
+  TOO_MANY_REQUESTS: "Too many requests; wait a moment.",
+  INTERNAL_SERVER_ERROR: "The market hit an internal error; try again.",
+};
+
+/** Any error from the API (or the network) as sentences for a person. */
+export function describeError(error: unknown): string {
+  const data = (error as { data?: { reason?: unknown; zodIssues?: unknown; code?: string } } | null)?.data;
+  if (data && isReason(data.reason)) return describeReason(data.reason);
+  if (data && Array.isArray(data.zodIssues) && data.zodIssues.length > 0) {
+    return (data.zodIssues as { path?: string[]; message?: string }[])
+      .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)
+      .join(" ");
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/fetch failed|Failed to fetch|NetworkError|ECONNREFUSED|Unexpected token|is not valid JSON/i.test(message)) {
+    return "The market cannot be reached right now. Is the Market Manager running?";
+  }
+  if (data?.code && message === data.code) return TRPC_CODES[data.code] ?? message;
+  return message || (data?.code ? (TRPC_CODES[data.code] ?? data.code) : "Something went wrong.");
+}
+
+/** "Benefit › deadline: " for an issue path, so a message says which field it is about. */
+export function fieldName(path: (string | number)[]): string {
+  const parts = path.filter((p) => p !== "source").map(String);
+  if (parts.length === 0) return "";
+  return `${parts.join(" › ")}: `;
+}
+
+/** tRPC's error code, for pages that show a sign-in prompt or a role message instead. */
+export function errorCode(error: unknown): string | null {
+  const code = (error as { data?: { code?: unknown } } | null)?.data?.code;
+  return typeof code === "string" ? code : null;
+}
