@@ -1,1 +1,15 @@
-// placeholder until the real postinstall lands
+// Runs after `npm ci` / `npm install`: generates the Prisma client and compiles the example
+// jobs to WebAssembly. Both work offline.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const run = (cmd, args, env = {}) => execFileSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
+
+if (existsSync("node_modules/.bin/prisma")) {
+  // `prisma generate` needs no schema engine, but the CLI looks for one at start-up and would
+  // try to download it; pointing it at any existing file keeps it offline.
+  run("node_modules/.bin/prisma", ["generate"], { PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: "1" });
+}
+if (existsSync("apps/worker-runtime/scripts/build-examples.mjs")) {
+  run("npm", ["run", "-s", "build:examples", "-w", "@cyclemarket/worker-runtime"]);
+}

@@ -1,0 +1,14 @@
+import { router } from "./trpc.ts";
+import { accountRouter } from "./routers/account.ts";
+import { jobsRouter } from "./routers/jobs.ts";
+import { workerRouter } from "./routers/worker.ts";
+import { adminRouter } from "./routers/admin.ts";
+
+export const appRouter = router({
+  account: accountRouter,
+  jobs: jobsRouter,
+  worker: workerRouter,
+  admin: adminRouter,
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { publicProcedure, producerProcedure, router, signedInProcedure } from "../trpc.ts";
+import { createApiToken } from "../../auth/tokens.ts";
+import { refuse } from "../errors.ts";
+
+export const ChooseRoles = z.object({
+  roles: z.array(z.enum(["producer", "consumer"])).min(1, "Choose at least one role."),
+});
+export type ChooseRoles = z.infer<typeof ChooseRoles>;
+
+export const CreateToken = z.object({ name: z.string().trim().min(1, "Name the token.").max(80) });
+export type CreateToken = z.infer<typeof CreateToken>;
+
+export const accountRouter = router({
+  me: publicProcedure.query(({ ctx }) => ctx.caller && { id: ctx.caller.id, email: ctx.caller.email, name: ctx.caller.name, roles: ctx.caller.roles }),
+
+  /** A user picks what they do in the market; admin can only be granted, never chosen. */
+  chooseRoles: signedInProcedure.input(ChooseRoles).mutation(async ({ ctx, input }) => {
+    const keepAdmin = ctx.caller.roles.includes("admin") ? (["admin"] as const) : [];
+    const user = await ctx.services.db.user.update({
+      where: { id: ctx.caller.id },
+      data: { roles: [...new Set([...input.roles, ...keepAdmin])] },
+    });
+    return { roles: user.roles };
+  }),
+
+  tokens: router({
+    list: producerProcedure.query(({ ctx }) =>
+      ctx.services.db.apiToken.findMany({
+        where: { userId: ctx.caller.id, revokedAt: null },
+        orderBy: { createdAt: "desc" },
+        select: { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true },
+      }),
+    ),
+    /** The token itself is returned once and never stored. */
+    create: producerProcedure.input(CreateToken).mutation(({ ctx, input }) => createApiToken(ctx.services.db, ctx.caller.id, input.name)),
+    revoke: producerProcedure.input(z.object({ id: z.string().uuid() })).mutation(async ({ ctx, input }) => {
+      const { count } = await ctx.services.db.apiToken.updateMany({
+        where: { id: input.id, userId: ctx.caller.id, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      if (count !== 1) throw refuse.notFound("token");
+      return { revoked: true };
+    }),
+  }),
+});

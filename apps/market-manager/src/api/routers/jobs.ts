@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { consumerProcedure, publicProcedure, router, signedInProcedure } from "../trpc.ts";
+import { refuse } from "../errors.ts";
+import { SubmitJob, quoteJob, submitJob } from "../../tasks/jobs.ts";
+import { EXAMPLES } from "../../tasks/examples.ts";
+import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
+
+export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
+
+/** The job's owner, or an admin; anyone else is told the job does not exist. */
+const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ctx, input, next }) => {
+  const job = await ctx.services.db.job.findUnique({ where: { id: input.jobId }, select: { ownerId: true } });
+  if (!job || (job.ownerId !== ctx.caller.id && !ctx.caller.roles.includes("admin"))) throw refuse.notFound("job");
+  return next();
+});
+
+export const jobsRouter = router({
+  examples: publicProcedure.query(() =>
+    Object.values(EXAMPLES).map((e) => ({
+      name: e.name,
+      title: e.title,
+      description: e.description,
+      defaultParams: e.params.parse({}) as Record<string, unknown>,
+      defaultWorkPerTask: e.defaultWorkPerTask,
+    })),
+  ),
+  quote: consumerProcedure.input(SubmitJob).mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES)),
+  submit: consumerProcedure
+    .input(SubmitJob)
+    .mutation(({ ctx, input }) => submitJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
+  list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
+  get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.db, input.jobId)),
+  outputs: jobOwnerProcedure
+    .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
+    .query(({ ctx, input }) => jobOutputs(ctx.services.db, input.jobId, input.fromIndex, input.limit)),
+});

@@ -1,0 +1,78 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { z } from "zod";
+import type { IncomingHttpHeaders } from "node:http";
+import { fromNodeHeaders } from "better-auth/node";
+import type { Role } from "../db/generated/enums.ts";
+import type { Services } from "../services.ts";
+import { userForToken } from "../auth/tokens.ts";
+import { Refusal } from "./errors.ts";
+
+export interface Caller {
+  id: string;
+  email: string;
+  name: string;
+  roles: Role[];
+  /** How the caller proved who it is: a browser session or a worker's API token. */
+  via: "session" | "token";
+  tokenId?: string;
+}
+
+export interface Context {
+  services: Services;
+  caller: Caller | null;
+}
+
+export async function createContext(services: Services, headers: IncomingHttpHeaders): Promise<Context> {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "")?.[1];
+  if (bearer) {
+    const found = await userForToken(services.db, bearer);
+    if (!found) return { services, caller: null };
+    const { user, tokenId } = found;
+    return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, via: "token", tokenId } };
+  }
+  const session = await services.auth.api.getSession({ headers: fromNodeHeaders(headers) });
+  if (!session) return { services, caller: null };
+  const user = await services.db.user.findUnique({ where: { id: session.user.id } });
+  if (!user) return { services, caller: null };
+  return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, via: "session" } };
+}
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error instanceof Refusal ? error : error.cause instanceof Refusal ? error.cause : null;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        reason: cause?.reason ?? null,
+        zodIssues: error.cause instanceof z.ZodError ? error.cause.issues.map((i) => ({ path: i.path.map(String), message: i.message })) : null,
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+
+export const signedInProcedure = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.caller) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first." });
+  return next({ ctx: { ...ctx, caller: ctx.caller } });
+});
+
+function withRole(role: Role) {
+  return signedInProcedure.use(({ ctx, next }) => {
+    if (!ctx.caller.roles.includes(role) && !ctx.caller.roles.includes("admin")) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${role} role.` });
+    }
+    return next();
+  });
+}
+
+export const consumerProcedure = withRole("consumer");
+export const producerProcedure = withRole("producer");
+export const adminProcedure = signedInProcedure.use(({ ctx, next }) => {
+  if (!ctx.caller.roles.includes("admin")) throw new TRPCError({ code: "FORBIDDEN", message: "This needs the admin role." });
+  return next();
+});
+/** Workers: a producer's API token (Node worker) or a producer's browser session (/produce). */
+export const workerProcedure = producerProcedure;

@@ -1,0 +1,48 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+// The one module of the Market Manager that reads process.env.
+
+const repoRoot = resolve(import.meta.dirname, "../../..");
+
+export const Env = z.object({
+  DATABASE_URL: z.string().startsWith("postgres", "DATABASE_URL must be a postgresql:// URL").optional(),
+  MARKET_HOST: z.string().default("127.0.0.1"),
+  MARKET_PORT: z.coerce.number().int().min(0).max(65535).default(4000), // 0: any free port (tests)
+  MARKET_DATA_DIR: z.string().default(join(repoRoot, ".data")),
+  MARKET_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  PUBLIC_URL: z.string().url().default("http://localhost:3000"),
+  BETTER_AUTH_SECRET: z.string().min(32).optional(),
+  LEASE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  MAX_MODULE_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  /** When set, a token for the launcher's local Node worker is kept in this file. */
+  LOCAL_WORKER_TOKEN_FILE: z.string().optional(),
+  LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
+});
+export type Env = z.infer<typeof Env>;
+
+export interface Config extends Env {
+  authSecret: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment for the Market Manager:\n${lines.join("\n")}`);
+  }
+  const cfg = parsed.data;
+  return { ...cfg, authSecret: cfg.BETTER_AUTH_SECRET ?? persistentSecret(cfg.MARKET_DATA_DIR) };
+}
+
+// A secret made on the first start and kept beside the data, so sessions survive restarts.
+function persistentSecret(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "auth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { SchemaEngine, MigrationList } from "@prisma/schema-engine-wasm";
+
+// Prisma's schema engine compiled to WebAssembly: migrations work without the native engine
+// download, and they are recorded in `_prisma_migrations` exactly as `prisma migrate deploy` would.
+
+const require = createRequire(import.meta.url);
+
+export const repoRoot = join(import.meta.dirname, "../../../..");
+export const schemaPath = join(repoRoot, "prisma/schema.prisma");
+export const migrationsDir = join(repoRoot, "prisma/migrations");
+
+const filters = { externalTables: [], externalEnums: [] };
+
+async function openEngine(url: string): Promise<SchemaEngine> {
+  const glue = await import("@prisma/schema-engine-wasm/schema_engine_bg");
+  // The package's main entry imports the .wasm file directly, which Node cannot do; load it here.
+  const wasmPath = join(dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg")), "schema_engine_bg.wasm");
+  if (!wasmReady) {
+    const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {
+      "./schema_engine_bg.js": glue as unknown as WebAssembly.ModuleImports,
+    });
+    (glue as unknown as { __wbg_set_wasm(x: unknown): void }).__wbg_set_wasm(instance.exports);
+    (instance.exports as unknown as { __wbindgen_start(): void }).__wbindgen_start();
+    wasmReady = true;
+  }
+  const datamodel = readFileSync(schemaPath, "utf8");
+  return (glue as unknown as typeof import("@prisma/schema-engine-wasm")).SchemaEngine.new(
+    { datamodels: [["schema.prisma", datamodel]] },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: url })),
+  );
+}
+let wasmReady = false;
+
+export function loadMigrations(): MigrationList {
+  const dirs = existsSync(migrationsDir)
+    ? readdirSync(migrationsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
+    : [];
+  const lockPath = join(migrationsDir, "migration_lock.toml");
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: "migration_lock.toml", content: existsSync(lockPath) ? readFileSync(lockPath, "utf8") : null },
+    shadowDbInitScript: "",
+    migrationDirectories: dirs.map((name) => ({
+      path: name,
+      migrationFile: {
+        path: "migration.sql",
+        content: { tag: "ok", value: readFileSync(join(migrationsDir, name, "migration.sql"), "utf8") },
+      },
+    })),
+  } as MigrationList;
+}
+
+/** Applies every migration in prisma/migrations that the database does not have yet. */
+export async function applyMigrations(url: string): Promise<string[]> {
+  const engine = await openEngine(url);
+  try {
+    const out = await engine.applyMigrations({ migrationsList: loadMigrations(), filters });
+    return out.appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/** The SQL that takes the migrations so far to the current schema ("" when they agree). */
+export async function diffSchemaAgainstMigrations(url: string): Promise<string> {
+  const engine = await openEngine(url);
+  try {
+    const list = loadMigrations();
+    const from = list.migrationDirectories.length === 0 ? { tag: "empty" as const } : { tag: "migrations" as const, ...list };
+    const res = await engine.diff({
+      from,
+      to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: readFileSync(schemaPath, "utf8") }] },
+      script: true,
+      exitCode: null,
+      filters,
+    });
+    const sql = res.stdout ?? "";
+    return /^\s*(-- This is an empty migration\.)?\s*$/.test(sql) ? "" : sql;
+  } finally {
+    engine.free();
+  }
+}

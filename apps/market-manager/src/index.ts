@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createApiToken, userForToken } from "./auth/tokens.ts";
+import type { AddressInfo } from "node:net";
+import type { Config } from "./config.ts";
+import { createDb } from "./db/client.ts";
+import { openDatabase } from "./db/database.ts";
+import { createAuth } from "./auth/auth.ts";
+import { Market } from "./market/market.ts";
+import { createEngine } from "./market/engine-costbenefit.ts";
+import { restoreMarket } from "./market/restore.ts";
+import { startSweeper } from "./market/sweeper.ts";
+import { createServer } from "./http/server.ts";
+import { systemClock, type Log, type Services } from "./services.ts";
+
+export type { AppRouter } from "./api/router.ts";
+export { loadConfig } from "./config.ts";
+
+export interface RunningManager {
+  port: number;
+  services: Services;
+  /** Set when this start created the first user of an empty market. */
+  admin: { email: string; password: string } | null;
+  stop(): Promise<void>;
+}
+
+/** Opens (or starts) the database, rebuilds the market and serves the API. */
+export async function startMarketManager(cfg: Config, log: Log): Promise<RunningManager> {
+  const database = await openDatabase(cfg, log);
+  const db = createDb(database.url);
+  const auth = createAuth({ db, secret: cfg.authSecret, publicUrl: cfg.PUBLIC_URL });
+  const market = new Market(db, createEngine(), systemClock, log, { leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, maxAttempts: 3 });
+  await restoreMarket(market);
+  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log };
+  const admin = await ensureAdmin(services);
+  if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
+  const stopSweeper = startSweeper(market, 1000, 10 * 60_000);
+  const server = createServer(services);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(cfg.MARKET_PORT, cfg.MARKET_HOST, resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    services,
+    admin,
+    async stop() {
+      stopSweeper();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await market.serial(async () => {});
+      await db.$disconnect();
+      await database.stop();
+    },
+  };
+}
+
+/** The first user of an empty market is its admin; the password is shown once, at this start. */
+async function ensureAdmin(services: Services) {
+  if ((await services.db.user.count()) > 0) return null;
+  const email = "admin@cyclemarket.local";
+  const password = randomBytes(12).toString("base64url");
+  const { user } = await services.auth.api.signUpEmail({ body: { email, password, name: "Market admin" } });
+  await services.db.user.update({ where: { id: user.id }, data: { roles: ["admin", "consumer", "producer"] } });
+  return { email, password };
+}
+
+/**
+ * The launcher's local Node worker sells this machine's cycles as a producer of its own; its
+ * token is kept in a file beside the data and made again if the database no longer knows it.
+ */
+async function ensureLocalWorkerToken(services: Services, file: string) {
+  if (existsSync(file) && (await userForToken(services.db, readFileSync(file, "utf8").trim()))) return;
+  const email = "local-worker@cyclemarket.local";
+  const user =
+    (await services.db.user.findUnique({ where: { email } })) ??
+    (await services.auth.api.signUpEmail({ body: { email, password: randomBytes(18).toString("base64url"), name: "Local worker" } })).user;
+  await services.db.user.update({ where: { id: user.id }, data: { roles: ["producer"] } });
+  const { token } = await createApiToken(services.db, user.id, "local worker");
+  writeFileSync(file, token, { mode: 0o600 });
+}

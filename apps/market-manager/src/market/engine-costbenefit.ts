@@ -1,0 +1,111 @@
+import {
+  MarketState,
+  commitDecision,
+  commitReplacement,
+  createPolicy,
+  createRng,
+  type BenefitCurve,
+  type Decision as EngineDecision,
+  type Job,
+  type MarketSettingsInput,
+  type PendingTask,
+  type Policy,
+} from "@cyclemarket/costbenefit";
+import type { Decision, Engine, JobSpec, TaskDemand } from "./engine.ts";
+import type { LiveMachine } from "./live.ts";
+
+// The engine works in seconds on the market's clock; the service in milliseconds.
+const sec = (ms: number) => ms / 1000;
+const MICRO = 1_000_000;
+// Browsers cannot measure their bandwidth to us yet; assume a modest link until they do.
+const DEFAULT_BANDWIDTH = 1_000_000;
+
+/** The live market's engine: one MarketState kept in step with the database, one policy. */
+export function createEngine(policyName = "miserly", settings: MarketSettingsInput = {}, seed = 1): Engine & { state: MarketState; policy: Policy } {
+  const state = new MarketState(settings);
+  const policy = createPolicy(policyName);
+  const rng = createRng(seed);
+  const demands = new Map<string, PendingTask>();
+  const decided = new WeakMap<Decision, { job: Job; decision: EngineDecision }>();
+  let last = 0;
+  const at = (ms: number) => (last = Math.max(last, sec(ms)));
+
+  const toJob = (spec: JobSpec): Job => ({
+    id: spec.id,
+    arrivedAt: sec(spec.arrivedAt),
+    tasks: spec.tasks,
+    benefit: spec.benefit as BenefitCurve,
+    replicas: 1,
+  });
+  const forget = (taskId: string) => {
+    if (state.tasks.has(taskId)) state.taskFinished(taskId, last, 0);
+  };
+
+  return {
+    state,
+    policy,
+    addMachine(m: LiveMachine, now: number) {
+      const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH };
+      state.upsertMachine({ ...common, kind: "opportunistic", pricePerSecond: Number(m.pricePerSecondMicro) / MICRO }, at(now));
+    },
+    removeMachine(machineId) {
+      state.removeMachine(machineId, last);
+    },
+    decide(spec, now) {
+      const job = toJob(spec);
+      const d = policy.admit(state, job, at(now), rng);
+      const out: Decision =
+        d.outcome === "admitted"
+          ? {
+              outcome: "admitted",
+              completionAt: d.completionAt * 1000,
+              price: d.price,
+              placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId })),
+              reasons: d.reasons,
+            }
+          : { outcome: d.outcome, reasons: d.reasons };
+      decided.set(out, { job, decision: d });
+      return out;
+    },
+    commit(_spec, decision) {
+      const original = decided.get(decision);
+      if (!original) throw new Error("commit of a decision this engine did not make");
+      for (const t of original.job.tasks) demands.set(t.id, { ...t, jobId: original.job.id });
+      commitDecision(state, original.job, original.decision, last);
+    },
+    place(tasks: TaskDemand[], now) {
+      at(now);
+      const pending = tasks.map((t) => demands.get(t.id) ?? { ...t, jobId: "?" });
+      for (const t of pending) {
+        forget(t.id);
+        demands.set(t.id, t);
+      }
+      const r = policy.place(state, pending, last, rng);
+      commitReplacement(state, pending, r, last);
+      const out = new Map<string, string | null>(tasks.map((t) => [t.id, null]));
+      for (const p of r.placements) out.set(p.taskId, p.machineId);
+      return out;
+    },
+    assume(tasks, machineId) {
+      for (const t of tasks) {
+        const pending = { ...t, jobId: demands.get(t.id)?.jobId ?? "?" };
+        demands.set(t.id, pending);
+        if (!state.tasks.has(t.id)) state.assignTask(pending, machineId, last);
+      }
+    },
+    taskStarted(taskId, _machineId, now) {
+      if (state.tasks.has(taskId)) state.taskStarted(taskId, at(now));
+    },
+    taskFinished(taskId, _machineId, seconds, now) {
+      demands.delete(taskId);
+      if (state.tasks.has(taskId)) state.taskFinished(taskId, at(now), seconds);
+    },
+    taskMoved(taskId, _from, to) {
+      if (state.tasks.has(taskId) && state.hasMachine(to)) state.moveTask(taskId, to, last);
+    },
+    taskDropped(taskId) {
+      demands.delete(taskId);
+      forget(taskId);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// The one place the service talks to the cost-benefit engine. The engine decides; this file
+// only translates between the live market's records and the engine's inputs and outputs.
+import type { LiveMachine } from "./live.ts";
+
+export interface TaskDemand {
+  id: string;
+  work: number;
+  memoryMb: number;
+  bytes: number;
+}
+
+export interface JobSpec {
+  id: string;
+  arrivedAt: number;
+  tasks: TaskDemand[];
+  benefit: unknown;
+}
+
+export type Reason = { code: string; [detail: string]: unknown };
+
+export type Decision =
+  | {
+      outcome: "admitted";
+      completionAt: number;
+      price: number;
+      placements: { taskId: string; machineId: string }[];
+      reasons: Reason[];
+    }
+  | { outcome: "delayed" | "rejected"; reasons: Reason[] };
+
+export interface Engine {
+  addMachine(machine: LiveMachine, now: number): void;
+  removeMachine(machineId: string): void;
+  /** The market's answer to a job, without committing anything. */
+  decide(job: JobSpec, now: number): Decision;
+  /** Makes an admitted decision part of the engine's view of the machines' loads. */
+  commit(job: JobSpec, decision: Decision & { outcome: "admitted" }): void;
+  /** Chooses machines for tasks that lost theirs (departures, expired leases, failures). */
+  place(tasks: TaskDemand[], now: number): Map<string, string | null>;
+  /** Tells the engine about tasks already placed on a machine (rebuilding after a restart). */
+  assume(tasks: TaskDemand[], machineId: string): void;
+  taskStarted(taskId: string, machineId: string, now: number): void;
+  taskFinished(taskId: string, machineId: string, seconds: number, now: number): void;
+  taskMoved(taskId: string, fromMachineId: string, toMachineId: string): void;
+  taskDropped(taskId: string): void;
+}

@@ -1,0 +1,34 @@
+import type { Market } from "./market.ts";
+import type { LiveTask } from "./live.ts";
+
+type Tx = Parameters<Parameters<Market["db"]["$transaction"]>[0]>[0];
+
+/**
+ * Gives tasks that lost their machine (departure, expired lease, failed run) back to the engine
+ * and records where they go. Call inside the transaction that released them; `apply` updates
+ * memory after that transaction has committed.
+ */
+export async function planRequeue(market: Market, tx: Tx, tasks: LiveTask[]) {
+  const live = tasks.filter((t) => market.state.jobs.has(t.jobId));
+  const demands = live.map((t) => {
+    const job = market.state.jobs.get(t.jobId)!;
+    return { id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 };
+  });
+  const placement = demands.length ? market.engine.place(demands, market.clock.now()) : new Map<string, string | null>();
+  const byMachine = new Map<string | null, string[]>();
+  for (const t of live) {
+    const to = placement.get(t.id) ?? null;
+    byMachine.set(to, [...(byMachine.get(to) ?? []), t.id]);
+  }
+  for (const [machineId, ids] of byMachine) {
+    await tx.task.updateMany({
+      where: { id: { in: ids } },
+      data: { machineId, status: machineId ? "queued" : "pending" },
+    });
+  }
+  return {
+    apply() {
+      for (const t of live) market.state.enqueue(t, placement.get(t.id) ?? null);
+    },
+  };
+}

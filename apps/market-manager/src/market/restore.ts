@@ -1,0 +1,59 @@
+import type { Market } from "./market.ts";
+import { liveMachineFromRow } from "../resources/machines.ts";
+
+/**
+ * Rebuilds the live market from PostgreSQL after a start or a crash: machines still active,
+ * jobs not finished, their open tasks and leases. Leases that ran out while the Market Manager
+ * was down are left for the first sweep, which places their tasks again.
+ */
+export async function restoreMarket(market: Market) {
+  const { db, state, engine } = market;
+  const machines = await db.machine.findMany({ where: { status: "active" } });
+  const now = market.clock.now();
+  for (const row of machines) {
+    // A machine gets a full lease timeout from the restart to show it is still there.
+    market.addMachine({ ...liveMachineFromRow(row), lastHeartbeatAt: Math.max(row.lastHeartbeatAt.getTime(), now) });
+  }
+  const jobs = await db.job.findMany({
+    where: { status: { in: ["admitted", "running", "delayed"] } },
+    include: {
+      tasks: {
+        where: { status: { in: ["pending", "queued", "leased"] } },
+        orderBy: { index: "asc" },
+        include: { leases: { where: { status: "active" } } },
+      },
+    },
+  });
+  for (const job of jobs) {
+    state.jobs.set(job.id, {
+      id: job.id,
+      ownerId: job.ownerId,
+      moduleHash: job.moduleHash,
+      example: job.example,
+      status: job.status as "admitted" | "running" | "delayed",
+      taskCount: job.taskCount,
+      tasksDone: job.tasksDone,
+      workPerTask: job.workPerTask,
+      memoryMbPerTask: job.memoryMbPerTask,
+      arrivedAt: job.submittedAt.getTime(),
+      benefit: job.benefit,
+    });
+    for (const t of job.tasks) {
+      const task = { id: t.id, jobId: job.id, index: t.index, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
+      state.tasks.set(t.id, task);
+      const demand = [{ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 }];
+      const lease = t.leases[0];
+      if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
+        Object.assign(task, { state: "leased", machineId: lease.machineId });
+        state.leases.set(lease.id, { id: lease.id, taskId: t.id, machineId: lease.machineId, expiresAt: lease.expiresAt.getTime() });
+        state.machines.get(lease.machineId)!.leases.add(lease.id);
+        engine.assume(demand, lease.machineId);
+      } else if (t.machineId && state.machines.has(t.machineId) && t.status !== "leased") {
+        state.enqueue(task, t.machineId);
+        engine.assume(demand, t.machineId);
+      }
+      // Anything else (its machine departed, its lease lost) stays pending and is placed again.
+    }
+  }
+  market.log(`restored ${machines.length} machines, ${jobs.length} open jobs, ${state.leases.size} active leases`);
+}

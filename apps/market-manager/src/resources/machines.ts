@@ -1,0 +1,149 @@
+import type { Caller } from "../api/trpc.ts";
+import { refuse } from "../api/errors.ts";
+import type { Market } from "../market/market.ts";
+import type { LiveMachine, LiveTask } from "../market/live.ts";
+import { planRequeue } from "../market/requeue.ts";
+
+export interface MachineOffer {
+  name: string;
+  kind: "opportunistic" | "dedicated";
+  slots: number;
+  speed: number;
+  memoryPerSlotMb: number;
+  bandwidthBytesPerSecond: number;
+  pricePerSecond: number;
+  userAgent: string;
+}
+
+// A browser or server claiming more than this many times the reference speed per slot is not
+// believed: the benchmark kernel cannot run that fast on any hardware we know of.
+export const MAX_SPEED = 50;
+const MICRO = 1_000_000;
+
+/** The Resource Manager takes a machine's profile after its benchmark. */
+export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer) {
+  if (!(offer.speed > 0 && offer.speed <= MAX_SPEED)) {
+    throw refuse.badRequest(
+      { code: "implausible-speed", speed: offer.speed, max: MAX_SPEED },
+      `A benchmark speed of ${offer.speed} is not believable (the limit is ${MAX_SPEED} times the reference machine).`,
+    );
+  }
+  if (offer.pricePerSecond < 0) {
+    throw refuse.badRequest({ code: "negative-price", price: offer.pricePerSecond }, "A price cannot be negative.");
+  }
+  return market.serial(async () => {
+    const now = market.clock.now();
+    const row = await market.db.machine.create({
+      data: {
+        ownerId: caller.id,
+        apiTokenId: caller.tokenId ?? null,
+        name: offer.name,
+        kind: offer.kind,
+        slots: offer.slots,
+        speed: offer.speed,
+        memoryPerSlotMb: offer.memoryPerSlotMb,
+        bandwidthBps: offer.bandwidthBytesPerSecond,
+        pricePerSecondMicro: BigInt(Math.round(offer.pricePerSecond * MICRO)),
+        userAgent: offer.userAgent.slice(0, 300),
+        lastHeartbeatAt: new Date(now),
+        registeredAt: new Date(now),
+      },
+    });
+    market.addMachine(liveMachineFromRow(row));
+    market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
+    await placePendingTasks(market);
+    market.emit({ kind: "machine", machineId: row.id });
+    return { machineId: row.id, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market) };
+  });
+}
+
+export function heartbeatInterval(market: Market): number {
+  return Math.max(500, Math.floor(market.settings.leaseTimeoutMs / 3));
+}
+
+export function liveMachineFromRow(row: {
+  id: string;
+  ownerId: string;
+  name: string;
+  kind: "opportunistic" | "dedicated";
+  slots: number;
+  speed: number;
+  memoryPerSlotMb: number;
+  pricePerSecondMicro: bigint;
+  lastHeartbeatAt: Date;
+}): LiveMachine {
+  return {
+    id: row.id,
+    ownerId: row.ownerId,
+    name: row.name,
+    kind: row.kind,
+    slots: row.slots,
+    speed: row.speed,
+    memoryPerSlotMb: row.memoryPerSlotMb,
+    pricePerSecondMicro: row.pricePerSecondMicro,
+    queue: [],
+    leases: new Set(),
+    lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
+  };
+}
+
+/** The caller's own live machine, or a refusal that says why not. */
+export function ownMachine(market: Market, caller: Caller, machineId: string): LiveMachine {
+  const machine = market.state.machines.get(machineId);
+  if (!machine) {
+    throw refuse.conflict({ code: "machine-departed", machineId }, "This machine is no longer in the market; register again.");
+  }
+  if (machine.ownerId !== caller.id) throw refuse.forbidden({ code: "not-your-machine", machineId }, "This machine belongs to someone else.");
+  return machine;
+}
+
+/**
+ * A machine leaves (it said so, or it missed heartbeats for the lease timeout): its running and
+ * queued tasks go back to the engine and are placed again.
+ */
+export async function departMachine(market: Market, machineId: string, reason: "left" | "missed-heartbeats") {
+  const machine = market.state.machines.get(machineId);
+  if (!machine) return;
+  const now = market.clock.now();
+  const released: LiveTask[] = [];
+  for (const leaseId of machine.leases) {
+    const lease = market.state.leases.get(leaseId);
+    const task = lease && market.state.tasks.get(lease.taskId);
+    if (task) released.push(task);
+  }
+  for (const taskId of machine.queue) {
+    const task = market.state.tasks.get(taskId);
+    if (task) released.push(task);
+  }
+  // The engine must forget the machine before it is asked where its tasks go.
+  market.engine.removeMachine(machineId);
+  market.state.machines.delete(machineId);
+  for (const t of released) t.machineId = null;
+  const requeue = await market.db.$transaction(async (tx) => {
+    await tx.machine.update({
+      where: { id: machineId },
+      data: { status: "departed", departedAt: new Date(now), departReason: reason },
+    });
+    await tx.lease.updateMany({
+      where: { machineId, status: "active" },
+      data: { status: "abandoned", endedAt: new Date(now) },
+    });
+    return planRequeue(market, tx, released);
+  });
+  for (const leaseId of machine.leases) market.state.leases.delete(leaseId);
+  requeue.apply();
+  market.log(`machine ${machine.name} (${machineId.slice(0, 8)}) departed (${reason}); ${released.length} tasks placed again`);
+  market.emit({ kind: "machine", machineId });
+  for (const jobId of new Set(released.map((t) => t.jobId))) {
+    const job = market.state.jobs.get(jobId);
+    if (job) market.emit({ kind: "job", jobId, ownerId: job.ownerId });
+  }
+}
+
+/** Tasks waiting for any machine at all get one as soon as the market has machines again. */
+export async function placePendingTasks(market: Market) {
+  const pending = market.state.pendingTasks();
+  if (!pending.length || market.state.machines.size === 0) return;
+  const requeue = await market.db.$transaction((tx) => planRequeue(market, tx, pending));
+  requeue.apply();
+}

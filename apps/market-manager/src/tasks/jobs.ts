@@ -1,0 +1,244 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { BenefitCurve } from "@cyclemarket/costbenefit";
+import type { Caller } from "../api/trpc.ts";
+import { refuse } from "../api/errors.ts";
+import type { Market } from "../market/market.ts";
+import type { Decision, JobSpec } from "../market/engine.ts";
+import type { LiveTask } from "../market/live.ts";
+import { checkModule } from "./modules.ts";
+import { toBytes, toJson } from "../db/client.ts";
+import { ExampleName, exampleModule, planExample } from "./examples.ts";
+
+export const MAX_TASKS = 10_000;
+const EXAMPLE_MEMORY_MB = 16;
+const MICRO = 1_000_000;
+
+const TaskInput = z.object({
+  args: z.array(z.string().max(4096)).max(256).default([]),
+  stdin: z.string().max(1_400_000, "A task's stdin is limited to 1 MB.").default(""),
+});
+
+export const JobSource = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("example"),
+    example: ExampleName,
+    params: z.record(z.string(), z.unknown()).default({}),
+    taskCount: z.number().int().min(1).max(MAX_TASKS),
+  }),
+  z.object({
+    kind: z.literal("upload"),
+    // Base64 of the module; the configured byte limit is checked on the decoded bytes.
+    moduleBase64: z.string().min(1).max(24 * 1024 * 1024, "The module is far over the size limit."),
+    tasks: z.array(TaskInput).min(1).max(MAX_TASKS),
+    workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU."),
+    memoryMbPerTask: z.number().int().min(1).max(4096).default(64),
+  }),
+]);
+export type JobSource = z.infer<typeof JobSource>;
+
+export const SubmitJob = z.object({
+  name: z.string().trim().min(1, "Give the job a name.").max(120),
+  source: JobSource,
+  benefit: BenefitCurve,
+  replicas: z.number().int().min(1).max(5).default(1),
+});
+export type SubmitJob = z.infer<typeof SubmitJob>;
+
+interface PreparedJob {
+  moduleBytes: Uint8Array;
+  moduleHash: string;
+  imports: unknown;
+  example: string | null;
+  tasks: { id: string; args: string[]; stdin: Buffer }[];
+  workPerTask: number;
+  memoryMbPerTask: number;
+}
+
+function prepare(input: SubmitJob, maxModuleBytes: number): PreparedJob {
+  let moduleBytes: Uint8Array;
+  let tasks: { args: string[]; stdin: Buffer }[];
+  let workPerTask: number;
+  let memoryMbPerTask: number;
+  let example: string | null = null;
+  if (input.source.kind === "example") {
+    const plan = (() => {
+      try {
+        return planExample(input.source.example, input.source.params, input.source.taskCount);
+      } catch (e) {
+        throw refuse.badRequest({ code: "bad-example-params" }, e instanceof z.ZodError ? e.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : String(e));
+      }
+    })();
+    moduleBytes = exampleModule(input.source.example);
+    tasks = plan.tasks.map((args) => ({ args, stdin: Buffer.alloc(0) }));
+    workPerTask = plan.workPerTask;
+    memoryMbPerTask = EXAMPLE_MEMORY_MB;
+    example = input.source.example;
+  } else {
+    moduleBytes = Buffer.from(input.source.moduleBase64, "base64");
+    tasks = input.source.tasks.map((t) => ({ args: t.args, stdin: Buffer.from(t.stdin, "base64") }));
+    workPerTask = input.source.workPerTask;
+    memoryMbPerTask = input.source.memoryMbPerTask;
+  }
+  const { hash, info } = checkModule(moduleBytes, maxModuleBytes);
+  return {
+    moduleBytes,
+    moduleHash: hash,
+    imports: info.imports,
+    example,
+    tasks: tasks.map((t) => ({ id: randomUUID(), ...t })),
+    workPerTask,
+    memoryMbPerTask,
+  };
+}
+
+function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: BenefitCurve): JobSpec {
+  return {
+    id: jobId,
+    arrivedAt,
+    benefit,
+    tasks: job.tasks.map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: t.stdin.length })),
+  };
+}
+
+function decisionRecord(d: Decision) {
+  return d.outcome === "admitted"
+    ? { outcome: d.outcome, reasons: d.reasons, completionAt: new Date(d.completionAt).toISOString(), price: d.price }
+    : { outcome: d.outcome, reasons: d.reasons };
+}
+
+/** What the market would decide now, committing nothing: the consumer's quote. */
+export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
+  const job = prepare(input, maxModuleBytes);
+  const now = market.clock.now();
+  return market.serial(async () => decisionRecord(market.engine.decide(specOf("quote", now, job, input.benefit), now)));
+}
+
+/** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
+export async function submitJob(market: Market, caller: Caller, input: SubmitJob, maxModuleBytes: number) {
+  const job = prepare(input, maxModuleBytes);
+  return market.serial(async () => {
+    const now = market.clock.now();
+    const jobId = randomUUID();
+    const spec = specOf(jobId, now, job, input.benefit);
+    const decision = market.engine.decide(spec, now);
+    const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
+    const status = decision.outcome;
+    await market.db.$transaction(async (tx) => {
+      await tx.module.upsert({
+        where: { hash: job.moduleHash },
+        create: { hash: job.moduleHash, bytes: toBytes(job.moduleBytes), size: job.moduleBytes.length, imports: toJson(job.imports), ownerId: caller.id },
+        update: {},
+      });
+      await tx.job.create({
+        data: {
+          id: jobId,
+          ownerId: caller.id,
+          name: input.name,
+          example: job.example,
+          moduleHash: job.moduleHash,
+          benefit: input.benefit,
+          replicas: input.replicas,
+          status,
+          decision: toJson(decisionRecord(decision)),
+          taskCount: job.tasks.length,
+          workPerTask: job.workPerTask,
+          memoryMbPerTask: job.memoryMbPerTask,
+          submittedAt: new Date(now),
+          decidedAt: new Date(now),
+          expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
+          quotedPriceMicro: decision.outcome === "admitted" ? BigInt(Math.round(decision.price * MICRO)) : null,
+        },
+      });
+      if (status !== "rejected") {
+        await tx.task.createMany({
+          data: job.tasks.map((t, index) => ({
+            id: t.id,
+            jobId,
+            index,
+            args: t.args,
+            stdin: toBytes(t.stdin),
+            machineId: placed.get(t.id) ?? null,
+            status: placed.has(t.id) ? ("queued" as const) : ("pending" as const),
+          })),
+        });
+      }
+    });
+    if (status !== "rejected") {
+      market.state.jobs.set(jobId, {
+        id: jobId,
+        ownerId: caller.id,
+        moduleHash: job.moduleHash,
+        example: job.example,
+        status: status === "admitted" ? "admitted" : "delayed",
+        taskCount: job.tasks.length,
+        tasksDone: 0,
+        workPerTask: job.workPerTask,
+        memoryMbPerTask: job.memoryMbPerTask,
+        arrivedAt: now,
+        benefit: input.benefit,
+      });
+      job.tasks.forEach((t, index) => {
+        const task: LiveTask = { id: t.id, jobId, index, machineId: null, state: "pending", attempts: 0 };
+        market.state.tasks.set(t.id, task);
+        market.state.enqueue(task, placed.get(t.id) ?? null);
+      });
+      if (decision.outcome === "admitted") market.engine.commit(spec, decision);
+    }
+    market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
+    market.emit({ kind: "job", jobId, ownerId: caller.id });
+    return { jobId, decision: decisionRecord(decision) };
+  });
+}
+
+/**
+ * Delayed jobs are asked again when the market changes (seed 003 section 4.2: rejected or
+ * delayed "depending on the system"); a job that has waited past the maximum is rejected.
+ */
+export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
+  return market.serial(async () => {
+    const now = market.clock.now();
+    for (const job of [...market.state.jobs.values()]) {
+      if (job.status !== "delayed") continue;
+      const tasks = [...market.state.tasks.values()].filter((t) => t.jobId === job.id);
+      const spec: JobSpec = {
+        id: job.id,
+        arrivedAt: job.arrivedAt,
+        benefit: job.benefit,
+        tasks: tasks.map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
+      };
+      let decision = market.engine.decide(spec, now);
+      if (decision.outcome === "delayed" && now - job.arrivedAt > maxDelayMs) {
+        decision = { outcome: "rejected", reasons: [...decision.reasons, { code: "waited-too-long", waitedMs: now - job.arrivedAt, maxDelayMs }] };
+      }
+      if (decision.outcome === "delayed") continue;
+      const admitted = decision.outcome === "admitted" ? decision : null;
+      const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
+      await market.db.$transaction(async (tx) => {
+        await tx.job.update({
+          where: { id: job.id },
+          data: {
+            status: decision.outcome,
+            decision: toJson(decisionRecord(decision)),
+            decidedAt: new Date(now),
+            expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
+            quotedPriceMicro: admitted ? BigInt(Math.round(admitted.price * MICRO)) : null,
+          },
+        });
+        if (admitted) {
+          for (const [taskId, machineId] of placed) await tx.task.update({ where: { id: taskId }, data: { machineId, status: "queued" } });
+        } else {
+          await tx.task.deleteMany({ where: { jobId: job.id } });
+        }
+      });
+      if (admitted) {
+        job.status = "admitted";
+        for (const t of tasks) market.state.enqueue(t, placed.get(t.id) ?? null);
+        market.engine.commit(spec, admitted);
+      } else {
+        market.state.dropJob(job.id);
+      }
+      market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
+    }
+  });
+}

@@ -1,0 +1,180 @@
+// Starts the whole market as child processes: the Market Manager (which starts the embedded
+// PostgreSQL unless DATABASE_URL is set), the web app, and a local Node worker.
+// Used by `npm start` and by the end-to-end tests, so both run the market the same way.
+import { fork, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const root = resolve(import.meta.dirname, "..");
+const tsxLoader = ["--import", "tsx"];
+
+export interface StackOptions {
+  dataDir: string;
+  marketPort: number;
+  webPort: number;
+  pgPort: number;
+  /** Start a local Node worker with this many slots (0: none). */
+  workerSlots: number;
+  leaseTimeoutMs?: number;
+  log: (line: string) => void;
+  /** Extra environment for every child (DATABASE_URL passes through from the parent). */
+  env?: Record<string, string>;
+}
+
+export interface Stack {
+  marketUrl: string;
+  webUrl: string;
+  admin: { email: string; password: string } | null;
+  workerToken: string;
+  children: Record<string, ChildProcess>;
+  stop(): Promise<void>;
+}
+
+function newestMtime(dir: string, skip: Set<string>): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (skip.has(entry.name)) continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path, skip) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the web app when its sources (or the packages it bundles) changed since the last build. */
+export async function buildWebIfStale(log: (line: string) => void) {
+  const web = join(root, "apps/web");
+  const buildId = join(web, ".next/BUILD_ID");
+  const skip = new Set(["node_modules", ".next", "build"]);
+  const sources = Math.max(
+    newestMtime(web, skip),
+    newestMtime(join(root, "apps/worker-runtime/src"), skip),
+    newestMtime(join(root, "packages/costbenefit/src"), skip),
+  );
+  if (existsSync(buildId) && statSync(buildId).mtimeMs >= sources) return;
+  log("building the web app (once after each change; about a minute)...");
+  await run("npx", ["next", "build"], web, { NEXT_TELEMETRY_DISABLED: "1" });
+}
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: "inherit" });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}`))));
+  });
+}
+
+function prefixed(child: ChildProcess, name: string, log: (line: string) => void) {
+  for (const stream of [child.stdout, child.stderr]) {
+    let buf = "";
+    stream?.on("data", (chunk: Buffer) => {
+      buf += chunk.toString();
+      const lines = buf.split("\n");
+      buf = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) log(line.startsWith("[") ? line : `[${name}] ${line}`);
+    });
+  }
+}
+
+function waitForHttp(url: string, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  return new Promise<void>((resolve, reject) => {
+    const attempt = () => {
+      fetch(url)
+        .then(() => resolve())
+        .catch(() => (Date.now() > until ? reject(new Error(`${url} did not answer within ${timeoutMs} ms`)) : setTimeout(attempt, 250)));
+    };
+    attempt();
+  });
+}
+
+function stopChild(child: ChildProcess | undefined, timeoutMs = 15_000) {
+  return new Promise<void>((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }, timeoutMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // The web app runs under npx: signal its whole process group.
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      child.kill("SIGTERM");
+    }
+  });
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const marketUrl = `http://127.0.0.1:${opts.marketPort}`;
+  const webUrl = `http://localhost:${opts.webPort}`;
+  const tokenFile = join(opts.dataDir, "local-worker-token");
+  const baseEnv = { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const children: Record<string, ChildProcess> = {};
+  // Whatever happens to the launcher, its children do not outlive it.
+  process.once("exit", () => {
+    for (const child of Object.values(children)) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  const manager = fork(join(root, "apps/market-manager/src/main.ts"), [], {
+    execArgv: tsxLoader,
+    env: {
+      ...process.env,
+      ...baseEnv,
+      MARKET_PORT: String(opts.marketPort),
+      MARKET_DATA_DIR: opts.dataDir,
+      MARKET_PG_PORT: String(opts.pgPort),
+      PUBLIC_URL: webUrl,
+      LOCAL_WORKER_TOKEN_FILE: tokenFile,
+      ...(opts.leaseTimeoutMs ? { LEASE_TIMEOUT_MS: String(opts.leaseTimeoutMs) } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    // Own process groups: Ctrl-C reaches only the launcher, which stops the children in order
+    // (the worker departs while the Market Manager can still hear it).
+    detached: true,
+  });
+  children.manager = manager;
+  prefixed(manager, "market", opts.log);
+  const ready = await new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
+    manager.once("message", (m) => resolve(m as { admin: Stack["admin"] }));
+    manager.once("exit", (code) => reject(new Error(`the Market Manager exited with ${code} before it was ready`)));
+  });
+
+  const web = spawn("npx", ["next", "start", "-p", String(opts.webPort)], {
+    cwd: join(root, "apps/web"),
+    env: { ...process.env, ...baseEnv, MARKET_API_URL: marketUrl, PORT: String(opts.webPort) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  children.web = web;
+  prefixed(web, "web", opts.log);
+  await waitForHttp(webUrl, 60_000);
+
+  const workerToken = readFileSync(tokenFile, "utf8").trim();
+  if (opts.workerSlots > 0) {
+    const worker = spawn(
+      process.execPath,
+      [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", marketUrl, "--token", workerToken, "--slots", String(opts.workerSlots), "--name", "local-worker"],
+      { env: { ...process.env, ...baseEnv }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
+    children.worker = worker;
+    prefixed(worker, "worker", opts.log);
+  }
+
+  return {
+    marketUrl,
+    webUrl,
+    admin: ready.admin,
+    workerToken,
+    children,
+    async stop() {
+      await stopChild(children.worker);
+      await stopChild(children.web);
+      await stopChild(children.manager, 30_000);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { buildWebIfStale, startStack, root } from "../../scripts/stack.ts";
+
+export const STACK_FILE = join(root, ".tmp/e2e-stack.json");
+
+/** A fresh market for the end-to-end run: new database, new admin, a Node worker with one slot. */
+export default async function globalSetup() {
+  const logs: string[] = [];
+  const log = (line: string) => {
+    logs.push(line);
+    if (process.env.E2E_VERBOSE) console.log(line);
+  };
+  await buildWebIfStale(console.log);
+  const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-e2e-"));
+  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
+  const stack = await startStack({ dataDir, marketPort: 4100, webPort: 3100, pgPort: 54339, workerSlots: 1, log });
+  mkdirSync(join(root, ".tmp"), { recursive: true });
+  writeFileSync(STACK_FILE, JSON.stringify({ webUrl: stack.webUrl, marketUrl: stack.marketUrl, admin: stack.admin }));
+  return async () => {
+    await stack.stop();
+    writeFileSync(join(root, ".tmp/e2e-stack.log"), logs.join("\n"));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}

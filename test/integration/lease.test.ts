@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
+import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+
+// A worker's round trip over real HTTP against a real PostgreSQL: register, lease, fetch the
+// module, run the task in the WASI sandbox, report, and the job completes with its result.
+
+let market: TestMarket;
+type Client = ReturnType<TestMarket["tokenClient"]>;
+let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
+let worker: Client;
+let intruder: Client;
+let machineId: string;
+
+beforeAll(async () => {
+  market = await startTestMarket();
+  consumer = await market.signUp("buyer@example.test", ["consumer"]);
+  const producer = await market.signUp("seller@example.test", ["producer"]);
+  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack 1" })).token);
+  const other = await market.signUp("other@example.test", ["producer"]);
+  intruder = market.tokenClient((await other.account.tokens.create.mutate({ name: "x" })).token);
+  ({ machineId } = await worker.worker.register.mutate({
+    name: "rack-1",
+    kind: "opportunistic",
+    slots: 2,
+    speed: 1,
+    memoryPerSlotMb: 512,
+    bandwidthBytesPerSecond: 1e7,
+    pricePerSecond: 0.001,
+    userAgent: "test",
+  }));
+});
+afterAll(() => market?.stop());
+
+async function run(lease: { leaseId: string; taskId: string; moduleHash: string; args: string[]; stdin: string; limits: { memoryPages: number; outputBytes: number } }) {
+  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
+  const outcome = await runTask({
+    module: new Uint8Array(Buffer.from(bytes, "base64")),
+    args: lease.args,
+    stdin: new Uint8Array(Buffer.from(lease.stdin, "base64")),
+    seed: lease.taskId,
+    limits: lease.limits,
+  });
+  return {
+    machineId,
+    leaseId: lease.leaseId,
+    exitCode: outcome.exitCode,
+    stdout: Buffer.from(outcome.stdout).toString("base64"),
+    stderr: Buffer.from(outcome.stderr).toString("base64"),
+    outputHash: outcome.outputHash,
+    elapsedMs: outcome.elapsedMs,
+  };
+}
+
+describe("worker lease round trip", () => {
+  it("runs a Monte Carlo job to its estimate of pi, refusing stale and foreign reports", async () => {
+    const { jobId, decision } = await consumer.jobs.submit.mutate({
+      name: "pi",
+      source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount: 4 },
+      benefit: { kind: "constant", value: 1000 },
+    });
+    expect(decision.outcome).toBe("admitted");
+
+    const first = await worker.worker.lease.mutate({ machineId, max: 2 });
+    expect(first.leases).toHaveLength(2);
+    expect((await consumer.jobs.get.query({ jobId })).tasks.leased).toBe(2);
+
+    // Another producer cannot report on this machine's lease.
+    const report0 = await run(first.leases[0]!);
+    expect((await refusal(intruder.worker.report.mutate(report0))).code).toBe("not-your-machine");
+    // A forged hash is refused.
+    expect((await refusal(worker.worker.report.mutate({ ...report0, outputHash: "0".repeat(64) }))).code).toBe("hash-mismatch");
+
+    expect(await worker.worker.report.mutate(report0)).toMatchObject({ accepted: true });
+    // The same lease a second time is no longer current.
+    expect((await refusal(worker.worker.report.mutate(report0))).code).toBe("stale-lease");
+    // A lease that never existed.
+    expect((await refusal(worker.worker.report.mutate({ ...report0, leaseId: randomUUID() }))).code).toBe("stale-lease");
+    const beat = await worker.worker.heartbeat.mutate({ machineId, leaseIds: [first.leases[1]!.leaseId, report0.leaseId] });
+    expect(beat.expiredLeaseIds).toEqual([report0.leaseId]);
+
+    expect(await worker.worker.report.mutate(await run(first.leases[1]!))).toMatchObject({ accepted: true });
+    const second = await worker.worker.lease.mutate({ machineId, max: 4 });
+    expect(second.leases).toHaveLength(2);
+    for (const lease of second.leases) await worker.worker.report.mutate(await run(lease));
+    expect((await worker.worker.lease.mutate({ machineId, max: 4 })).leases).toHaveLength(0);
+
+    const job = await consumer.jobs.get.query({ jobId });
+    expect(job.status).toBe("completed");
+    expect(job.tasksDone).toBe(4);
+    const result = job.result as { pi: number; total: number };
+    expect(result.total).toBe(800_000);
+    expect(Math.abs(result.pi - Math.PI)).toBeLessThan(0.02);
+
+    // Exactly one accepted result per task, stored in PostgreSQL.
+    const db = market.manager.services.db;
+    expect(await db.result.count({ where: { task: { jobId }, accepted: true } })).toBe(4);
+  });
+
+  it("does not show a job to anyone but its owner", async () => {
+    const { jobId } = await consumer.jobs.submit.mutate({
+      name: "private",
+      source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1000 }, taskCount: 1 },
+      benefit: { kind: "constant", value: 10 },
+    });
+    const stranger = await market.signUp("stranger@example.test", ["consumer"]);
+    expect((await refusal(stranger.jobs.get.query({ jobId }))).code).toBe("not-found");
+  });
+
+  it("refuses a machine claiming a thousand times the reference speed", async () => {
+    const reason = await refusal(
+      worker.worker.register.mutate({ name: "liar", kind: "opportunistic", slots: 1, speed: 1000, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 0, pricePerSecond: 0, userAgent: "" }),
+    );
+    expect(reason.code).toBe("implausible-speed");
+    expect(await market.manager.services.db.machine.count({ where: { name: "liar" } })).toBe(0);
+  });
+
+  it("refuses worker calls without a valid token", async () => {
+    const anonymous = market.tokenClient("cmk_not-a-real-token");
+    expect((await refusal(anonymous.worker.lease.mutate({ machineId, max: 1 }))).code).toBe("trpc:UNAUTHORIZED");
+  });
+});

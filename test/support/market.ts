@@ -1,0 +1,89 @@
+// A real Market Manager for integration and fault tests: its own embedded PostgreSQL in a
+// temporary folder, the real HTTP API on a free port, and typed tRPC clients that sign in
+// through Better Auth or authenticate with a worker's API token, exactly like the web app and
+// the Node worker do.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { loadConfig, startMarketManager, type AppRouter } from "../../apps/market-manager/src/index.ts";
+import type { RunningManager } from "../../apps/market-manager/src/index.ts";
+
+export const PUBLIC_URL = "http://localhost:3999";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestMarket {
+  url: string;
+  manager: RunningManager;
+  /** Signs up a user with these roles and returns a client carrying their session cookie. */
+  signUp(email: string, roles: ("producer" | "consumer")[]): Promise<ReturnType<typeof clientFor>>;
+  /** A client authenticated by a producer's API token, as a Node worker is. */
+  tokenClient(token: string): ReturnType<typeof clientFor>;
+  stop(): Promise<void>;
+}
+
+export function clientFor(url: string, headers: Record<string, string>) {
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers })] });
+}
+
+export async function startTestMarket(env: Record<string, string> = {}): Promise<TestMarket> {
+  const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-test-"));
+  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
+  const cfg = loadConfig({
+    MARKET_DATA_DIR: dataDir,
+    MARKET_PG_PORT: String(await freePort()),
+    MARKET_PORT: "0",
+    PUBLIC_URL,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const manager = await startMarketManager(cfg, () => {});
+  const url = `http://127.0.0.1:${manager.port}`;
+  return {
+    url,
+    manager,
+    async signUp(email, roles) {
+      const res = await fetch(`${url}/api/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: PUBLIC_URL },
+        body: JSON.stringify({ email, password: "correct horse battery", name: email.split("@")[0] }),
+      });
+      if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+      const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const client = clientFor(url, { cookie, origin: PUBLIC_URL });
+      await client.account.chooseRoles.mutate({ roles });
+      return client;
+    },
+    tokenClient: (token) => clientFor(url, { authorization: `Bearer ${token}` }),
+    async stop() {
+      await manager.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The refusal reason the API attached to an error, for assertions. */
+export async function refusal(promise: Promise<unknown>): Promise<{ code: string; [k: string]: unknown }> {
+  try {
+    await promise;
+  } catch (e) {
+    if (e instanceof TRPCClientError) {
+      const reason = (e.data as { reason?: { code: string } } | undefined)?.reason;
+      if (reason) return reason;
+      return { code: `trpc:${(e.data as { code?: string } | undefined)?.code ?? "unknown"}`, message: e.message };
+    }
+    throw e;
+  }
+  throw new Error("expected the call to be refused, but it succeeded");
+}
