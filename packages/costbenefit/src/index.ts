@@ -1,0 +1,32 @@
+// The public API of @cyclemarket/costbenefit: the pure cost-benefit engine, the policy lab and
+// the simulator. Everything else in this package is internal.
+
+// Benefit curves (seed 003, 4.2)
+export { BenefitCurve, benefitAt, maxBenefit, minBenefit, breakpoints, MAX_CREDITS, MAX_SECONDS, MAX_POINTS } from "./benefit.ts";
+// Costs (seed 003, 4.1 and 4.3)
+export { resourceCost, resourceMarginalCost, marginalCost, toCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
+export type { MarginalCost, MarginalCostInput } from "./cost.ts";
+// Inputs and outputs, one zod schema and its type under one name
+export { MachineProfile, OpportunisticMachine, DedicatedMachine, DedicatedOffer } from "./machine.ts";
+export type { MachineProfileInput } from "./machine.ts";
+export { Job, TaskDemand, PendingTask } from "./job.ts";
+export type { JobInput } from "./job.ts";
+export { MarketSettings } from "./settings.ts";
+export type { MarketSettingsInput } from "./settings.ts";
+export { Reason, Exclusions } from "./reasons.ts";
+export type { ReasonCode } from "./reasons.ts";
+export { Decision, Admitted, Delayed, Rejected, Placement, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
+// The live state and how decisions change it
+export { MarketState } from "./state/market-state.ts";
+export type { MachineView, DelayedJob } from "./state/market-state.ts";
+export { commitDecision, commitReplacement } from "./commit.ts";
+// Policies
+export { createPolicy, buildPolicy } from "./policies/policy.ts";
+export type { Policy } from "./policies/policy.ts";
+export { PolicyProfile } from "./policies/profile.ts";
+export type { PolicyProfileInput } from "./policies/profile.ts";
+export { POLICY_NAMES, POLICY_PROFILES, isPolicyName } from "./policies/registry.ts";
+export type { PolicyName } from "./policies/registry.ts";
+// Randomness is always passed in
+export { createRng } from "./rng.ts";
+export type { Rng } from "./rng.ts";

@@ -1,0 +1,45 @@
+// Machine profiles as the Resource Manager registers them (DESIGN.md "Machines";
+// seed 003, section 5.5.2: opportunistic machines are paid per second of successful use,
+// dedicated machines for a total price until a known departure).
+import { z } from "zod";
+import { MAX_CREDITS, MAX_SECONDS } from "./benefit.ts";
+
+const finite = z.number().refine(Number.isFinite, { message: "must be a finite number" });
+const positive = finite.refine((v) => v > 0, { message: "must be positive" });
+
+const common = {
+  id: z.string().min(1).max(200),
+  /** Tasks the machine runs at once (Web Workers or worker threads). */
+  slots: z.number().int().min(1).max(4096),
+  /** Normalized work units per second per slot; the reference machine is 1.0. */
+  speed: positive.refine((v) => v <= 1e4, { message: "must be at most 10000 (reference machine is 1)" }),
+  memoryPerSlotMb: positive.refine((v) => v <= 1e7, { message: "must be at most 1e7 MB" }),
+  /** Bytes per second between the machine and the market (measured). */
+  bandwidthBytesPerSecond: positive.refine((v) => v <= 1e12, { message: "must be at most 1e12 B/s" }),
+  /** In [0, 1]; placement skips machines below the policy's minimum. */
+  reputation: finite.refine((v) => v >= 0 && v <= 1, { message: "must be between 0 and 1" }).default(1),
+};
+
+export const OpportunisticMachine = z.object({
+  ...common,
+  kind: z.literal("opportunistic"),
+  /** cps(m): credits per second of successful use. */
+  pricePerSecond: finite.refine((v) => v >= 0 && v <= MAX_CREDITS, { message: "must be between 0 and 1e12" }),
+});
+export const DedicatedMachine = z.object({
+  ...common,
+  kind: z.literal("dedicated"),
+  /** c(m): total price of the contract, paid whatever the use. */
+  contractPrice: finite.refine((v) => v >= 0 && v <= MAX_CREDITS, { message: "must be between 0 and 1e12" }),
+  /** dp(m): absolute time (seconds, the market's clock) until which the machine is ours. */
+  departureAt: finite.refine((v) => v >= 0 && v <= 1e12, { message: "must be a time in seconds" }),
+});
+export const MachineProfile = z.discriminatedUnion("kind", [OpportunisticMachine, DedicatedMachine]);
+export type MachineProfile = z.infer<typeof MachineProfile>;
+export type MachineProfileInput = z.input<typeof MachineProfile>;
+
+/** A dedicated machine offered to the market: accepted or rejected at once (seed 003, 5.5.2). */
+export const DedicatedOffer = DedicatedMachine;
+export type DedicatedOffer = z.infer<typeof DedicatedOffer>;
+
+export { MAX_SECONDS };

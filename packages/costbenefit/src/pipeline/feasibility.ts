@@ -1,0 +1,63 @@
+// Stage 1: can this task run on this machine, and by when would it finish? (DESIGN.md step 1)
+import type { SearchContext } from "./context.ts";
+import type { Exclusions } from "../reasons.ts";
+
+export interface TaskShape {
+  id: string;
+  work: number;
+  memoryMb: number;
+  bytes: number;
+}
+
+export const OK = 0;
+export type Exclusion = Exclude<keyof Exclusions, "inspected">;
+
+export interface Estimate {
+  finishAt: number;
+  /** Backlog seconds on the machine before this task (including tentative placements). */
+  backlogSeconds: number;
+  startsNow: boolean;
+}
+
+/**
+ * Estimated finish: a task starts at once if a slot is free, otherwise when the average slot
+ * drains (FIFO list scheduling starts it no later than that), then runs at the slot's speed and
+ * moves its bytes at the machine's bandwidth.
+ */
+export function estimate(ctx: SearchContext, slot: number, task: TaskShape, out: Estimate): Estimate {
+  const m = ctx.state.machines;
+  const f = m.f;
+  const o = ctx.overlay;
+  const extraWork = o.work.get(slot) ?? 0;
+  const extraCount = o.count.get(slot) ?? 0;
+  const backlog = (m.remaining(slot, ctx.now) + extraWork) / f.capacity[slot]!;
+  const busy = m.i.running[slot]! + m.i.queued[slot]! + extraCount;
+  out.startsNow = busy < f.slots[slot]!;
+  out.backlogSeconds = backlog;
+  const start = out.startsNow ? ctx.now : ctx.now + backlog;
+  out.finishAt = start + task.work / f.speed[slot]! + task.bytes / f.bandwidth[slot]!;
+  return out;
+}
+
+/** Returns undefined when feasible, else the check that ruled the machine out. */
+export function infeasibility(
+  ctx: SearchContext,
+  slot: number,
+  task: TaskShape,
+  deadlineAt: number,
+  excluded: ReadonlySet<number> | undefined,
+  est: Estimate,
+): Exclusion | undefined {
+  const f = ctx.state.machines.f;
+  // A task that needs more than one slot's memory cannot go to the machine at all (DESIGN.md).
+  if (task.memoryMb > f.memoryPerSlot[slot]!) return "memory";
+  if (f.reputation[slot]! < ctx.minReputation) return "reputation";
+  // Replicas of one task go to different machines so their outputs can outvote a liar.
+  if (excluded?.has(slot)) return "replica";
+  estimate(ctx, slot, task, est);
+  if (est.finishAt > f.departureAt[slot]!) return "departure";
+  if (est.finishAt > deadlineAt) return "deadline";
+  // seed 003, 4.3: usage stays within its maximum; compute's maximum is the horizon H.
+  if (ctx.bounded && est.backlogSeconds + task.work / f.capacity[slot]! > ctx.H) return "horizon";
+  return undefined;
+}

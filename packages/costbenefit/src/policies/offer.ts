@@ -1,0 +1,33 @@
+// DESIGN.md "Dedicated purchase rule" (seed 003, 5.5.2: dedicated machines "should be purchased
+// based on the price the system would put on that resource immediately after accepting it").
+import type { OfferDecision } from "../decision.ts";
+import { DedicatedOffer } from "../machine.ts";
+import type { MarketState } from "../state/market-state.ts";
+
+/**
+ * Accept iff the contract price is at most the value of the compute the machine adds over
+ * [now, dp), priced at the market's current unit quote: the cheapest linearized marginal cost
+ * per work unit among the machines already there (with n + 1 machines). The offered machine's own
+ * idle quote is not used: it is P ln(n) / (capacity H), so capacity x time x quote would not depend
+ * on the machine's size or on how busy the market is.
+ */
+export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer, now: number): OfferDecision {
+  const offer = DedicatedOffer.parse(input);
+  if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
+  const s = state.settings;
+  const n = Math.max(2, state.machineCount + 1);
+  const ln = Math.log(n);
+  const m = state.machines;
+  let unitPrice = Infinity;
+  for (let slot = 0; slot < m.end; slot++) {
+    if (!m.live(slot)) continue;
+    const u = m.remaining(slot, now) / m.f.capacity[slot]! / s.horizonSeconds;
+    const k = (s.priceConstant * ln * Math.exp(u * ln)) / (m.f.capacity[slot]! * s.horizonSeconds) + m.f.pricePerSecond[slot]! / m.f.speed[slot]!;
+    if (k < unitPrice) unitPrice = k;
+  }
+  const capacityWork = offer.speed * offer.slots * (offer.departureAt - now);
+  if (!Number.isFinite(unitPrice)) unitPrice = (s.priceConstant * ln) / (offer.speed * offer.slots * s.horizonSeconds);
+  const value = capacityWork * unitPrice;
+  const data = { contractPrice: offer.contractPrice, value, capacityWork, unitPrice };
+  return offer.contractPrice <= value ? { accept: true, reasons: [{ code: "offer-accepted", ...data }] } : { accept: false, reasons: [{ code: "offer-too-expensive", ...data }] };
+}

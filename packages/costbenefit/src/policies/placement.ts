@@ -1,0 +1,112 @@
+// Placement rules: how a policy picks one machine for one task. All share the feasibility stage
+// and report the same marginal cost, so the policies differ only in the selection they make.
+import type { Rng } from "../rng.ts";
+import type { SearchContext } from "../pipeline/context.ts";
+import { infeasibility, type Estimate, type TaskShape } from "../pipeline/feasibility.ts";
+import type { Chooser } from "../pipeline/plan.ts";
+import { machineCredits } from "../pipeline/scoring.ts";
+import { cheapestMachine } from "../pipeline/selection.ts";
+import type { Exclusions } from "../reasons.ts";
+import type { PolicyProfile } from "./profile.ts";
+
+type Score = (ctx: SearchContext, slot: number, task: TaskShape, est: Estimate) => number;
+
+/** Scan every machine and keep the lowest score: fine for baselines, O(machines) per task. */
+function scanChooser(score: Score): Chooser {
+  return (ctx, task, deadlineAt, excluded, why) => {
+    const m = ctx.state.machines;
+    const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
+    let best = -1;
+    let bestScore = Infinity;
+    let bestFinish = 0;
+    let bestStarts = false;
+    let bestBacklog = 0;
+    for (let s = 0; s < m.end; s++) {
+      if (!m.live(s)) continue;
+      why.inspected++;
+      const no = infeasibility(ctx, s, task, deadlineAt, excluded, est);
+      if (no) {
+        why[no]++;
+        continue;
+      }
+      const sc = score(ctx, s, task, est);
+      if (sc < bestScore) {
+        bestScore = sc;
+        best = s;
+        bestFinish = est.finishAt;
+        bestStarts = est.startsNow;
+        bestBacklog = est.backlogSeconds;
+      }
+    }
+    if (best < 0) return undefined;
+    return { slot: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt: bestFinish, startsNow: bestStarts };
+  };
+}
+
+/** The earliest expected finish; least-loaded adds memory ushering: prefer machines where it fits. */
+const earliestFinish: Score = (_ctx, _s, _t, est) => est.finishAt;
+const leastLoaded: Score = (ctx, s, t, est) => {
+  const f = ctx.state.machines.f;
+  const used = f.runningMemory[s]! + (ctx.overlay.memory.get(s) ?? 0);
+  const fits = used + t.memoryMb <= f.memoryPerSlot[s]! * f.slots[s]!;
+  return est.finishAt + (fits ? 0 : 1e12);
+};
+
+/** PVM: the next machine in turn after the last placement, skipping those that cannot take it. */
+const roundRobin: Chooser = (ctx, task, deadlineAt, excluded, why) => {
+  const m = ctx.state.machines;
+  const end = m.end;
+  let tentative = 0;
+  for (const c of ctx.overlay.count.values()) tentative += c;
+  const start = (ctx.state.placementsCommitted + tentative) % Math.max(1, end);
+  const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
+  for (let k = 0; k < end; k++) {
+    const s = (start + k) % end;
+    if (!m.live(s)) continue;
+    why.inspected++;
+    const no = infeasibility(ctx, s, task, deadlineAt, excluded, est);
+    if (no) {
+      why[no]++;
+      continue;
+    }
+    return { slot: s, cost: machineCredits(ctx, s, task, est.backlogSeconds), finishAt: est.finishAt, startsNow: est.startsNow };
+  }
+  return undefined;
+};
+
+function randomChooser(rng: Rng): Chooser {
+  return (ctx, task, deadlineAt, excluded, why: Exclusions) => {
+    const m = ctx.state.machines;
+    const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
+    // A random start, then the next feasible machine: uniform when all machines are feasible.
+    const end = m.end;
+    const start = rng.int(Math.max(1, end));
+    for (let k = 0; k < end; k++) {
+      const s = (start + k) % end;
+      if (!m.live(s)) continue;
+      why.inspected++;
+      const no = infeasibility(ctx, s, task, deadlineAt, excluded, est);
+      if (no) {
+        why[no]++;
+        continue;
+      }
+      return { slot: s, cost: machineCredits(ctx, s, task, est.backlogSeconds), finishAt: est.finishAt, startsNow: est.startsNow };
+    }
+    return undefined;
+  };
+}
+
+export function chooserFor(rule: PolicyProfile["placement"], rng: Rng): Chooser {
+  switch (rule) {
+    case "marginal-cost":
+      return cheapestMachine;
+    case "round-robin":
+      return roundRobin;
+    case "least-loaded":
+      return scanChooser(leastLoaded);
+    case "earliest-finish":
+      return scanChooser(earliestFinish);
+    case "random":
+      return randomChooser(rng);
+  }
+}

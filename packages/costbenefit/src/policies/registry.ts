@@ -1,0 +1,24 @@
+// Every policy the market and the simulator know, by name, as profiles (data).
+import type { PolicyProfileInput } from "./profile.ts";
+
+export const POLICY_PROFILES = {
+  // seed 003: admission by cost-benefit, cheapest placement, queued tasks rebalanced to idle slots.
+  miserly: { admission: "miserly", placement: "marginal-cost", migration: { rule: "rebalance", moveRunning: false } },
+  // seed 003 section 6: the system-friendly strategy without admission control (E-PVM) ...
+  "e-pvm": { admission: "admit-all", placement: "marginal-cost" },
+  // ... and the same with periodic cost-driven migration of work (E-Mosix).
+  "e-mosix": { admission: "admit-all", placement: "marginal-cost", migration: { rule: "cost", moveRunning: true } },
+  // Baselines: PVM's round robin, Mosix-like least-loaded with load-balancing migration and
+  // memory ushering (a strong baseline: it sees the same work estimates), random, and FCFS.
+  pvm: { admission: "admit-all", placement: "round-robin" },
+  mosix: { admission: "admit-all", placement: "least-loaded", migration: { rule: "load", moveRunning: true } },
+  random: { admission: "admit-all", placement: "random" },
+  fcfs: { admission: "admit-all", placement: "earliest-finish" },
+} as const satisfies Record<string, PolicyProfileInput>;
+
+export type PolicyName = keyof typeof POLICY_PROFILES;
+export const POLICY_NAMES = Object.keys(POLICY_PROFILES) as PolicyName[];
+
+export function isPolicyName(name: string): name is PolicyName {
+  return Object.hasOwn(POLICY_PROFILES, name);
+}

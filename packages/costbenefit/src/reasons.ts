@@ -1,0 +1,36 @@
+// Reasons are data: a code and the numbers behind it. Words are rendered at the edge (UI, logs).
+import { z } from "zod";
+
+const num = z.number();
+
+/** Why machines were ruled out for one task: counts per feasibility check. */
+export const Exclusions = z.object({
+  inspected: num,
+  memory: num,
+  reputation: num,
+  replica: num,
+  departure: num,
+  deadline: num,
+  horizon: num,
+});
+export type Exclusions = z.infer<typeof Exclusions>;
+
+export const Reason = z.discriminatedUnion("code", [
+  z.object({ code: z.literal("profitable"), benefit: num, marginalCost: num, profit: num, completionAt: num, candidates: num }),
+  z.object({ code: z.literal("unprofitable"), benefit: num, marginalCost: num, completionAt: num }),
+  z.object({ code: z.literal("always-admit"), benefit: num, highestPossibleCost: num, marginalCost: num }),
+  z.object({ code: z.literal("no-admission-control"), policy: z.string(), marginalCost: num }),
+  z.object({ code: z.literal("no-feasible-machine"), taskId: z.string(), deadlineAt: num.nullable(), exclusions: Exclusions, linkFull: z.boolean() }),
+  z.object({ code: z.literal("no-machines") }),
+  z.object({ code: z.literal("cannot-become-profitable"), benefitAtEarliest: num, lowestPossibleCost: num, earliestCompletionAt: num }),
+  z.object({ code: z.literal("max-wait-exceeded"), waitedSeconds: num, maxDelaySeconds: num }),
+  z.object({ code: z.literal("capacity-changed"), sinceEpoch: num, epoch: num }),
+  z.object({ code: z.literal("rebalance"), costBefore: num, costAfter: num, finishBefore: num, finishAfter: num }),
+  z.object({ code: z.literal("load-balance"), loadBefore: num, loadAfter: num }),
+  z.object({ code: z.literal("memory-ushering"), memoryUsedMb: num, memoryMaxMb: num }),
+  z.object({ code: z.literal("offer-accepted"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
+  z.object({ code: z.literal("offer-too-expensive"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
+  z.object({ code: z.literal("offer-expired"), departureAt: num, now: num }),
+]);
+export type Reason = z.infer<typeof Reason>;
+export type ReasonCode = Reason["code"];

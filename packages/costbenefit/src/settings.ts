@@ -1,0 +1,19 @@
+// Market settings an admin may change at run time (DESIGN.md "The economics").
+import { z } from "zod";
+
+const positive = z.number().refine((v) => Number.isFinite(v) && v > 0, { message: "must be a positive finite number" });
+
+export const MarketSettings = z.object({
+  /** H: planning horizon; compute usage is backlog seconds over H. */
+  horizonSeconds: positive.default(3600),
+  /** P: credits per abstract cost unit. */
+  priceConstant: positive.default(1),
+  /** Capacity of the market's own network link. */
+  linkBytesPerSecond: positive.default(125_000_000),
+  /** A delayed job is rejected once it has waited this long. */
+  maxDelaySeconds: positive.default(3600),
+  /** Most machines one placement search inspects before giving up (no unbounded searches). */
+  maxCandidatesPerTask: z.number().int().min(1).max(1_000_000).default(4096),
+});
+export type MarketSettings = z.infer<typeof MarketSettings>;
+export type MarketSettingsInput = z.input<typeof MarketSettings>;

@@ -1,0 +1,352 @@
+// The live market in memory: machines, the tasks queued and running on them, the market's link,
+// and the jobs waiting for re-evaluation. Deterministic: every method takes `now`; nothing reads a
+// clock. The Market Manager keeps one instance up to date; the simulator drives another.
+import { MachineProfile, type MachineProfileInput } from "../machine.ts";
+import type { Job, PendingTask } from "../job.ts";
+import { MarketSettings, type MarketSettingsInput } from "../settings.ts";
+import type { Reason } from "../reasons.ts";
+import { CostIndex } from "./cost-index.ts";
+import { MachineTable } from "./machine-table.ts";
+
+export interface TaskRecord {
+  readonly id: string;
+  readonly jobId: string;
+  machine: number;
+  readonly work: number;
+  readonly memoryMb: number;
+  readonly bytes: number;
+  running: boolean;
+  startedAt: number;
+  prev: TaskRecord | undefined;
+  next: TaskRecord | undefined;
+}
+
+export interface DelayedJob {
+  readonly job: Job;
+  readonly since: number;
+  /** State epoch when last evaluated: re-evaluate once capacity has changed since. */
+  epoch: number;
+  reasons: Reason[];
+}
+
+/** A read-only view of one machine, for dashboards and explanations. */
+export interface MachineView {
+  profile: MachineProfile;
+  backlogSeconds: number;
+  running: number;
+  queued: number;
+  memoryUsedMb: number;
+  taskIds: string[];
+}
+
+export class MarketState {
+  readonly machines = new MachineTable();
+  readonly index = new CostIndex(64);
+  readonly tasks = new Map<string, TaskRecord>();
+  readonly delayed = new Map<string, DelayedJob>();
+  /** First task of each machine's list (running and queued, in assignment order). */
+  heads: (TaskRecord | undefined)[] = [];
+  committedBytes = 0;
+  /** Bumped whenever capacity may have grown (machine added, task finished or removed). */
+  epoch = 0;
+  /** Count of placements ever committed: the round-robin cursor, kept in the state so it replays. */
+  placementsCommitted = 0;
+  private _settings: MarketSettings;
+  // Cost index bookkeeping: keys depend on n, P and H, and decay as backlogs drain.
+  indexStale = true;
+  rekeyAt = 0;
+  indexN = 2;
+  private aggregatesCache: Aggregates | undefined;
+
+  constructor(settings: MarketSettingsInput = {}) {
+    this._settings = MarketSettings.parse(settings);
+  }
+
+  get settings(): MarketSettings {
+    return this._settings;
+  }
+
+  /** Change settings at run time; unknown keys are refused by the schema. */
+  updateSettings(patch: MarketSettingsInput): void {
+    this._settings = MarketSettings.parse({ ...this._settings, ...patch });
+    this.indexStale = true;
+    this.epoch++;
+  }
+
+  get machineCount(): number {
+    return this.machines.count;
+  }
+
+  /** n in n^(usage/max): the number of machines, at least 2 (DESIGN.md). */
+  get n(): number {
+    return Math.max(2, this.machines.count);
+  }
+
+  hasMachine(id: string): boolean {
+    return this.machines.bySlotId.has(id);
+  }
+
+  slotOf(id: string): number | undefined {
+    return this.machines.bySlotId.get(id);
+  }
+
+  /** Add a machine, or update its profile if the id is known (its tasks stay). */
+  upsertMachine(input: MachineProfileInput, now: number): void {
+    const p = MachineProfile.parse(input);
+    const m = this.machines;
+    let slot = m.bySlotId.get(p.id);
+    if (slot === undefined) {
+      const a = m.allocate(p.id);
+      slot = a.slot;
+      if (m.capacityLimit > this.index.keys.length) this.index.grow(m.capacityLimit);
+      m.f.at[slot] = now;
+      this.heads[slot] = undefined;
+      m.setProfile(slot, p);
+      this.index.insert(slot, 0);
+    } else {
+      m.roll(slot, now);
+      m.setProfile(slot, p);
+    }
+    this.indexStale = true;
+    this.aggregatesCache = undefined;
+    this.epoch++;
+  }
+
+  /** A machine departed: its tasks go back to the market, returned for re-placement. */
+  removeMachine(id: string, now: number): PendingTask[] {
+    void now;
+    const slot = this.machines.bySlotId.get(id);
+    if (slot === undefined) return [];
+    const back: PendingTask[] = [];
+    for (let t = this.heads[slot]; t; t = t.next) {
+      back.push({ id: t.id, jobId: t.jobId, work: t.work, memoryMb: t.memoryMb, bytes: t.bytes });
+      this.tasks.delete(t.id);
+      this.committedBytes -= t.bytes;
+    }
+    this.heads[slot] = undefined;
+    this.index.remove(slot);
+    this.machines.release(slot);
+    this.indexStale = true;
+    this.aggregatesCache = undefined;
+    return back;
+  }
+
+  /** A task joins a machine's queue (a committed placement). */
+  assignTask(task: PendingTask, machineId: string, now: number): void {
+    const slot = this.requireMachine(machineId);
+    if (this.tasks.has(task.id)) throw new Error(`task ${task.id} is already placed`);
+    const m = this.machines;
+    m.roll(slot, now);
+    const rec: TaskRecord = {
+      id: task.id, jobId: task.jobId, machine: slot, work: task.work, memoryMb: task.memoryMb, bytes: task.bytes,
+      running: false, startedAt: 0, prev: undefined, next: undefined,
+    };
+    this.link(rec, slot);
+    this.tasks.set(task.id, rec);
+    m.f.work[slot]! += task.work;
+    m.f.queuedWork[slot]! += task.work;
+    m.i.queued[slot]!++;
+    this.committedBytes += task.bytes;
+    this.placementsCommitted++;
+    this.rekey(slot, now);
+  }
+
+  taskStarted(taskId: string, now: number): void {
+    const t = this.requireTask(taskId);
+    if (t.running) return;
+    const m = this.machines;
+    m.roll(t.machine, now);
+    t.running = true;
+    t.startedAt = now;
+    m.f.queuedWork[t.machine]! -= t.work;
+    m.i.queued[t.machine]!--;
+    m.i.running[t.machine]!++;
+    m.f.runningMemory[t.machine]! += t.memoryMb;
+    this.rekey(t.machine, now);
+  }
+
+  /** A task finished (or failed, or was cancelled): it leaves its machine and the link. */
+  taskFinished(taskId: string, now: number, measuredSeconds = 0): void {
+    const t = this.tasks.get(taskId);
+    if (!t) return;
+    const m = this.machines;
+    const slot = t.machine;
+    m.roll(slot, now);
+    this.detach(t, now);
+    m.f.busySeconds[slot]! += measuredSeconds;
+    this.committedBytes -= t.bytes;
+    this.tasks.delete(taskId);
+    this.epoch++;
+    this.rekey(slot, now);
+  }
+
+  /** Move a queued (or, for migrating policies, running) task to another machine. */
+  moveTask(taskId: string, toMachineId: string, now: number): void {
+    const t = this.requireTask(taskId);
+    const to = this.requireMachine(toMachineId);
+    const from = t.machine;
+    const m = this.machines;
+    m.roll(from, now);
+    m.roll(to, now);
+    const wasRunning = t.running;
+    const left = this.detach(t, now);
+    t.machine = to;
+    this.link(t, to);
+    m.f.work[to]! += left;
+    if (wasRunning) {
+      m.i.running[to]!++;
+      m.f.runningMemory[to]! += t.memoryMb;
+      // Progress so far carries over: count the task as restarted with its remaining work.
+      t.startedAt = now - (t.work - left) / m.f.speed[to]!;
+    } else {
+      m.f.queuedWork[to]! += t.work;
+      m.i.queued[to]!++;
+    }
+    this.epoch++;
+    this.rekey(from, now);
+    this.rekey(to, now);
+  }
+
+  /** Measured remaining work on a machine (heartbeat, or the simulator's ground truth). */
+  reportBacklog(machineId: string, remainingWork: number, now: number): void {
+    const slot = this.requireMachine(machineId);
+    const m = this.machines;
+    m.f.work[slot] = Math.max(m.f.queuedWork[slot]!, remainingWork);
+    m.f.at[slot] = now;
+    this.rekey(slot, now);
+  }
+
+  delayJob(job: Job, now: number, reasons: Reason[]): void {
+    const prev = this.delayed.get(job.id);
+    this.delayed.set(job.id, { job, since: prev?.since ?? now, epoch: this.epoch, reasons });
+  }
+
+  forgetDelayedJob(jobId: string): void {
+    this.delayed.delete(jobId);
+  }
+
+  machine(id: string, now: number): MachineView | undefined {
+    const slot = this.machines.bySlotId.get(id);
+    if (slot === undefined) return undefined;
+    const m = this.machines;
+    const taskIds: string[] = [];
+    for (let t = this.heads[slot]; t; t = t.next) taskIds.push(t.id);
+    return {
+      profile: m.profiles[slot]!,
+      backlogSeconds: m.remaining(slot, now) / m.f.capacity[slot]!,
+      running: m.i.running[slot]!,
+      queued: m.i.queued[slot]!,
+      memoryUsedMb: m.f.runningMemory[slot]!,
+      taskIds,
+    };
+  }
+
+  /** Machine-wide extremes used for admission bounds; recomputed only after machines change. */
+  aggregates(): Aggregates {
+    if (this.aggregatesCache) return this.aggregatesCache;
+    const m = this.machines;
+    const a: Aggregates = { maxSpeed: 0, maxCapacity: 0, minCapacity: Infinity, maxBandwidth: 0, maxMemoryPerSlot: 0, minMemoryTotal: Infinity, maxPricePerWork: 0 };
+    for (let s = 0; s < m.end; s++) {
+      if (!m.live(s)) continue;
+      const f = m.f;
+      a.maxSpeed = Math.max(a.maxSpeed, f.speed[s]!);
+      a.maxCapacity = Math.max(a.maxCapacity, f.capacity[s]!);
+      a.minCapacity = Math.min(a.minCapacity, f.capacity[s]!);
+      a.maxBandwidth = Math.max(a.maxBandwidth, f.bandwidth[s]!);
+      a.maxMemoryPerSlot = Math.max(a.maxMemoryPerSlot, f.memoryPerSlot[s]!);
+      a.minMemoryTotal = Math.min(a.minMemoryTotal, f.memoryPerSlot[s]! * f.slots[s]!);
+      a.maxPricePerWork = Math.max(a.maxPricePerWork, f.pricePerSecond[s]! / f.speed[s]!);
+    }
+    this.aggregatesCache = a;
+    return a;
+  }
+
+  /**
+   * Linearized unit cost of machine `slot` at `now`, in credits per work unit:
+   * P ln(n) n^u / (capacity H) + cps / speed. Since e^x - 1 >= x, w times this is a lower bound
+   * of the exact compute marginal plus payment, which lets the search prune safely.
+   */
+  unitKey(slot: number, now: number): number {
+    const m = this.machines;
+    const H = this._settings.horizonSeconds;
+    const n = this.n;
+    const u = m.remaining(slot, now) / m.f.capacity[slot]! / H;
+    const ln = Math.log(n);
+    return (this._settings.priceConstant * ln * Math.exp(u * ln)) / (m.f.capacity[slot]! * H) + m.f.pricePerSecond[slot]! / m.f.speed[slot]!;
+  }
+
+  /**
+   * Refresh the cost index when n, P or H changed, or when keys have drifted for H/32 seconds
+   * of draining. A cache refresh only: decisions are the exact minimum whatever its freshness.
+   */
+  ensureIndex(now: number): void {
+    const H = this._settings.horizonSeconds;
+    if (!this.indexStale && now - this.rekeyAt <= H / 32) return;
+    const m = this.machines;
+    for (let s = 0; s < m.end; s++) if (m.live(s)) this.index.keys[s] = this.unitKey(s, now);
+    this.index.heapify();
+    this.rekeyAt = now;
+    this.indexN = this.n;
+    this.indexStale = false;
+  }
+
+  private rekey(slot: number, now: number): void {
+    if (this.indexStale) return;
+    this.index.update(slot, this.unitKey(slot, Math.max(now, this.rekeyAt)));
+  }
+
+  private link(rec: TaskRecord, slot: number): void {
+    const head = this.heads[slot];
+    // Append at the tail would need a tail pointer; the head list is unordered for bookkeeping,
+    // while queue order for rebalancing is by assignment time and kept by the service.
+    rec.next = head;
+    rec.prev = undefined;
+    if (head) head.prev = rec;
+    this.heads[slot] = rec;
+  }
+
+  /** Unlink from its machine; returns the task's estimated remaining work. */
+  private detach(t: TaskRecord, now: number): number {
+    const m = this.machines;
+    const slot = t.machine;
+    if (t.prev) t.prev.next = t.next;
+    else this.heads[slot] = t.next;
+    if (t.next) t.next.prev = t.prev;
+    t.prev = t.next = undefined;
+    let left: number;
+    if (t.running) {
+      left = Math.max(0, t.work - m.f.speed[slot]! * Math.max(0, now - t.startedAt));
+      m.i.running[slot]!--;
+      m.f.runningMemory[slot]! -= t.memoryMb;
+      if (m.i.running[slot] === 0) m.f.runningMemory[slot] = 0;
+    } else {
+      left = t.work;
+      m.f.queuedWork[slot]! -= t.work;
+      m.i.queued[slot]!--;
+    }
+    m.f.work[slot] = Math.max(m.f.queuedWork[slot]!, m.f.work[slot]! - left, 0);
+    return left;
+  }
+
+  private requireMachine(id: string): number {
+    const s = this.machines.bySlotId.get(id);
+    if (s === undefined) throw new Error(`unknown machine ${id}`);
+    return s;
+  }
+
+  private requireTask(id: string): TaskRecord {
+    const t = this.tasks.get(id);
+    if (!t) throw new Error(`unknown task ${id}`);
+    return t;
+  }
+}
+
+export interface Aggregates {
+  maxSpeed: number;
+  maxCapacity: number;
+  minCapacity: number;
+  maxBandwidth: number;
+  maxMemoryPerSlot: number;
+  minMemoryTotal: number;
+  maxPricePerWork: number;
+}
