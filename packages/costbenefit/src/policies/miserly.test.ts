@@ -137,7 +137,8 @@ const curveArb = fc.oneof(
 );
 const tasksArb = fc.array(fc.record({ work: fc.double({ min: 0.5, max: 60, noNaN: true }), memoryMb: fc.integer({ min: 0, max: 1500 }), bytes: fc.integer({ min: 0, max: 1e6 }) }), { minLength: 1, maxLength: 6 });
 
-function build(ms: fc.infer<typeof machineArb>[]): MarketState {
+type MachineSpec = { speed: number; slots: number; memoryPerSlotMb: number; price: number; backlog: number; runningMem: number };
+function build(ms: MachineSpec[]): MarketState {
   const profiles: MachineProfileInput[] = ms.map((m, i) => opp(`m${i}`, { speed: m.speed, slots: m.slots, memoryPerSlotMb: m.memoryPerSlotMb, pricePerSecond: m.price }));
   const s = market(profiles, { horizonSeconds: 100, priceConstant: 2, linkBytesPerSecond: 1e6 });
   ms.forEach((m, i) => {

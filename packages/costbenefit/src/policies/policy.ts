@@ -31,7 +31,8 @@ export interface Policy {
 export function createPolicy(name: PolicyName | string, overrides: Partial<PolicyProfileInput> = {}): Policy {
   if (!isPolicyName(name)) throw new Error(`unknown policy ${name}`);
   const base = POLICY_PROFILES[name] as PolicyProfileInput;
-  const profile = PolicyProfile.parse({ ...base, ...overrides, migration: { ...base.migration, ...overrides.migration } });
+  const migration = base.migration || overrides.migration ? { migration: { rule: "none", ...base.migration, ...overrides.migration } } : {};
+  const profile = PolicyProfile.parse({ ...base, ...overrides, ...migration });
   return buildPolicy(name, profile);
 }
 
