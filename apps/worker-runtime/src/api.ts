@@ -14,7 +14,7 @@ export const RegisterRequest = z.object({
   slots: z.number().int().min(1).max(256),
   /** Normalized work units per second of one slot (benchmark.ts); the reference machine is 1.0. */
   speed: z.number().positive(),
-  memoryPerSlotMb: z.number().positive(),
+  memoryPerSlotMb: z.number().int().min(16),
   bandwidthBytesPerSecond: z.number().positive(),
   /** Credits asked per second of successful use (opportunistic machines). */
   pricePerSecond: z.number().nonnegative(),

@@ -25,3 +25,24 @@ export type { Executor, ExecuteRequest, ExecutorLimits } from "./executor.ts";
 export { ThreadPool } from "./thread-pool.ts";
 export type { SandboxThread, SpawnThread, ThreadEvents } from "./thread-pool.ts";
 export * as messages from "./messages.ts";
+export {
+  MachineKind,
+  RegisterRequest,
+  RegisterResponse,
+  LeaseRequest,
+  LeaseLimits,
+  Lease,
+  LeaseResponse,
+  ModuleRequest,
+  ModuleResponse,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  TaskErrorCode,
+  ReportRequest,
+  ReportResponse,
+  DepartRequest,
+  WORKER_PROCEDURES,
+} from "./api.ts";
+export type { WorkerApi, WorkerProcedure } from "./api.ts";
+export { runProducer } from "./producer.ts";
+export type { ProducerEvent, ProducerOptions, ProducerSummary, ProducerStage, MachineProfile } from "./producer.ts";

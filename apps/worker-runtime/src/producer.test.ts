@@ -1,61 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
-import { fromBase64, toBase64 } from "./base64.ts";
+import type { RegisterRequest, WorkerApi } from "./api.ts";
+import { fromBase64 } from "./base64.ts";
 import { EXAMPLES } from "./examples.ts";
 import { createNodePool } from "./node/pool.ts";
 import { runProducer, type MachineProfile, type ProducerEvent } from "./producer.ts";
 import { sha256Hex } from "./sandbox.ts";
+import { FakeMarket } from "./testing/fake-market.ts";
 import { LOOP_WAT, exampleBytes, wat } from "./testing/fixtures.ts";
-
-// An in-memory market: a queue of tasks, leases handed out on request, reports checked
-// against the current leases. Enough to exercise the loop; the real service is tested elsewhere.
-class FakeMarket implements WorkerApi {
-  modules = new Map<string, Uint8Array>();
-  queue: Omit<Lease, "leaseId" | "expiresAt">[] = [];
-  leases = new Map<string, Lease>();
-  reports: ReportRequest[] = [];
-  registered: RegisterRequest[] = [];
-  departed: string[] = [];
-  heartbeats: string[][] = [];
-  expireOnHeartbeat = new Set<string>();
-  maxOutstanding = 0;
-  private nextLease = 0;
-
-  async addModule(bytes: Uint8Array): Promise<string> {
-    const hash = await sha256Hex(bytes);
-    this.modules.set(hash, bytes);
-    return hash;
-  }
-  async register(input: RegisterRequest) {
-    this.registered.push(input);
-    return { machineId: "m1", leaseTimeoutMs: 10_000, heartbeatIntervalMs: 50 };
-  }
-  async lease({ max }: { machineId: string; max: number }) {
-    const leases = this.queue.splice(0, max).map((t) => ({ ...t, leaseId: `l${this.nextLease++}`, expiresAt: Date.now() + 10_000 }));
-    for (const l of leases) this.leases.set(l.leaseId, l);
-    this.maxOutstanding = Math.max(this.maxOutstanding, this.leases.size);
-    return { leases };
-  }
-  async module({ moduleHash }: { moduleHash: string }) {
-    const bytes = this.modules.get(moduleHash);
-    if (!bytes) throw new Error("no such module");
-    return { bytes: toBase64(bytes) };
-  }
-  async heartbeat({ leaseIds }: { machineId: string; leaseIds: string[] }) {
-    this.heartbeats.push(leaseIds);
-    const expiredLeaseIds = leaseIds.filter((id) => this.expireOnHeartbeat.has(id));
-    for (const id of expiredLeaseIds) this.leases.delete(id);
-    return { expiredLeaseIds };
-  }
-  async report(r: ReportRequest) {
-    this.reports.push(r);
-    if (!this.leases.delete(r.leaseId)) return { accepted: false, reason: { code: "stale-lease" } };
-    return { accepted: true };
-  }
-  async depart({ machineId }: { machineId: string }) {
-    this.departed.push(machineId);
-  }
-}
 
 const machine: MachineProfile = {
   name: "test machine",

@@ -1,0 +1,16 @@
+// Entry of a browser Web Worker that runs sandbox tasks for the /produce page. Bundled by
+// Next.js from `new Worker(new URL("./browser-worker.ts", import.meta.url), { type: "module" })`
+// in browser.ts. It answers the HostToThread catalog (messages.ts) and announces itself once loaded.
+import { MESSAGE_VERSION, type ThreadToHost } from "./messages.ts";
+import { handleHostMessage } from "./thread-handler.ts";
+
+// The worker's global scope, typed here rather than through the WebWorker lib, which
+// conflicts with the DOM lib the rest of the package is checked against.
+interface WorkerScope {
+  postMessage(message: ThreadToHost): void;
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+scope.addEventListener("message", (event) => void handleHostMessage(event.data, (m) => scope.postMessage(m)));
+scope.postMessage({ version: MESSAGE_VERSION, type: "ready" });

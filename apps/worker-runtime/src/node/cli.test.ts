@@ -1,0 +1,69 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { fromBase64 } from "../base64.ts";
+import { FakeMarket } from "../testing/fake-market.ts";
+import { exampleBytes } from "../testing/fixtures.ts";
+import { serveWorkerApi, type FakeTrpcServer } from "../testing/trpc-server.ts";
+import { parseCommand } from "./cli.ts";
+
+const bin = fileURLToPath(new URL("../../bin/worker.mjs", import.meta.url));
+let server: FakeTrpcServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const check = () => (condition() ? resolve() : Date.now() > deadline ? reject(new Error("timed out")) : setTimeout(check, 20));
+    check();
+  });
+}
+
+describe("parseCommand", () => {
+  it("reads flags, with the token from the environment as a fallback", () => {
+    const c = parseCommand(["--url", "http://localhost:4000", "--slots", "3", "--price", "2.5"], { CYCLEMARKET_WORKER_TOKEN: "tok" });
+    expect(c).toMatchObject({ ok: true, flags: { url: "http://localhost:4000", token: "tok", slots: 3, price: 2.5, kind: "opportunistic" } });
+  });
+
+  it("explains each bad flag in words", () => {
+    const c = parseCommand(["--url", "localhost", "--slots", "0"], {});
+    expect(c.ok).toBe(false);
+    if (!c.ok) {
+      expect(c.message).toContain("--url must be an http(s) URL");
+      expect(c.message).toContain("--token is required");
+      expect(c.message).toContain("--slots must be at least 1");
+    }
+  });
+});
+
+describe("cyclemarket-worker", () => {
+  it("benchmarks, registers over tRPC, runs and reports tasks, and departs on SIGTERM with exit 0", async () => {
+    const market = new FakeMarket();
+    const moduleHash = await market.addModule(exampleBytes("primes"));
+    for (let i = 0; i < 3; i++) {
+      market.queue.push({ taskId: `t${i}`, jobId: "j", moduleHash, args: [String(i * 1000), String((i + 1) * 1000)], stdin: "", limits: { wallMs: 10_000, memoryPages: 64, outputBytes: 1024 } });
+    }
+    server = await serveWorkerApi(market);
+    const child = spawn(process.execPath, [bin, "--url", server.url, "--token", "secret-token", "--slots", "2", "--name", "cli test"], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+
+    await until(() => market.reports.length === 3);
+    child.kill("SIGTERM");
+    const code = await exited;
+
+    expect(code, output).toBe(0);
+    expect(market.registered[0]).toMatchObject({ name: "cli test", slots: 2, kind: "opportunistic" });
+    expect(market.registered[0]!.speed).toBeGreaterThan(0);
+    expect(server.authorizations.every((a) => a === "Bearer secret-token")).toBe(true);
+    const counts = market.reports.map((r) => new TextDecoder().decode(fromBase64(r.stdout)).trim().split(" ")[2]);
+    expect(counts.sort()).toEqual(["135", "168", "127"].sort());
+    expect(market.departed).toEqual(["m1"]);
+    expect(output).toContain("departed");
+  }, 30_000);
+});

@@ -1,0 +1,152 @@
+// cyclemarket-worker: sells this machine's cycles to a market. Benchmarks the machine,
+// registers it, runs leased tasks on a worker_threads pool until SIGINT or SIGTERM, then
+// departs so its unfinished tasks go straight back to the market.
+import { availableParallelism, freemem, hostname, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { runProducer, type ProducerEvent } from "../producer.ts";
+import { createNodePool } from "./pool.ts";
+import { createTrpcApi } from "./trpc-api.ts";
+
+const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> [options]
+
+  --url URL          the market, e.g. http://localhost:4000
+  --token TOKEN      an API token created on the market's /produce page
+                     (or set CYCLEMARKET_WORKER_TOKEN)
+  --slots N          tasks to run at once (default: cores - 1, at least 1)
+  --name NAME        how the machine is listed (default: host name)
+  --price P          credits asked per second of successful use (default 1)
+  --kind KIND        opportunistic (default) or dedicated
+  --bandwidth B      bandwidth to the market in bytes per second (default 12500000)
+  --quiet            print only errors
+  --help             show this text`;
+
+const Flags = z.object({
+  url: z.url({ protocol: /^https?$/, error: "--url must be an http(s) URL, e.g. http://localhost:4000" }),
+  token: z.string({ error: "--token is required (or set CYCLEMARKET_WORKER_TOKEN)" }).min(1, "--token must not be empty"),
+  slots: z.coerce
+    .number({ error: "--slots must be a number" })
+    .int("--slots must be a whole number")
+    .min(1, "--slots must be at least 1")
+    .max(256, "--slots must be at most 256")
+    .default(Math.max(1, availableParallelism() - 1)),
+  name: z.string().min(1).max(80, "--name must be at most 80 characters").default(hostname()),
+  price: z.coerce.number({ error: "--price must be a number" }).min(0, "--price must not be negative").default(1),
+  kind: z.enum(["opportunistic", "dedicated"], { error: "--kind must be opportunistic or dedicated" }).default("opportunistic"),
+  bandwidth: z.coerce.number({ error: "--bandwidth must be a number" }).positive("--bandwidth must be positive").default(12_500_000),
+  quiet: z.boolean().default(false),
+});
+export type Flags = z.infer<typeof Flags>;
+
+// The only place this app reads the environment.
+const Env = z.object({ CYCLEMARKET_WORKER_TOKEN: z.string().min(1).optional() });
+
+export type ParsedCommand = { ok: true; flags: Flags } | { ok: false; help: boolean; message: string };
+
+export function parseCommand(argv: string[], env: Record<string, string | undefined>): ParsedCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        url: { type: "string" },
+        token: { type: "string" },
+        slots: { type: "string" },
+        name: { type: "string" },
+        price: { type: "string" },
+        kind: { type: "string" },
+        bandwidth: { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    return { ok: false, help: false, message: e instanceof Error ? e.message : String(e) };
+  }
+  if (values.help) return { ok: false, help: true, message: USAGE };
+  const { help: _help, ...rest } = values;
+  const parsed = Flags.safeParse({ ...rest, token: rest.token ?? Env.parse(env).CYCLEMARKET_WORKER_TOKEN });
+  if (!parsed.success) return { ok: false, help: false, message: parsed.error.issues.map((i) => i.message).join("\n") };
+  return { ok: true, flags: parsed.data };
+}
+
+function describe(event: ProducerEvent): string | null {
+  switch (event.type) {
+    case "registered":
+      return `registered as machine ${event.machineId} with ${event.slots} slots`;
+    case "leased":
+      return `leased ${event.leases.length} task(s)`;
+    case "started":
+      return null;
+    case "finished":
+      return `task ${event.taskId} finished in ${event.elapsedMs.toFixed(0)} ms, exit ${event.exitCode}${event.error ? ` (${event.error.code}: ${event.error.message})` : ""}`;
+    case "reported":
+      return event.accepted ? null : `report for task ${event.taskId} refused: ${event.reason?.code ?? "no reason given"}`;
+    case "abandoned":
+      return `task ${event.taskId} given up (${event.reason === "expired" ? "its lease expired" : "stopping"})`;
+    case "idle":
+      return null;
+    case "error":
+      return `error while trying to ${event.stage}: ${event.message}`;
+    case "departed":
+      return `departed from the market`;
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const command = parseCommand(argv, process.env);
+  if (!command.ok) {
+    if (command.help) {
+      console.log(command.message);
+      return 0;
+    }
+    console.error(`cyclemarket-worker: ${command.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { flags } = command;
+  const log = (line: string) => console.log(`[cyclemarket-worker] ${line}`);
+
+  const controller = new AbortController();
+  const stop = (signal: string) => {
+    if (controller.signal.aborted) return;
+    log(`${signal}: departing`);
+    controller.abort();
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+
+  const pool = createNodePool({ slots: flags.slots });
+  try {
+    const bench = await pool.benchmark();
+    if (!flags.quiet) log(`benchmark: speed ${bench.speed.toFixed(2)} per slot (${(bench.rate / 1e6).toFixed(1)} M kernel iterations/s)`);
+    const memoryPerSlotMb = Math.max(16, Math.min(4096, Math.floor(Math.min(freemem(), totalmem() / 2) / 2 ** 20 / flags.slots)));
+    const summary = await runProducer({
+      api: createTrpcApi(flags.url, flags.token),
+      executor: pool,
+      slots: flags.slots,
+      signal: controller.signal,
+      machine: {
+        name: flags.name,
+        kind: flags.kind,
+        speed: bench.speed,
+        memoryPerSlotMb,
+        bandwidthBytesPerSecond: flags.bandwidth,
+        pricePerSecond: flags.price,
+        userAgent: `cyclemarket-worker node/${process.versions.node} ${process.platform}-${process.arch}`,
+      },
+      onEvent: (event) => {
+        const line = describe(event);
+        if (line && (!flags.quiet || event.type === "error")) log(line);
+      },
+    });
+    if (!flags.quiet) log(`ran ${summary.tasksRun} task(s), ${summary.reportsAccepted} accepted`);
+    return 0;
+  } catch (e) {
+    console.error(`cyclemarket-worker: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  } finally {
+    await pool.close();
+  }
+}
