@@ -1,0 +1,329 @@
+"use client";
+import Link from "next/link";
+import { useEffect, useMemo, useRef } from "react";
+import { useQuery } from "@tanstack/react-query";
+import {
+  ExampleName,
+  combineExample,
+  fromBase64,
+  mandelbrotRgba,
+  type ExampleResult,
+  type MandelbrotResult,
+  type MonteCarloResult,
+  type PrimesResult,
+} from "@cyclemarket/worker-runtime";
+import { useTRPC, useTRPCClient, type RouterOutputs } from "@/lib/trpc";
+import { credits, dateTime, number, relative, seconds } from "@/lib/format";
+import { describeError, describeReason, errorCode, isReason } from "@/lib/reasons";
+import { DecisionView, asDecision } from "@/components/decision";
+import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat } from "@/components/ui";
+
+type Job = RouterOutputs["jobs"]["get"];
+type Output = RouterOutputs["jobs"]["outputs"][number];
+
+const UNFINISHED = new Set(["admitted", "running", "delayed"]);
+const OUTPUT_PAGE = 1000;
+
+export function JobView({ jobId }: { jobId: string }) {
+  const trpc = useTRPC();
+  const job = useQuery({
+    ...trpc.jobs.get.queryOptions({ jobId }),
+    // Live while the job can still change; quiet once it is finished.
+    refetchInterval: (q) => (q.state.data && !UNFINISHED.has(q.state.data.status) ? false : 1000),
+  });
+
+  if (job.isPending) return <Loading label="Loading the job…" />;
+  if (job.isError) {
+    const code = errorCode(job.error);
+    return (
+      <>
+        <PageHeader title="Job" />
+        <Alert tone={code === "NOT_FOUND" ? "warning" : "error"} title={code === "NOT_FOUND" ? "No such job" : "The job could not be loaded"}>
+          {code === "NOT_FOUND" ? "This job does not exist, or it belongs to someone else." : describeError(job.error)}
+          <div className="mt-3">
+            <Link href="/jobs" className="font-medium underline">
+              Back to my jobs
+            </Link>
+          </div>
+        </Alert>
+      </>
+    );
+  }
+  return <JobDetails job={job.data} />;
+}
+
+function JobDetails({ job }: { job: Job }) {
+  const decision = asDecision(job.decision);
+  const example = ExampleName.safeParse(job.example);
+  const finished = !UNFINISHED.has(job.status);
+  const failure = resultError(job.result);
+  const outputs = useOutputs(job.id, example.success ? job.tasks.done : 0);
+  const live: ExampleResult | null = useMemo(() => {
+    if (!example.success) return null;
+    const final = finalResult(job.result, example.data);
+    if (final) return final;
+    if (!outputs.length) return null;
+    return combineExample(example.data, outputs.map((o) => o.stdout));
+  }, [example.success, example.data, job.result, outputs]);
+
+  return (
+    <>
+      <PageHeader
+        title={job.name}
+        description={
+          <>
+            {example.success ? `${exampleTitle(example.data)} · ` : "Uploaded module · "}
+            submitted {dateTime(job.submittedAt)}
+          </>
+        }
+        actions={<ButtonLink href="/jobs/new" variant="secondary">New job</ButtonLink>}
+      />
+      <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
+        <div className="space-y-6">
+          <Card title="Progress" actions={<Badge value={job.status} testId="job-status" />}>
+            <ProgressBar value={job.tasks.done} max={job.taskCount} label="Tasks done" />
+            <p className="mt-2 text-sm text-slate-600" data-testid="job-progress">
+              {job.tasks.done} of {job.taskCount} tasks done
+              {!finished ? ` · ${job.tasks.leased} running · ${job.tasks.queued} queued${job.tasks.pending ? ` · ${job.tasks.pending} waiting for a machine` : ""}` : ""}
+              {job.tasks.failed ? ` · ${job.tasks.failed} failed` : ""}
+            </p>
+            <p className="mt-1 text-xs text-slate-500">{statusLine(job)}</p>
+          </Card>
+
+          {failure ? (
+            <Alert tone="error" title="The job failed">
+              {describeReason(failure)}
+              {typeof failure.stderr === "string" && failure.stderr.trim() ? (
+                <pre className="mt-2 max-h-40 overflow-auto rounded bg-rose-100/60 p-2 text-xs">{failure.stderr}</pre>
+              ) : null}
+            </Alert>
+          ) : null}
+
+          <ResultView job={job} result={live} finished={finished} />
+
+          {decision ? <DecisionView decision={decision} title="The market's decision" testId="decision" /> : null}
+        </div>
+
+        <aside className="space-y-6">
+          <Card title="Money">
+            <dl className="grid gap-3">
+              <Stat label="Quoted price" value={credits(job.quotedPrice)} />
+              <Stat label="Charged" value={credits(job.charged)} />
+            </dl>
+          </Card>
+          <Card title="Timing">
+            <dl className="space-y-2 text-sm">
+              <Row label="Submitted" value={dateTime(job.submittedAt)} />
+              <Row label="Decided" value={dateTime(job.decidedAt)} />
+              <Row label="Expected completion" value={job.expectedCompletionAt ? `${dateTime(job.expectedCompletionAt)} (${relative(job.expectedCompletionAt)})` : "—"} />
+              <Row label="Completed" value={dateTime(job.completedAt)} />
+              <Row label="Work per task" value={seconds(job.workPerTask)} />
+              <Row label="Replicas" value={String(job.replicas)} />
+            </dl>
+          </Card>
+          <Card title="Machines that worked on it">
+            {job.machines.length === 0 ? (
+              <p className="text-sm text-slate-500">{finished ? "No machine finished a task of this job." : "No results yet."}</p>
+            ) : (
+              <ul className="divide-y divide-slate-100 text-sm" aria-label="Machines">
+                {job.machines.map((m, i) => (
+                  <li key={m.id ?? i} className="flex items-center justify-between gap-2 py-2">
+                    <span className="min-w-0">
+                      <span className="block truncate font-medium text-slate-900">{m.name ?? m.id?.slice(0, 8) ?? "unknown machine"}</span>
+                      {m.kind ? <span className="text-xs text-slate-500">{m.kind}</span> : null}
+                    </span>
+                    <span className="shrink-0 tabular-nums text-slate-600">
+                      {m.tasks} task{m.tasks === 1 ? "" : "s"}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Card>
+        </aside>
+      </div>
+    </>
+  );
+}
+
+function Row({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="flex justify-between gap-3">
+      <dt className="text-slate-500">{label}</dt>
+      <dd className="text-right text-slate-900">{value}</dd>
+    </div>
+  );
+}
+
+function statusLine(job: Job): string {
+  switch (job.status) {
+    case "delayed":
+      return "Waiting: the market will admit it when running it becomes worth the cost.";
+    case "admitted":
+      return "Admitted: its tasks are queued on machines.";
+    case "running":
+      return "Running on producers' machines; this page updates every second.";
+    case "completed":
+      return "Completed.";
+    case "rejected":
+      return "Rejected: no task of this job will run.";
+    case "failed":
+      return "Failed: see why below.";
+    case "cancelled":
+      return "Cancelled.";
+    default:
+      return job.status;
+  }
+}
+
+/** Finished tasks' outputs, fetched again only when more tasks are done. */
+function useOutputs(jobId: string, done: number): Output[] {
+  const client = useTRPCClient();
+  const query = useQuery({
+    queryKey: ["job-outputs", jobId, done],
+    queryFn: () => client.jobs.outputs.query({ jobId, fromIndex: 0, limit: OUTPUT_PAGE }),
+    enabled: done > 0,
+    staleTime: Infinity,
+    placeholderData: (previous) => previous,
+  });
+  return query.data ?? [];
+}
+
+function finalResult(result: unknown, kind: ExampleName): ExampleResult | null {
+  if (typeof result !== "object" || result === null) return null;
+  return (result as { kind?: unknown }).kind === kind ? (result as ExampleResult) : null;
+}
+
+function resultError(result: unknown) {
+  const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : null;
+  return isReason(error) ? error : null;
+}
+
+function exampleTitle(name: ExampleName): string {
+  return { montecarlo: "Monte Carlo pi", mandelbrot: "Mandelbrot tiles", primes: "Prime counting" }[name];
+}
+
+function ResultView({ job, result, finished }: { job: Job; result: ExampleResult | null; finished: boolean }) {
+  const done = job.status === "completed";
+  if (job.status === "rejected" || job.status === "failed" || job.status === "cancelled") return null;
+  if (!result) {
+    if (job.example) {
+      return (
+        <Card title="Result">
+          <EmptyState title={finished ? "No result" : "The result appears here as tasks finish"} />
+        </Card>
+      );
+    }
+    return (
+      <Card title="Result">
+        {done ? <UploadedOutputs jobId={job.id} /> : <EmptyState title="Outputs appear here when the job is done" />}
+      </Card>
+    );
+  }
+  switch (result.kind) {
+    case "montecarlo":
+      return <MonteCarloView result={result} done={done} />;
+    case "primes":
+      return <PrimesView result={result} done={done} />;
+    case "mandelbrot":
+      return <MandelbrotView result={result} done={done} />;
+  }
+}
+
+function MonteCarloView({ result, done }: { result: MonteCarloResult; done: boolean }) {
+  return (
+    <Card title={done ? "Result" : "Result so far"}>
+      <div className="flex flex-wrap items-end gap-x-10 gap-y-4">
+        <div>
+          <p className="text-sm text-slate-500">{done ? "Estimate of pi" : "Running estimate of pi"}</p>
+          {done ? (
+            <p className="text-5xl font-semibold tabular-nums tracking-tight text-indigo-700" aria-label="Estimate of pi" data-testid="pi-estimate">
+              {Number.isFinite(result.pi) ? result.pi.toFixed(6) : "—"}
+            </p>
+          ) : (
+            <p className="text-4xl font-semibold tabular-nums tracking-tight text-slate-400" data-testid="pi-running-estimate">
+              {Number.isFinite(result.pi) ? result.pi.toFixed(6) : "—"}
+            </p>
+          )}
+        </div>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm">
+          <dt className="text-slate-500">± one standard error</dt>
+          <dd className="tabular-nums">{number(result.standardError, 6)}</dd>
+          <dt className="text-slate-500">Off from π by</dt>
+          <dd className="tabular-nums">{number(result.absoluteError, 6)}</dd>
+          <dt className="text-slate-500">Samples</dt>
+          <dd className="tabular-nums">{number(result.total, 0)}</dd>
+          <dt className="text-slate-500">Tasks combined</dt>
+          <dd className="tabular-nums">{result.tasks}</dd>
+        </dl>
+      </div>
+      {result.invalidOutputs ? <p className="mt-3 text-xs text-amber-700">{result.invalidOutputs} task outputs could not be read and were left out.</p> : null}
+    </Card>
+  );
+}
+
+function PrimesView({ result, done }: { result: PrimesResult; done: boolean }) {
+  return (
+    <Card title={done ? "Result" : "Result so far"}>
+      <p className="text-sm text-slate-500">{done ? "Primes found" : "Primes found so far"}</p>
+      <p className="text-5xl font-semibold tabular-nums tracking-tight text-indigo-700" aria-label={done ? "Number of primes" : "Primes so far"} data-testid={done ? "primes-count" : "primes-running-count"}>
+        {number(result.count, 0)}
+      </p>
+      <p className="mt-2 text-sm text-slate-600">
+        {result.start != null && result.end != null ? `Counted in [${number(result.start, 0)}, ${number(result.end, 0)}) ` : ""}
+        covering {number(result.covered, 0)} numbers in {result.tasks} tasks.
+      </p>
+    </Card>
+  );
+}
+
+function MandelbrotView({ result, done }: { result: MandelbrotResult; done: boolean }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    const el = canvas.current;
+    if (!el || result.width === 0) return;
+    el.width = result.width;
+    el.height = result.height;
+    const ctx = el.getContext("2d");
+    if (!ctx) return;
+    const rgba = mandelbrotRgba(result, fromBase64(result.pixels));
+    ctx.putImageData(new ImageData(rgba, result.width, result.height), 0, 0);
+  }, [result]);
+  const coverage = result.width ? result.coveredPixels / (result.width * result.height) : 0;
+  return (
+    <Card title={done ? "Result" : "The picture so far"}>
+      <canvas
+        ref={canvas}
+        role="img"
+        aria-label="Mandelbrot picture"
+        data-testid="mandelbrot-canvas"
+        className="aspect-square w-full max-w-lg rounded-lg bg-slate-900 [image-rendering:pixelated]"
+      />
+      <p className="mt-2 text-sm text-slate-600">
+        {result.tasks} tiles, {Math.round(coverage * 100)}% of the picture, {result.maxIterations} iterations at most.
+      </p>
+    </Card>
+  );
+}
+
+/** An uploaded module's tasks: their stdout, first page. */
+function UploadedOutputs({ jobId }: { jobId: string }) {
+  const trpc = useTRPC();
+  const outputs = useQuery(trpc.jobs.outputs.queryOptions({ jobId, fromIndex: 0, limit: 50 }));
+  if (outputs.isPending) return <Loading label="Loading outputs…" />;
+  if (outputs.isError) return <Alert tone="error">{describeError(outputs.error)}</Alert>;
+  if (outputs.data.length === 0) return <EmptyState title="No outputs" />;
+  return (
+    <ol className="space-y-2 text-sm" aria-label="Task outputs">
+      {outputs.data.map((o) => (
+        <li key={o.index} className="rounded-lg bg-slate-50 p-3">
+          <div className="text-xs text-slate-500">
+            Task {o.index} · {o.args.join(" ")}
+            {o.elapsedMs != null ? ` · ${seconds(o.elapsedMs / 1000)}` : ""}
+          </div>
+          <pre className="mt-1 max-h-32 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-800">{o.stdout || "(no output)"}</pre>
+        </li>
+      ))}
+    </ol>
+  );
+}

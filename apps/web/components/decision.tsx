@@ -1,0 +1,66 @@
+"use client";
+import { credits, relative, time } from "@/lib/format";
+import { describeReason, reasonsOf } from "@/lib/reasons";
+import { Badge, cx } from "./ui";
+
+export interface DecisionRecord {
+  outcome: string;
+  reasons?: unknown;
+  completionAt?: string | number | null;
+  price?: number | null;
+}
+
+const HEADLINES: Record<string, string> = {
+  admitted: "Admitted: the market will run this job.",
+  delayed: "Delayed: not worth running right now; the market will ask again when capacity changes.",
+  rejected: "Rejected: the market will not run this job.",
+};
+
+const FRAMES: Record<string, string> = {
+  admitted: "border-emerald-200 bg-emerald-50",
+  delayed: "border-amber-200 bg-amber-50",
+  rejected: "border-rose-200 bg-rose-50",
+};
+
+export function asDecision(value: unknown): DecisionRecord | null {
+  if (typeof value !== "object" || value === null) return null;
+  const outcome = (value as { outcome?: unknown }).outcome;
+  return typeof outcome === "string" ? (value as DecisionRecord) : null;
+}
+
+/** The market's answer (a quote or a decision) with its reasons in words. */
+export function DecisionView({ decision, title, testId }: { decision: DecisionRecord; title: string; testId?: string }) {
+  const reasons = reasonsOf(decision);
+  return (
+    <section aria-label={title} data-testid={testId} className={cx("rounded-xl border p-5", FRAMES[decision.outcome] ?? "border-slate-200 bg-white")}>
+      <div className="flex flex-wrap items-center gap-3">
+        <h3 className="text-sm font-semibold uppercase tracking-wide text-slate-600">{title}</h3>
+        <Badge value={decision.outcome} testId="decision-outcome" />
+      </div>
+      <p className="mt-2 font-medium text-slate-900">{HEADLINES[decision.outcome] ?? decision.outcome}</p>
+      {decision.outcome === "admitted" ? (
+        <dl className="mt-3 grid grid-cols-2 gap-3 text-sm sm:max-w-md">
+          <div>
+            <dt className="text-slate-500">Price</dt>
+            <dd className="font-semibold text-slate-900" data-testid="decision-price">
+              {credits(decision.price ?? null)}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">Expected completion</dt>
+            <dd className="font-semibold text-slate-900" data-testid="decision-completion">
+              {decision.completionAt != null ? `${time(decision.completionAt)} (${relative(decision.completionAt)})` : "—"}
+            </dd>
+          </div>
+        </dl>
+      ) : null}
+      {reasons.length > 0 ? (
+        <ul className="mt-3 list-disc space-y-1 pl-5 text-sm text-slate-700" aria-label="Reasons">
+          {reasons.map((r, i) => (
+            <li key={i}>{describeReason(r)}</li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
