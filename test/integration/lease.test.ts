@@ -58,7 +58,7 @@ describe("worker lease round trip", () => {
     const { jobId, decision } = await consumer.jobs.submit.mutate({
       name: "pi",
       source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount: 4 },
-      benefit: { kind: "constant", value: 1000 },
+      benefit: { kind: "constant", value: 100 },
     });
     expect(decision.outcome).toBe("admitted");
 
@@ -96,6 +96,15 @@ describe("worker lease round trip", () => {
     // Exactly one accepted result per task, stored in PostgreSQL.
     const db = market.manager.services.db;
     expect(await db.result.count({ where: { task: { jobId }, accepted: true } })).toBe(4);
+
+    // Settlement: the consumer paid the constant benefit out of the starting 1000 credits, the
+    // producer was paid for four runs, and every account sums to zero.
+    expect(job.charged).toBe(100);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(900);
+    const payments = await db.ledgerEntry.count({ where: { jobId, kind: "payment" } });
+    expect(payments).toBe(4);
+    const sum = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } });
+    expect(sum._sum.balanceMicro).toBe(0n);
   });
 
   it("does not show a job to anyone but its owner", async () => {

@@ -19,6 +19,7 @@ export const Env = z.object({
   MAX_MODULE_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   /** When set, a token for the launcher's local Node worker is kept in this file. */
   LOCAL_WORKER_TOKEN_FILE: z.string().optional(),
+  STARTING_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
 });
 export type Env = z.infer<typeof Env>;

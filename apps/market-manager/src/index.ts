@@ -29,7 +29,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   const database = await openDatabase(cfg, log);
   const db = createDb(database.url);
   const auth = createAuth({ db, secret: cfg.authSecret, publicUrl: cfg.PUBLIC_URL });
-  const market = new Market(db, createEngine(), systemClock, log, { leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, maxAttempts: 3 });
+  const market = new Market(db, createEngine(), systemClock, log, { leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, maxAttempts: 3, startingCreditsMicro: BigInt(cfg.STARTING_CREDITS) * 1_000_000n });
   await restoreMarket(market);
   const services: Services = { config: cfg, db, auth, market, clock: systemClock, log };
   const admin = await ensureAdmin(services);

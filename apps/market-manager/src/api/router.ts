@@ -3,12 +3,14 @@ import { accountRouter } from "./routers/account.ts";
 import { jobsRouter } from "./routers/jobs.ts";
 import { workerRouter } from "./routers/worker.ts";
 import { adminRouter } from "./routers/admin.ts";
+import { ledgerRouter } from "./routers/ledger.ts";
 
 export const appRouter = router({
   account: accountRouter,
   jobs: jobsRouter,
   worker: workerRouter,
   admin: adminRouter,
+  ledger: ledgerRouter,
 });
 
 export type AppRouter = typeof appRouter;

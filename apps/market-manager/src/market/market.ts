@@ -8,6 +8,8 @@ export interface MarketSettings {
   leaseTimeoutMs: number;
   /** How many times a task may fail or be lost before its job fails. */
   maxAttempts: number;
+  /** Credits the market gives a new consumer, in micro-credits. */
+  startingCreditsMicro: bigint;
 }
 
 export type MarketEvent =

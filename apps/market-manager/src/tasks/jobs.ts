@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { BenefitCurve } from "@cyclemarket/costbenefit";
+import { BenefitCurve, maxBenefit } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
@@ -8,11 +8,15 @@ import type { Decision, JobSpec } from "../market/engine.ts";
 import type { LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
 import { toBytes, toJson } from "../db/client.ts";
+import { balance, toCredits, toMicro } from "../ledger/ledger.ts";
+import { escrowJob, grantStartingCredits } from "../ledger/settlement.ts";
 import { ExampleName, exampleModule, planExample } from "./examples.ts";
 
 export const MAX_TASKS = 10_000;
 const EXAMPLE_MEMORY_MB = 16;
-const MICRO = 1_000_000;
+
+/** What admission puts in escrow: the most the consumer can be charged. */
+const escrowFor = (benefit: BenefitCurve) => toMicro(Math.max(0, maxBenefit(benefit)));
 
 const TaskInput = z.object({
   args: z.array(z.string().max(4096)).max(256).default([]),
@@ -117,7 +121,16 @@ export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes:
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
 export async function submitJob(market: Market, caller: Caller, input: SubmitJob, maxModuleBytes: number) {
   const job = prepare(input, maxModuleBytes);
+  const needed = escrowFor(input.benefit);
   return market.serial(async () => {
+    await market.db.$transaction((tx) => grantStartingCredits(tx, caller.id, market.settings.startingCreditsMicro));
+    const held = await balance(market.db, { kind: "consumer", userId: caller.id });
+    if (held < needed) {
+      throw refuse.badRequest(
+        { code: "insufficient-credits", balance: toCredits(held), needed: toCredits(needed) },
+        `The job's highest benefit (${toCredits(needed)} credits) is more than your balance (${toCredits(held)} credits).`,
+      );
+    }
     const now = market.clock.now();
     const jobId = randomUUID();
     const spec = specOf(jobId, now, job, input.benefit);
@@ -147,9 +160,11 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
           submittedAt: new Date(now),
           decidedAt: new Date(now),
           expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
-          quotedPriceMicro: decision.outcome === "admitted" ? BigInt(Math.round(decision.price * MICRO)) : null,
+          quotedPriceMicro: decision.outcome === "admitted" ? toMicro(decision.price) : null,
+          escrowMicro: decision.outcome === "admitted" ? needed : 0n,
         },
       });
+      if (decision.outcome === "admitted") await escrowJob(tx, jobId, caller.id, needed);
       if (status !== "rejected") {
         await tx.task.createMany({
           data: job.tasks.map((t, index) => ({
@@ -207,22 +222,30 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
         benefit: job.benefit,
         tasks: tasks.map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
       };
-      let decision = market.engine.decide(spec, now);
+      let decision: Decision = market.engine.decide(spec, now);
       if (decision.outcome === "delayed" && now - job.arrivedAt > maxDelayMs) {
         decision = { outcome: "rejected", reasons: [...decision.reasons, { code: "waited-too-long", waitedMs: now - job.arrivedAt, maxDelayMs }] };
       }
       if (decision.outcome === "delayed") continue;
-      const admitted = decision.outcome === "admitted" ? decision : null;
+      let admitted = decision.outcome === "admitted" ? decision : null;
+      const needed = escrowFor(job.benefit as BenefitCurve);
+      if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
+        decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
+        admitted = null;
+      }
       const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
+      const final = decision;
       await market.db.$transaction(async (tx) => {
+        if (admitted) await escrowJob(tx, job.id, job.ownerId, needed);
         await tx.job.update({
           where: { id: job.id },
           data: {
-            status: decision.outcome,
-            decision: toJson(decisionRecord(decision)),
+            status: final.outcome,
+            decision: toJson(decisionRecord(final)),
             decidedAt: new Date(now),
             expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
-            quotedPriceMicro: admitted ? BigInt(Math.round(admitted.price * MICRO)) : null,
+            quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
+            escrowMicro: admitted ? needed : 0n,
           },
         });
         if (admitted) {

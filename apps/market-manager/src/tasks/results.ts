@@ -4,6 +4,9 @@ import { planRequeue } from "../market/requeue.ts";
 import type { TaskReport } from "../resources/leases.ts";
 import { combineOutputs } from "./examples.ts";
 import { toBytes, toJson } from "../db/client.ts";
+import { benefitAt, type BenefitCurve } from "@cyclemarket/costbenefit";
+import { toMicro } from "../ledger/ledger.ts";
+import { payProducer, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 
 interface Completion {
   machine: LiveMachine;
@@ -50,6 +53,17 @@ export async function completeTask(market: Market, c: Completion) {
         data: { status: "done", acceptedResultId: result.id, completedAt: new Date(now) },
       });
       await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } } });
+      // seed 003, 5.5.2: an opportunistic machine is paid cps(m) for each second of successful use.
+      const seconds = Math.max(0, c.report.elapsedMs) / 1000;
+      await payProducer(tx, {
+        resultId: result.id,
+        jobId: job.id,
+        taskId: task.id,
+        producerId: machine.ownerId,
+        machineId: machine.id,
+        amount: (machine.pricePerSecondMicro * BigInt(Math.round(c.report.elapsedMs))) / 1000n,
+        seconds,
+      });
       if (finishesJob) {
         const outputs = await tx.task.findMany({
           where: { jobId: job.id },
@@ -57,20 +71,29 @@ export async function completeTask(market: Market, c: Completion) {
           select: { results: { where: { accepted: true }, select: { stdout: true }, take: 1 } },
         });
         const texts = outputs.map((o) => Buffer.from(o.results[0]?.stdout ?? []).toString("utf8"));
+        const took = (now - job.arrivedAt) / 1000;
+        const charged = await settleCompleted(tx, {
+          jobId: job.id,
+          consumerId: job.ownerId,
+          benefit: toMicro(benefitAt(job.benefit as BenefitCurve, took)),
+          seconds: took,
+        });
         await tx.job.update({
           where: { id: job.id },
-          data: { status: "completed", completedAt: new Date(now), result: toJson(combineOutputs(job.example, texts)) },
+          data: { status: "completed", completedAt: new Date(now), chargedMicro: charged, result: toJson(combineOutputs(job.example, texts)) },
         });
       }
       return null;
     }
     if (givesUp) {
       await tx.task.update({ where: { id: task.id }, data: { status: "failed" } });
+      const charged = await settleUnfinished(tx, { jobId: job.id, consumerId: job.ownerId, why: "failed" });
       await tx.job.update({
         where: { id: job.id },
         data: {
           status: "failed",
           completedAt: new Date(now),
+          chargedMicro: charged,
           result: { error: { code: "task-failed", taskIndex: task.index, attempts: task.attempts, exitCode: c.report.exitCode, cause: c.report.error?.code ?? null, stderr: c.stderr.toString("utf8").slice(0, 2000) } },
         },
       });

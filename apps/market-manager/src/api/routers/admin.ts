@@ -1,5 +1,6 @@
 import { adminProcedure, router } from "../trpc.ts";
 import { jobSummaries } from "../../tasks/views.ts";
+import { marketBooks } from "../../ledger/statement.ts";
 
 export const adminRouter = router({
   overview: adminProcedure.query(async ({ ctx }) => {
@@ -11,6 +12,7 @@ export const adminRouter = router({
     });
     const jobs = await jobSummaries(db, {});
     return {
+      books: await marketBooks(db),
       machines: machines.map((m) => {
         const live = market.state.machines.get(m.id);
         return {

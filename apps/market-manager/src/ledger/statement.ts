@@ -1,0 +1,40 @@
+import type { Db } from "../db/client.ts";
+import { toCredits } from "./ledger.ts";
+
+/** A user's balances and the movements on their consumer and producer accounts, newest first. */
+export async function statement(db: Db, userId: string) {
+  const accounts = await db.ledgerAccount.findMany({ where: { userId, kind: { in: ["consumer", "producer"] } } });
+  const postings = await db.ledgerPosting.findMany({
+    where: { accountId: { in: accounts.map((a) => a.id) } },
+    orderBy: { entry: { createdAt: "desc" } },
+    take: 200,
+    include: { entry: true, account: { select: { kind: true } } },
+  });
+  const of = (kind: "consumer" | "producer") => toCredits(accounts.find((a) => a.kind === kind)?.balanceMicro ?? 0n);
+  return {
+    consumerBalance: of("consumer"),
+    producerBalance: of("producer"),
+    lines: postings.map((p) => ({
+      at: p.entry.createdAt.toISOString(),
+      account: p.account.kind,
+      kind: p.entry.kind,
+      jobId: p.entry.jobId,
+      amount: toCredits(p.amountMicro),
+      memo: p.entry.memo,
+    })),
+  };
+}
+
+/** The market's own account (its profit) and the check that all accounts sum to zero. */
+export async function marketBooks(db: Db) {
+  const market = await db.ledgerAccount.findFirst({ where: { kind: "market" } });
+  const sum = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } });
+  const escrow = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "escrow" } });
+  const paid = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "producer" } });
+  return {
+    marketBalance: toCredits(market?.balanceMicro ?? 0n),
+    inEscrow: toCredits(escrow._sum.balanceMicro ?? 0n),
+    producerBalances: toCredits(paid._sum.balanceMicro ?? 0n),
+    balanced: (sum._sum.balanceMicro ?? 0n) === 0n,
+  };
+}
