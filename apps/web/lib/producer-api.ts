@@ -1,0 +1,38 @@
+"use client";
+// The producer protocol (worker.register/lease/module/heartbeat/report/depart) over this
+// page's tRPC client, as the worker runtime's producer loop expects it. The browser's session
+// cookie authenticates it; Node workers use an API token instead.
+import type { TRPCClient } from "@trpc/client";
+import type { WorkerApi } from "@cyclemarket/worker-runtime/browser";
+import type { AppRouter } from "./trpc";
+
+export function createProducerApi(client: TRPCClient<AppRouter>): WorkerApi {
+  return {
+    register: (input) => client.worker.register.mutate(input),
+    lease: (input) => client.worker.lease.mutate(input),
+    module: (input) => client.worker.module.query(input),
+    heartbeat: (input) => client.worker.heartbeat.mutate(input),
+    report: (input) => client.worker.report.mutate(input),
+    depart: async (input) => {
+      await client.worker.depart.mutate(input);
+    },
+  };
+}
+
+/**
+ * Tells the market this machine is leaving, from `pagehide`: a keepalive request outlives the
+ * page, so the tab's unfinished tasks go back to the market at once (missed heartbeats are the
+ * fallback). tRPC accepts the raw JSON input of a non-batched POST.
+ */
+export function departOnUnload(machineId: string): void {
+  try {
+    void fetch("/api/trpc/worker.depart", {
+      method: "POST",
+      keepalive: true,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ machineId }),
+    });
+  } catch {
+    // The page is going away; the lease timeout returns the tasks.
+  }
+}
