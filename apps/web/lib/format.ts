@@ -22,14 +22,14 @@ export function number(value: number | null | undefined, digits = 2): string {
 }
 
 /** A point in time: ISO strings from the API, or epoch milliseconds from the engine. */
-export function time(value: string | number | null | undefined): string {
+export function time(value: Date | string | number | null | undefined): string {
   if (value == null) return "—";
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) return "—";
   return d.toLocaleTimeString("en-US", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
-export function dateTime(value: string | number | null | undefined): string {
+export function dateTime(value: Date | string | number | null | undefined): string {
   if (value == null) return "—";
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) return "—";
@@ -37,7 +37,7 @@ export function dateTime(value: string | number | null | undefined): string {
 }
 
 /** "in 12 s", "3 min ago": how far a time is from now. */
-export function relative(value: string | number | null | undefined, now = Date.now()): string {
+export function relative(value: Date | string | number | null | undefined, now = Date.now()): string {
   if (value == null) return "—";
   const at = new Date(value).getTime();
   if (Number.isNaN(at)) return "—";

@@ -1,0 +1,220 @@
+"use client";
+import { useEffect, useState, type FormEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC, type RouterOutputs } from "@/lib/trpc";
+import { dateTime } from "@/lib/format";
+import { describeError } from "@/lib/reasons";
+import { hasRole, type Me } from "@/components/session";
+import { Alert, Badge, Button, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
+
+type Created = RouterOutputs["account"]["tokens"]["create"];
+
+export function AccountPanel({ me }: { me: Me }) {
+  return (
+    <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
+      <div className="space-y-6">
+        <Card title="You">
+          <dl className="space-y-2 text-sm">
+            <div>
+              <dt className="text-slate-500">Name</dt>
+              <dd className="font-medium text-slate-900">{me.name}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">Email</dt>
+              <dd className="font-medium text-slate-900">{me.email}</dd>
+            </div>
+          </dl>
+        </Card>
+        <RolesCard me={me} />
+      </div>
+      <div>{hasRole(me, "producer") ? <TokensCard /> : <Card title="API tokens"><p className="text-sm text-slate-600">Add the producer role to create API tokens for Node workers.</p></Card>}</div>
+    </div>
+  );
+}
+
+function RolesCard({ me }: { me: Me }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [producer, setProducer] = useState(me.roles.includes("producer"));
+  const [consumer, setConsumer] = useState(me.roles.includes("consumer"));
+  const choose = useMutation(
+    trpc.account.chooseRoles.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.account.me.queryKey() }),
+    }),
+  );
+  useEffect(() => {
+    setProducer(me.roles.includes("producer"));
+    setConsumer(me.roles.includes("consumer"));
+  }, [me.roles]);
+
+  const changed = producer !== me.roles.includes("producer") || consumer !== me.roles.includes("consumer");
+
+  function save(e: FormEvent) {
+    e.preventDefault();
+    const roles = [...(producer ? (["producer"] as const) : []), ...(consumer ? (["consumer"] as const) : [])];
+    choose.mutate({ roles });
+  }
+
+  return (
+    <Card title="Roles">
+      <div className="mb-3 flex flex-wrap gap-2" aria-label="Your roles">
+        {me.roles.map((r) => (
+          <Badge key={r} value={r} />
+        ))}
+      </div>
+      <form onSubmit={save} className="space-y-3">
+        <label className="flex items-start gap-3 text-sm">
+          <input type="checkbox" checked={producer} onChange={(e) => setProducer(e.target.checked)} className="mt-0.5 accent-indigo-600" />
+          <span>
+            <span className="block font-medium text-slate-900">Producer</span>
+            <span className="text-xs text-slate-500">Sell cycles from a browser tab or a Node worker.</span>
+          </span>
+        </label>
+        <label className="flex items-start gap-3 text-sm">
+          <input type="checkbox" checked={consumer} onChange={(e) => setConsumer(e.target.checked)} className="mt-0.5 accent-indigo-600" />
+          <span>
+            <span className="block font-medium text-slate-900">Consumer</span>
+            <span className="text-xs text-slate-500">Submit jobs and pay by your benefit curve.</span>
+          </span>
+        </label>
+        {me.roles.includes("admin") ? <p className="text-xs text-slate-500">You are also a market admin; that role is granted, not chosen.</p> : null}
+        {choose.error ? <Alert tone="error">{describeError(choose.error)}</Alert> : null}
+        {choose.isSuccess && !changed ? <Alert tone="success">Roles saved.</Alert> : null}
+        <Button type="submit" variant="secondary" disabled={!changed || (!producer && !consumer)} busy={choose.isPending}>
+          Save roles
+        </Button>
+      </form>
+    </Card>
+  );
+}
+
+function TokensCard() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const tokens = useQuery(trpc.account.tokens.list.queryOptions());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.account.tokens.list.queryKey() });
+  const create = useMutation(trpc.account.tokens.create.mutationOptions({ onSuccess: refresh }));
+  const revoke = useMutation(trpc.account.tokens.revoke.mutationOptions({ onSuccess: refresh }));
+  const [name, setName] = useState("");
+  const [created, setCreated] = useState<Created | null>(null);
+
+  async function onCreate(e: FormEvent) {
+    e.preventDefault();
+    try {
+      const token = await create.mutateAsync({ name: name.trim() });
+      setCreated(token);
+      setName("");
+    } catch {
+      // shown from create.error
+    }
+  }
+
+  return (
+    <Card title="API tokens for Node workers">
+      <p className="text-sm text-slate-600">A Node worker sells a server's cycles. It signs in with a token; create one per machine so you can revoke it alone.</p>
+      <form onSubmit={onCreate} className="mt-4 flex flex-wrap items-end gap-3">
+        <Field label="Token name" className="min-w-56 flex-1">
+          {(p) => <input {...p} value={name} placeholder="e.g. build server" required maxLength={80} onChange={(e) => setName(e.target.value)} className={inputClass} />}
+        </Field>
+        <Button type="submit" busy={create.isPending}>
+          Create token
+        </Button>
+      </form>
+      {create.error ? (
+        <div className="mt-3">
+          <Alert tone="error">{describeError(create.error)}</Alert>
+        </div>
+      ) : null}
+      {created ? <NewToken created={created} onDismiss={() => setCreated(null)} /> : null}
+
+      <h3 className="mt-6 text-sm font-semibold text-slate-900">Your tokens</h3>
+      <div className="mt-2">
+        {tokens.isPending ? (
+          <Loading label="Loading tokens…" />
+        ) : tokens.isError ? (
+          <Alert tone="error">{describeError(tokens.error)}</Alert>
+        ) : tokens.data.length === 0 ? (
+          <EmptyState title="No tokens yet">Create one to start a Node worker.</EmptyState>
+        ) : (
+          <table className="min-w-full text-sm" aria-label="API tokens">
+            <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th scope="col" className="py-2">Name</th>
+                <th scope="col" className="py-2">Token</th>
+                <th scope="col" className="py-2">Created</th>
+                <th scope="col" className="py-2">Last used</th>
+                <th scope="col" className="py-2"><span className="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {tokens.data.map((t) => (
+                <tr key={t.id}>
+                  <td className="py-2 font-medium text-slate-900">{t.name}</td>
+                  <td className="py-2 font-mono text-xs text-slate-600">{t.prefix}…</td>
+                  <td className="py-2 text-slate-600">{dateTime(t.createdAt)}</td>
+                  <td className="py-2 text-slate-600">{t.lastUsedAt ? dateTime(t.lastUsedAt) : "never"}</td>
+                  <td className="py-2 text-right">
+                    <Button
+                      variant="ghost"
+                      aria-label={`Revoke ${t.name}`}
+                      busy={revoke.isPending && revoke.variables?.id === t.id}
+                      onClick={() => {
+                        if (window.confirm(`Revoke the token "${t.name}"? Workers using it stop at their next request.`)) revoke.mutate({ id: t.id });
+                      }}
+                    >
+                      Revoke
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {revoke.error ? (
+          <div className="mt-3">
+            <Alert tone="error">{describeError(revoke.error)}</Alert>
+          </div>
+        ) : null}
+      </div>
+    </Card>
+  );
+}
+
+/** The token is shown once: the market keeps only its hash. */
+function NewToken({ created, onDismiss }: { created: Created; onDismiss: () => void }) {
+  const token = tokenOf(created);
+  const [origin, setOrigin] = useState("http://localhost:3000");
+  const [copied, setCopied] = useState(false);
+  useEffect(() => setOrigin(window.location.origin), []);
+  const command = `npx cyclemarket-worker --url ${origin} --token ${token}`;
+  return (
+    <div className="mt-4 rounded-lg border border-emerald-200 bg-emerald-50 p-4" role="status">
+      <p className="text-sm font-semibold text-emerald-900">Token created. Copy it now: it will not be shown again.</p>
+      <p className="mt-2 text-xs text-emerald-800">Start a worker on any machine with Node 20:</p>
+      <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid="worker-command">
+        {command}
+      </pre>
+      <div className="mt-2 flex gap-2">
+        <Button
+          variant="secondary"
+          onClick={async () => {
+            await navigator.clipboard?.writeText(command);
+            setCopied(true);
+          }}
+        >
+          {copied ? "Copied" : "Copy command"}
+        </Button>
+        <Button variant="ghost" onClick={onDismiss}>
+          Done
+        </Button>
+      </div>
+      <p className="sr-only" data-testid="api-token">
+        {token}
+      </p>
+    </div>
+  );
+}
+
+function tokenOf(created: Created): string {
+  return created.token;
+}
