@@ -174,7 +174,7 @@ function CurvePreview({ curve }: { curve: BenefitCurve }) {
   const path = samples.map((t, i) => `${i === 0 ? "M" : "L"}${x(t).toFixed(1)},${y(values[i]!).toFixed(1)}`).join(" ");
   return (
     <figure className="rounded-lg bg-slate-50 p-3">
-      <svg viewBox={`-4 -4 ${W + 8} ${H + 8}`} className="h-24 w-full max-w-sm" role="img" aria-label="Preview of the benefit curve">
+      <svg viewBox={`-4 -4 ${W + 8} ${H + 8}`} className="h-24 w-full max-w-sm" role="img" aria-label="Preview of the curve">
         <line x1={0} x2={W} y1={y(0)} y2={y(0)} stroke="#cbd5e1" strokeDasharray="4 3" />
         <path d={path} fill="none" stroke="#4f46e5" strokeWidth={2.5} />
       </svg>
