@@ -1,0 +1,33 @@
+// The browser talks only to this origin; /api/* is the Market Manager (tRPC under /api/trpc,
+// Better Auth under /api/auth), forwarded here so cookies stay first-party. A route handler
+// rather than a rewrite: rewrites are fixed when the app is built, and the Market Manager's
+// address (MARKET_API_URL) is known only when it starts.
+export const dynamic = "force-dynamic";
+
+const HOP_BY_HOP = ["host", "connection", "keep-alive", "transfer-encoding", "upgrade", "content-length"];
+
+async function forward(req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  const target = `${process.env.MARKET_API_URL ?? "http://127.0.0.1:4000"}${url.pathname}${url.search}`;
+  const headers = new Headers(req.headers);
+  for (const h of HOP_BY_HOP) headers.delete(h);
+  headers.set("x-forwarded-host", url.host);
+  headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
+  let res: Response;
+  try {
+    res = await fetch(target, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+      redirect: "manual",
+      cache: "no-store",
+    });
+  } catch {
+    return Response.json({ error: { message: "The Market Manager is not reachable; is it running?" } }, { status: 502 });
+  }
+  const out = new Headers(res.headers);
+  for (const h of [...HOP_BY_HOP, "content-encoding"]) out.delete(h);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: out });
+}
+
+export { forward as GET, forward as POST, forward as PUT, forward as PATCH, forward as DELETE, forward as OPTIONS };
