@@ -9,9 +9,9 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   workers: 1,
   retries: 0,
-  reporter: [["list"], ["json"]],
+  reporter: [["list"], ["json", { outputFile: ".tmp/playwright-results.json" }]],
   use: {
-    baseURL: "http://localhost:3100",
+    baseURL: "http://localhost:3900",
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {

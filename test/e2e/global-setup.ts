@@ -15,7 +15,7 @@ export default async function globalSetup() {
   await buildWebIfStale(console.log);
   const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-e2e-"));
   chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
-  const stack = await startStack({ dataDir, marketPort: 4100, webPort: 3100, pgPort: 54339, workerSlots: 1, log });
+  const stack = await startStack({ dataDir, marketPort: 4900, webPort: 3900, pgPort: 54939, workerSlots: 1, log });
   mkdirSync(join(root, ".tmp"), { recursive: true });
   writeFileSync(STACK_FILE, JSON.stringify({ webUrl: stack.webUrl, marketUrl: stack.marketUrl, admin: stack.admin }));
   return async () => {

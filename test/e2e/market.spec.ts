@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+import { STACK_FILE } from "./global-setup.ts";
+
+// The whole market through its pages, in Chromium: a consumer submits a Monte Carlo job while a
+// second tab sells this browser's cycles; the local Node worker and the browser share the work.
+
+const stack = () => JSON.parse(readFileSync(STACK_FILE, "utf8")) as { admin: { email: string; password: string } | null };
+
+async function signUp(page: Page, name: string, email: string) {
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a long enough password");
+  await page.getByRole("radio", { name: /both/i }).check();
+  await page.getByRole("button", { name: /sign up|create/i }).click();
+  await expect(page.getByTestId("signed-in-user")).toContainText(name);
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: /sign in/i }).click();
+  await expect(page.getByTestId("signed-in-user")).toBeVisible();
+}
+
+async function startProducing(page: Page) {
+  await page.goto("/produce");
+  await page.getByLabel("Cores to use").fill("1");
+  await page.getByRole("button", { name: "Start producing" }).click();
+  await expect(page.getByTestId("producer-machine-id")).not.toHaveText("—", { timeout: 60_000 });
+}
+
+test("a consumer's Monte Carlo job runs on the Node worker and a browser producer tab", async ({ page, context }) => {
+  await signUp(page, "Ada", `ada-${Date.now()}@example.test`);
+
+  const producer = await context.newPage();
+  await startProducing(producer);
+
+  await page.goto("/jobs/new");
+  await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
+  await page.getByLabel("Number of tasks").fill("20");
+  await page.getByRole("button", { name: "Get a quote" }).click();
+  await expect(page.getByTestId("quote")).toContainText(/admit/i);
+  await page.getByRole("button", { name: "Submit job" }).click();
+
+  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
+  const pi = Number((await page.getByTestId("pi-estimate").innerText()).replace(/[^0-9.]/g, ""));
+  expect(Math.abs(pi - Math.PI)).toBeLessThan(0.01);
+
+  // Both machines did some of the work.
+  const machines = page.getByRole("list", { name: "Machines" }).getByRole("listitem");
+  await expect(machines).toHaveCount(2);
+  await expect(page.getByRole("list", { name: "Machines" })).toContainText("local-worker");
+  expect(Number(await producer.getByTestId("producer-done").innerText())).toBeGreaterThan(0);
+});
+
+test("a module that is not WebAssembly is refused with its reason and creates no job", async ({ page }) => {
+  await signUp(page, "Grace", `grace-${Date.now()}@example.test`);
+  await page.goto("/jobs/new");
+  await page.getByRole("radio", { name: /upload/i }).check({ force: true });
+  await page.getByLabel("Module (.wasm)").setInputFiles({ name: "job.wasm", mimeType: "application/wasm", buffer: Buffer.from("#!/bin/sh\necho hello\n") });
+  await page.getByLabel("Task arguments (one task per line)").fill("1\n2");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: /not submitted/i })).toContainText(/not (a )?WebAssembly/i);
+  await page.goto("/jobs");
+  await expect(page.getByText(/no jobs yet/i)).toBeVisible();
+});
+
+test("the admin sees machines and jobs", async ({ page }) => {
+  // The end-to-end market is always new, so its first start printed the admin's password.
+  const admin = stack().admin;
+  expect(admin).not.toBeNull();
+  await signIn(page, admin!.email, admin!.password);
+  await page.goto("/admin");
+  await expect(page.getByRole("table", { name: "Machines" })).toContainText("local-worker");
+  await expect(page.getByRole("table", { name: "Jobs" })).toContainText(/completed/i);
+});
