@@ -28,6 +28,8 @@ export interface TestMarket {
   manager: RunningManager;
   /** Signs up a user with these roles and returns a client carrying their session cookie. */
   signUp(email: string, roles: ("producer" | "consumer")[]): Promise<ReturnType<typeof clientFor>>;
+  /** Signs in an existing user (the admin printed at the first start, say). */
+  signIn(email: string, password: string): Promise<ReturnType<typeof clientFor>>;
   /** A client authenticated by a producer's API token, as a Node worker is. */
   tokenClient(token: string): ReturnType<typeof clientFor>;
   stop(): Promise<void>;
@@ -64,6 +66,16 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
       const client = clientFor(url, { cookie, origin: PUBLIC_URL });
       await client.account.chooseRoles.mutate({ roles });
       return client;
+    },
+    async signIn(email, password) {
+      const res = await fetch(`${url}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: PUBLIC_URL },
+        body: JSON.stringify({ email, password }),
+      });
+      if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+      const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      return clientFor(url, { cookie, origin: PUBLIC_URL });
     },
     tokenClient: (token) => clientFor(url, { authorization: `Bearer ${token}` }),
     async stop() {

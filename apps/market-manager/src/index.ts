@@ -9,6 +9,7 @@ import { createAuth } from "./auth/auth.ts";
 import { Market } from "./market/market.ts";
 import { createEngine } from "./market/engine-costbenefit.ts";
 import { restoreMarket } from "./market/restore.ts";
+import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
 import { createServer } from "./http/server.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
@@ -30,6 +31,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   const db = createDb(database.url);
   const auth = createAuth({ db, secret: cfg.authSecret, publicUrl: cfg.PUBLIC_URL });
   const market = new Market(db, createEngine(), systemClock, log, { leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, maxAttempts: 3, startingCreditsMicro: BigInt(cfg.STARTING_CREDITS) * 1_000_000n });
+  applySettings(market, await loadSettings(db, { horizonSeconds: 3600, priceConstant: 1, leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, policy: "miserly" }));
   await restoreMarket(market);
   const services: Services = { config: cfg, db, auth, market, clock: systemClock, log };
   const admin = await ensureAdmin(services);

@@ -23,7 +23,7 @@ const DEFAULT_BANDWIDTH = 1_000_000;
 /** The live market's engine: one MarketState kept in step with the database, one policy. */
 export function createEngine(policyName = "miserly", settings: MarketSettingsInput = {}, seed = 1): Engine & { state: MarketState; policy: Policy } {
   const state = new MarketState(settings);
-  const policy = createPolicy(policyName);
+  let policy = createPolicy(policyName);
   const rng = createRng(seed);
   const demands = new Map<string, PendingTask>();
   const decided = new WeakMap<Decision, { job: Job; decision: EngineDecision }>();
@@ -43,7 +43,13 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
 
   return {
     state,
-    policy,
+    get policy() {
+      return policy;
+    },
+    configure(config) {
+      state.updateSettings({ horizonSeconds: config.horizonSeconds, priceConstant: config.priceConstant });
+      if (config.policy !== policy.name) policy = createPolicy(config.policy);
+    },
     addMachine(m: LiveMachine, now: number) {
       const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH };
       state.upsertMachine({ ...common, kind: "opportunistic", pricePerSecond: Number(m.pricePerSecondMicro) / MICRO }, at(now));

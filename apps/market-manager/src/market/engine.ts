@@ -28,7 +28,15 @@ export type Decision =
     }
   | { outcome: "delayed" | "rejected"; reasons: Reason[] };
 
+export interface EngineConfig {
+  horizonSeconds: number;
+  priceConstant: number;
+  policy: string;
+}
+
 export interface Engine {
+  /** Changes the engine's settings or policy at run time (admin). */
+  configure(config: EngineConfig): void;
   addMachine(machine: LiveMachine, now: number): void;
   removeMachine(machineId: string): void;
   /** The market's answer to a job, without committing anything. */

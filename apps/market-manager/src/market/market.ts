@@ -24,6 +24,8 @@ export class Market {
   readonly state = new LiveState();
   readonly events = new EventEmitter();
   private tail: Promise<unknown> = Promise.resolve();
+  /** The admin's settings in force (see settings.ts); set at start. */
+  adminSettings!: import("./settings.ts").AdminSettings;
 
   constructor(
     readonly db: Db,

@@ -3,6 +3,7 @@ import type { LiveLease, LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import type { TaskReport } from "../resources/leases.ts";
 import { combineOutputs } from "./examples.ts";
+import { forgetJob } from "./cancel.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { benefitAt, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { toMicro } from "../ledger/ledger.ts";
@@ -114,19 +115,6 @@ export async function completeTask(market: Market, c: Completion) {
     task.machineId = null;
     requeue.apply();
   }
-  if (finishesJob || givesUp) {
-    for (const l of [...market.state.leases.values()]) {
-      if (market.state.tasks.get(l.taskId)?.jobId !== job.id) continue;
-      market.state.leases.delete(l.id);
-      market.state.machines.get(l.machineId)?.leases.delete(l.id);
-    }
-    for (const t of market.state.tasks.values()) {
-      if (t.jobId === job.id && t.state !== "done") {
-        market.state.unqueue(t);
-        market.engine.taskDropped(t.id);
-      }
-    }
-    market.state.dropJob(job.id);
-  }
+  if (finishesJob || givesUp) forgetJob(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }

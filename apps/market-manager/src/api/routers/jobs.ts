@@ -4,6 +4,7 @@ import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob } from "../../tasks/jobs.ts";
 import { EXAMPLES } from "../../tasks/examples.ts";
 import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
+import { cancelJob } from "../../tasks/cancel.ts";
 
 export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
 
@@ -30,6 +31,7 @@ export const jobsRouter = router({
     .mutation(({ ctx, input }) => submitJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
   list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
   get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.db, input.jobId)),
+  cancel: jobOwnerProcedure.mutation(({ ctx, input }) => cancelJob(ctx.services.market, input.jobId)),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
     .query(({ ctx, input }) => jobOutputs(ctx.services.db, input.jobId, input.fromIndex, input.limit)),

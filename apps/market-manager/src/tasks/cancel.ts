@@ -1,0 +1,45 @@
+import { refuse } from "../api/errors.ts";
+import type { Market } from "../market/market.ts";
+import { settleUnfinished } from "../ledger/settlement.ts";
+import { toCredits } from "../ledger/ledger.ts";
+
+/**
+ * The consumer stops a job: its open tasks and leases end, and it is charged what the market
+ * already paid producers for it (DESIGN.md "Settlement"); the rest of the escrow comes back.
+ */
+export async function cancelJob(market: Market, jobId: string) {
+  return market.serial(async () => {
+    const job = market.state.jobs.get(jobId);
+    if (!job) {
+      const row = await market.db.job.findUnique({ where: { id: jobId }, select: { status: true } });
+      throw refuse.conflict({ code: "job-finished", status: row?.status ?? "unknown" }, `This job is already ${row?.status ?? "gone"}; there is nothing to cancel.`);
+    }
+    const now = market.clock.now();
+    const charged = await market.db.$transaction(async (tx) => {
+      await tx.task.updateMany({ where: { jobId, status: { in: ["pending", "queued", "leased"] } }, data: { status: "failed", machineId: null } });
+      await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
+      const charge = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "cancelled" });
+      await tx.job.update({ where: { id: jobId }, data: { status: "cancelled", completedAt: new Date(now), chargedMicro: charge } });
+      return charge;
+    });
+    forgetJob(market, jobId);
+    market.log(`job ${jobId.slice(0, 8)} cancelled; charged ${toCredits(charged)} credits`);
+    market.emit({ kind: "job", jobId, ownerId: job.ownerId });
+    return { cancelled: true, charged: toCredits(charged) };
+  });
+}
+
+/** Removes a job that has ended from the live market: its leases, queued tasks and engine load. */
+export function forgetJob(market: Market, jobId: string) {
+  for (const l of [...market.state.leases.values()]) {
+    if (market.state.tasks.get(l.taskId)?.jobId !== jobId) continue;
+    market.state.leases.delete(l.id);
+    market.state.machines.get(l.machineId)?.leases.delete(l.id);
+  }
+  for (const t of market.state.tasks.values()) {
+    if (t.jobId !== jobId || t.state === "done") continue;
+    market.state.unqueue(t);
+    market.engine.taskDropped(t.id);
+  }
+  market.state.dropJob(jobId);
+}

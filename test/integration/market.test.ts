@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+
+// The live market's rules through the API: admin settings with who changed them, delayed jobs
+// admitted when capacity arrives, cancellation and what it costs.
+
+let market: TestMarket;
+type Client = Awaited<ReturnType<TestMarket["signUp"]>>;
+let admin: Client;
+let consumer: Client;
+let worker: ReturnType<TestMarket["tokenClient"]>;
+
+beforeAll(async () => {
+  market = await startTestMarket();
+  const { email, password } = market.manager.admin!;
+  admin = await market.signIn(email, password);
+  consumer = await market.signUp("buyer@example.test", ["consumer"]);
+  const producer = await market.signUp("seller@example.test", ["producer"]);
+  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+});
+afterAll(() => market?.stop());
+
+const machine = { name: "m", kind: "opportunistic" as const, slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.5, userAgent: "test" };
+const monteCarlo = (tasks: number, value = 50) => ({
+  name: "pi",
+  source: { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: 100_000 }, taskCount: tasks },
+  benefit: { kind: "constant" as const, value },
+});
+
+describe("admin settings", () => {
+  it("only an admin may change them, and each change records who made it", async () => {
+    expect((await refusal(consumer.admin.settings.set.mutate({ priceConstant: 5 }))).code).toBe("trpc:FORBIDDEN");
+    expect((await refusal(admin.admin.settings.set.mutate({ policy: "no-such-policy" } as never))).code).toBe("trpc:BAD_REQUEST");
+    expect((await refusal(admin.admin.settings.set.mutate({ leaseTimeoutMs: 10 }))).code).toBe("trpc:BAD_REQUEST");
+
+    const next = await admin.admin.settings.set.mutate({ priceConstant: 5, leaseTimeoutMs: 20_000, policy: "e-pvm" });
+    expect(next).toMatchObject({ priceConstant: 5, leaseTimeoutMs: 20_000, policy: "e-pvm" });
+    expect(market.manager.services.market.settings.leaseTimeoutMs).toBe(20_000);
+    const { current, changes } = await admin.admin.settings.get.query();
+    expect(current.policy).toBe("e-pvm");
+    expect(changes.map((c) => [c.key, c.to, c.by]).sort()).toEqual([
+      ["leaseTimeoutMs", 20_000, market.manager.admin!.email],
+      ["policy", "e-pvm", market.manager.admin!.email],
+      ["priceConstant", 5, market.manager.admin!.email],
+    ]);
+    await admin.admin.settings.set.mutate({ priceConstant: 1, policy: "miserly" });
+  });
+});
+
+describe("admission and cancellation", () => {
+  it("delays a job while the market has no machine, and admits it when one arrives", async () => {
+    const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(2));
+    expect(decision.outcome).toBe("delayed");
+    expect(decision.reasons.length).toBeGreaterThan(0);
+    const { machineId } = await worker.worker.register.mutate(machine);
+    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
+    // Leave the machine's queue empty for the next test.
+    const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
+    expect(leases).toHaveLength(2);
+    await consumer.jobs.cancel.mutate({ jobId });
+    await worker.worker.depart.mutate({ machineId });
+  });
+
+  it("cancelling charges what producers were already paid and refunds the rest", async () => {
+    const before = (await consumer.ledger.statement.query()).consumerBalance;
+    const { machineId } = await worker.worker.register.mutate(machine);
+    const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(3, 40));
+    expect(decision.outcome).toBe("admitted");
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before - 40);
+
+    const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
+    const [first, second] = leases;
+    const empty = Buffer.alloc(0).toString("base64");
+    const stdout = Buffer.from("7 10\n");
+    const hash = (await import("node:crypto")).createHash("sha256").update(stdout).digest("hex");
+    // One run reported as taking 2 s at 0.5 credits per second: the producer earns 1 credit.
+    await worker.worker.report.mutate({ machineId, leaseId: first!.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: empty, outputHash: hash, elapsedMs: 2000 });
+
+    const { charged } = await consumer.jobs.cancel.mutate({ jobId });
+    expect(charged).toBe(1);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before - 1);
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("cancelled");
+    // The other lease is no longer current, and the job cannot be cancelled twice.
+    expect((await refusal(worker.worker.report.mutate({ machineId, leaseId: second!.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: empty, outputHash: hash, elapsedMs: 5 }))).code).toBe("stale-lease");
+    expect((await refusal(consumer.jobs.cancel.mutate({ jobId }))).code).toBe("job-finished");
+    const db = market.manager.services.db;
+    expect(await db.ledgerEntry.count({ where: { jobId, kind: "settlement" } })).toBe(1);
+    expect((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } }))._sum.balanceMicro).toBe(0n);
+  });
+});
