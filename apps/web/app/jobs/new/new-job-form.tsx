@@ -195,11 +195,11 @@ export function NewJobForm() {
               <label
                 key={value}
                 className={cx(
-                  "cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium",
+                  "relative cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-indigo-600",
                   mode === value ? "bg-white text-slate-900 shadow-sm" : "text-slate-600 hover:text-slate-900",
                 )}
               >
-                <input type="radio" name="mode" value={value} checked={mode === value} onChange={() => setMode(value)} className="sr-only" />
+                <input type="radio" name="mode" value={value} checked={mode === value} onChange={() => setMode(value)} className="absolute inset-0 cursor-pointer opacity-0" />
                 {label}
               </label>
             ))}
