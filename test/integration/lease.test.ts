@@ -119,7 +119,7 @@ describe("worker lease round trip", () => {
 
   it("refuses a machine claiming a thousand times the reference speed", async () => {
     const reason = await refusal(
-      worker.worker.register.mutate({ name: "liar", kind: "opportunistic", slots: 1, speed: 1000, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 0, pricePerSecond: 0, userAgent: "" }),
+      worker.worker.register.mutate({ name: "liar", kind: "opportunistic", slots: 1, speed: 1000, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 1e6, pricePerSecond: 0, userAgent: "" }),
     );
     expect(reason.code).toBe("implausible-speed");
     expect(await market.manager.services.db.machine.count({ where: { name: "liar" } })).toBe(0);

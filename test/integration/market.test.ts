@@ -88,3 +88,30 @@ describe("admission and cancellation", () => {
     expect((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } }))._sum.balanceMicro).toBe(0n);
   });
 });
+
+describe("machines' offers", () => {
+  const dedicated = (contractPrice: number, departsAt: number) => ({ ...machine, name: `d-${contractPrice}`, kind: "dedicated" as const, slots: 4, contractPrice, departsAt });
+
+  it("buys a dedicated machine's time at a fair price and pays the contract at once", async () => {
+    const producer = await market.signUp("lessor@example.test", ["producer"]);
+    const lessor = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+    const { machineId, offer } = await lessor.worker.register.mutate(dedicated(0.01, Date.now() + 3_600_000));
+    expect(offer?.[0]?.code).toBe("offer-accepted");
+    const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: machineId } });
+    expect(row.kind).toBe("dedicated");
+    expect((await producer.ledger.statement.query()).producerBalance).toBe(0.01);
+    await lessor.worker.depart.mutate({ machineId });
+  });
+
+  it("refuses a dedicated offer priced far above what its capacity is worth, storing nothing", async () => {
+    const before = await market.manager.services.db.machine.count();
+    const reason = await refusal(worker.worker.register.mutate(dedicated(1e9, Date.now() + 60_000)));
+    expect(reason).toMatchObject({ code: "offer-refused", why: "offer-too-expensive", contractPrice: 1e9 });
+    expect(await market.manager.services.db.machine.count()).toBe(before);
+  });
+
+  it("refuses a dedicated offer that ends in the past, and negative prices", async () => {
+    expect((await refusal(worker.worker.register.mutate(dedicated(1, Date.now() - 1000)))).code).toBe("offer-in-the-past");
+    expect((await refusal(worker.worker.register.mutate({ ...machine, pricePerSecond: -1 }))).code).toBe("trpc:BAD_REQUEST");
+  });
+});

@@ -21,6 +21,8 @@ export const RegisterRequest = z.object({
   userAgent: z.string().max(500),
   /** Dedicated machines: when the machine leaves, in ms since the epoch. */
   departsAt: z.number().int().positive().optional(),
+  /** Dedicated machines: the total price asked for the contract, in credits (seed 003, c(m)). */
+  contractPrice: z.number().nonnegative().optional(),
 });
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 

@@ -91,3 +91,16 @@ export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: s
   });
   return charge;
 }
+
+/** An accepted dedicated machine is paid its whole contract price c(m) at once (seed 003, 5.5.2). */
+export function payContract(tx: Tx, c: { machineId: string; producerId: string; amount: bigint }) {
+  return post(tx, {
+    kind: "contract",
+    uniqueKey: `contract:${c.machineId}`,
+    memo: { machineId: c.machineId },
+    postings: [
+      { account: { kind: "market" }, amount: -c.amount },
+      { account: { kind: "producer", userId: c.producerId }, amount: c.amount },
+    ],
+  });
+}

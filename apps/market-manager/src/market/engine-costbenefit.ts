@@ -20,6 +20,13 @@ const MICRO = 1_000_000;
 // Browsers cannot measure their bandwidth to us yet; assume a modest link until they do.
 const DEFAULT_BANDWIDTH = 1_000_000;
 
+function profileOf(m: LiveMachine) {
+  const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: 1 };
+  return m.kind === "dedicated"
+    ? { ...common, kind: "dedicated" as const, contractPrice: Number(m.contractPriceMicro ?? 0n) / MICRO, departureAt: sec(m.departsAt ?? 0) }
+    : { ...common, kind: "opportunistic" as const, pricePerSecond: Number(m.pricePerSecondMicro) / MICRO };
+}
+
 /** The live market's engine: one MarketState kept in step with the database, one policy. */
 export function createEngine(policyName = "miserly", settings: MarketSettingsInput = {}, seed = 1): Engine & { state: MarketState; policy: Policy } {
   const state = new MarketState(settings);
@@ -51,8 +58,12 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       if (config.policy !== policy.name) policy = createPolicy(config.policy);
     },
     addMachine(m: LiveMachine, now: number) {
-      const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH };
-      state.upsertMachine({ ...common, kind: "opportunistic", pricePerSecond: Number(m.pricePerSecondMicro) / MICRO }, at(now));
+      state.upsertMachine(profileOf(m), at(now));
+    },
+    considerOffer(m: LiveMachine, now: number) {
+      const p = profileOf(m);
+      if (p.kind !== "dedicated") return { accept: true, reasons: [] };
+      return policy.considerDedicatedOffer(state, p, at(now));
     },
     removeMachine(machineId) {
       state.removeMachine(machineId, last);

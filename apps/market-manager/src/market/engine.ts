@@ -38,6 +38,8 @@ export interface Engine {
   /** Changes the engine's settings or policy at run time (admin). */
   configure(config: EngineConfig): void;
   addMachine(machine: LiveMachine, now: number): void;
+  /** The dedicated-machine purchase rule: accept or refuse the offer at once. */
+  considerOffer(machine: LiveMachine, now: number): { accept: boolean; reasons: Reason[] };
   removeMachine(machineId: string): void;
   /** The market's answer to a job, without committing anything. */
   decide(job: JobSpec, now: number): Decision;

@@ -12,6 +12,9 @@ export interface LiveMachine {
   speed: number;
   memoryPerSlotMb: number;
   pricePerSecondMicro: bigint;
+  /** Dedicated machines: the contract's total price and when the machine leaves (ms). */
+  contractPriceMicro: bigint | null;
+  departsAt: number | null;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: string[];
   leases: Set<string>;

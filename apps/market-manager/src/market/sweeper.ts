@@ -13,6 +13,8 @@ export async function tick(market: Market, maxDelayMs: number) {
   for (const m of [...market.state.machines.values()]) {
     if (now - m.lastHeartbeatAt > market.settings.leaseTimeoutMs) {
       await market.serial(() => departMachine(market, m.id, "missed-heartbeats"));
+    } else if (m.departsAt !== null && m.departsAt <= now) {
+      await market.serial(() => departMachine(market, m.id, "contract-ended"));
     }
   }
   await expireLeases(market);

@@ -3,6 +3,9 @@ import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
+import { randomUUID } from "node:crypto";
+import { toMicro } from "../ledger/ledger.ts";
+import { payContract } from "../ledger/settlement.ts";
 
 export interface MachineOffer {
   name: string;
@@ -13,12 +16,14 @@ export interface MachineOffer {
   bandwidthBytesPerSecond: number;
   pricePerSecond: number;
   userAgent: string;
+  /** Dedicated machines: when the machine leaves (ms since the epoch) and the contract's price. */
+  departsAt?: number | undefined;
+  contractPrice?: number | undefined;
 }
 
 // A browser or server claiming more than this many times the reference speed per slot is not
 // believed: the benchmark kernel cannot run that fast on any hardware we know of.
 export const MAX_SPEED = 50;
-const MICRO = 1_000_000;
 
 /** The Resource Manager takes a machine's profile after its benchmark. */
 export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer) {
@@ -31,29 +36,67 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   if (offer.pricePerSecond < 0) {
     throw refuse.badRequest({ code: "negative-price", price: offer.pricePerSecond }, "A price cannot be negative.");
   }
+  const dedicated = offer.kind === "dedicated";
+  if (dedicated && (offer.departsAt === undefined || offer.contractPrice === undefined)) {
+    throw refuse.badRequest({ code: "incomplete-offer" }, "A dedicated machine must say when it leaves and what the whole contract costs.");
+  }
   return market.serial(async () => {
     const now = market.clock.now();
-    const row = await market.db.machine.create({
-      data: {
-        ownerId: caller.id,
-        apiTokenId: caller.tokenId ?? null,
-        name: offer.name,
-        kind: offer.kind,
-        slots: offer.slots,
-        speed: offer.speed,
-        memoryPerSlotMb: offer.memoryPerSlotMb,
-        bandwidthBps: offer.bandwidthBytesPerSecond,
-        pricePerSecondMicro: BigInt(Math.round(offer.pricePerSecond * MICRO)),
-        userAgent: offer.userAgent.slice(0, 300),
-        lastHeartbeatAt: new Date(now),
-        registeredAt: new Date(now),
-      },
+    if (dedicated && offer.departsAt! <= now) {
+      throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt, now }, "The offer ends before now; a dedicated machine must stay for some time.");
+    }
+    const id = randomUUID();
+    const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
+    const live: LiveMachine = {
+      id,
+      ownerId: caller.id,
+      name: offer.name,
+      kind: offer.kind,
+      slots: offer.slots,
+      speed: offer.speed,
+      memoryPerSlotMb: offer.memoryPerSlotMb,
+      pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
+      contractPriceMicro,
+      departsAt: dedicated ? offer.departsAt! : null,
+      queue: [],
+      leases: new Set(),
+      lastHeartbeatAt: now,
+    };
+    // seed 003, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
+    // would itself put on that capacity right after accepting it.
+    const verdict = market.engine.considerOffer(live, now);
+    if (!verdict.accept) {
+      const reason = verdict.reasons[0] ?? { code: "offer-refused" };
+      throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
+    }
+    const row = await market.db.$transaction(async (tx) => {
+      const created = await tx.machine.create({
+        data: {
+          id,
+          ownerId: caller.id,
+          apiTokenId: caller.tokenId ?? null,
+          name: offer.name,
+          kind: offer.kind,
+          slots: offer.slots,
+          speed: offer.speed,
+          memoryPerSlotMb: offer.memoryPerSlotMb,
+          bandwidthBps: offer.bandwidthBytesPerSecond,
+          pricePerSecondMicro: live.pricePerSecondMicro,
+          contractPriceMicro,
+          availableUntil: dedicated ? new Date(offer.departsAt!) : null,
+          userAgent: offer.userAgent.slice(0, 300),
+          lastHeartbeatAt: new Date(now),
+          registeredAt: new Date(now),
+        },
+      });
+      if (dedicated) await payContract(tx, { machineId: id, producerId: caller.id, amount: contractPriceMicro! });
+      return created;
     });
-    market.addMachine(liveMachineFromRow(row));
+    market.addMachine(live);
     market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
     await placePendingTasks(market);
     market.emit({ kind: "machine", machineId: row.id });
-    return { machineId: row.id, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market) };
+    return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market) };
   });
 }
 
@@ -70,6 +113,8 @@ export function liveMachineFromRow(row: {
   speed: number;
   memoryPerSlotMb: number;
   pricePerSecondMicro: bigint;
+  contractPriceMicro: bigint | null;
+  availableUntil: Date | null;
   lastHeartbeatAt: Date;
 }): LiveMachine {
   return {
@@ -81,6 +126,8 @@ export function liveMachineFromRow(row: {
     speed: row.speed,
     memoryPerSlotMb: row.memoryPerSlotMb,
     pricePerSecondMicro: row.pricePerSecondMicro,
+    contractPriceMicro: row.contractPriceMicro,
+    departsAt: row.availableUntil?.getTime() ?? null,
     queue: [],
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
@@ -101,7 +148,7 @@ export function ownMachine(market: Market, caller: Caller, machineId: string): L
  * A machine leaves (it said so, or it missed heartbeats for the lease timeout): its running and
  * queued tasks go back to the engine and are placed again.
  */
-export async function departMachine(market: Market, machineId: string, reason: "left" | "missed-heartbeats") {
+export async function departMachine(market: Market, machineId: string, reason: "left" | "missed-heartbeats" | "contract-ended") {
   const machine = market.state.machines.get(machineId);
   if (!machine) return;
   const now = market.clock.now();

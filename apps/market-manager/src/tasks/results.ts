@@ -56,7 +56,8 @@ export async function completeTask(market: Market, c: Completion) {
       await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } } });
       // seed 003, 5.5.2: an opportunistic machine is paid cps(m) for each second of successful use.
       const seconds = Math.max(0, c.report.elapsedMs) / 1000;
-      await payProducer(tx, {
+      // Dedicated machines were paid their contract when the market bought their time.
+      if (machine.kind === "opportunistic") await payProducer(tx, {
         resultId: result.id,
         jobId: job.id,
         taskId: task.id,

@@ -17,6 +17,9 @@ const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> 
   --name NAME        how the machine is listed (default: host name)
   --price P          credits asked per second of successful use (default 1)
   --kind KIND        opportunistic (default) or dedicated
+  --hours H          dedicated: hours the machine stays in the market
+  --contract C       dedicated: total credits asked for those hours; the market
+                     accepts or refuses the offer at once
   --bandwidth B      bandwidth to the market in bytes per second (default 12500000)
   --quiet            print only errors
   --help             show this text`;
@@ -34,7 +37,11 @@ const Flags = z.object({
   price: z.coerce.number({ error: "--price must be a number" }).min(0, "--price must not be negative").default(1),
   kind: z.enum(["opportunistic", "dedicated"], { error: "--kind must be opportunistic or dedicated" }).default("opportunistic"),
   bandwidth: z.coerce.number({ error: "--bandwidth must be a number" }).positive("--bandwidth must be positive").default(12_500_000),
+  hours: z.coerce.number({ error: "--hours must be a number" }).positive("--hours must be positive").max(24 * 365, "--hours must be at most a year").optional(),
+  contract: z.coerce.number({ error: "--contract must be a number" }).min(0, "--contract must not be negative").optional(),
   quiet: z.boolean().default(false),
+}).refine((f) => f.kind !== "dedicated" || (f.hours !== undefined && f.contract !== undefined), {
+  message: "a dedicated machine needs --hours and --contract",
 });
 export type Flags = z.infer<typeof Flags>;
 
@@ -56,6 +63,8 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
         price: { type: "string" },
         kind: { type: "string" },
         bandwidth: { type: "string" },
+        hours: { type: "string" },
+        contract: { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -134,6 +143,7 @@ export async function main(argv: string[]): Promise<number> {
         memoryPerSlotMb,
         bandwidthBytesPerSecond: flags.bandwidth,
         pricePerSecond: flags.price,
+        ...(flags.kind === "dedicated" ? { departsAt: Date.now() + Math.round(flags.hours! * 3_600_000), contractPrice: flags.contract } : {}),
         userAgent: `cyclemarket-worker node/${process.versions.node} ${process.platform}-${process.arch}`,
       },
       onEvent: (event) => {
