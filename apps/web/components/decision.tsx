@@ -29,7 +29,7 @@ export function asDecision(value: unknown): DecisionRecord | null {
 }
 
 /** The market's answer (a quote or a decision) with its reasons in words. */
-export function DecisionView({ decision, title, testId }: { decision: DecisionRecord; title: string; testId?: string }) {
+export function DecisionView({ decision, title, testId, settled }: { decision: DecisionRecord; title: string; testId?: string; settled?: boolean }) {
   const reasons = reasonsOf(decision);
   return (
     <section aria-label={title} data-testid={testId} className={cx("rounded-xl border p-5", FRAMES[decision.outcome] ?? "border-slate-200 bg-white")}>
@@ -49,7 +49,7 @@ export function DecisionView({ decision, title, testId }: { decision: DecisionRe
           <div>
             <dt className="text-slate-500">Expected completion</dt>
             <dd className="font-semibold text-slate-900" data-testid="decision-completion">
-              {decision.completionAt != null ? `${time(decision.completionAt)} (${relative(decision.completionAt)})` : "—"}
+              {decision.completionAt != null ? (settled ? time(decision.completionAt) : `${time(decision.completionAt)} (${relative(decision.completionAt)})`) : "—"}
             </dd>
           </div>
         </dl>

@@ -175,6 +175,12 @@ const STATUS: Record<string, string> = {
   departed: "bg-slate-100 text-slate-600",
   opportunistic: "bg-violet-100 text-violet-800",
   dedicated: "bg-teal-100 text-teal-800",
+  producing: "bg-emerald-100 text-emerald-800",
+  benchmarking: "bg-sky-100 text-sky-800",
+  registering: "bg-sky-100 text-sky-800",
+  stopping: "bg-amber-100 text-amber-800",
+  stopped: "bg-slate-100 text-slate-700",
+  idle: "bg-slate-100 text-slate-700",
 };
 
 export function Badge({ value, testId }: { value: string; testId?: string }) {

@@ -101,7 +101,7 @@ function JobDetails({ job }: { job: Job }) {
 
           <ResultView job={job} result={live} finished={finished} />
 
-          {decision ? <DecisionView decision={decision} title="The market's decision" testId="decision" /> : null}
+          {decision ? <DecisionView decision={decision} title="The market's decision" testId="decision" settled={finished} /> : null}
         </div>
 
         <aside className="space-y-6">
@@ -115,7 +115,7 @@ function JobDetails({ job }: { job: Job }) {
             <dl className="space-y-2 text-sm">
               <Row label="Submitted" value={dateTime(job.submittedAt)} />
               <Row label="Decided" value={dateTime(job.decidedAt)} />
-              <Row label="Expected completion" value={job.expectedCompletionAt ? `${dateTime(job.expectedCompletionAt)} (${relative(job.expectedCompletionAt)})` : "—"} />
+              <Row label="Expected completion" value={job.expectedCompletionAt ? (finished ? dateTime(job.expectedCompletionAt) : `${dateTime(job.expectedCompletionAt)} (${relative(job.expectedCompletionAt)})`) : "—"} />
               <Row label="Completed" value={dateTime(job.completedAt)} />
               <Row label="Work per task" value={seconds(job.workPerTask)} />
               <Row label="Replicas" value={String(job.replicas)} />
