@@ -12,6 +12,7 @@ export const Exclusions = z.object({
   departure: num,
   deadline: num,
   horizon: num,
+  memoryFull: num,
 });
 export type Exclusions = z.infer<typeof Exclusions>;
 

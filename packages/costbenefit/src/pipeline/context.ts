@@ -12,7 +12,9 @@ export class Overlay {
   add(slot: number, work: number, memoryMb: number, startsNow: boolean, bytes: number): void {
     this.work.set(slot, (this.work.get(slot) ?? 0) + work);
     this.count.set(slot, (this.count.get(slot) ?? 0) + 1);
-    if (startsNow) this.memory.set(slot, (this.memory.get(slot) ?? 0) + memoryMb);
+    // Counted whether or not the task starts at once: the bounded check stays conservative.
+    void startsNow;
+    this.memory.set(slot, (this.memory.get(slot) ?? 0) + memoryMb);
     this.bytes += bytes;
   }
 
@@ -41,6 +43,9 @@ export interface SearchContext {
   readonly overlay: Overlay;
 }
 
+// One overlay reused by every search: contexts never overlap (decisions are synchronous).
+const sharedOverlay = new Overlay();
+
 export function createContext(state: MarketState, now: number, minReputation = 0): SearchContext {
   state.ensureIndex(now);
   const s = state.settings;
@@ -55,6 +60,6 @@ export function createContext(state: MarketState, now: number, minReputation = 0
     maxCandidates: s.maxCandidatesPerTask,
     minReputation,
     bounded: true,
-    overlay: new Overlay(),
+    overlay: (sharedOverlay.clear(), sharedOverlay),
   };
 }

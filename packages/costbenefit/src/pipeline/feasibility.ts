@@ -57,7 +57,15 @@ export function infeasibility(
   estimate(ctx, slot, task, est);
   if (est.finishAt > f.departureAt[slot]!) return "departure";
   if (est.finishAt > deadlineAt) return "deadline";
-  // seed 003, 4.3: usage stays within its maximum; compute's maximum is the horizon H.
-  if (ctx.bounded && est.backlogSeconds + task.work / f.capacity[slot]! > ctx.H) return "horizon";
+  // seed 003, 4.3: usage stays within its maximum; compute's maximum is the horizon H. A task's
+  // own share counts at most H/2, so a task longer than the horizon still fits a machine that
+  // is at most half committed instead of never fitting anywhere.
+  if (ctx.bounded && est.backlogSeconds + Math.min(task.work / f.capacity[slot]!, ctx.H / 2) > ctx.H) return "horizon";
+  // Memory within its maximum too, counting the task as if it ran now (conservative for a task
+  // that will wait for a slot; exact on a time-shared machine where everything runs at once).
+  if (ctx.bounded && task.memoryMb > 0) {
+    const used = f.runningMemory[slot]! + (ctx.overlay.memory.get(slot) ?? 0);
+    if (used + task.memoryMb > f.memoryPerSlot[slot]! * f.slots[slot]!) return "memoryFull";
+  }
   return undefined;
 }

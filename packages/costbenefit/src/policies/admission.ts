@@ -87,8 +87,18 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
 export function admitAll(state: MarketState, job: Job, now: number, choose: Chooser, profile: PolicyProfile, policy: string): Decision {
   if (state.machineCount === 0) return { outcome: "delayed", jobId: job.id, reasons: [{ code: "no-machines" }] };
   const ctx = createContext(state, now, profile.minReputation);
-  ctx.bounded = false;
-  const r = buildPlan(ctx, expandTasks(job), Infinity, choose);
+  const groups = expandTasks(job);
+  // The system-friendly strategy keeps usage within its maximum while it can (the competitive
+  // online assignment behind seed 003, 4.3) and only then overflows; baselines never look.
+  let r = profile.placement === "marginal-cost" ? buildPlan(ctx, groups, Infinity, choose) : undefined;
+  if (r && !r.ok && profile.holdBeyondBounds) {
+    const waited = now - job.arrivedAt;
+    if (waited < state.settings.maxDelaySeconds) return { outcome: "delayed", jobId: job.id, reasons: [r.reason] };
+  }
+  if (!r?.ok) {
+    ctx.bounded = false;
+    r = buildPlan(ctx, groups, Infinity, choose);
+  }
   if (!r.ok) {
     // Only memory, reputation or replicas can block an unbounded plan: wait for a bigger machine.
     const waited = now - job.arrivedAt;

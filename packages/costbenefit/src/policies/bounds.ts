@@ -5,8 +5,8 @@ import type { MarketState } from "../state/market-state.ts";
 /**
  * seed 003, 4.2: "a job whose benefit is greater than the highest possible cost will always be
  * accepted". While every machine's usage is within its maximum, adding demand d (as a fraction
- * of the smallest machine's maximum) costs at most n^(1 + d) - n per resource. Plus the dearest
- * producer's payment for the work.
+ * of the smallest machine's maximum) costs at most n^(1 + d) - n per resource (less for compute,
+ * whose bound already admits part of the task's share). Plus the dearest producer's payment.
  */
 export function highestPossibleCost(state: MarketState, job: Job): number {
   const a = state.aggregates();
@@ -15,7 +15,8 @@ export function highestPossibleCost(state: MarketState, job: Job): number {
   const H = s.horizonSeconds;
   let total = 0;
   for (const t of job.tasks) {
-    const dc = t.work / a.minCapacity / H;
+    // Compute may end above its maximum by the part of the task's share beyond H/2 (feasibility).
+    const dc = Math.max(0, t.work / a.minCapacity / H - 0.5);
     const dm = t.memoryMb / a.minMemoryTotal;
     const dn = t.bytes / (s.linkBytesPerSecond * H);
     const units = Math.pow(n, 1 + dc) + Math.pow(n, 1 + dm) + Math.pow(n, 1 + dn) - 3 * n;

@@ -55,54 +55,38 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
   const moves: Move[] = [];
   const touched = new Set<number>();
   const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-  const load = (s: number) => (m.i.running[s]! + m.i.queued[s]!) / m.f.capacity[s]!;
+  const load = (s: number) => loadOf(state, s);
   const sources = candidates(state, rule, rule.rule === "load" ? load : (s) => m.remaining(s, now) / m.f.capacity[s]!, 4 * rule.maxMovesPerTick);
 
   for (const src of sources) {
     if (moves.length >= rule.maxMovesPerTick) break;
     if (touched.has(src)) continue;
     const exclude = new Set<number>([src, ...touched]);
-    let bestMove: { t: TaskRecord; to: number; reasons: Move["reasons"]; score: number } | undefined;
-    for (let t = state.heads[src]; t; t = t.next) {
-      if (t.running && !rule.moveRunning) continue;
-      const left = remainingOf(state, t, now);
-      const shape = { id: t.id, work: left, memoryMb: t.memoryMb, bytes: 0 };
-      if (rule.rule === "load") {
-        const memMax = m.f.memoryPerSlot[src]! * m.f.slots[src]!;
-        const over = m.f.runningMemory[src]! > memMax;
-        // Least loaded other machine that can hold the task.
-        let to = -1;
-        for (let s = 0; s < m.end; s++) {
-          if (!m.live(s) || exclude.has(s) || infeasibility(ctx, s, shape, Infinity, exclude, est)) continue;
-          const fits = m.f.runningMemory[s]! + t.memoryMb <= m.f.memoryPerSlot[s]! * m.f.slots[s]!;
-          if (over && !fits) continue;
-          if (to < 0 || load(s) < load(to)) to = s;
-        }
-        if (to < 0) continue;
-        const before = load(src);
-        const after = (m.i.running[to]! + m.i.queued[to]! + 1) / m.f.capacity[to]!;
-        const gain = over ? t.memoryMb : left * (before - after);
-        if (!over && after >= before * (1 - rule.minGain)) continue;
-        const reasons: Move["reasons"] = over
-          ? [{ code: "memory-ushering", memoryUsedMb: m.f.runningMemory[src]!, memoryMaxMb: memMax }]
-          : [{ code: "load-balance", loadBefore: before, loadAfter: after }];
-        if (!bestMove || gain > bestMove.score) bestMove = { t, to, reasons, score: gain };
-      } else {
-        const saving = savingOf(ctx, t, left);
-        const c = cheapestMachine(ctx, shape, Infinity, exclude, emptyExclusions());
+    let bestMove: Candidate | undefined;
+    if (rule.rule === "load") {
+      bestMove = loadMove(ctx, src, exclude, rule, est);
+    } else {
+      for (let t = state.heads[src]; t; t = t.next) {
+        if (t.running && !rule.moveRunning) continue;
+        const left = remainingOf(state, t, now);
+        // The same quantity of work leaves the source and joins the target: the task's share of
+        // the backlog the source reports, so both sides of the comparison use one unit.
+        const q = Math.min(left, m.remaining(src, now) / Math.max(1, m.i.running[src]! + m.i.queued[src]!));
+        if (q <= 0) continue;
+        const saving = savingOf(ctx, t, q);
+        const moved = { id: t.id, work: q, memoryMb: t.memoryMb, bytes: 0 };
+        ctx.bounded = true;
+        const c = cheapestMachine(ctx, moved, Infinity, exclude, emptyExclusions()) ?? ((ctx.bounded = false), cheapestMachine(ctx, moved, Infinity, exclude, emptyExclusions()));
+        ctx.bounded = false;
         if (!c) continue;
         if (c.cost > saving * (1 - rule.minGain)) continue;
-        if (rule.rule === "rebalance") {
-          // Only to a free slot, and never finishing later than where the task waits now.
-          const finishBefore = m.remaining(src, now) / m.f.capacity[src]! + now + left / m.f.speed[src]!;
-          if (!c.startsNow || c.finishAt > finishBefore) continue;
-          const reasons: Move["reasons"] = [{ code: "rebalance", costBefore: saving, costAfter: c.cost, finishBefore, finishAfter: c.finishAt }];
-          if (!bestMove || saving - c.cost > bestMove.score) bestMove = { t, to: c.slot, reasons, score: saving - c.cost };
-        } else {
-          const finishBefore = now + m.remaining(src, now) / m.f.capacity[src]!;
-          const reasons: Move["reasons"] = [{ code: "rebalance", costBefore: saving, costAfter: c.cost, finishBefore, finishAfter: c.finishAt }];
-          if (!bestMove || saving - c.cost > bestMove.score) bestMove = { t, to: c.slot, reasons, score: saving - c.cost };
-        }
+        const finishBefore = now + m.remaining(src, now) / m.f.capacity[src]!;
+        // rebalance: only to a free slot, and never finishing later than where the task waits.
+        if (rule.rule === "rebalance" && (!c.startsNow || c.finishAt > finishBefore)) continue;
+        const reasons: Move["reasons"] = [{ code: "rebalance", costBefore: saving, costAfter: c.cost, finishBefore, finishAfter: c.finishAt }];
+        // The saving holds for as long as the task would have stayed: weigh it by its remaining work.
+        const score = (saving - c.cost) * left;
+        if (!bestMove || score > bestMove.score) bestMove = { t, to: c.slot, reasons, score };
       }
     }
     if (bestMove) {
@@ -112,4 +96,53 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
     }
   }
   return moves;
+}
+
+interface Candidate {
+  t: TaskRecord;
+  to: number;
+  reasons: Move["reasons"];
+  score: number;
+}
+
+function loadOf(state: MarketState, s: number): number {
+  const m = state.machines;
+  return (m.i.running[s]! + m.i.queued[s]!) / m.f.capacity[s]!;
+}
+
+/**
+ * Mosix-like: if the source is over its memory, usher its largest-memory task to the least loaded
+ * machine where it fits; otherwise move its longest task to the least loaded machine when that
+ * evens the loads out by more than minGain.
+ */
+function loadMove(ctx: SearchContext, src: number, exclude: Set<number>, rule: MigrationProfile, est: Estimate): Candidate | undefined {
+  const state = ctx.state;
+  const m = state.machines;
+  const memMax = m.f.memoryPerSlot[src]! * m.f.slots[src]!;
+  const over = m.f.runningMemory[src]! > memMax;
+  let pick: TaskRecord | undefined;
+  let pickKey = -Infinity;
+  for (let t = state.heads[src]; t; t = t.next) {
+    if (t.running && !rule.moveRunning) continue;
+    const key = over ? t.memoryMb : remainingOf(state, t, ctx.now);
+    if (key > pickKey) {
+      pick = t;
+      pickKey = key;
+    }
+  }
+  if (!pick) return undefined;
+  const shape = { id: pick.id, work: remainingOf(state, pick, ctx.now), memoryMb: pick.memoryMb, bytes: 0 };
+  let to = -1;
+  for (let s = 0; s < m.end; s++) {
+    if (!m.live(s) || exclude.has(s) || infeasibility(ctx, s, shape, Infinity, exclude, est)) continue;
+    const fits = m.f.runningMemory[s]! + pick.memoryMb <= m.f.memoryPerSlot[s]! * m.f.slots[s]!;
+    if (over && !fits) continue;
+    if (to < 0 || loadOf(state, s) < loadOf(state, to)) to = s;
+  }
+  if (to < 0) return undefined;
+  const before = loadOf(state, src);
+  const after = (m.i.running[to]! + m.i.queued[to]! + 1) / m.f.capacity[to]!;
+  if (over) return { t: pick, to, reasons: [{ code: "memory-ushering", memoryUsedMb: m.f.runningMemory[src]!, memoryMaxMb: memMax }], score: pick.memoryMb };
+  if (after >= before * (1 - rule.minGain)) return undefined;
+  return { t: pick, to, reasons: [{ code: "load-balance", loadBefore: before, loadAfter: after }], score: shape.work };
 }

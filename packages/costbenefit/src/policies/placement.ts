@@ -43,13 +43,20 @@ function scanChooser(score: Score): Chooser {
   };
 }
 
-/** The earliest expected finish; least-loaded adds memory ushering: prefer machines where it fits. */
+/** FCFS: the earliest expected finish. */
 const earliestFinish: Score = (_ctx, _s, _t, est) => est.finishAt;
+/**
+ * Mosix: the lowest load, counted as Mosix does (tasks per unit of capacity, not their unknown
+ * lengths), among machines where the task's memory fits if there are any (memory ushering);
+ * ties go to the faster finish.
+ */
 const leastLoaded: Score = (ctx, s, t, est) => {
-  const f = ctx.state.machines.f;
+  const m = ctx.state.machines;
+  const f = m.f;
   const used = f.runningMemory[s]! + (ctx.overlay.memory.get(s) ?? 0);
   const fits = used + t.memoryMb <= f.memoryPerSlot[s]! * f.slots[s]!;
-  return est.finishAt + (fits ? 0 : 1e12);
+  const load = (m.i.running[s]! + m.i.queued[s]! + (ctx.overlay.count.get(s) ?? 0) + 1) / f.capacity[s]!;
+  return (fits ? 0 : 1e12) + load * 1e6 + est.finishAt * 1e-6;
 };
 
 /** PVM: the next machine in turn after the last placement, skipping those that cannot take it. */

@@ -19,6 +19,12 @@ export const PolicyProfile = z.object({
       minGain: z.number().min(0).max(10).default(0.1),
     })
     .default({ rule: "none", moveRunning: false, maxMovesPerTick: 8, minGain: 0.1 }),
+  /**
+   * Without admission control, a job that no machine can take within its usage bounds waits in
+   * the market's queue (delayed, never rejected for cost) and flows to the first machine that
+   * falls back within bounds: E-Mosix's migration of queued work. Otherwise it overflows at once.
+   */
+  holdBeyondBounds: z.boolean().default(false),
   /** Machines below this reputation are not used. */
   minReputation: z.number().min(0).max(1).default(0),
   /** Most breakpoints of a benefit curve tried as completion times (besides "no deadline"). */

@@ -6,8 +6,9 @@ export const POLICY_PROFILES = {
   miserly: { admission: "miserly", placement: "marginal-cost", migration: { rule: "rebalance", moveRunning: false } },
   // seed 003 section 6: the system-friendly strategy without admission control (E-PVM) ...
   "e-pvm": { admission: "admit-all", placement: "marginal-cost" },
-  // ... and the same with periodic cost-driven migration of work (E-Mosix).
-  "e-mosix": { admission: "admit-all", placement: "marginal-cost", migration: { rule: "cost", moveRunning: true } },
+  // ... and the same with queued work moving to machines as they fall back within bounds
+  // (E-Mosix; seed 003 section 6, issue 3: "periodic migration of queued work").
+  "e-mosix": { admission: "admit-all", placement: "marginal-cost", holdBeyondBounds: true, migration: { rule: "rebalance", moveRunning: false } },
   // Baselines: PVM's round robin, Mosix-like least-loaded with load-balancing migration and
   // memory ushering (a strong baseline: it sees the same work estimates), random, and FCFS.
   pvm: { admission: "admit-all", placement: "round-robin" },
