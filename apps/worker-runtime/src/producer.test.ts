@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { RegisterRequest, WorkerApi } from "./api.ts";
+import type { HeartbeatRequest, LeaseRequest, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
 import { fromBase64 } from "./base64.ts";
 import { EXAMPLES } from "./examples.ts";
 import { createNodePool } from "./node/pool.ts";
-import { runProducer, type MachineProfile, type ProducerEvent } from "./producer.ts";
+import { refusalOf, runProducer, type MachineProfile, type ProducerEvent } from "./producer.ts";
 import { sha256Hex } from "./sandbox.ts";
 import { FakeMarket } from "./testing/fake-market.ts";
 import { LOOP_WAT, exampleBytes, wat } from "./testing/fixtures.ts";
@@ -132,4 +132,128 @@ describe("runProducer", () => {
     await done;
     expect(events.filter((e) => e.type === "error" && e.stage === "register")).toHaveLength(2);
   });
+
+  it("keeps a result through a market outage and delivers it once the market is back", async () => {
+    const market = new OutageMarket();
+    const mcHash = await market.addModule(exampleBytes("montecarlo"));
+    for (let i = 0; i < 2; i++) market.queue.push({ taskId: `t${i}`, jobId: "j", moduleHash: mcHash, args: ["20000", String(i)], stdin: "", limits });
+    market.downAfterLease = true; // the market goes away right after handing out the first task
+    const events: ProducerEvent[] = [];
+    const controller = new AbortController();
+    const done = runProducer({
+      api: market,
+      executor: pool,
+      machine,
+      slots: 1,
+      signal: controller.signal,
+      onEvent: (e) => events.push(e),
+      idleBackoff: { minMs: 10, maxMs: 50 },
+      reportBackoff: { minMs: 10, maxMs: 50 },
+    });
+    await until(() => events.filter((e) => e.type === "error" && e.stage === "report").length >= 5);
+    expect(market.reports).toHaveLength(0);
+    market.down = false;
+    await until(() => market.reports.length === 2);
+    controller.abort();
+    const summary = await done;
+    // The first result arrived once, under its lease, after the outage; the loop carried on.
+    expect(market.reports.map((r) => r.leaseId)).toEqual(["l0", "l1"]);
+    expect(summary).toMatchObject({ reportsAccepted: 2, reportsRefused: 0, abandoned: 0 });
+    expect(events.filter((e) => e.type === "registered")).toHaveLength(1);
+  });
+
+  it("stops retrying a result the market refuses as stale", async () => {
+    const market = new OutageMarket();
+    const mcHash = await market.addModule(exampleBytes("montecarlo"));
+    market.queue.push({ taskId: "t", jobId: "j", moduleHash: mcHash, args: ["1000"], stdin: "", limits });
+    market.refuseReports = { code: "CONFLICT", reason: { code: "stale-lease" } };
+    const events: ProducerEvent[] = [];
+    const controller = new AbortController();
+    const done = runProducer({ api: market, executor: pool, machine, signal: controller.signal, onEvent: (e) => events.push(e), idleBackoff: { minMs: 10, maxMs: 50 }, reportBackoff: { minMs: 10, maxMs: 50 } });
+    await until(() => events.some((e) => e.type === "reported"));
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort();
+    const summary = await done;
+    expect(market.reportCalls).toBe(1);
+    expect(events.find((e) => e.type === "reported")).toMatchObject({ accepted: false, reason: { code: "stale-lease" } });
+    expect(summary).toMatchObject({ reportsAccepted: 0, reportsRefused: 1 });
+    expect(events.filter((e) => e.type === "registered")).toHaveLength(1);
+  });
+
+  it("registers again when the market says its machine departed, giving up that machine's tasks", async () => {
+    const market = new OutageMarket();
+    const loopHash = await market.addModule(wat(LOOP_WAT));
+    const mcHash = await market.addModule(exampleBytes("montecarlo"));
+    market.queue.push({ taskId: "slow", jobId: "j", moduleHash: loopHash, args: [], stdin: "", limits: { ...limits, wallMs: 60_000 } });
+    const events: ProducerEvent[] = [];
+    const controller = new AbortController();
+    const done = runProducer({ api: market, executor: pool, machine, slots: 1, signal: controller.signal, onEvent: (e) => events.push(e), idleBackoff: { minMs: 10, maxMs: 50 } });
+    await until(() => events.some((e) => e.type === "started"));
+    // The market declared m1 departed (it missed heartbeats) and abandoned its lease.
+    market.departedMachines.add("m1");
+    market.leases.clear();
+    market.queue.push({ taskId: "quick", jobId: "j", moduleHash: mcHash, args: ["1000"], stdin: "", limits });
+    await until(() => market.reports.length === 1);
+    controller.abort();
+    const summary = await done;
+    expect(events.filter((e) => e.type === "registered").map((e) => e.type === "registered" && e.machineId)).toEqual(["m1", "m2"]);
+    expect(events.find((e) => e.type === "abandoned")).toMatchObject({ taskId: "slow", reason: "expired" });
+    // The new task was leased and reported by the new machine; the old task was not reported.
+    expect(market.reports).toMatchObject([{ machineId: "m2", leaseId: "l1" }]);
+    expect(market.leaseCalls.some((c) => c.machineId === "m2")).toBe(true);
+    expect(summary).toMatchObject({ machineId: "m2", reportsAccepted: 1, abandoned: 1 });
+    expect(market.departed).toEqual(["m2"]);
+  });
+
+  it("tells a refusal from a call that got no answer", () => {
+    expect(refusalOf({ data: { code: "CONFLICT", reason: { code: "stale-lease" } } })).toEqual({ code: "stale-lease" });
+    expect(refusalOf({ data: { code: "UNAUTHORIZED", reason: null } })).toEqual({ code: "UNAUTHORIZED" });
+    expect(refusalOf({ data: { code: "INTERNAL_SERVER_ERROR", reason: null } })).toBeNull();
+    expect(refusalOf(new TypeError("fetch failed"))).toBeNull();
+  });
 });
+
+/** The fake market, able to go away, to refuse reports, and to forget machines. */
+class OutageMarket extends FakeMarket {
+  down = false;
+  downAfterLease = false;
+  refuseReports: { code: string; reason: { code: string } } | null = null;
+  departedMachines = new Set<string>();
+  reportCalls = 0;
+  leaseCalls: LeaseRequest[] = [];
+  private registrations = 0;
+
+  private check(machineId?: string) {
+    if (this.down) throw new TypeError("fetch failed");
+    if (machineId && this.departedMachines.has(machineId)) {
+      throw Object.assign(new Error("This machine is no longer in the market; register again."), {
+        data: { code: "CONFLICT", reason: { code: "machine-departed", machineId } },
+      });
+    }
+  }
+  override async register(input: RegisterRequest) {
+    this.check();
+    const answer = await super.register(input);
+    return { ...answer, machineId: `m${++this.registrations}` };
+  }
+  override async lease(input: LeaseRequest) {
+    this.check(input.machineId);
+    this.leaseCalls.push(input);
+    const answer = await super.lease(input);
+    if (this.downAfterLease && answer.leases.length) {
+      this.downAfterLease = false;
+      this.down = true;
+    }
+    return answer;
+  }
+  override async heartbeat(input: HeartbeatRequest) {
+    this.check(input.machineId);
+    return super.heartbeat(input);
+  }
+  override async report(input: ReportRequest) {
+    this.reportCalls++;
+    this.check(input.machineId);
+    if (this.refuseReports) throw Object.assign(new Error("refused"), { data: this.refuseReports });
+    return super.report(input);
+  }
+}

@@ -1,6 +1,13 @@
 // The producer loop shared by the Node CLI and the browser's /produce page: register the
 // machine, keep up to `slots` leased tasks running, heartbeat, report each result under its
 // lease, and depart when told to stop. The market is reached only through WorkerApi.
+//
+// The loop outlives the market's outages: a call that fails without an answer (the Market
+// Manager restarting, its database away) is tried again with backoff while tasks keep running,
+// and a finished task's result is kept and reported again until the market either takes it or
+// says its lease is no longer current. When the market says the machine itself is gone (it
+// missed heartbeats past the lease timeout), every lease it held is void: the loop gives up
+// those tasks and registers again.
 import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
 import { fromBase64, toBase64 } from "./base64.ts";
 import type { Executor } from "./executor.ts";
@@ -34,6 +41,8 @@ export interface ProducerOptions {
   idleBackoff?: { minMs: number; maxMs: number };
   /** Registration is retried while the market is unreachable, this many times. */
   registerAttempts?: number;
+  /** Waits between attempts to deliver a result grow from min to max. */
+  reportBackoff?: { minMs: number; maxMs: number };
 }
 
 export interface ProducerSummary {
@@ -44,7 +53,26 @@ export interface ProducerSummary {
   abandoned: number;
 }
 
-const REPORT_ATTEMPTS = 3;
+/** tRPC codes that mean "no answer yet, ask again" rather than a refusal. */
+const TRANSIENT = new Set(["INTERNAL_SERVER_ERROR", "SERVICE_UNAVAILABLE", "BAD_GATEWAY", "GATEWAY_TIMEOUT", "TIMEOUT", "TOO_MANY_REQUESTS", "CLIENT_CLOSED_REQUEST"]);
+
+/**
+ * The market's answer carried by a failed call: its reason (`{ code: "stale-lease" }`, ...) or
+ * its tRPC code; null when there was no answer (network error, server error), worth retrying.
+ */
+export function refusalOf(e: unknown): { code: string } | null {
+  const data = (e as { data?: { reason?: unknown; code?: unknown } | null } | null)?.data;
+  const reason = data?.reason as { code?: unknown } | null | undefined;
+  if (reason && typeof reason.code === "string") return reason as { code: string };
+  if (typeof data?.code === "string" && !TRANSIENT.has(data.code)) return { code: data.code };
+  return null;
+}
+
+/** The market no longer knows this machine (it departed): its leases are void, register again. */
+const machineGone = (e: unknown) => {
+  const code = refusalOf(e)?.code;
+  return code === "machine-departed" || code === "CONFLICT";
+};
 
 interface Running {
   lease: Lease;
@@ -73,6 +101,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   const { api, executor, signal } = options;
   const slots = Math.max(1, Math.min(options.slots ?? executor.slots, executor.slots));
   const backoff = options.idleBackoff ?? { minMs: 250, maxMs: 5_000 };
+  const reportBackoff = options.reportBackoff ?? { minMs: 500, maxMs: 5_000 };
   const emit = (event: ProducerEvent) => {
     try {
       options.onEvent?.(event);
@@ -82,26 +111,52 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   };
   const summary: ProducerSummary = { machineId: null, tasksRun: 0, reportsAccepted: 0, reportsRefused: 0, abandoned: 0 };
 
-  // ---- register, retrying while the market is not up yet
-  let registration;
-  const attempts = options.registerAttempts ?? 30;
-  for (let attempt = 1; ; attempt++) {
-    if (signal.aborted) return summary;
-    try {
-      registration = await api.register({ ...options.machine, slots });
-      break;
-    } catch (e) {
-      emit({ type: "error", stage: "register", message: message(e) });
-      if (attempt >= attempts) throw new Error(`could not register after ${attempts} attempts: ${message(e)}`);
-      await sleep(Math.min(500 * 2 ** (attempt - 1), 5_000), signal);
-    }
-  }
-  const { machineId } = registration;
-  summary.machineId = machineId;
-  emit({ type: "registered", machineId, slots, leaseTimeoutMs: registration.leaseTimeoutMs, heartbeatIntervalMs: registration.heartbeatIntervalMs });
-
   const running = new Map<string, Running>();
   const modules = new Map<string, Promise<Uint8Array>>();
+  /** The machine the market knows us as; null until registered, and again once it is gone. */
+  let machineId: string | null = null;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  // ---- register, retrying while the market is not up yet; again whenever the machine is gone
+  async function register(): Promise<boolean> {
+    const attempts = options.registerAttempts ?? 30;
+    for (let attempt = 1; ; attempt++) {
+      if (signal.aborted) return false;
+      try {
+        const registration = await api.register({ ...options.machine, slots });
+        machineId = summary.machineId = registration.machineId;
+        emit({ type: "registered", machineId, slots, leaseTimeoutMs: registration.leaseTimeoutMs, heartbeatIntervalMs: registration.heartbeatIntervalMs });
+        startHeartbeat(registration.machineId, registration.heartbeatIntervalMs);
+        return true;
+      } catch (e) {
+        emit({ type: "error", stage: "register", message: message(e) });
+        if (attempt >= attempts) throw new Error(`could not register after ${attempts} attempts: ${message(e)}`);
+        await sleep(Math.min(500 * 2 ** (attempt - 1), 5_000), signal);
+      }
+    }
+  }
+
+  /** Called with the machine a failed call was made for: its leases died with it. */
+  function lostMachine(id: string, stage: ProducerStage, e: unknown): void {
+    if (machineId !== id) return; // already noticed, or already registered again
+    machineId = null;
+    clearInterval(heartbeat);
+    emit({ type: "error", stage, message: `the market no longer knows machine ${id} (${message(e)}); registering again` });
+    for (const leaseId of [...running.keys()]) abandon(leaseId, "expired");
+  }
+
+  // ---- heartbeats, on their own timer so a long task does not silence the machine
+  function startHeartbeat(id: string, everyMs: number): void {
+    clearInterval(heartbeat);
+    heartbeat = setInterval(() => {
+      // Every lease still held, including results waiting to be delivered, is kept alive.
+      const leaseIds = [...running.keys()];
+      api.heartbeat({ machineId: id, leaseIds }).then(
+        ({ expiredLeaseIds }) => expiredLeaseIds.forEach((leaseId) => abandon(leaseId, "expired")),
+        (e) => (machineGone(e) ? lostMachine(id, "heartbeat", e) : emit({ type: "error", stage: "heartbeat", message: message(e) })),
+      );
+    }, everyMs);
+  }
 
   function moduleBytes(hash: string): Promise<Uint8Array> {
     let bytes = modules.get(hash);
@@ -118,9 +173,14 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     return bytes;
   }
 
-  async function report(lease: Lease, outcome: TaskOutcome, entry: Running): Promise<void> {
+  /**
+   * Delivers a result under its lease. Without an answer it is kept and sent again, with
+   * backoff, for as long as the lease may still be current: until the market takes or refuses
+   * it, a heartbeat says the lease expired, or the machine is gone.
+   */
+  async function report(lease: Lease, outcome: TaskOutcome, entry: Running, forMachine: string): Promise<void> {
     const body: ReportRequest = {
-      machineId,
+      machineId: forMachine,
       leaseId: lease.leaseId,
       exitCode: outcome.exitCode,
       stdout: toBase64(outcome.stdout),
@@ -129,22 +189,34 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       elapsedMs: outcome.elapsedMs,
       ...(outcome.error ? { error: outcome.error } : {}),
     };
-    for (let attempt = 1; attempt <= REPORT_ATTEMPTS; attempt++) {
-      if (entry.abandoned) return;
+    let waitMs = reportBackoff.minMs;
+    while (!entry.abandoned && !signal.aborted) {
+      let answer: { accepted: boolean; reason?: { code: string } };
       try {
-        const answer = await api.report(body);
-        if (answer.accepted) summary.reportsAccepted++;
-        else summary.reportsRefused++;
-        emit({ type: "reported", leaseId: lease.leaseId, taskId: lease.taskId, accepted: answer.accepted, ...(answer.reason ? { reason: answer.reason } : {}) });
-        return;
+        answer = await api.report(body);
       } catch (e) {
-        emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId });
-        if (attempt < REPORT_ATTEMPTS) await sleep(500 * attempt, signal);
+        const refusal = refusalOf(e);
+        if (!refusal) {
+          emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId });
+          await sleep(waitMs, signal);
+          waitMs = Math.min(waitMs * 2, reportBackoff.maxMs);
+          continue;
+        }
+        // A refusal is final: this lease is not current (stale, or its machine departed).
+        answer = { accepted: false, reason: refusal };
+        if (machineGone(e) && refusal.code !== "stale-lease") {
+          running.delete(lease.leaseId); // reported below, not abandoned with the others
+          lostMachine(forMachine, "report", e);
+        }
       }
+      if (answer.accepted) summary.reportsAccepted++;
+      else summary.reportsRefused++;
+      emit({ type: "reported", leaseId: lease.leaseId, taskId: lease.taskId, accepted: answer.accepted, ...(answer.reason ? { reason: answer.reason } : {}) });
+      return;
     }
   }
 
-  async function execute(lease: Lease, entry: Running): Promise<void> {
+  async function execute(lease: Lease, entry: Running, forMachine: string): Promise<void> {
     const ids = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId };
     let outcome: TaskOutcome;
     try {
@@ -177,7 +249,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       elapsedMs: outcome.elapsedMs,
       ...(outcome.error ? { error: outcome.error } : {}),
     });
-    await report(lease, outcome, entry);
+    await report(lease, outcome, entry, forMachine);
   }
 
   function abandon(leaseId: string, reason: "expired" | "stopping"): void {
@@ -189,27 +261,24 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     emit({ type: "abandoned", leaseId, taskId: entry.lease.taskId, reason });
   }
 
-  function start(lease: Lease): void {
+  function start(lease: Lease, forMachine: string): void {
     const entry: Running = { lease, controller: new AbortController(), abandoned: null, done: Promise.resolve() };
-    entry.done = execute(lease, entry)
+    entry.done = execute(lease, entry, forMachine)
       .catch((e) => emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId }))
       .finally(() => running.delete(lease.leaseId));
     running.set(lease.leaseId, entry);
   }
 
-  // ---- heartbeats, on their own timer so a long task does not silence the machine
-  const heartbeat = setInterval(() => {
-    const leaseIds = [...running.keys()];
-    api.heartbeat({ machineId, leaseIds }).then(
-      ({ expiredLeaseIds }) => expiredLeaseIds.forEach((id) => abandon(id, "expired")),
-      (e) => emit({ type: "error", stage: "heartbeat", message: message(e) }),
-    );
-  }, registration.heartbeatIntervalMs);
-
   // ---- lease and run until stopped
   let idleMs = backoff.minMs;
   try {
     while (!signal.aborted) {
+      if (machineId === null) {
+        // Tasks of the machine that is gone may still be winding down; their slots are free.
+        if (!(await register())) break;
+        continue;
+      }
+      const id: string = machineId;
       const free = slots - running.size;
       if (free === 0) {
         await Promise.race([...[...running.values()].map((r) => r.done), sleep(backoff.maxMs, signal)]);
@@ -217,8 +286,12 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       }
       let leases: Lease[] = [];
       try {
-        leases = (await api.lease({ machineId, max: free })).leases.slice(0, free);
+        leases = (await api.lease({ machineId: id, max: free })).leases.slice(0, free);
       } catch (e) {
+        if (machineGone(e)) {
+          lostMachine(id, "lease", e);
+          continue;
+        }
         emit({ type: "error", stage: "lease", message: message(e) });
       }
       if (signal.aborted) {
@@ -228,7 +301,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       if (leases.length > 0) {
         idleMs = backoff.minMs;
         emit({ type: "leased", leases: leases.map((l) => ({ leaseId: l.leaseId, taskId: l.taskId, jobId: l.jobId })) });
-        leases.forEach(start);
+        for (const lease of leases) start(lease, id);
         continue;
       }
       if (running.size === 0) emit({ type: "idle", waitMs: idleMs });
@@ -240,11 +313,14 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     clearInterval(heartbeat);
     for (const id of [...running.keys()]) abandon(id, "stopping");
     await Promise.allSettled([...running.values()].map((r) => r.done));
-    try {
-      await api.depart({ machineId });
-      emit({ type: "departed", machineId });
-    } catch (e) {
-      emit({ type: "error", stage: "depart", message: message(e) });
+    const id = machineId as string | null;
+    if (id !== null) {
+      try {
+        await api.depart({ machineId: id });
+        emit({ type: "departed", machineId: id });
+      } catch (e) {
+        emit({ type: "error", stage: "depart", message: message(e) });
+      }
     }
   }
   return summary;
