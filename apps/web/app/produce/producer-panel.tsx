@@ -142,6 +142,8 @@ function onEvent(state: State, e: ProducerEvent): State {
       return {
         ...state,
         accepted: state.accepted + (e.accepted ? 1 : 0),
+        // A result the market took means whatever went wrong before has passed.
+        lastError: e.accepted ? null : state.lastError,
         refused: state.refused + (e.accepted ? 0 : 1),
         // Opportunistic machines are paid per second of successful use (DESIGN.md, "Machines").
         earned: state.earned + (e.accepted ? (elapsedMs / 1000) * state.price : 0),
