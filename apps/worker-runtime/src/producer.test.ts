@@ -205,6 +205,25 @@ describe("runProducer", () => {
     expect(market.departed).toEqual(["m2"]);
   });
 
+  it("runs many short tasks on one slot without piling up listeners on the stop signal", async () => {
+    const market = new FakeMarket();
+    const mcHash = await market.addModule(exampleBytes("montecarlo"));
+    for (let i = 0; i < 30; i++) market.queue.push({ taskId: `t${i}`, jobId: "j", moduleHash: mcHash, args: ["1000", String(i)], stdin: "", limits });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const controller = new AbortController();
+      const done = runProducer({ api: market, executor: pool, machine, slots: 1, signal: controller.signal });
+      await until(() => market.reports.length === 30);
+      controller.abort();
+      await done;
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+  });
+
   it("tells a refusal from a call that got no answer", () => {
     expect(refusalOf({ data: { code: "CONFLICT", reason: { code: "stale-lease" } } })).toEqual({ code: "stale-lease" });
     expect(refusalOf({ data: { code: "UNAUTHORIZED", reason: null } })).toEqual({ code: "UNAUTHORIZED" });

@@ -81,8 +81,12 @@ interface Running {
   done: Promise<void>;
 }
 
-/** Resolves after `ms`, or at once when the signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, at once when the signal aborts, or as soon as one of `wake` settles. It
+ * lets go of its timer and its abort listener when it resolves, so waits that are cut short
+ * (a slot freed up) do not pile up listeners on the signal.
+ */
+function sleep(ms: number, signal: AbortSignal, wake: Promise<unknown>[] = []): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);
@@ -92,6 +96,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
     signal.addEventListener("abort", done, { once: true });
+    for (const p of wake) p.then(done, done);
   });
 }
 
@@ -230,7 +235,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
           args: lease.args,
           stdin: fromBase64(lease.stdin),
           ...(files ? { files } : {}),
-          seed: lease.taskId,
+          seed: lease.seed ?? lease.taskId,
           limits: lease.limits,
         },
         entry.controller.signal,
@@ -281,7 +286,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       const id: string = machineId;
       const free = slots - running.size;
       if (free === 0) {
-        await Promise.race([...[...running.values()].map((r) => r.done), sleep(backoff.maxMs, signal)]);
+        await sleep(backoff.maxMs, signal, [...running.values()].map((r) => r.done));
         continue;
       }
       let leases: Lease[] = [];
@@ -306,7 +311,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       }
       if (running.size === 0) emit({ type: "idle", waitMs: idleMs });
       // Wake early when a slot frees up, so a busy market keeps every slot full.
-      await Promise.race([...[...running.values()].map((r) => r.done), sleep(idleMs, signal)]);
+      await sleep(idleMs, signal, [...running.values()].map((r) => r.done));
       idleMs = Math.min(idleMs * 2, backoff.maxMs);
     }
   } finally {
