@@ -1,10 +1,10 @@
 // Writes the next migration: the SQL that takes prisma/migrations to prisma/schema.prisma.
 // Usage: npm run db:migrate -- <name>. Runs against a throwaway embedded PostgreSQL.
-import { mkdirSync, writeFileSync, existsSync, rmSync, mkdtempSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync, existsSync, rmSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { startEmbeddedPostgres } from "../apps/market-manager/src/db/embedded.ts";
-import { diffSchemaAgainstMigrations, migrationsDir } from "../apps/market-manager/src/db/migrate.ts";
+import { diffSchemaAgainstMigrations, lastMigratedSchemaPath, migrationsDir, schemaPath } from "../apps/market-manager/src/db/migrate.ts";
 
 const name = (process.argv[2] ?? "change").replace(/[^a-z0-9_]/gi, "_");
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-migrate-"));
@@ -20,6 +20,7 @@ try {
     writeFileSync(join(dir, "migration.sql"), sql);
     const lock = join(migrationsDir, "migration_lock.toml");
     if (!existsSync(lock)) writeFileSync(lock, 'provider = "postgresql"\n');
+    copyFileSync(schemaPath, lastMigratedSchemaPath);
     console.log(`Wrote ${dir}/migration.sql`);
   }
 } finally {

@@ -51,6 +51,8 @@ export type LeaseLimits = z.infer<typeof LeaseLimits>;
 export const Lease = z.object({
   leaseId: z.string(),
   taskId: z.string(),
+  /** Keys the task's clock and random source; copies of one task share it so honest machines agree. */
+  seed: z.string().optional(),
   jobId: z.string(),
   /** SHA-256 hex of the module's bytes; the producer checks the bytes it fetches against it. */
   moduleHash: z.string(),

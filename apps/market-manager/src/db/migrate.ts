@@ -70,12 +70,24 @@ export async function applyMigrations(url: string): Promise<string[]> {
   }
 }
 
-/** The SQL that takes the migrations so far to the current schema ("" when they agree). */
+/**
+ * The schema as of the last migration, kept beside the migrations: diffing from it needs no
+ * shadow database (which the WebAssembly engine cannot introspect through the adapter).
+ */
+export const lastMigratedSchemaPath = join(migrationsDir, "schema-at-last-migration.prisma");
+
+/** The SQL that takes the schema of the last migration to the current schema ("" when they agree). */
 export async function diffSchemaAgainstMigrations(url: string): Promise<string> {
   const engine = await openEngine(url);
   try {
     const list = loadMigrations();
-    const from = list.migrationDirectories.length === 0 ? { tag: "empty" as const } : { tag: "migrations" as const, ...list };
+    if (list.migrationDirectories.length > 0 && !existsSync(lastMigratedSchemaPath)) {
+      throw new Error(`${lastMigratedSchemaPath} is missing; it must hold the schema the last migration produced`);
+    }
+    const from =
+      list.migrationDirectories.length === 0
+        ? { tag: "empty" as const }
+        : { tag: "schemaDatamodel" as const, files: [{ path: "schema.prisma", content: readFileSync(lastMigratedSchemaPath, "utf8") }] };
     const res = await engine.diff({
       from,
       to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: readFileSync(schemaPath, "utf8") }] },

@@ -21,7 +21,7 @@ const MICRO = 1_000_000;
 const DEFAULT_BANDWIDTH = 1_000_000;
 
 function profileOf(m: LiveMachine) {
-  const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: 1 };
+  const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
   return m.kind === "dedicated"
     ? { ...common, kind: "dedicated" as const, contractPrice: Number(m.contractPriceMicro ?? 0n) / MICRO, departureAt: sec(m.departsAt ?? 0) }
     : { ...common, kind: "opportunistic" as const, pricePerSecond: Number(m.pricePerSecondMicro) / MICRO };
@@ -42,7 +42,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     arrivedAt: sec(spec.arrivedAt),
     tasks: spec.tasks,
     benefit: spec.benefit as BenefitCurve,
-    replicas: 1,
+    replicas: spec.replicas,
   });
   const forget = (taskId: string) => {
     if (state.tasks.has(taskId)) state.taskFinished(taskId, last, 0);
@@ -87,7 +87,13 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     commit(_spec, decision) {
       const original = decided.get(decision);
       if (!original) throw new Error("commit of a decision this engine did not make");
-      for (const t of original.job.tasks) demands.set(t.id, { ...t, jobId: original.job.id });
+      const byId = new Map(original.job.tasks.map((t) => [t.id, t]));
+      if (original.decision.outcome === "admitted") {
+        for (const p of original.decision.placements) {
+          const base = byId.get(p.taskId.split("~")[0]!)!;
+          demands.set(p.taskId, { ...base, id: p.taskId, jobId: original.job.id });
+        }
+      }
       commitDecision(state, original.job, original.decision, last);
     },
     place(tasks: TaskDemand[], now) {

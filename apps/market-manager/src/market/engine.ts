@@ -14,6 +14,8 @@ export interface JobSpec {
   arrivedAt: number;
   tasks: TaskDemand[];
   benefit: unknown;
+  /** Copies of each task, each on a different machine. */
+  replicas: number;
 }
 
 export type Reason = { code: string; [detail: string]: unknown };

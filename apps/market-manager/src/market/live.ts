@@ -12,6 +12,8 @@ export interface LiveMachine {
   speed: number;
   memoryPerSlotMb: number;
   pricePerSecondMicro: bigint;
+  /** In [0, 1]: falls when the machine's output disagrees with the quorum of its copies. */
+  reputation: number;
   /** Dedicated machines: the contract's total price and when the machine leaves (ms). */
   contractPriceMicro: bigint | null;
   departsAt: number | null;
@@ -31,6 +33,8 @@ export interface LiveJob {
   tasksDone: number;
   workPerTask: number;
   memoryMbPerTask: number;
+  /** k copies of each task; a task is done when a majority of copies agree on the output. */
+  replicas: number;
   arrivedAt: number;
   /** The job's BenefitCurve, kept for re-evaluation while the job is delayed. */
   benefit: unknown;
@@ -40,9 +44,16 @@ export interface LiveTask {
   id: string;
   jobId: string;
   index: number;
+  /** Copy number when the job runs replicas (0 is the original); copies share `index`. */
+  replica: number;
   machineId: string | null;
   state: TaskState;
   attempts: number;
+  /** A copy that ran: its result and output hash, until its task is judged. */
+  resultId?: string | undefined;
+  outputHash?: string | undefined;
+  /** Once a majority of copies agree: the output hash they agree on. */
+  agreedHash?: string | undefined;
 }
 
 export interface LiveLease {
@@ -77,6 +88,18 @@ export class LiveState {
     if (queue && at >= 0) queue.splice(at, 1);
   }
 
+  /** The copies of a task (itself included), by id convention `${base}~${r}` (see replicaId). */
+  copies(task: LiveTask): LiveTask[] {
+    const k = this.jobs.get(task.jobId)?.replicas ?? 1;
+    const base = baseTaskId(task.id);
+    const out: LiveTask[] = [];
+    for (let r = 0; r < k; r++) {
+      const copy = this.tasks.get(replicaId(base, r));
+      if (copy) out.push(copy);
+    }
+    return out;
+  }
+
   pendingTasks(): LiveTask[] {
     return [...this.tasks.values()].filter((t) => t.state === "pending" && this.jobs.get(t.jobId)?.status !== "delayed");
   }
@@ -86,3 +109,7 @@ export class LiveState {
     this.jobs.delete(jobId);
   }
 }
+
+/** Copy r of a task: the engine names replica r >= 1 of task t `${t}~${r}`. */
+export const replicaId = (base: string, r: number) => (r === 0 ? base : `${base}~${r}`);
+export const baseTaskId = (id: string) => id.split("~")[0]!;

@@ -18,9 +18,12 @@ export async function restoreMarket(market: Market) {
     where: { status: { in: ["admitted", "running", "delayed"] } },
     include: {
       tasks: {
-        where: { status: { in: ["pending", "queued", "leased"] } },
+        where: { status: { in: ["pending", "queued", "leased", "done"] } },
         orderBy: { index: "asc" },
-        include: { leases: { where: { status: "active" } } },
+        include: {
+          leases: { where: { status: "active" } },
+          results: { orderBy: { createdAt: "desc" }, take: 1, select: { id: true, outputHash: true, accepted: true } },
+        },
       },
     },
   });
@@ -35,12 +38,21 @@ export async function restoreMarket(market: Market) {
       tasksDone: job.tasksDone,
       workPerTask: job.workPerTask,
       memoryMbPerTask: job.memoryMbPerTask,
+      replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
       benefit: job.benefit,
     });
+    const agreed = new Map<string, string>();
     for (const t of job.tasks) {
-      const task = { id: t.id, jobId: job.id, index: t.index, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
+      const task = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
       state.tasks.set(t.id, task);
+      if (t.status === "done") {
+        // A copy that ran: it waits for its siblings to reach a quorum, or was judged already.
+        const last = t.results[0];
+        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash });
+        if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
+        continue;
+      }
       const demand = [{ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 }];
       const lease = t.leases[0];
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
@@ -53,6 +65,9 @@ export async function restoreMarket(market: Market) {
         engine.assume(demand, t.machineId);
       }
       // Anything else (its machine departed, its lease lost) stays pending and is placed again.
+    }
+    for (const t of state.tasks.values()) {
+      if (t.jobId === job.id && agreed.has(`${t.index}`)) t.agreedHash = agreed.get(`${t.index}`);
     }
   }
   market.log(`restored ${machines.length} machines, ${jobs.length} open jobs, ${state.leases.size} active leases`);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import type { LiveMachine, LiveTask } from "../market/live.ts";
+import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { ownMachine } from "./machines.ts";
 import { completeTask } from "../tasks/results.ts";
@@ -69,6 +69,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
       leases: rows.map((row) => ({
         leaseId: row.id,
         taskId: row.taskId,
+        seed: baseTaskId(row.taskId),
         jobId: row.task.jobId,
         moduleHash: row.task.job.moduleHash,
         args: row.task.args,
@@ -80,13 +81,23 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
   });
 }
 
+/** Copies of one task must run on different machines, or their agreement would prove nothing. */
+function ranHere(market: Market, task: LiveTask, machineId: string, picked: LiveTask[]): boolean {
+  for (const copy of market.state.copies(task)) {
+    if (copy === task) continue;
+    if ((copy.state === "leased" || copy.state === "done") && copy.machineId === machineId) return true;
+    if (picked.includes(copy)) return true;
+  }
+  return false;
+}
+
 function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask[] {
   const picked: LiveTask[] = [];
   const takeFrom = (ids: string[]) => {
     for (const id of ids) {
       if (picked.length >= room) return;
       const task = market.state.tasks.get(id);
-      if (task?.state === "queued") picked.push(task);
+      if (task?.state === "queued" && !ranHere(market, task, machine.id, picked)) picked.push(task);
     }
   };
   takeFrom(machine.queue);

@@ -56,6 +56,7 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
       speed: offer.speed,
       memoryPerSlotMb: offer.memoryPerSlotMb,
       pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
+      reputation: 1,
       contractPriceMicro,
       departsAt: dedicated ? offer.departsAt! : null,
       queue: [],
@@ -113,6 +114,7 @@ export function liveMachineFromRow(row: {
   speed: number;
   memoryPerSlotMb: number;
   pricePerSecondMicro: bigint;
+  reputation: number;
   contractPriceMicro: bigint | null;
   availableUntil: Date | null;
   lastHeartbeatAt: Date;
@@ -126,6 +128,7 @@ export function liveMachineFromRow(row: {
     speed: row.speed,
     memoryPerSlotMb: row.memoryPerSlotMb,
     pricePerSecondMicro: row.pricePerSecondMicro,
+    reputation: row.reputation,
     contractPriceMicro: row.contractPriceMicro,
     departsAt: row.availableUntil?.getTime() ?? null,
     queue: [],

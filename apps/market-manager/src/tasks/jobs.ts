@@ -5,7 +5,7 @@ import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { Decision, JobSpec } from "../market/engine.ts";
-import type { LiveTask } from "../market/live.ts";
+import { replicaId, type LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { balance, toCredits, toMicro } from "../ledger/ledger.ts";
@@ -96,13 +96,21 @@ function prepare(input: SubmitJob, maxModuleBytes: number): PreparedJob {
   };
 }
 
-function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: BenefitCurve): JobSpec {
+function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: BenefitCurve, replicas: number): JobSpec {
   return {
     id: jobId,
     arrivedAt,
     benefit,
+    replicas,
     tasks: job.tasks.map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: t.stdin.length })),
   };
+}
+
+/** Every copy of every task: replica r of task t has the id the engine gives it (replicaId). */
+function copiesOf(job: PreparedJob, replicas: number) {
+  return job.tasks.flatMap((task, index) =>
+    Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica, task })),
+  );
 }
 
 function decisionRecord(d: Decision) {
@@ -115,7 +123,7 @@ function decisionRecord(d: Decision) {
 export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
   const job = prepare(input, maxModuleBytes);
   const now = market.clock.now();
-  return market.serial(async () => decisionRecord(market.engine.decide(specOf("quote", now, job, input.benefit), now)));
+  return market.serial(async () => decisionRecord(market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now)));
 }
 
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
@@ -133,7 +141,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     }
     const now = market.clock.now();
     const jobId = randomUUID();
-    const spec = specOf(jobId, now, job, input.benefit);
+    const spec = specOf(jobId, now, job, input.benefit, input.replicas);
     const decision = market.engine.decide(spec, now);
     const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
     const status = decision.outcome;
@@ -167,14 +175,15 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
       if (decision.outcome === "admitted") await escrowJob(tx, jobId, caller.id, needed);
       if (status !== "rejected") {
         await tx.task.createMany({
-          data: job.tasks.map((t, index) => ({
-            id: t.id,
+          data: copiesOf(job, input.replicas).map(({ id, index, replica, task }) => ({
+            id,
             jobId,
             index,
-            args: t.args,
-            stdin: toBytes(t.stdin),
-            machineId: placed.get(t.id) ?? null,
-            status: placed.has(t.id) ? ("queued" as const) : ("pending" as const),
+            replica,
+            args: task.args,
+            stdin: toBytes(task.stdin),
+            machineId: placed.get(id) ?? null,
+            status: placed.has(id) ? ("queued" as const) : ("pending" as const),
           })),
         });
       }
@@ -190,14 +199,15 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
         tasksDone: 0,
         workPerTask: job.workPerTask,
         memoryMbPerTask: job.memoryMbPerTask,
+        replicas: input.replicas,
         arrivedAt: now,
         benefit: input.benefit,
       });
-      job.tasks.forEach((t, index) => {
-        const task: LiveTask = { id: t.id, jobId, index, machineId: null, state: "pending", attempts: 0 };
-        market.state.tasks.set(t.id, task);
-        market.state.enqueue(task, placed.get(t.id) ?? null);
-      });
+      for (const { id, index, replica } of copiesOf(job, input.replicas)) {
+        const task: LiveTask = { id, jobId, index, replica, machineId: null, state: "pending", attempts: 0 };
+        market.state.tasks.set(id, task);
+        market.state.enqueue(task, placed.get(id) ?? null);
+      }
       if (decision.outcome === "admitted") market.engine.commit(spec, decision);
     }
     market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
@@ -220,7 +230,8 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
         id: job.id,
         arrivedAt: job.arrivedAt,
         benefit: job.benefit,
-        tasks: tasks.map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
+        replicas: job.replicas,
+        tasks: tasks.filter((t) => t.replica === 0).map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
       };
       let decision: Decision = market.engine.decide(spec, now);
       if (decision.outcome === "delayed" && now - job.arrivedAt > maxDelayMs) {
