@@ -20,6 +20,17 @@ const MICRO = 1_000_000;
 // Browsers cannot measure their bandwidth to us yet; assume a modest link until they do.
 const DEFAULT_BANDWIDTH = 1_000_000;
 
+/**
+ * The policy as the live market runs it. Rebalancing moves a queued task whenever that lowers
+ * the total cost without finishing later (DESIGN.md "Rebalancing"); the lab's default minimum gain
+ * of 10% would keep an idle machine idle next to a long queue, because with an hour's horizon the
+ * costs of a few seconds of backlog differ by far less than that.
+ */
+function livePolicy(name: string): Policy {
+  const base = createPolicy(name);
+  return base.profile.migration.rule === "rebalance" ? createPolicy(name, { migration: { ...base.profile.migration, minGain: 0 } }) : base;
+}
+
 function profileOf(m: LiveMachine) {
   const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
   return m.kind === "dedicated"
@@ -30,7 +41,7 @@ function profileOf(m: LiveMachine) {
 /** The live market's engine: one MarketState kept in step with the database, one policy. */
 export function createEngine(policyName = "miserly", settings: MarketSettingsInput = {}, seed = 1): Engine & { state: MarketState; policy: Policy } {
   const state = new MarketState(settings);
-  let policy = createPolicy(policyName);
+  let policy = livePolicy(policyName);
   const rng = createRng(seed);
   const demands = new Map<string, PendingTask>();
   const decided = new WeakMap<Decision, { job: Job; decision: EngineDecision }>();
@@ -55,7 +66,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     },
     configure(config) {
       state.updateSettings({ horizonSeconds: config.horizonSeconds, priceConstant: config.priceConstant });
-      if (config.policy !== policy.name) policy = createPolicy(config.policy);
+      if (config.policy !== policy.name) policy = livePolicy(config.policy);
     },
     addMachine(m: LiveMachine, now: number) {
       state.upsertMachine(profileOf(m), at(now));
@@ -125,6 +136,9 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     },
     taskMoved(taskId, _from, to) {
       if (state.tasks.has(taskId) && state.hasMachine(to)) state.moveTask(taskId, to, last);
+    },
+    proposeMoves(now) {
+      return policy.tick(state, at(now), rng).moves;
     },
     taskDropped(taskId) {
       demands.delete(taskId);

@@ -55,4 +55,6 @@ export interface Engine {
   taskFinished(taskId: string, machineId: string, seconds: number, now: number): void;
   taskMoved(taskId: string, fromMachineId: string, toMachineId: string): void;
   taskDropped(taskId: string): void;
+  /** Moves of placed tasks the policy wants now (rebalancing), not yet applied. */
+  proposeMoves(now: number): { taskId: string; fromMachineId: string; toMachineId: string; reasons: Reason[] }[];
 }

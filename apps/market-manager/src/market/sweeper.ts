@@ -2,6 +2,7 @@ import type { Market } from "./market.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
 import { expireLeases } from "../resources/leases.ts";
 import { reevaluateDelayed } from "../tasks/jobs.ts";
+import { rebalance } from "./rebalance.ts";
 
 /**
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
@@ -20,6 +21,7 @@ export async function tick(market: Market, maxDelayMs: number) {
   await expireLeases(market);
   await market.serial(() => placePendingTasks(market));
   await reevaluateDelayed(market, maxDelayMs);
+  await rebalance(market);
 }
 
 export function startSweeper(market: Market, everyMs: number, maxDelayMs: number) {

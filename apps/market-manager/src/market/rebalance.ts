@@ -1,0 +1,28 @@
+import type { Market } from "./market.ts";
+
+/**
+ * DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
+ * and finish no later elsewhere, it moves to that machine's queue. Running tasks never move in
+ * the live market (a WebAssembly run cannot migrate between browsers).
+ */
+export async function rebalance(market: Market) {
+  return market.serial(async () => {
+    const now = market.clock.now();
+    const moves = market.engine.proposeMoves(now).filter((m) => {
+      const task = market.state.tasks.get(m.taskId);
+      return task?.state === "queued" && task.machineId === m.fromMachineId && market.state.machines.has(m.toMachineId);
+    });
+    if (!moves.length) return 0;
+    await market.db.$transaction(async (tx) => {
+      for (const m of moves) await tx.task.updateMany({ where: { id: m.taskId, status: "queued" }, data: { machineId: m.toMachineId } });
+    });
+    for (const m of moves) {
+      const task = market.state.tasks.get(m.taskId)!;
+      market.state.unqueue(task);
+      market.state.enqueue(task, m.toMachineId);
+      market.engine.taskMoved(m.taskId, m.fromMachineId, m.toMachineId);
+    }
+    market.log(`rebalanced ${moves.length} queued task(s)`);
+    return moves.length;
+  });
+}
