@@ -167,19 +167,28 @@ export async function departMachine(market: Market, machineId: string, reason: "
   }
   // The engine must forget the machine before it is asked where its tasks go.
   market.engine.removeMachine(machineId);
+  let requeue: Awaited<ReturnType<typeof planRequeue>>;
+  try {
+    requeue = await market.db.$transaction(async (tx) => {
+      await tx.machine.update({
+        where: { id: machineId },
+        data: { status: "departed", departedAt: new Date(now), departReason: reason },
+      });
+      await tx.lease.updateMany({
+        where: { machineId, status: "active" },
+        data: { status: "abandoned", endedAt: new Date(now) },
+      });
+      return planRequeue(market, tx, released);
+    });
+  } catch (e) {
+    // Nothing was recorded (the database is away, say): memory keeps the machine and its tasks,
+    // as the database does, and a later tick tries again. Changing memory first stranded its
+    // queued tasks on a machine nobody could lease from.
+    market.engine.addMachine(machine, now);
+    throw e;
+  }
   market.state.machines.delete(machineId);
   for (const t of released) t.machineId = null;
-  const requeue = await market.db.$transaction(async (tx) => {
-    await tx.machine.update({
-      where: { id: machineId },
-      data: { status: "departed", departedAt: new Date(now), departReason: reason },
-    });
-    await tx.lease.updateMany({
-      where: { machineId, status: "active" },
-      data: { status: "abandoned", endedAt: new Date(now) },
-    });
-    return planRequeue(market, tx, released);
-  });
   for (const leaseId of machine.leases) market.state.leases.delete(leaseId);
   requeue.apply();
   market.log(`machine ${machine.name} (${machineId.slice(0, 8)}) departed (${reason}); ${released.length} tasks placed again`);
