@@ -6,6 +6,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { authClient } from "@/lib/auth-client";
 import { cx } from "./ui";
 import { useMe } from "./session";
+import { HeaderBalance } from "./balance";
 
 const NAV = [
   { href: "/produce", label: "Produce" },
@@ -68,6 +69,7 @@ export function Header() {
                 Signed in as <span className="font-medium text-slate-900">{me.data.name || me.data.email}</span>
                 <span className="ml-1 text-xs text-slate-400">({me.data.roles.join(", ")})</span>
               </span>
+              <HeaderBalance />
               <button type="button" onClick={signOut} disabled={signingOut} className="rounded-md px-3 py-1.5 font-medium text-slate-700 hover:bg-slate-100">
                 Sign out
               </button>

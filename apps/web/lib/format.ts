@@ -3,8 +3,14 @@
 
 export function credits(value: number | null | undefined): string {
   if (value == null || !Number.isFinite(value)) return "—";
+  return `${creditAmount(value)} cr`;
+}
+
+/** A number of credits without the unit, for sentences ("Charged 12.5 credits"). */
+export function creditAmount(value: number | null | undefined): string {
+  if (value == null || !Number.isFinite(value)) return "—";
   const digits = Math.abs(value) >= 100 ? 2 : Math.abs(value) >= 1 ? 3 : 6;
-  return `${value.toLocaleString("en-US", { maximumFractionDigits: digits })} cr`;
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits });
 }
 
 export function seconds(value: number | null | undefined): string {

@@ -54,6 +54,7 @@ const SANDBOX_FAILURES: Record<string, string> = {
   crashed: "the sandbox thread died",
   aborted: "the task was given up",
   "nonzero-exit": "the program exited with an error",
+  "no-quorum": "the replicas' outputs never agreed on a majority",
 };
 
 const DESCRIBE: Record<string, (r: Reason) => string> = {
@@ -85,6 +86,25 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
   "offer-accepted": (r) => `The offer of ${credits(num(r, "contractPrice"))} is accepted: the capacity is worth ${credits(num(r, "value"))} to the market.`,
   "offer-too-expensive": (r) => `The offer of ${credits(num(r, "contractPrice"))} is refused: the capacity is worth only ${credits(num(r, "value"))} to the market.`,
   "offer-expired": () => "The offer ends before it could be used.",
+  "offer-refused": (r) => {
+    const why = str(r, "why");
+    const price = num(r, "contractPrice");
+    const value = num(r, "value");
+    if (price != null && value != null) return `The market does not buy this machine's time: the offer of ${credits(price)} is more than the ${credits(value)} the capacity is worth to it.`;
+    const inner = why && why !== "offer-refused" && DESCRIBE[why] ? ` ${DESCRIBE[why]!({ ...r, code: why })}` : "";
+    return `The market does not buy this machine's time at that price.${inner}`;
+  },
+  "offer-in-the-past": () => "The offer ends before now: a dedicated machine must stay for some time.",
+  "incomplete-offer": () => "A dedicated machine must say when it leaves and what the whole contract costs.",
+  "insufficient-credits": (r) => {
+    const balance = num(r, "balance");
+    const needed = num(r, "needed");
+    return balance != null
+      ? `The job's highest benefit (${credits(needed)}) is more than your balance of ${credits(balance)}: that much is held in escrow while the job runs. Lower the benefit curve or wait for running jobs to settle.`
+      : `The job's highest benefit (${credits(needed)}) is more than your balance: that much is held in escrow while the job runs.`;
+  },
+  "job-finished": (r) => `This job is already ${str(r, "status") ?? "finished"}; there is nothing to cancel.`,
+  "no-quorum": () => "The replicas' outputs did not agree: no output hash reached a majority.",
 
   "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the limit is ${number(num(r, "max"))}).`,
   "negative-price": () => "A price cannot be negative.",

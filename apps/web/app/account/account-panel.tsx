@@ -5,7 +5,9 @@ import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { hasRole, type Me } from "@/components/session";
-import { Alert, Badge, Button, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
+import { Alert, Badge, Button, ButtonLink, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
+import { useStatement } from "@/components/balance";
+import { credits } from "@/lib/format";
 
 type Created = RouterOutputs["account"]["tokens"]["create"];
 
@@ -25,10 +27,40 @@ export function AccountPanel({ me }: { me: Me }) {
             </div>
           </dl>
         </Card>
+        <CreditsCard />
         <RolesCard me={me} />
       </div>
       <div>{hasRole(me, "producer") ? <TokensCard /> : <Card title="API tokens"><p className="text-sm text-slate-600">Add the producer role to create API tokens for Node workers.</p></Card>}</div>
     </div>
+  );
+}
+
+function CreditsCard() {
+  const statement = useStatement();
+  return (
+    <Card title="Credits">
+      {statement.isPending ? (
+        <Loading label="Loading your balance…" />
+      ) : statement.isError ? (
+        <Alert tone="error">{describeError(statement.error)}</Alert>
+      ) : (
+        <dl className="space-y-2 text-sm">
+          <div className="flex justify-between gap-3">
+            <dt className="text-slate-500">Balance</dt>
+            <dd className="font-semibold tabular-nums text-slate-900">{credits(statement.data.consumerBalance)}</dd>
+          </div>
+          <div className="flex justify-between gap-3">
+            <dt className="text-slate-500">Earned as a producer</dt>
+            <dd className="font-semibold tabular-nums text-slate-900">{credits(statement.data.producerBalance)}</dd>
+          </div>
+        </dl>
+      )}
+      <div className="mt-4">
+        <ButtonLink href="/account/credits" variant="secondary">
+          See your statement
+        </ButtonLink>
+      </div>
+    </Card>
   );
 }
 

@@ -5,7 +5,8 @@ import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { credits, dateTime, number, relative } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { RequireRole } from "@/components/session";
-import { Alert, Badge, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat } from "@/components/ui";
+import { Alert, Badge, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat, cx } from "@/components/ui";
+import { SettingsPanel } from "./settings-panel";
 
 type Overview = RouterOutputs["admin"]["overview"];
 
@@ -25,13 +26,54 @@ function Dashboard() {
         <Stat label="Tasks running" value={active.reduce((s, m) => s + m.running, 0)} />
         <Stat label="Jobs in progress" value={unfinished.length} />
       </dl>
+      <Books books={overview.data.books} />
       <MachinesTable machines={machines} />
       <JobsTable jobs={jobs} />
+      <SettingsPanel />
       <p className="text-xs text-slate-400" aria-live="off">
         Refreshed every 2 seconds · last at {dateTime(overview.dataUpdatedAt)}
       </p>
     </div>
   );
+}
+
+/** The market's own account and the double-entry check (DESIGN.md "Settlement"). */
+function Books({ books }: { books: Overview["books"] }) {
+  return (
+    <Card
+      title="Books"
+      actions={
+        <span
+          data-testid="ledger-balanced"
+          className={cx(
+            "inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-medium",
+            books.balanced ? "bg-emerald-100 text-emerald-800" : "bg-rose-100 text-rose-800",
+          )}
+        >
+          <span aria-hidden="true">{books.balanced ? "✓" : "✗"}</span>
+          {books.balanced ? "Ledger balanced" : "Ledger not balanced"}
+        </span>
+      }
+    >
+      <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+        <Stat label="Market profit" value={<Signed value={books.marketBalance} />} testId="market-profit" />
+        <Stat label="In escrow" value={credits(books.inEscrow)} testId="in-escrow" />
+        <Stat label="Paid to producers" value={credits(books.producerBalances)} testId="paid-to-producers" />
+      </dl>
+      <p className="mt-3 text-xs text-slate-500">
+        The market&apos;s profit is what consumers were charged less producer payments, contracts and starting credits.{" "}
+        {books.balanced ? "Every entry balances: all accounts sum to zero." : "All accounts do not sum to zero: an entry is out of balance."}
+      </p>
+    </Card>
+  );
+}
+
+function Signed({ value }: { value: number }) {
+  return <span className={value < 0 ? "text-rose-700" : value > 0 ? "text-emerald-700" : undefined}>{credits(value)}</span>;
+}
+
+function reputationTone(r: number): string {
+  return r >= 0.9 ? "text-emerald-700" : r >= 0.5 ? "text-amber-700" : "text-rose-700";
 }
 
 function MachinesTable({ machines }: { machines: Overview["machines"] }) {
@@ -49,6 +91,7 @@ function MachinesTable({ machines }: { machines: Overview["machines"] }) {
               <th scope="col" className="py-2 pr-4 text-right">Slots</th>
               <th scope="col" className="py-2 pr-4 text-right">Speed</th>
               <th scope="col" className="py-2 pr-4 text-right">Price / s</th>
+              <th scope="col" className="py-2 pr-4 text-right">Reputation</th>
               <th scope="col" className="py-2 pr-4 text-right">Queue</th>
               <th scope="col" className="py-2 pr-4 text-right">Running</th>
               <th scope="col" className="py-2">Last heartbeat</th>
@@ -72,6 +115,7 @@ function MachinesTable({ machines }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4 text-right tabular-nums">{m.slots}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{number(m.speed, 2)}×</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{credits(m.pricePerSecond)}</td>
+                <td className={cx("py-2 pr-4 text-right tabular-nums", m.status === "departed" ? undefined : reputationTone(m.reputation))}>{number(m.reputation, 2)}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{m.queued}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{m.running}</td>
                 <td className="py-2 text-slate-600">{m.status === "departed" ? `left ${relative(m.departedAt)}` : relative(m.lastHeartbeatAt)}</td>
@@ -134,7 +178,7 @@ function JobsTable({ jobs }: { jobs: Overview["jobs"] }) {
 export default function AdminPage() {
   return (
     <>
-      <PageHeader title="Market admin" description="Every machine and job in the market, live." />
+      <PageHeader title="Market admin" description="The market's books, every machine and job, live; and the settings the market runs on." />
       <RequireRole role="admin" what="watch the market">
         {() => <Dashboard />}
       </RequireRole>

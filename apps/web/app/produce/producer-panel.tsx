@@ -6,6 +6,7 @@ import { createProducerApi, departOnUnload } from "@/lib/producer-api";
 import { credits, number, seconds, time } from "@/lib/format";
 import { describeReason } from "@/lib/reasons";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
+import { useStatement } from "@/components/balance";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
 
@@ -338,7 +339,7 @@ export function ProducerPanel() {
             <Stat label="Running" value={`${running.length} / ${state.slots}`} testId="producer-running" />
             <Stat label="Tasks done" value={state.done} testId="producer-done" />
             <Stat label="Accepted" value={state.accepted} testId="producer-accepted" />
-            <Stat label="Earned (estimate)" value={credits(state.earned)} testId="producer-earned" />
+            <Stat label="Earned" value={<Earned sinceStart={state.earned} accepted={state.accepted} />} />
           </dl>
           {state.lastError && state.phase !== "idle" ? (
             <div className="mt-4">
@@ -397,6 +398,25 @@ export function ProducerPanel() {
         </Card>
       </div>
     </div>
+  );
+}
+
+/**
+ * What the ledger says this producer has earned (all their machines, all time), with this tab's
+ * own share since it started as a quieter estimate while the payments are being booked.
+ */
+function Earned({ sinceStart, accepted }: { sinceStart: number; accepted: number }) {
+  const statement = useStatement();
+  const { refetch } = statement;
+  // An accepted result has just been paid: show it now rather than at the next refresh.
+  useEffect(() => {
+    if (accepted > 0) void refetch();
+  }, [accepted, refetch]);
+  return (
+    <>
+      <span data-testid="producer-balance">{statement.data ? credits(statement.data.producerBalance) : statement.isError ? "—" : "…"}</span>
+      {sinceStart > 0 ? <span className="block text-xs font-normal text-slate-500">about {credits(sinceStart)} from this tab</span> : null}
+    </>
   );
 }
 

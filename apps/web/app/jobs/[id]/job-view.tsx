@@ -13,10 +13,12 @@ import {
   type PrimesResult,
 } from "@cyclemarket/worker-runtime";
 import { useTRPC, useTRPCClient, type RouterOutputs } from "@/lib/trpc";
-import { credits, dateTime, number, relative, seconds } from "@/lib/format";
+import { dateTime, number, relative, seconds } from "@/lib/format";
 import { describeError, describeReason, errorCode, isReason } from "@/lib/reasons";
 import { DecisionView, asDecision } from "@/components/decision";
-import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat } from "@/components/ui";
+import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar } from "@/components/ui";
+import { CancelJob } from "./cancel-job";
+import { MoneyCard } from "./money-card";
 
 type Job = RouterOutputs["jobs"]["get"];
 type Output = RouterOutputs["jobs"]["outputs"][number];
@@ -88,6 +90,12 @@ function JobDetails({ job }: { job: Job }) {
               {job.tasks.failed ? ` · ${job.tasks.failed} failed` : ""}
             </p>
             <p className="mt-1 text-xs text-slate-500">{statusLine(job)}</p>
+            {job.replicas > 1 ? (
+              <p className="mt-1 text-xs text-slate-500" data-testid="job-replicas">
+                Each task runs on {job.replicas} machines; a result counts when a majority of their outputs agree.
+              </p>
+            ) : null}
+            <CancelJob jobId={job.id} status={job.status} />
           </Card>
 
           {failure ? (
@@ -105,12 +113,7 @@ function JobDetails({ job }: { job: Job }) {
         </div>
 
         <aside className="space-y-6">
-          <Card title="Money">
-            <dl className="grid gap-3">
-              <Stat label="Quoted price" value={credits(job.quotedPrice)} />
-              <Stat label="Charged" value={credits(job.charged)} />
-            </dl>
-          </Card>
+          <MoneyCard job={job} />
           <Card title="Timing">
             <dl className="space-y-2 text-sm">
               <Row label="Submitted" value={dateTime(job.submittedAt)} />
@@ -118,7 +121,7 @@ function JobDetails({ job }: { job: Job }) {
               <Row label="Expected completion" value={job.expectedCompletionAt ? (finished ? dateTime(job.expectedCompletionAt) : `${dateTime(job.expectedCompletionAt)} (${relative(job.expectedCompletionAt)})`) : "—"} />
               <Row label="Completed" value={dateTime(job.completedAt)} />
               <Row label="Work per task" value={seconds(job.workPerTask)} />
-              <Row label="Replicas" value={String(job.replicas)} />
+              <Row label="Replicas per task" value={String(job.replicas)} />
             </dl>
           </Card>
           <Card title="Machines that worked on it">
@@ -170,7 +173,7 @@ function statusLine(job: Job): string {
     case "failed":
       return "Failed: see why below.";
     case "cancelled":
-      return "Cancelled.";
+      return "Cancelled: its unfinished tasks were stopped.";
     default:
       return job.status;
   }

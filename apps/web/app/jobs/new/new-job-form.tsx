@@ -5,7 +5,10 @@ import { useEffect, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC, type RouterInputs, type RouterOutputs } from "@/lib/trpc";
 import { describeError } from "@/lib/reasons";
-import { bytes, seconds } from "@/lib/format";
+import { bytes, credits, seconds } from "@/lib/format";
+import { hasStartingCredits } from "@/lib/statement";
+import { maxBenefit } from "@cyclemarket/costbenefit";
+import { useStatement } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
 import { DecisionView, type DecisionRecord } from "@/components/decision";
 import { Alert, Button, Card, Field, Loading, cx, inputClass } from "@/components/ui";
@@ -128,6 +131,9 @@ export function NewJobForm() {
   }
 
   const { errors } = build();
+  const statement = useStatement();
+  const curve = buildCurve(benefit).curve;
+  const highest = curve ? Math.max(0, maxBenefit(curve)) : null;
   const err = (key: string) => (showErrors ? (errors[key] ?? null) : null);
 
   function ready(): SubmitJob | null {
@@ -157,7 +163,10 @@ export function NewJobForm() {
     try {
       const { jobId, decision } = await submit.mutateAsync(job);
       setAnswer({ kind: "decision", decision, jobId });
-      await queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.ledger.statement.queryKey() }),
+      ]);
       // A rejected job stays here so the consumer can change the curve and try again.
       if (decision.outcome !== "rejected") router.push(`/jobs/${jobId}`);
     } catch {
@@ -326,6 +335,7 @@ export function NewJobForm() {
               Submit job
             </Button>
           </div>
+          <BalanceCheck statement={statement.data} highest={highest} />
           {showErrors && Object.keys(errors).length > 0 ? (
             <div className="mt-4">
               <Alert tone="error" title="Check the form">
@@ -357,6 +367,40 @@ export function NewJobForm() {
         ) : null}
       </aside>
     </form>
+  );
+}
+
+/** The balance beside the submit button, and a warning when the escrow would not fit in it. */
+function BalanceCheck({ statement, highest }: { statement: ReturnType<typeof useStatement>["data"]; highest: number | null }) {
+  if (!statement) return null;
+  const granted = hasStartingCredits(statement.lines);
+  const balance = statement.consumerBalance;
+  const over = granted && highest != null && highest > balance;
+  return (
+    <div className="mt-4 space-y-3">
+      <dl className="space-y-1 text-sm">
+        <div className="flex justify-between gap-3">
+          <dt className="text-slate-500">Your balance</dt>
+          <dd className="font-semibold tabular-nums text-slate-900" data-testid="available-balance">
+            {credits(balance)}
+          </dd>
+        </div>
+        <div className="flex justify-between gap-3">
+          <dt className="text-slate-500">Held in escrow if admitted</dt>
+          <dd className={cx("tabular-nums", over ? "font-semibold text-rose-700" : "text-slate-900")}>{credits(highest)}</dd>
+        </div>
+      </dl>
+      {!granted ? (
+        <p className="text-xs text-slate-500">Your starting credits arrive with your first job.</p>
+      ) : over ? (
+        <Alert tone="warning" title="Not enough credits">
+          <span data-testid="insufficient-credits">
+            This job&apos;s highest benefit ({credits(highest)}) is more than your balance ({credits(balance)}). The market holds the highest benefit in
+            escrow while the job runs, so it will refuse the job: lower the benefit curve, or wait for your running jobs to settle.
+          </span>
+        </Alert>
+      ) : null}
+    </div>
   );
 }
 

@@ -1,0 +1,53 @@
+"use client";
+import { BenefitCurve, maxBenefit } from "@cyclemarket/costbenefit";
+import type { RouterOutputs } from "@/lib/trpc";
+import { creditAmount, credits } from "@/lib/format";
+import { Card, Stat } from "@/components/ui";
+
+type Job = RouterOutputs["jobs"]["get"];
+
+/** The job's highest benefit: what admission holds in escrow (DESIGN.md "Admission"). */
+export function escrowOf(job: Pick<Job, "benefit">): number | null {
+  const curve = BenefitCurve.safeParse(job.benefit);
+  return curve.success ? Math.max(0, maxBenefit(curve.data)) : null;
+}
+
+/** What the job costs: quoted, held, charged, in a sentence a consumer can check. */
+export function MoneyCard({ job }: { job: Job }) {
+  const held = escrowOf(job);
+  return (
+    <Card title="Money">
+      <dl className="grid gap-3">
+        <Stat label="Quoted price" value={credits(job.quotedPrice)} />
+        <Stat label="Charged" value={credits(job.charged)} />
+      </dl>
+      <p className="mt-3 text-sm text-slate-700" data-testid={job.charged != null ? "job-charged" : "job-escrow"}>
+        {chargeLine(job, held)}
+      </p>
+    </Card>
+  );
+}
+
+function chargeLine(job: Job, held: number | null): string {
+  const charged = job.charged;
+  switch (job.status) {
+    case "completed":
+      if (charged == null) return "Completed; the charge is being settled.";
+      if (charged < 0) return `The benefit was negative when the job completed, so the market paid you ${creditAmount(-charged)} credits.`;
+      return job.quotedPrice != null
+        ? `Charged ${creditAmount(charged)} credits of a quoted ${creditAmount(job.quotedPrice)}.`
+        : `Charged ${creditAmount(charged)} credits: the benefit at the time it completed.`;
+    case "cancelled":
+      return `Cancelled: charged ${creditAmount(charged ?? 0)} credits, what producers had already been paid for its tasks.`;
+    case "failed":
+      return `Failed: charged ${creditAmount(charged ?? 0)} credits, what producers had already been paid for its tasks.`;
+    case "rejected":
+      return "Nothing was charged: the market did not run this job.";
+    case "delayed":
+      return "Nothing is held yet: the job's highest benefit goes into escrow when it is admitted.";
+    default:
+      return held != null
+        ? `${creditAmount(held)} credits, the job's highest benefit, are held in escrow; you are charged the benefit at the time it completes and the rest comes back.`
+        : "The job's highest benefit is held in escrow until it completes.";
+  }
+}

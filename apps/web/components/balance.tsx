@@ -1,0 +1,97 @@
+"use client";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/lib/trpc";
+import { credits, dateTime } from "@/lib/format";
+import { describeLine, signedCredits, type StatementLine } from "@/lib/statement";
+import { Badge, EmptyState, cx } from "./ui";
+import { hasRole, useMe } from "./session";
+
+const REFRESH_MS = 4000;
+
+/**
+ * The signed-in user's ledger statement, shared by the header, /account/credits, /jobs/new and
+ * /produce (one query, refreshed every few seconds while any of them is on screen).
+ */
+export function useStatement(enabled = true) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.ledger.statement.queryOptions(), enabled, refetchInterval: REFRESH_MS, staleTime: 2000 });
+}
+
+/** The consumer's balance (a producer's earnings when they only sell) beside the user's name. */
+export function HeaderBalance() {
+  const me = useMe();
+  const statement = useStatement(Boolean(me.data));
+  if (!me.data || !statement.data) return null;
+  const producerOnly = !hasRole(me.data, "consumer") && hasRole(me.data, "producer");
+  const value = producerOnly ? statement.data.producerBalance : statement.data.consumerBalance;
+  return (
+    <Link
+      href="/account/credits"
+      className="inline-flex items-center gap-1.5 rounded-full bg-slate-100 px-3 py-1 text-xs font-medium text-slate-700 hover:bg-indigo-50 hover:text-indigo-700"
+      title={producerOnly ? "What you have earned; see your statement" : "Your balance; see your statement"}
+    >
+      <span className="text-slate-500">{producerOnly ? "Earned" : "Balance"}</span>
+      <span className="tabular-nums text-slate-900" data-testid="balance">
+        {credits(value)}
+      </span>
+    </Link>
+  );
+}
+
+/** Every movement on the user's accounts, newest first. jobNames: names of the user's own jobs. */
+export function StatementTable({ lines, jobNames }: { lines: StatementLine[]; jobNames: Map<string, string> }) {
+  if (lines.length === 0) {
+    return (
+      <EmptyState title="No movements yet">
+        <p>Your starting credits arrive with your first job; payments for tasks you run appear here as the market accepts them.</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <table className="min-w-full text-sm" aria-label="Statement">
+      <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
+        <tr>
+          <th scope="col" className="px-4 py-3">Date</th>
+          <th scope="col" className="px-4 py-3">What</th>
+          <th scope="col" className="px-4 py-3">Account</th>
+          <th scope="col" className="px-4 py-3 text-right">Amount</th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {lines.map((line, i) => {
+          const owned = line.jobId ? jobNames.get(line.jobId) : undefined;
+          const words = describeLine(line, owned ?? null);
+          return (
+            <tr key={`${line.at}-${line.kind}-${line.account}-${i}`} className="align-top hover:bg-slate-50">
+              <td className="whitespace-nowrap px-4 py-3 text-slate-600">{dateTime(line.at)}</td>
+              <td className="px-4 py-3">
+                <span className="block font-medium text-slate-900">
+                  {line.jobId && owned !== undefined ? (
+                    <Link href={`/jobs/${line.jobId}`} className="text-indigo-600 hover:underline">
+                      {words.what}
+                    </Link>
+                  ) : (
+                    words.what
+                  )}
+                </span>
+                {words.detail ? <span className="block text-xs text-slate-500">{words.detail}</span> : null}
+              </td>
+              <td className="px-4 py-3">
+                <Badge value={line.account} />
+              </td>
+              <td
+                className={cx(
+                  "whitespace-nowrap px-4 py-3 text-right font-medium tabular-nums",
+                  line.amount > 0 ? "text-emerald-700" : line.amount < 0 ? "text-rose-700" : "text-slate-500",
+                )}
+              >
+                {signedCredits(line.amount)}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
