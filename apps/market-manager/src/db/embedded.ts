@@ -60,25 +60,37 @@ const SHUTDOWN_WAIT_MS = 30_000;
  * A Market Manager killed without stopping leaves its PostgreSQL running as an orphan that holds
  * the data folder (postmaster.pid), so a new server there would refuse to start. That orphan is
  * shut down cleanly (fast shutdown: open transactions roll back, committed ones stay) so this
- * start owns its server again. A lock file naming a process that is not PostgreSQL (its pid was
- * reused after the server died) is removed; PostgreSQL clears one naming no process by itself.
+ * start owns its server again. Lock files naming no running PostgreSQL (the server died too, or
+ * its pid was reused by another process) are removed.
  */
 async function clearEarlierServer(databaseDir: string, log?: (line: string) => void) {
   const lockFile = join(databaseDir, "postmaster.pid");
   if (!existsSync(lockFile)) return;
-  const pid = Number(readFileSync(lockFile, "utf8").split("\n")[0]);
-  if (!Number.isInteger(pid) || pid <= 1 || !alive(pid)) return;
-  if (!isPostgres(pid)) {
-    log?.(`removing a stale postmaster.pid naming process ${pid}, which is not PostgreSQL`);
-    rmSync(lockFile, { force: true });
-    return;
+  // postmaster.pid: pid, data folder, start time, port, socket folder, ...
+  const [pidLine, , , portLine, socketDir] = readFileSync(lockFile, "utf8").split("\n");
+  const pid = Number(pidLine);
+  const socketLock = socketDir && portLine ? join(socketDir, `.s.PGSQL.${portLine.trim()}.lock`) : null;
+  if (Number.isInteger(pid) && pid > 1 && alive(pid) && isPostgres(pid)) {
+    const owner = parentOf(pid);
+    if (owner !== null && owner > 1 && alive(owner) && /node/.test(procFile(owner, "cmdline")?.split("\0")[0] ?? "")) {
+      // Its Market Manager is still running: two managers on one market must not happen.
+      throw new Error(`PostgreSQL on ${databaseDir} belongs to a running process (pid ${owner}); stop that Market Manager first`);
+    }
+    log?.(`stopping PostgreSQL (pid ${pid}) left running on ${databaseDir} by an earlier start`);
+    await stopProcess(pid, databaseDir);
+  } else {
+    log?.(`removing a stale postmaster.pid naming process ${pid}, which is not a running PostgreSQL`);
   }
-  const owner = parentOf(pid);
-  if (owner !== null && owner > 1 && alive(owner) && /node/.test(procFile(owner, "cmdline")?.split("\0")[0] ?? "")) {
-    // Its Market Manager is still running: two managers on one market must not happen.
-    throw new Error(`PostgreSQL on ${databaseDir} belongs to a running process (pid ${owner}); stop that Market Manager first`);
+  // PostgreSQL refuses a lock file whose pid answers a signal, and a zombie does: a server killed
+  // with its manager lingers as one until init reaps it, which some container inits never do.
+  // (Shared memory still held by a backend is checked by PostgreSQL apart from these files.)
+  for (const file of [lockFile, socketLock]) {
+    if (file && existsSync(file) && Number(readFileSync(file, "utf8").split("\n")[0]) === pid) rmSync(file, { force: true });
   }
-  log?.(`stopping PostgreSQL (pid ${pid}) left running on ${databaseDir} by an earlier start`);
+}
+
+/** Fast shutdown, then harder signals if it does not go in time. */
+async function stopProcess(pid: number, databaseDir: string) {
   for (const [signal, waitMs] of [["SIGINT", SHUTDOWN_WAIT_MS], ["SIGQUIT", 5_000], ["SIGKILL", 5_000]] as const) {
     try {
       process.kill(pid, signal);
