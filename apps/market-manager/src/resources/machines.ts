@@ -185,6 +185,13 @@ export async function departMachine(market: Market, machineId: string, reason: "
     // as the database does, and a later tick tries again. Changing memory first stranded its
     // queued tasks on a machine nobody could lease from.
     market.engine.addMachine(machine, now);
+    market.engine.assume(
+      released.flatMap((t) => {
+        const job = market.state.jobs.get(t.jobId);
+        return job ? [{ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 }] : [];
+      }),
+      machineId,
+    );
     throw e;
   }
   market.state.machines.delete(machineId);
