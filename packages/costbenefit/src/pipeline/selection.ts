@@ -1,11 +1,13 @@
-// Stage 3: the cheapest feasible machine for one task, found by walking the cost index
-// best-first. A machine's key times the task's work is a lower bound of its exact cost (convexity
-// of n^x), so the walk stops as soon as that bound reaches the best exact cost found.
+// Stage 3: the cheapest feasible machine for one task. Two sorted lists are walked together
+// (the threshold algorithm): machines by linearized compute + payment cost per work unit, and by
+// linearized memory cost per MB. By convexity of n^x, work x the first key plus memory x the
+// second is a lower bound of a machine's exact cost, so once that bound for the machines not yet
+// seen reaches the best exact cost found, no unseen machine can be cheaper.
 import type { SearchContext } from "./context.ts";
 import { infeasibility, type Estimate, type TaskShape } from "./feasibility.ts";
+import { Frontier } from "./frontier.ts";
 import { machineCredits } from "./scoring.ts";
 import type { Exclusions } from "../reasons.ts";
-import type { CostIndex } from "../state/cost-index.ts";
 
 export interface Choice {
   slot: number;
@@ -15,54 +17,10 @@ export interface Choice {
   startsNow: boolean;
 }
 
-// Scratch frontier for the walk, reused across calls: no allocation per inspected machine.
-// It is a min-heap of positions in the index heap, ordered by key as the index itself.
-let frontier = new Int32Array(256);
-let frontierKey = new Float64Array(256);
-let fsize = 0;
-
-function push(idx: CostIndex, p: number): void {
-  if (p >= idx.size) return;
-  if (fsize === frontier.length) {
-    const a = new Int32Array(fsize * 2);
-    a.set(frontier);
-    frontier = a;
-    const b = new Float64Array(fsize * 2);
-    b.set(frontierKey);
-    frontierKey = b;
-  }
-  const k = idx.keys[idx.heap[p]!]!;
-  let i = fsize++;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    const pk = frontierKey[parent]!;
-    if (pk <= k) break;
-    frontier[i] = frontier[parent]!;
-    frontierKey[i] = pk;
-    i = parent;
-  }
-  frontier[i] = p;
-  frontierKey[i] = k;
-}
-
-function pop(): number {
-  const top = frontier[0]!;
-  const lastP = frontier[--fsize]!;
-  const lastK = frontierKey[fsize]!;
-  let i = 0;
-  for (;;) {
-    let c = 2 * i + 1;
-    if (c >= fsize) break;
-    if (c + 1 < fsize && frontierKey[c + 1]! < frontierKey[c]!) c++;
-    if (frontierKey[c]! >= lastK) break;
-    frontier[i] = frontier[c]!;
-    frontierKey[i] = frontierKey[c]!;
-    i = c;
-  }
-  frontier[i] = lastP;
-  frontierKey[i] = lastK;
-  return top;
-}
+const byWork = new Frontier();
+const byMemory = new Frontier();
+let seen = new Int32Array(1024);
+let stamp = 0;
 
 export function emptyExclusions(): Exclusions {
   return { inspected: 0, memory: 0, reputation: 0, replica: 0, departure: 0, deadline: 0, horizon: 0, memoryFull: 0 };
@@ -75,20 +33,32 @@ export function cheapestMachine(
   excluded: ReadonlySet<number> | undefined,
   why: Exclusions,
 ): Choice | undefined {
-  const idx = ctx.state.index;
-  if (idx.size === 0) return undefined;
+  const state = ctx.state;
+  if (state.index.size === 0) return undefined;
+  if (seen.length < state.index.keys.length) seen = new Int32Array(state.index.keys.length);
+  if (++stamp === 0x7fffffff) {
+    seen.fill(0);
+    stamp = 1;
+  }
   const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
+  const useMemory = task.memoryMb > 0;
+  byWork.start(state.index);
+  if (useMemory) byMemory.start(state.memoryIndex);
   let best: Choice | undefined;
-  fsize = 0;
-  push(idx, 0);
-  while (fsize > 0) {
-    const lowerBound = frontierKey[0]! * ctx.pruneFactor * task.work;
-    if (best && lowerBound >= best.cost) break;
+  let turn = 0;
+  for (;;) {
+    // Keys of the work list may have drained since the index was built: scale them down.
+    if (byWork.empty && (!useMemory || byMemory.empty)) break;
+    const kw = byWork.peekKey();
+    const km = useMemory ? byMemory.peekKey() : 0;
+    const threshold = (kw === Infinity ? 0 : kw * ctx.pruneFactor * task.work) + (km === Infinity ? 0 : km * task.memoryMb);
+    if (best && threshold >= best.cost) break;
     if (why.inspected >= ctx.maxCandidates) break;
-    const p = pop();
-    push(idx, 2 * p + 1);
-    push(idx, 2 * p + 2);
-    const slot = idx.heap[p]!;
+    // Alternate between the lists (round robin), skipping an exhausted one.
+    const fromMemory = useMemory && (byWork.empty || (!byMemory.empty && turn++ % 2 === 1));
+    const slot = fromMemory ? byMemory.next() : byWork.next();
+    if (seen[slot] === stamp) continue;
+    seen[slot] = stamp;
     why.inspected++;
     const no = infeasibility(ctx, slot, task, deadlineAt, excluded, est);
     if (no) {

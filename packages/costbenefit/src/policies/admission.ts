@@ -39,8 +39,13 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   const times = candidateTimes(job, now, profile.maxCandidateTimes);
   let best: { plan: Plan; benefit: number; profit: number } | undefined;
   let failure: Reason | undefined;
-  for (const t of times) {
+  // The unconstrained plan first: a candidate time it already meets would give the same plan
+  // (each task's cheapest machine already finishes in time), so only earlier times are tried.
+  let unconstrainedAt = Infinity;
+  for (const t of [times[times.length - 1]!, ...times.slice(0, -1)]) {
+    if (t !== Infinity && t >= unconstrainedAt) continue;
     const r = buildPlan(ctx, groups, t, choose);
+    if (t === Infinity && r.ok) unconstrainedAt = r.plan.completionAt;
     if (!r.ok) {
       failure = r.reason;
       continue;

@@ -41,7 +41,10 @@ export interface MachineView {
 
 export class MarketState {
   readonly machines = new MachineTable();
+  /** Machines by linearized compute + payment cost per work unit. */
   readonly index = new CostIndex(64);
+  /** Machines by linearized memory cost per MB: the second sorted list of the search. */
+  readonly memoryIndex = new CostIndex(64);
   readonly tasks = new Map<string, TaskRecord>();
   readonly delayed = new Map<string, DelayedJob>();
   /** First task of each machine's list (running and queued, in assignment order). */
@@ -98,11 +101,15 @@ export class MarketState {
     if (slot === undefined) {
       const a = m.allocate(p.id);
       slot = a.slot;
-      if (m.capacityLimit > this.index.keys.length) this.index.grow(m.capacityLimit);
+      if (m.capacityLimit > this.index.keys.length) {
+        this.index.grow(m.capacityLimit);
+        this.memoryIndex.grow(m.capacityLimit);
+      }
       m.f.at[slot] = now;
       this.heads[slot] = undefined;
       m.setProfile(slot, p);
       this.index.insert(slot, 0);
+      this.memoryIndex.insert(slot, 0);
     } else {
       m.roll(slot, now);
       m.setProfile(slot, p);
@@ -125,6 +132,7 @@ export class MarketState {
     }
     this.heads[slot] = undefined;
     this.index.remove(slot);
+    this.memoryIndex.remove(slot);
     this.machines.release(slot);
     this.indexStale = true;
     this.aggregatesCache = undefined;
@@ -276,23 +284,41 @@ export class MarketState {
   }
 
   /**
-   * Refresh the cost index when n, P or H changed, or when keys have drifted for H/32 seconds
-   * of draining. A cache refresh only: decisions are the exact minimum whatever its freshness.
+   * Refresh the cost index when n, P or H changed, or once draining may have lowered keys by 3%
+   * (the search's pruning bound loosens by that factor). O(machines); a cache refresh only:
+   * decisions are the exact minimum whatever its freshness.
    */
   ensureIndex(now: number): void {
     const H = this._settings.horizonSeconds;
-    if (!this.indexStale && now - this.rekeyAt <= H / 32) return;
+    if (!this.indexStale && (now - this.rekeyAt) * Math.log(this.n) <= 0.03 * H) return;
     const m = this.machines;
-    for (let s = 0; s < m.end; s++) if (m.live(s)) this.index.keys[s] = this.unitKey(s, now);
+    for (let s = 0; s < m.end; s++) {
+      if (!m.live(s)) continue;
+      this.index.keys[s] = this.unitKey(s, now);
+      this.memoryIndex.keys[s] = this.memoryKey(s);
+    }
     this.index.heapify();
+    this.memoryIndex.heapify();
     this.rekeyAt = now;
     this.indexN = this.n;
     this.indexStale = false;
   }
 
+  /**
+   * Linearized memory cost of machine `slot`, in credits per MB: P ln(n) n^(used/max) / max.
+   * mu times this is a lower bound of the exact memory marginal. It changes only with events.
+   */
+  memoryKey(slot: number): number {
+    const m = this.machines;
+    const max = m.f.memoryPerSlot[slot]! * m.f.slots[slot]!;
+    const ln = Math.log(this.n);
+    return (this._settings.priceConstant * ln * Math.exp((ln * m.f.runningMemory[slot]!) / max)) / max;
+  }
+
   private rekey(slot: number, now: number): void {
     if (this.indexStale) return;
     this.index.update(slot, this.unitKey(slot, Math.max(now, this.rekeyAt)));
+    this.memoryIndex.update(slot, this.memoryKey(slot));
   }
 
   private link(rec: TaskRecord, slot: number): void {

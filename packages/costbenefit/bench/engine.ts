@@ -1,0 +1,133 @@
+// npm run -s bench:engine -- --machines M [--seed S] [--json]
+// Admission latency of 10-task jobs over M machines with a realistic queue, single-task
+// decisions per second, and memory per machine.
+import v8 from "node:v8";
+import vm from "node:vm";
+import { commitDecision, createPolicy, createRng, defaultPriceConstant, MarketState, type JobInput, type MachineProfileInput, type Rng } from "../src/index.ts";
+import { Job } from "../src/job.ts";
+import { percentile } from "../src/sim/stats.ts";
+import { intArg, parseArgs, table } from "./args.ts";
+
+const args = parseArgs(process.argv.slice(2));
+const M = intArg(args, "machines", 10_000);
+const seed = intArg(args, "seed", 1);
+const json = args.json === true;
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
+const H = 3600;
+
+function machines(rng: Rng, n: number): MachineProfileInput[] {
+  const slots = [1, 2, 4, 8, 16];
+  return Array.from({ length: n }, (_, i) => {
+    const speed = Math.exp(rng.uniform(Math.log(0.3), Math.log(3)));
+    const common = { id: `machine-${i}`, slots: slots[rng.int(slots.length)]!, speed, memoryPerSlotMb: 256 * 2 ** rng.int(5), bandwidthBytesPerSecond: 1e6 * 2 ** rng.int(8), reputation: rng.uniform(0.8, 1) };
+    return rng.next() < 0.7
+      ? { ...common, kind: "opportunistic" as const, pricePerSecond: speed * rng.uniform(0.001, 0.02) }
+      : { ...common, kind: "dedicated" as const, contractPrice: 100, departureAt: 1e9 };
+  });
+}
+
+let taskSeq = 0;
+function job(rng: Rng, id: string, tasks: number, now: number): Job {
+  const input: JobInput = {
+    id, arrivedAt: now, benefit: { kind: "linear-decay", value: 2000 * tasks, start: 1800, end: 7200, floor: 0 },
+    tasks: Array.from({ length: tasks }, () => ({ id: `t${taskSeq++}`, work: rng.uniform(10, 600), memoryMb: rng.uniform(0, 512), bytes: rng.uniform(1e5, 1e7) })),
+  };
+  return Job.parse(input);
+}
+
+/** A market whose machines carry 0-3 tasks each, the first ones running: a realistic queue. */
+function build(rng: Rng, profiles: MachineProfileInput[]): MarketState {
+  const prices = profiles.map((p) => (p.kind === "opportunistic" ? p.pricePerSecond : 0));
+  const s = new MarketState({ horizonSeconds: H, priceConstant: defaultPriceConstant(prices, H), linkBytesPerSecond: 1e10 });
+  for (const p of profiles) s.upsertMachine(p, 0);
+  for (const p of profiles) {
+    const k = rng.int(4);
+    for (let i = 0; i < k; i++) {
+      const id = `bg${taskSeq++}`;
+      s.assignTask({ id, jobId: "background", work: rng.uniform(1, 0.25 * H) * p.speed * p.slots, memoryMb: rng.uniform(0, p.memoryPerSlotMb), bytes: 0 }, p.id, 0);
+      if (i < p.slots) s.taskStarted(id, 0);
+    }
+  }
+  return s;
+}
+
+const rng = createRng(seed);
+const profiles = machines(rng.fork("machines"), M);
+
+// Memory: the same market built twice, empty and with its queue, measured after a full GC.
+gc();
+const before = process.memoryUsage().heapUsed;
+const empty = new MarketState({ horizonSeconds: H });
+for (const p of profiles) empty.upsertMachine(p, 0);
+gc();
+const emptyBytes = process.memoryUsage().heapUsed - before;
+const state = build(rng.fork("queue"), profiles);
+gc();
+const queuedBytes = process.memoryUsage().heapUsed - before - emptyBytes;
+const bgTasks = state.tasks.size;
+
+const miserly = createPolicy("miserly");
+const policyRng = rng.fork("policy");
+const live: string[][] = [];
+let now = 1;
+
+// Keep the queue steady: for every committed job, finish the oldest job's tasks.
+function settle(d: ReturnType<typeof miserly.admit>, j: Job): void {
+  commitDecision(state, j, d, now);
+  if (d.outcome === "admitted") live.push(d.placements.map((p) => p.taskId));
+  while (live.length > 50) for (const id of live.shift()!) state.taskFinished(id, now, 1);
+}
+
+// Warm up the JIT, then time 10-task admissions.
+for (let i = 0; i < 300; i++) {
+  const j = job(policyRng, `w${i}`, 10, now);
+  settle(miserly.admit(state, j, now, policyRng), j);
+}
+live.length = 0;
+const samples = 3000;
+const lat = new Float64Array(samples);
+const outcomes: Record<string, number> = {};
+for (let i = 0; i < samples; i++) {
+  now += 0.05;
+  const j = job(policyRng, `j${i}`, 10, now);
+  const t0 = process.hrtime.bigint();
+  const d = miserly.admit(state, j, now, policyRng);
+  lat[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  outcomes[d.outcome] = (outcomes[d.outcome] ?? 0) + 1;
+  settle(d, j);
+}
+lat.sort();
+
+// Throughput: single-task jobs, decided and committed, for about a second.
+const singles = Array.from({ length: 20_000 }, (_, i) => job(policyRng, `s${i}`, 1, now));
+let decisions = 0;
+const t0 = performance.now();
+while (performance.now() - t0 < 1000 && decisions < singles.length) {
+  now += 0.001;
+  const j = singles[decisions++]!;
+  settle(miserly.admit(state, j, now, policyRng), j);
+}
+const perSecond = decisions / ((performance.now() - t0) / 1000);
+
+const result = {
+  machines: M,
+  seed,
+  backgroundTasks: bgTasks,
+  admission10Tasks: { p50Micros: percentile(lat, 0.5), p99Micros: percentile(lat, 0.99), maxMicros: lat[lat.length - 1]!, samples, outcomes },
+  singleTaskDecisionsPerSecond: perSecond,
+  memory: { bytesPerMachine: emptyBytes / M, queueBytesPerMachine: queuedBytes / M, totalBytesPerMachine: (emptyBytes + queuedBytes) / M },
+};
+if (json) console.log(JSON.stringify(result));
+else {
+  console.log(`engine: ${M} machines, ${bgTasks} tasks already queued or running, seed ${seed}\n`);
+  console.log(table([
+    ["measure", "value", "target"],
+    ["10-task admission p50 (µs)", result.admission10Tasks.p50Micros, "< 1000"],
+    ["10-task admission p99 (µs)", result.admission10Tasks.p99Micros, "< 5000"],
+    ["single-task decisions / s", perSecond, ">= 10000"],
+    ["bytes per machine (profile + index)", result.memory.bytesPerMachine, "< 1024"],
+    ["bytes per machine (its queue)", result.memory.queueBytesPerMachine, ""],
+  ]));
+  console.log(`\noutcomes of the timed 10-task jobs: ${JSON.stringify(outcomes)}`);
+}

@@ -1,0 +1,54 @@
+// The benefit workload of issue 3: the TPDS 2000 machines and demands, each job with a benefit
+// curve drawn per job, at a chosen offered load (1 = arrivals bring as much work per second as
+// the cluster can do).
+import type { BenefitCurve } from "../../benefit.ts";
+import { defaultPriceConstant } from "../../cost.ts";
+import type { Job } from "../../job.ts";
+import type { Rng } from "../../rng.ts";
+import type { Workload } from "../simulator.ts";
+import { TPDS2000_DEFAULTS, tpds2000Arrivals, tpds2000Machines, type Tpds2000Options } from "./tpds2000.ts";
+
+/** Credits per second a speed-1 producer asks. */
+export const PRICE_PER_SPEED = 0.2;
+const HORIZON = 30;
+
+/** Mean work per arrival of the TPDS 2000 mix (batches included), in work units. */
+export function meanWorkPerArrival(o: Tpds2000Options): number {
+  const single = (2 * Math.log(1 / o.rMin)) / (1 - o.rMin);
+  return (1 - o.batchFraction) * single + o.batchFraction * ((1 + o.batchMax) / 2) * o.batchCpuFactor * single;
+}
+
+/**
+ * Curves: 40% deadline (value until a deadline a few times the job's length, then a penalty of a
+ * fifth of the value), 40% linear decay (full value for 1.5-3 lengths, down to minus a fifth over
+ * 3-10 more), 20% constant. Values are 0.5-2.5 credits per work unit, i.e. 2.5-12.5 times what
+ * the producers ask, so a job pays when it is served reasonably fast.
+ */
+export function drawCurve(rng: Rng, work: number): BenefitCurve {
+  const value = work * rng.uniform(0.5, 2.5);
+  const kind = rng.next();
+  if (kind < 0.4) return { kind: "deadline", value, deadline: 5 + work * rng.uniform(2, 6), penalty: -0.2 * value };
+  if (kind < 0.8) {
+    const start = work * rng.uniform(1.5, 3);
+    return { kind: "linear-decay", value, start, end: start + work * rng.uniform(3, 10), floor: -0.2 * value };
+  }
+  return { kind: "constant", value };
+}
+
+export function benefitWorkload(rng: Rng, load: number, options: Partial<Tpds2000Options> = {}): Workload {
+  const o = { ...TPDS2000_DEFAULTS, ...options };
+  const machines = tpds2000Machines(PRICE_PER_SPEED);
+  const capacity = machines.reduce((a, m) => a + m.speed * m.slots, 0);
+  const interarrival = meanWorkPerArrival(o) / (load * capacity);
+  const jobs: Job[] = tpds2000Arrivals(rng, o, interarrival).map((j, i) => ({
+    id: `j${i}`, arrivedAt: j.arrivedAt, replicas: 1, benefit: drawCurve(rng, j.work),
+    tasks: [{ id: `j${i}.0`, work: j.work, memoryMb: j.memoryMb, bytes: 0 }],
+  }));
+  const prices = machines.map((m) => (m.kind === "opportunistic" ? m.pricePerSecond : 0));
+  return {
+    name: "benefit",
+    machines,
+    jobs,
+    settings: { horizonSeconds: HORIZON, priceConstant: defaultPriceConstant(prices, HORIZON), linkBytesPerSecond: 1e12, maxDelaySeconds: 600 },
+  };
+}
