@@ -3,26 +3,57 @@
 // the state until a decision is committed).
 import type { MarketState } from "../state/market-state.ts";
 
+/** Tentative loads of the plan being built, per machine slot: typed arrays with a generation
+ * stamp, so reading an untouched machine costs one comparison and clearing costs nothing. */
 export class Overlay {
-  work = new Map<number, number>();
-  count = new Map<number, number>();
-  memory = new Map<number, number>();
+  private stamp = new Int32Array(64);
+  private gen = 1;
+  private w = new Float64Array(64);
+  private c = new Int32Array(64);
+  private mem = new Float64Array(64);
   bytes = 0;
+  /** Tasks placed tentatively so far. */
+  total = 0;
 
-  add(slot: number, work: number, memoryMb: number, startsNow: boolean, bytes: number): void {
-    this.work.set(slot, (this.work.get(slot) ?? 0) + work);
-    this.count.set(slot, (this.count.get(slot) ?? 0) + 1);
-    // Counted whether or not the task starts at once: the bounded check stays conservative.
-    void startsNow;
-    this.memory.set(slot, (this.memory.get(slot) ?? 0) + memoryMb);
+  workOf(slot: number): number {
+    return this.stamp[slot] === this.gen ? this.w[slot]! : 0;
+  }
+
+  countOf(slot: number): number {
+    return this.stamp[slot] === this.gen ? this.c[slot]! : 0;
+  }
+
+  memoryOf(slot: number): number {
+    return this.stamp[slot] === this.gen ? this.mem[slot]! : 0;
+  }
+
+  /** Memory counts whether or not the task starts at once: the bounded check stays conservative. */
+  add(slot: number, work: number, memoryMb: number, bytes: number): void {
+    if (slot >= this.stamp.length) this.grow(Math.max(slot + 1, this.stamp.length * 2));
+    if (this.stamp[slot] !== this.gen) {
+      this.stamp[slot] = this.gen;
+      this.w[slot] = 0;
+      this.c[slot] = 0;
+      this.mem[slot] = 0;
+    }
+    this.w[slot]! += work;
+    this.c[slot]!++;
+    this.mem[slot]! += memoryMb;
     this.bytes += bytes;
+    this.total++;
   }
 
   clear(): void {
-    this.work.clear();
-    this.count.clear();
-    this.memory.clear();
+    this.gen++;
     this.bytes = 0;
+    this.total = 0;
+  }
+
+  private grow(n: number): void {
+    const s = new Int32Array(n); s.set(this.stamp); this.stamp = s;
+    const w = new Float64Array(n); w.set(this.w); this.w = w;
+    const c = new Int32Array(n); c.set(this.c); this.c = c;
+    const m = new Float64Array(n); m.set(this.mem); this.mem = m;
   }
 }
 

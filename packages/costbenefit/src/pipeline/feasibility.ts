@@ -28,8 +28,8 @@ export function estimate(ctx: SearchContext, slot: number, task: TaskShape, out:
   const m = ctx.state.machines;
   const f = m.f;
   const o = ctx.overlay;
-  const extraWork = o.work.get(slot) ?? 0;
-  const extraCount = o.count.get(slot) ?? 0;
+  const extraWork = o.workOf(slot);
+  const extraCount = o.countOf(slot);
   const backlog = (m.remaining(slot, ctx.now) + extraWork) / f.capacity[slot]!;
   const busy = m.i.running[slot]! + m.i.queued[slot]! + extraCount;
   out.startsNow = busy < f.slots[slot]!;
@@ -64,7 +64,7 @@ export function infeasibility(
   // Memory within its maximum too, counting the task as if it ran now (conservative for a task
   // that will wait for a slot; exact on a time-shared machine where everything runs at once).
   if (ctx.bounded && task.memoryMb > 0) {
-    const used = f.runningMemory[slot]! + (ctx.overlay.memory.get(slot) ?? 0);
+    const used = f.runningMemory[slot]! + (ctx.overlay.memoryOf(slot));
     if (used + task.memoryMb > f.memoryPerSlot[slot]! * f.slots[slot]!) return "memoryFull";
   }
   return undefined;

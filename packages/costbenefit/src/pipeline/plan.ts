@@ -48,7 +48,7 @@ export function buildPlan(ctx: SearchContext, groups: TaskShape[][], deadlineAt:
         };
       }
       const total = c.cost + networkCredits(ctx, task);
-      ctx.overlay.add(c.slot, task.work, task.memoryMb, c.startsNow, task.bytes);
+      ctx.overlay.add(c.slot, task.work, task.memoryMb, task.bytes);
       used?.add(c.slot);
       placements.push({ taskId: task.id, machineId: ids[c.slot]!, expectedFinishAt: c.finishAt, marginalCost: total });
       cost += total;

@@ -14,7 +14,7 @@ export function machineCredits(ctx: SearchContext, slot: number, task: TaskShape
   const f = ctx.state.machines.f;
   const n = ctx.n;
   const compute = resourceMarginalCost(n, backlogSeconds, ctx.H, task.work / f.capacity[slot]!);
-  const memUsed = f.runningMemory[slot]! + (ctx.overlay.memory.get(slot) ?? 0);
+  const memUsed = f.runningMemory[slot]! + (ctx.overlay.memoryOf(slot));
   const memory = task.memoryMb > 0 ? resourceMarginalCost(n, memUsed, f.memoryPerSlot[slot]! * f.slots[slot]!, task.memoryMb) : 0;
   const payment = (f.pricePerSecond[slot]! * task.work) / f.speed[slot]!;
   return ctx.P * (compute + memory) + payment;

@@ -45,17 +45,16 @@ export function cheapestMachine(
   byWork.start(state.index);
   if (useMemory) byMemory.start(state.memoryIndex);
   let best: Choice | undefined;
-  let turn = 0;
   for (;;) {
+    // Each list holds every machine: once either is exhausted, every machine has been seen.
+    if (byWork.empty || (useMemory && byMemory.empty)) break;
     // Keys of the work list may have drained since the index was built: scale them down.
-    if (byWork.empty && (!useMemory || byMemory.empty)) break;
-    const kw = byWork.peekKey();
-    const km = useMemory ? byMemory.peekKey() : 0;
-    const threshold = (kw === Infinity ? 0 : kw * ctx.pruneFactor * task.work) + (km === Infinity ? 0 : km * task.memoryMb);
-    if (best && threshold >= best.cost) break;
+    const wTerm = byWork.peekKey() * ctx.pruneFactor * task.work;
+    const mTerm = useMemory ? byMemory.peekKey() * task.memoryMb : 0;
+    if (best && wTerm + mTerm >= best.cost) break;
     if (why.inspected >= ctx.maxCandidates) break;
-    // Alternate between the lists (round robin), skipping an exhausted one.
-    const fromMemory = useMemory && (byWork.empty || (!byMemory.empty && turn++ % 2 === 1));
+    // Advance the list whose term dominates the bound: it raises the threshold fastest.
+    const fromMemory = useMemory && mTerm > wTerm;
     const slot = fromMemory ? byMemory.next() : byWork.next();
     if (seen[slot] === stamp) continue;
     seen[slot] = stamp;

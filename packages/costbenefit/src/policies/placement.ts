@@ -53,9 +53,9 @@ const earliestFinish: Score = (_ctx, _s, _t, est) => est.finishAt;
 const leastLoaded: Score = (ctx, s, t, est) => {
   const m = ctx.state.machines;
   const f = m.f;
-  const used = f.runningMemory[s]! + (ctx.overlay.memory.get(s) ?? 0);
+  const used = f.runningMemory[s]! + (ctx.overlay.memoryOf(s));
   const fits = used + t.memoryMb <= f.memoryPerSlot[s]! * f.slots[s]!;
-  const load = (m.i.running[s]! + m.i.queued[s]! + (ctx.overlay.count.get(s) ?? 0) + 1) / f.capacity[s]!;
+  const load = (m.i.running[s]! + m.i.queued[s]! + (ctx.overlay.countOf(s)) + 1) / f.capacity[s]!;
   return (fits ? 0 : 1e12) + load * 1e6 + est.finishAt * 1e-6;
 };
 
@@ -63,8 +63,7 @@ const leastLoaded: Score = (ctx, s, t, est) => {
 const roundRobin: Chooser = (ctx, task, deadlineAt, excluded, why) => {
   const m = ctx.state.machines;
   const end = m.end;
-  let tentative = 0;
-  for (const c of ctx.overlay.count.values()) tentative += c;
+  const tentative = ctx.overlay.total;
   const start = (ctx.state.placementsCommitted + tentative) % Math.max(1, end);
   const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
   for (let k = 0; k < end; k++) {
