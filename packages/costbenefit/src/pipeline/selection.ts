@@ -45,6 +45,7 @@ export function cheapestMachine(
   byWork.start(state.index);
   if (useMemory) byMemory.start(state.memoryIndex);
   let best: Choice | undefined;
+  let turn = 0;
   for (;;) {
     // Each list holds every machine: once either is exhausted, every machine has been seen.
     if (byWork.empty || (useMemory && byMemory.empty)) break;
@@ -53,8 +54,9 @@ export function cheapestMachine(
     const mTerm = useMemory ? byMemory.peekKey() * task.memoryMb : 0;
     if (best && wTerm + mTerm >= best.cost) break;
     if (why.inspected >= ctx.maxCandidates) break;
-    // Advance the list whose term dominates the bound: it raises the threshold fastest.
-    const fromMemory = useMemory && mTerm > wTerm;
+    // Alternate between the lists (the threshold algorithm's round robin; advancing the list
+    // that dominates the bound was measured slower: it keeps walking large-memory machines).
+    const fromMemory = useMemory && (turn++ & 1) === 1;
     const slot = fromMemory ? byMemory.next() : byWork.next();
     if (seen[slot] === stamp) continue;
     seen[slot] = stamp;
