@@ -115,3 +115,20 @@ describe("machines' offers", () => {
     expect((await refusal(worker.worker.register.mutate({ ...machine, pricePerSecond: -1 }))).code).toBe("trpc:BAD_REQUEST");
   });
 });
+
+describe("rebalancing", () => {
+  it("moves queued work to a machine that joins idle, before anyone leases it", async () => {
+    const owner = await market.signUp("fleet@example.test", ["producer"]);
+    const fleet = market.tokenClient((await owner.account.tokens.create.mutate({ name: "fleet" })).token);
+    const first = await fleet.worker.register.mutate({ ...machine, name: "busy", pricePerSecond: 0 });
+    const { jobId, decision } = await consumer.jobs.submit.mutate({ ...monteCarlo(8, 30), source: { ...monteCarlo(8).source, params: { samplesPerTask: 50_000_000 } } });
+    expect(decision.outcome).toBe("admitted");
+    const queuedOn = async (name: string) => (await admin.admin.overview.query()).machines.find((m) => m.name === name && m.status === "active")?.queued ?? 0;
+    expect(await queuedOn("busy")).toBe(8);
+    await fleet.worker.register.mutate({ ...machine, name: "idle", pricePerSecond: 0 });
+    await expect.poll(() => queuedOn("idle"), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect((await queuedOn("busy")) + (await queuedOn("idle"))).toBe(8);
+    await consumer.jobs.cancel.mutate({ jobId });
+    await fleet.worker.depart.mutate({ machineId: first.machineId });
+  });
+});

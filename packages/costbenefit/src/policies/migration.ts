@@ -31,7 +31,10 @@ function savingOf(ctx: SearchContext, t: TaskRecord, left: number): number {
   const backlog = m.remaining(s, ctx.now) / f.capacity[s]!;
   const d = left / f.capacity[s]!;
   const compute = resourceMarginalCost(ctx.n, Math.max(0, backlog - d), ctx.H, d);
-  const mem = t.running && t.memoryMb > 0 ? resourceMarginalCost(ctx.n, Math.max(0, f.runningMemory[s]! - t.memoryMb), f.memoryPerSlot[s]! * f.slots[s]!, t.memoryMb) : 0;
+  // Memory is priced where the task will run: a queued task will need it at the source just as
+  // the target's quote charges it there, so both sides of the comparison count it.
+  const others = t.running ? Math.max(0, f.runningMemory[s]! - t.memoryMb) : f.runningMemory[s]!;
+  const mem = t.memoryMb > 0 ? resourceMarginalCost(ctx.n, others, f.memoryPerSlot[s]! * f.slots[s]!, t.memoryMb) : 0;
   return ctx.P * (compute + mem) + (f.pricePerSecond[s]! * left) / f.speed[s]!;
 }
 
