@@ -10,6 +10,9 @@ const args = parseArgs(process.argv.slice(2));
 const runs = intArg(args, "runs", 100);
 const seed = intArg(args, "seed", 1);
 const json = args.json === true;
+// --interarrival lo,hi: the range of mean seconds between arrivals (default 8,16).
+const ia = typeof args.interarrival === "string" ? (args.interarrival.split(",").map(Number) as [number, number]) : undefined;
+if (ia && (ia.length !== 2 || !ia.every((x) => x > 0))) throw new Error("--interarrival takes lo,hi in seconds");
 const names = ["pvm", "e-pvm", "mosix", "e-mosix", "miserly", "random", "fcfs"];
 // Published averages by job (seed 003 section 6; TPDS 2000).
 const paper: Record<string, number> = { pvm: 15.4, "e-pvm": 10.7, mosix: 9.42, "e-mosix": 8.2 };
@@ -19,7 +22,7 @@ const counts: Record<string, number[]> = {};
 const runMeans: Record<string, number[]> = {};
 const started = performance.now();
 for (let r = 0; r < runs; r++) {
-  const w = tpds2000(createRng(seed).fork(`workload/${r}`));
+  const w = tpds2000(createRng(seed).fork(`workload/${r}`), ia ? { interarrival: ia } : {});
   for (const name of names) {
     const res = simulate(createPolicy(name), w, createRng(seed).fork(`policy/${r}`));
     (sums[name] ??= []).push(res.slowdownSum);

@@ -4,25 +4,27 @@ import type { MarketState } from "../state/market-state.ts";
 
 /**
  * seed 003, 4.2: "a job whose benefit is greater than the highest possible cost will always be
- * accepted". While every machine's usage is within its maximum, adding demand d (as a fraction
- * of the smallest machine's maximum) costs at most n^(1 + d) - n per resource (less for compute,
- * whose bound already admits part of the task's share). Plus the dearest producer's payment.
+ * accepted". While every machine's usage is within its maximum, the job's whole demand D (as a
+ * fraction of the smallest machine's maximum) costs at most n^(1 + D) - n per resource, even if
+ * all its tasks land on one machine (n^x is convex, so splitting them costs less). Plus the
+ * dearest producer's payment for all the work.
  */
 export function highestPossibleCost(state: MarketState, job: Job): number {
   const a = state.aggregates();
   const s = state.settings;
   const n = state.n;
   const H = s.horizonSeconds;
-  let total = 0;
+  let work = 0;
+  let memory = 0;
+  let bytes = 0;
   for (const t of job.tasks) {
-    // Compute may end above its maximum by the part of the task's share beyond H/2 (feasibility).
-    const dc = Math.max(0, t.work / a.minCapacity / H - 0.5);
-    const dm = t.memoryMb / a.minMemoryTotal;
-    const dn = t.bytes / (s.linkBytesPerSecond * H);
-    const units = Math.pow(n, 1 + dc) + Math.pow(n, 1 + dm) + Math.pow(n, 1 + dn) - 3 * n;
-    total += s.priceConstant * units + t.work * a.maxPricePerWork;
+    work += t.work;
+    memory += t.memoryMb;
+    bytes += t.bytes;
   }
-  return total * job.replicas;
+  const k = job.replicas;
+  const units = Math.pow(n, 1 + (k * work) / a.minCapacity / H) + Math.pow(n, 1 + (k * memory) / a.minMemoryTotal) + Math.pow(n, 1 + (k * bytes) / (s.linkBytesPerSecond * H)) - 3 * n;
+  return s.priceConstant * units + k * work * a.maxPricePerWork;
 }
 
 /** Cost of the job on the biggest machine of an empty market: no plan can cost less. */

@@ -83,7 +83,8 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
         ctx.bounded = false;
         if (!c) continue;
         if (c.cost > saving * (1 - rule.minGain)) continue;
-        const finishBefore = now + m.remaining(src, now) / m.f.capacity[src]!;
+        // Where it is, it starts at the latest when the backlog ahead drains, then runs alone.
+        const finishBefore = now + m.remaining(src, now) / m.f.capacity[src]! + left / m.f.speed[src]!;
         // rebalance: only to a free slot, and never finishing later than where the task waits.
         if (rule.rule === "rebalance" && (!c.startsNow || c.finishAt > finishBefore)) continue;
         const reasons: Move["reasons"] = [{ code: "rebalance", costBefore: saving, costAfter: c.cost, finishBefore, finishAfter: c.finishAt }];
