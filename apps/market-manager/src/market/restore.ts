@@ -1,18 +1,17 @@
 import type { Market } from "./market.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
+import { forgiveSilence } from "./sweeper.ts";
 
 /**
  * Rebuilds the live market from PostgreSQL after a start or a crash: machines still active,
  * jobs not finished, their open tasks and leases. Leases that ran out while the Market Manager
- * was down are left for the first sweep, which places their tasks again.
+ * was down get a fresh timeout (forgiveSilence), like their machines.
  */
 export async function restoreMarket(market: Market) {
   const { db, state, engine } = market;
   const machines = await db.machine.findMany({ where: { status: "active" } });
-  const now = market.clock.now();
   for (const row of machines) {
-    // A machine gets a full lease timeout from the restart to show it is still there.
-    market.addMachine({ ...liveMachineFromRow(row), lastHeartbeatAt: Math.max(row.lastHeartbeatAt.getTime(), now) });
+    market.addMachine(liveMachineFromRow(row));
   }
   const jobs = await db.job.findMany({
     where: { status: { in: ["admitted", "running", "delayed"] } },
@@ -70,5 +69,8 @@ export async function restoreMarket(market: Market) {
       if (t.jobId === job.id && agreed.has(`${t.index}`)) t.agreedHash = agreed.get(`${t.index}`);
     }
   }
+  // The workers could not reach a market that was down: their leases get the same fresh timeout
+  // as their machines, so work that finished meanwhile can still be reported.
+  forgiveSilence(market);
   market.log(`restored ${machines.length} machines, ${jobs.length} open jobs, ${state.leases.size} active leases`);
 }

@@ -24,13 +24,32 @@ export async function tick(market: Market, maxDelayMs: number) {
   await rebalance(market);
 }
 
+/**
+ * Gives every machine and active lease a fresh lease timeout from now. Used when the market could
+ * not hear its workers through no fault of theirs (it was down, or its database was): their
+ * silence then says nothing about them, and departing them all would throw away running work.
+ */
+export function forgiveSilence(market: Market) {
+  const now = market.clock.now();
+  const until = now + market.settings.leaseTimeoutMs;
+  for (const m of market.state.machines.values()) m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
+  for (const l of market.state.leases.values()) l.expiresAt = Math.max(l.expiresAt, until);
+}
+
 export function startSweeper(market: Market, everyMs: number, maxDelayMs: number) {
   let running = false;
+  let failed = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    tick(market, maxDelayMs)
-      .catch((e) => market.log(`tick failed: ${e instanceof Error ? e.message : String(e)}`))
+    // After a failed tick (the database was away), heartbeats could not be heard either.
+    const step = failed ? market.serial(async () => forgiveSilence(market)).then(() => tick(market, maxDelayMs)) : tick(market, maxDelayMs);
+    step
+      .then(() => (failed = false))
+      .catch((e) => {
+        failed = true;
+        market.log(`tick failed: ${e instanceof Error ? e.message : String(e)}`);
+      })
       .finally(() => (running = false));
   }, everyMs);
   return () => clearInterval(timer);
