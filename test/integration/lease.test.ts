@@ -105,6 +105,10 @@ describe("worker lease round trip", () => {
     expect(payments).toBe(4);
     const sum = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } });
     expect(sum._sum.balanceMicro).toBe(0n);
+    // The market's profit is what it charged less what it paid the producer.
+    const paid = (await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "producer" } } }))._sum.amountMicro!;
+    const { marketBooks } = await import("../../apps/market-manager/src/ledger/statement.ts");
+    expect((await marketBooks(db)).profit).toBeCloseTo(100 - Number(paid) / 1e6, 6);
   });
 
   it("does not show a job to anyone but its owner", async () => {

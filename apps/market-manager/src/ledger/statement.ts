@@ -31,8 +31,14 @@ export async function marketBooks(db: Db) {
   const sum = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } });
   const escrow = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "escrow" } });
   const paid = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "producer" } });
+  // Starting credits are the market's gift, not a cost of trading: profit leaves them out.
+  const granted = await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { kind: "grant" }, account: { kind: "consumer" } } });
+  const marketBalance = market?.balanceMicro ?? 0n;
   return {
-    marketBalance: toCredits(market?.balanceMicro ?? 0n),
+    /** Benefits charged minus producer payments and contracts. */
+    profit: toCredits(marketBalance + (granted._sum.amountMicro ?? 0n)),
+    granted: toCredits(granted._sum.amountMicro ?? 0n),
+    marketBalance: toCredits(marketBalance),
     inEscrow: toCredits(escrow._sum.balanceMicro ?? 0n),
     producerBalances: toCredits(paid._sum.balanceMicro ?? 0n),
     balanced: (sum._sum.balanceMicro ?? 0n) === 0n,
