@@ -32,6 +32,18 @@ export const Reason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("offer-accepted"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
   z.object({ code: z.literal("offer-too-expensive"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
   z.object({ code: z.literal("offer-expired"), departureAt: num, now: num }),
+  // The share policies (seeds 000, 001, 002, 004): the job's derived terms and what they bought.
+  z.object({ code: z.literal("tickets"), tickets: num, usagePerTicket: num, freeSlots: num }),
+  z.object({ code: z.literal("waiting-for-slot"), freeSlots: num, jobsAhead: num }),
+  z.object({ code: z.literal("over-p-max"), taskId: z.string(), runSeconds: num, pMaxSeconds: num }),
+  z.object({ code: z.literal("least-usage-per-ticket"), jobId: z.string(), usagePerTicket: num, tickets: num }),
+  z.object({ code: z.literal("opportunity-cost"), ratePerMinute: num, nodePricePerMinute: num, share: num, expectedCharge: num }),
+  z.object({ code: z.literal("over-budget"), expectedCharge: num, budget: num }),
+  z.object({ code: z.literal("continuous-bid"), budget: num, intervalSeconds: num, bidPerSecond: num, hostBidsPerSecond: num, share: num, expectedCharge: num }),
+  z.object({ code: z.literal("rebid"), progressBefore: num, progressAfter: num }),
+  z.object({ code: z.literal("reservation"), fraction: num, reservedFraction: num, bookableFraction: num }),
+  z.object({ code: z.literal("reservations-full"), fraction: num, reservedFraction: num, bookableFraction: num }),
+  z.object({ code: z.literal("reservation-unplaceable"), taskId: z.string(), ratePerSecond: num, largestSpare: num }),
 ]);
 export type Reason = z.infer<typeof Reason>;
 export type ReasonCode = Reason["code"];

@@ -114,5 +114,8 @@ export function chooserFor(rule: PolicyProfile["placement"], rng: Rng): Chooser 
       return scanChooser(earliestFinish);
     case "random":
       return randomChooser(rng);
+    default:
+      // free-slot, lowest-price, best-response, best-fit: the share policies choose in their own files.
+      throw new Error(`placement ${rule} is chosen by its share policy`);
   }
 }

@@ -10,7 +10,11 @@ import { admitAll, miserlyAdmit } from "./admission.ts";
 import { migrationMoves } from "./migration.ts";
 import { considerDedicatedOffer } from "./offer.ts";
 import { chooserFor } from "./placement.ts";
-import { PolicyProfile, type PolicyProfileInput } from "./profile.ts";
+import { buildContinuousBidPolicy } from "./continuous-bid.ts";
+import { buildOpportunityCostPolicy } from "./opportunity-cost.ts";
+import { PolicyProfile, SHARE_RULES, type PolicyProfileInput, type ShareRule } from "./profile.ts";
+import { buildReservationPolicy } from "./reservation.ts";
+import { buildTicketsPolicy } from "./tickets.ts";
 import { POLICY_PROFILES, isPolicyName, type PolicyName } from "./registry.ts";
 
 export interface Policy {
@@ -36,7 +40,16 @@ export function createPolicy(name: PolicyName | string, overrides: Partial<Polic
   return buildPolicy(name, profile);
 }
 
+const SHARE_BUILDERS: Record<ShareRule, (name: string, profile: PolicyProfile) => Policy> = {
+  tickets: buildTicketsPolicy,
+  "opportunity-cost": buildOpportunityCostPolicy,
+  "continuous-bid": buildContinuousBidPolicy,
+  reservation: buildReservationPolicy,
+};
+
 export function buildPolicy(name: string, profile: PolicyProfile): Policy {
+  const share = (SHARE_RULES as readonly string[]).includes(profile.admission) ? SHARE_BUILDERS[profile.admission as ShareRule] : undefined;
+  if (share) return share(name, profile);
   const admit = (state: MarketState, job: Job, now: number, rng: Rng): Decision => {
     const choose = chooserFor(profile.placement, rng);
     return profile.admission === "miserly" ? miserlyAdmit(state, job, now, choose, profile) : admitAll(state, job, now, choose, profile, name);

@@ -2,9 +2,12 @@
 // rule, which migration rule. The registry names the profiles; an admin may override fields.
 import { z } from "zod";
 
-export const AdmissionRule = z.enum(["miserly", "admit-all"]);
-export const PlacementRule = z.enum(["marginal-cost", "round-robin", "least-loaded", "random", "earliest-finish"]);
-export const MigrationRule = z.enum(["none", "rebalance", "cost", "load"]);
+export const AdmissionRule = z.enum(["miserly", "admit-all", "tickets", "opportunity-cost", "continuous-bid", "reservation"]);
+/** The proportional-share and reservation policies of seeds 000, 001, 002 and 004: each decides admission, placement and moves itself. */
+export const SHARE_RULES = ["tickets", "opportunity-cost", "continuous-bid", "reservation"] as const;
+export type ShareRule = (typeof SHARE_RULES)[number];
+export const PlacementRule = z.enum(["marginal-cost", "round-robin", "least-loaded", "random", "earliest-finish", "free-slot", "lowest-price", "best-response", "best-fit"]);
+export const MigrationRule = z.enum(["none", "rebalance", "cost", "load", "least-usage", "best-response"]);
 
 export const PolicyProfile = z.object({
   admission: AdmissionRule,
@@ -27,6 +30,22 @@ export const PolicyProfile = z.object({
   holdBeyondBounds: z.boolean().default(false),
   /** Machines below this reputation are not used. */
   minReputation: z.number().min(0).max(1).default(0),
+  /**
+   * How the share policies derive the job parameters the public Job does not carry (tickets, a
+   * rate, a bid, a reservation) from its benefit curve and work: see policies/job-terms.ts.
+   */
+  terms: z
+    .object({
+      /** Co-op's p_max (seed 002): a task that would hold a slot longer than this is not started. */
+      pMaxSeconds: z.number().positive().max(1e9).default(3600),
+      /** A job without a deadline in its curve wants its work done within slack x its longest task (speed-1 seconds). */
+      slack: z.number().min(1).max(1e6).default(4),
+      /** Value per work unit assumed for a job admitted before this policy was chosen (its curve is not in the state). */
+      fallbackValuePerWork: z.number().min(0).max(1e12).default(1),
+      /** Fraction of the pool's compute reservations may fill (seed 001: sum R <= capacity). */
+      bookable: z.number().positive().max(10).default(1),
+    })
+    .default({ pMaxSeconds: 3600, slack: 4, fallbackValuePerWork: 1, bookable: 1 }),
   /** Most breakpoints of a benefit curve tried as completion times (besides "no deadline"). */
   maxCandidateTimes: z.number().int().min(1).max(1000).default(16),
 });

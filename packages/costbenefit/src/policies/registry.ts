@@ -15,6 +15,15 @@ export const POLICY_PROFILES = {
   mosix: { admission: "admit-all", placement: "least-loaded", migration: { rule: "load", moveRunning: true } },
   random: { admission: "admit-all", placement: "random" },
   fcfs: { admission: "admit-all", placement: "earliest-finish" },
+  // The share policies (each in its own file, job parameters derived in job-terms.ts):
+  // seed 002's Computational Co-op: a free slot to the least r/t, non-preemptive, p_max;
+  tickets: { admission: "tickets", placement: "free-slot", migration: { rule: "least-usage", moveRunning: false } },
+  // seed 000's Millennium: rates per minute, free alone, lowest-price node;
+  "opportunity-cost": { admission: "opportunity-cost", placement: "lowest-price" },
+  // seed 004's Tycoon: bids (budget, interval), best response, rebid at each tick;
+  "continuous-bid": { admission: "continuous-bid", placement: "best-response", migration: { rule: "best-response", moveRunning: true } },
+  // seed 001's Sharc: reservations within the pool, best-fit placement, lending within a job.
+  reservation: { admission: "reservation", placement: "best-fit" },
 } as const satisfies Record<string, PolicyProfileInput>;
 
 export type PolicyName = keyof typeof POLICY_PROFILES;

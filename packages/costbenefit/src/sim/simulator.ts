@@ -75,7 +75,8 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   const r: SimResult = { jobs: w.jobs.length, completed: 0, admitted: 0, delayed: 0, rejected: 0, slowdownSum: 0, slowdownMean: 0, benefit: 0, payments: 0, profit: 0, utilisation: 0, makespan: 0, migrations: 0 };
   const q = new EventQueue();
   w.jobs.forEach((j, i) => q.push(j.arrivedAt, ARRIVAL, i));
-  const needsTicks = policy.profile.migration.rule !== "none" || policy.profile.admission === "miserly";
+  // Policies with admission control re-evaluate delayed jobs at ticks.
+  const needsTicks = policy.profile.migration.rule !== "none" || policy.profile.admission !== "admit-all";
   const lastArrival = w.jobs.length > 0 ? w.jobs[w.jobs.length - 1]!.arrivedAt : 0;
   if (needsTicks) q.push(tickSeconds, TICK, 0);
   let inSystem = 0;
