@@ -1,6 +1,6 @@
-// npm run -s bench:benefit -- --runs N --seed S [--json]
+// npm run -s bench:benefit -- --runs N --seed S [--policies a,b] [--json]
 // Market profit and consumer benefit of miserly vs admit-all policies, light load to 3x overload.
-import { createPolicy, createRng } from "../src/index.ts";
+import { createPolicy, createRng, isPolicyName } from "../src/index.ts";
 import { simulate } from "../src/sim/simulator.ts";
 import { benefitWorkload } from "../src/sim/workloads/benefit.ts";
 import { intArg, parseArgs, table } from "./args.ts";
@@ -10,7 +10,9 @@ const runs = intArg(args, "runs", 20);
 const seed = intArg(args, "seed", 1);
 const json = args.json === true;
 const loads = [0.5, 1, 1.5, 2, 3];
-const names = ["miserly", "fcfs", "e-pvm", "mosix"];
+// --policies a,b,...: which policies to run (default: these, the share policies included).
+const names = typeof args.policies === "string" ? args.policies.split(",") : ["miserly", "fcfs", "e-pvm", "mosix", "tickets", "opportunity-cost", "continuous-bid", "reservation"];
+for (const n of names) if (!isPolicyName(n)) throw new Error(`--policies: unknown policy ${n}`);
 
 interface Row { marketProfit: number; consumerBenefit: number; benefitPerAdmittedJob: number; producerPayments: number; slowdownByJob: number; jobs: number; admitted: number; delayed: number; rejected: number }
 const levels: { load: number; policies: Record<string, Row> }[] = [];
