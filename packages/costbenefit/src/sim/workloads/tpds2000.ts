@@ -9,8 +9,11 @@ import type { Workload } from "../simulator.ts";
 export interface Tpds2000Options {
   /** Arrivals stop after this many simulated seconds; all admitted jobs then run to completion. */
   durationSeconds: number;
-  /** Mean seconds between arrivals, drawn per run uniformly in this range (light to heavy load). */
-  interarrival: [number, number];
+  /**
+   * Jobs per second (members of a batch counted one by one), drawn per run uniformly in this
+   * range so runs cover light to heavy load. The paper's runs averaged one job per 10 s.
+   */
+  jobRate: [number, number];
   /**
    * Heavy-tail caps. CPU demand is 2/r seconds with r uniform on (0, 1]: we draw r on
    * [rMin, 1], so demand is at most 2/rMin seconds (40 s at 0.05, 400 s for a batch job). Memory
@@ -30,7 +33,7 @@ export interface Tpds2000Options {
 
 export const TPDS2000_DEFAULTS: Tpds2000Options = {
   durationSeconds: 10_000,
-  interarrival: [8, 16],
+  jobRate: [0.05, 0.15],
   rMin: 0.05,
   mMin: 0.05,
   batchFraction: 0.05,
@@ -75,7 +78,9 @@ export function tpds2000Arrivals(rng: Rng, o: Tpds2000Options, meanInterarrival:
 /** The slowdown study: no money, so every job has a benefit high enough to always be admitted. */
 export function tpds2000(rng: Rng, options: Partial<Tpds2000Options> = {}): Workload & { meanInterarrival: number } {
   const o = { ...TPDS2000_DEFAULTS, ...options };
-  const meanInterarrival = rng.uniform(o.interarrival[0], o.interarrival[1]);
+  // Arrivals are Poisson; an arrival brings 1 + batchFraction x (mean batch size - 1) jobs.
+  const jobsPerArrival = 1 - o.batchFraction + o.batchFraction * ((1 + o.batchMax) / 2);
+  const meanInterarrival = jobsPerArrival / rng.uniform(o.jobRate[0], o.jobRate[1]);
   const benefit: BenefitCurve = { kind: "constant", value: MAX_CREDITS };
   const jobs: Job[] = tpds2000Arrivals(rng, o, meanInterarrival).map((j, i) => ({
     id: `j${i}`, arrivedAt: j.arrivedAt, replicas: 1, benefit,
