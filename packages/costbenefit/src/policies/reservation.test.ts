@@ -26,7 +26,7 @@ describe("reservation (seed 001, Sharc)", () => {
   });
 
   it("places a task where it fits most tightly (best fit)", () => {
-    const s = market([opp("a"), opp("b")]);
+    const s = market([opp("a", { slots: 2 }), opp("b", { slots: 2 })]);
     const p = createPolicy("reservation");
     const big = job("big", { kind: "deadline", value: 10, deadline: 20 }, [{ work: 12 }]); // 0.6 on one machine
     const d1 = p.admit(s, big, 0, rng);

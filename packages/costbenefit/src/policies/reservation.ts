@@ -7,7 +7,8 @@
 // second, the rate that finishes its work W by the interval D before its benefit falls; as a
 // fraction of the pool, R / capacity. Each task reserves R x w / W on its machine, which must
 // deliver it from one slot (w / D <= speed) and keep the machine's reservations within its
-// capacity. A job with a task no machine can fit, or with more than the bookable pool, is
+// capacity; among machines with a free slot first, since a live slot runs one task at a time.
+// A job with a task no machine can fit, or with more than the bookable pool, is
 // rejected at once; one that fits the pool but not now waits for reservations to end.
 //
 // Lending: a job keeps R until its last task finishes; while it runs, its remaining tasks split R
@@ -85,7 +86,9 @@ function bestFit(call: ShareCall, book: Book, jobRate: number, jobWork: number, 
       const room = Math.min(spareBefore, m.f.speed[s]!);
       largestSpare = Math.max(largestSpare, room);
       if (rho > room + 1e-12) continue;
-      const spare = spareBefore - rho;
+      // Best fit among machines with a free slot first: a live slot runs one task, so a task
+      // queued behind others would get none of its reserved rate until a slot frees.
+      const spare = spareBefore - rho + (est.startsNow ? 0 : 1e15);
       if (spare < bestSpare || (spare === bestSpare && est.finishAt < bestFinish)) {
         best = s;
         bestSpare = spare;
