@@ -1,6 +1,6 @@
-// npm run -s bench:policies -- --runs N --seed S [--json]
+// npm run -s bench:policies -- --runs N --seed S [--also a,b] [--json]
 // Slowdown of each policy on the TPDS 2000 workload, against the paper's published averages.
-import { createPolicy, createRng } from "../src/index.ts";
+import { createPolicy, createRng, isPolicyName } from "../src/index.ts";
 import { simulate } from "../src/sim/simulator.ts";
 import { byJobMean, mean } from "../src/sim/stats.ts";
 import { tpds2000 } from "../src/sim/workloads/tpds2000.ts";
@@ -15,7 +15,10 @@ const json = args.json === true;
 const ia = typeof args.interarrival === "string" ? (args.interarrival.split(",").map(Number) as [number, number]) : undefined;
 if (ia && (ia.length !== 2 || !ia.every((x) => x > 0))) throw new Error("--interarrival takes lo,hi in seconds");
 const jobRate = ia ? ([1 / Math.max(...ia), 1 / Math.min(...ia)] as [number, number]) : undefined;
-const names = ["pvm", "e-pvm", "mosix", "e-mosix", "miserly", "random", "fcfs"];
+// --also a,b,...: more policies after the paper's and the baselines (e.g. the share policies).
+const also = typeof args.also === "string" ? args.also.split(",") : [];
+for (const n of also) if (!isPolicyName(n)) throw new Error(`--also: unknown policy ${n}`);
+const names = ["pvm", "e-pvm", "mosix", "e-mosix", "miserly", "random", "fcfs", ...also];
 // Published averages by job (seed 003 section 6; TPDS 2000).
 const paper: Record<string, number> = { pvm: 15.4, "e-pvm": 10.7, mosix: 9.42, "e-mosix": 8.2 };
 
