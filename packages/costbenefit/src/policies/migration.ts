@@ -79,7 +79,9 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
         const saving = savingOf(ctx, t, q);
         const moved = { id: t.id, work: q, memoryMb: t.memoryMb, bytes: 0 };
         ctx.bounded = true;
-        const c = cheapestMachine(ctx, moved, Infinity, exclude, emptyExclusions()) ?? ((ctx.bounded = false), cheapestMachine(ctx, moved, Infinity, exclude, emptyExclusions()));
+        // A running task only moves where usage stays within its maximum: the move is optional,
+        // and pushing a machine past its memory would make it thrash.
+        const c = cheapestMachine(ctx, moved, Infinity, exclude, emptyExclusions()) ?? (t.running ? undefined : ((ctx.bounded = false), cheapestMachine(ctx, moved, Infinity, exclude, emptyExclusions())));
         ctx.bounded = false;
         if (!c) continue;
         if (c.cost > saving * (1 - rule.minGain)) continue;

@@ -20,6 +20,8 @@ export class Cluster {
   taskMemory: Float64Array;
   /** CPU work done on each machine (for utilisation and producer payments). */
   readonly workDone: Float64Array;
+  /** Machine-seconds spent over memory capacity (thrashing), summed over machines. */
+  thrashSeconds = 0;
 
   constructor(speed: number[], memoryMb: number[], taskCount: number) {
     const n = speed.length;
@@ -49,6 +51,7 @@ export class Cluster {
       const r = this.rate(m);
       this.service[m]! += r * dt;
       this.workDone[m]! += r * dt * this.tasks[m]!.length;
+      if (this.memoryUsed[m]! > this.memoryMb[m]!) this.thrashSeconds += dt;
     }
     this.since[m] = t;
   }

@@ -19,6 +19,13 @@ export interface Workload {
   /** Sorted by arrival. Task ids unique across the workload. */
   jobs: Job[];
   settings: MarketSettingsInput;
+  /**
+   * Guess the compute maximum online (seed 003, 4.3, after its reference [6]) instead of fixing
+   * it: before each decision H becomes the smallest power-of-two multiple of the workload's H at
+   * which some machine with memory to spare can take the job within it. Memory's maximum is the
+   * machine's physical memory and never moves.
+   */
+  adaptiveHorizon?: boolean;
 }
 
 export interface SimResult {
@@ -40,6 +47,8 @@ export interface SimResult {
   utilisation: number;
   makespan: number;
   migrations: number;
+  /** Machine-seconds spent thrashing (memory over capacity), summed over machines. */
+  thrashSeconds: number;
 }
 
 const ARRIVAL = 0;
@@ -72,7 +81,7 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   const version = new Int32Array(profiles.length);
   const everDelayed = new Uint8Array(w.jobs.length);
 
-  const r: SimResult = { jobs: w.jobs.length, completed: 0, admitted: 0, delayed: 0, rejected: 0, slowdownSum: 0, slowdownMean: 0, benefit: 0, payments: 0, profit: 0, utilisation: 0, makespan: 0, migrations: 0 };
+  const r: SimResult = { jobs: w.jobs.length, completed: 0, admitted: 0, delayed: 0, rejected: 0, slowdownSum: 0, slowdownMean: 0, benefit: 0, payments: 0, profit: 0, utilisation: 0, makespan: 0, migrations: 0, thrashSeconds: 0 };
   const q = new EventQueue();
   w.jobs.forEach((j, i) => q.push(j.arrivedAt, ARRIVAL, i));
   // Policies with admission control re-evaluate delayed jobs at ticks.
@@ -92,6 +101,25 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   const typical = (): number => (tasksSeen > 0 ? workSeen / tasksSeen : 1);
   const sync = (now: number, w0 = typical()): void => {
     for (let m = 0; m < ids.length; m++) state.reportBacklog(ids[m]!, cluster.sharedBacklog(m, now, w0), now);
+  };
+  const baseH = state.settings.horizonSeconds;
+  const adaptHorizon = (work: number, memoryMb: number, now: number): void => {
+    let H = baseH;
+    const mt = state.machines;
+    const slot = (m: number): number => mt.bySlotId.get(ids[m]!)!;
+    const roomy = (m: number): boolean => mt.f.runningMemory[slot(m)]! + memoryMb <= cluster.memoryMb[m]!;
+    // Machines with memory to spare, if any: raising H never makes room in memory.
+    const candidates = ids.map((_, m) => m).filter(roomy);
+    const pool = candidates.length > 0 ? candidates : ids.map((_, m) => m);
+    const fits = (h: number): boolean => {
+      for (const m of pool) {
+        const c = cluster.speed[m]!;
+        if (mt.remaining(slot(m), now) / c + Math.min(work / c, h / 2) <= h) return true;
+      }
+      return false;
+    };
+    while (!fits(H) && H < 1e7) H *= 2;
+    if (H !== state.settings.horizonSeconds) state.updateSettings({ horizonSeconds: H });
   };
   const pay = (task: number, m: number, remaining: number): void => {
     // cps per second of CPU use on one slot: work done / slot speed.
@@ -134,6 +162,7 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
       }
       // On a time-shared machine the backlog that delays a task of w is sum(min(r_i, w)).
       sync(now, demand[ev.arg]!);
+      if (w.adaptiveHorizon) adaptHorizon(demand[ev.arg]!, Math.max(...w.jobs[ev.arg]!.tasks.map((t) => t.memoryMb)), now);
       apply(ev.arg, policy.admit(state, w.jobs[ev.arg]!, now, rng), now);
     } else if (ev.kind === COMPLETE) {
       const m = Math.floor(ev.arg / 65536);
@@ -158,6 +187,7 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
       schedule(m);
     } else {
       sync(now);
+      if (w.adaptiveHorizon) adaptHorizon(typical(), 0, now);
       const tick = policy.tick(state, now, rng);
       const touched = new Set<number>();
       for (const mv of tick.moves) {
@@ -194,6 +224,7 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   for (let m = 0; m < ids.length; m++) work += cluster.workDone[m]!;
   const capacity = profiles.reduce((a, p) => a + p.speed * p.slots, 0);
   r.utilisation = r.makespan > 0 ? work / (capacity * r.makespan) : 0;
+  r.thrashSeconds = cluster.thrashSeconds;
   return r;
 }
 

@@ -29,6 +29,8 @@ export interface Tpds2000Options {
   batchCpuFactor: number;
   /** Opportunistic price per second at speed 1 (0 in the paper, which had no money). */
   pricePerSpeed: number;
+  /** Guess the compute maximum H online instead of fixing it at 30 s (see Workload; README). */
+  adaptiveHorizon: boolean;
 }
 
 export const TPDS2000_DEFAULTS: Tpds2000Options = {
@@ -40,6 +42,7 @@ export const TPDS2000_DEFAULTS: Tpds2000Options = {
   batchMax: 20,
   batchCpuFactor: 10,
   pricePerSpeed: 0,
+  adaptiveHorizon: false,
 };
 
 /** 3 at 200 MHz with 64 MB, 2 at 133 MHz with 32 MB, 1 at 90 MHz with 24 MB; speed 1 = 200 MHz. */
@@ -93,5 +96,6 @@ export function tpds2000(rng: Rng, options: Partial<Tpds2000Options> = {}): Work
     // H = 30 s: a few typical jobs' worth of backlog per machine (see README for the sweep).
     settings: { horizonSeconds: 30, priceConstant: 1, linkBytesPerSecond: 1e12, maxDelaySeconds: 1e6 },
     meanInterarrival,
+    adaptiveHorizon: o.adaptiveHorizon,
   };
 }
