@@ -142,7 +142,9 @@ function loadMove(ctx: SearchContext, src: number, exclude: Set<number>, rule: M
   for (let s = 0; s < m.end; s++) {
     if (!m.live(s) || exclude.has(s) || infeasibility(ctx, s, shape, Infinity, exclude, est)) continue;
     const fits = m.f.runningMemory[s]! + pick.memoryMb <= m.f.memoryPerSlot[s]! * m.f.slots[s]!;
-    if (over && !fits) continue;
+    // Mosix never sends a process where it would not fit in free memory: balancing load
+    // into paging would slow the target far more than it relieves the source.
+    if (!fits) continue;
     if (to < 0 || loadOf(state, s) < loadOf(state, to)) to = s;
   }
   if (to < 0) return undefined;
