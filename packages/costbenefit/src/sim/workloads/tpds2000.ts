@@ -29,7 +29,11 @@ export interface Tpds2000Options {
   batchCpuFactor: number;
   /** Opportunistic price per second at speed 1 (0 in the paper, which had no money). */
   pricePerSpeed: number;
-  /** Guess the compute maximum H online instead of fixing it at 30 s (see Workload; README). */
+  /**
+   * Guess the compute maximum H online (from 30 s up, see Workload) rather than fixing it at 30 s:
+   * with a fixed H the compute term dwarfs memory once backlogs pass a few H, and E-PVM places
+   * work past a machine's memory (README, "Results").
+   */
   adaptiveHorizon: boolean;
 }
 
@@ -42,7 +46,7 @@ export const TPDS2000_DEFAULTS: Tpds2000Options = {
   batchMax: 20,
   batchCpuFactor: 10,
   pricePerSpeed: 0,
-  adaptiveHorizon: false,
+  adaptiveHorizon: true,
 };
 
 /** 3 at 200 MHz with 64 MB, 2 at 133 MHz with 32 MB, 1 at 90 MHz with 24 MB; speed 1 = 200 MHz. */
