@@ -78,3 +78,39 @@ test("the admin sees machines and jobs", async ({ page }) => {
   await expect(page.getByRole("table", { name: "Machines" })).toContainText("local-worker");
   await expect(page.getByRole("table", { name: "Jobs" })).toContainText(/completed/i);
 });
+
+test("closing a producing tab gives its unfinished task back to the market at once", async ({ page, context, browser }) => {
+  await signUp(page, "Alan", `alan-${Date.now()}@example.test`);
+  const producer = await context.newPage();
+  await startProducing(producer);
+  const machinePrefix = (await producer.getByTestId("producer-machine-id").innerText()).trim();
+
+  // Tasks of about a second each, so the tab is caught in the middle of one.
+  await page.goto("/jobs/new");
+  await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
+  await page.getByLabel("Number of tasks").fill("8");
+  await page.getByLabel("Samples per task").fill("100000000");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await expect(producer.getByTestId("producer-running")).toHaveText(/^1\b/, { timeout: 60_000 });
+  const closedAt = Date.now();
+  await producer.close({ runBeforeUnload: true });
+
+  // The admin sees the tab's machine depart well before its lease could have expired (30 s).
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  const { email, password } = stack().admin!;
+  await signIn(admin, email, password);
+  await expect
+    .poll(async () => {
+      const res = await admin.request.get("/api/trpc/admin.overview");
+      const machines = (await res.json()).result.data.machines as { id: string; status: string }[];
+      return machines.find((m) => m.id.startsWith(machinePrefix))?.status;
+    }, { timeout: 15_000 })
+    .toBe("departed");
+  expect(Date.now() - closedAt).toBeLessThan(25_000);
+  await adminContext.close();
+
+  // The task it was running is done by the Node worker, and the job completes.
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 150_000 });
+});
