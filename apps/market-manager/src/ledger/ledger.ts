@@ -19,6 +19,8 @@ export interface Posting {
   account: AccountRef;
   /** Micro-credits; positive credits the account, negative debits it. */
   amount: bigint;
+  /** Record the posting even when it is zero, so the account's statement shows the event. */
+  keep?: boolean;
 }
 
 export class LedgerError extends Error {
@@ -56,7 +58,7 @@ export async function post(
   tx: Tx,
   entry: { kind: string; uniqueKey: string; jobId?: string; taskId?: string; memo?: unknown; postings: Posting[] },
 ): Promise<boolean> {
-  const postings = entry.postings.filter((p) => p.amount !== 0n);
+  const postings = entry.postings.filter((p) => p.amount !== 0n || p.keep);
   const sum = postings.reduce((s, p) => s + p.amount, 0n);
   if (sum !== 0n) throw new Error(`unbalanced ledger entry ${entry.uniqueKey}: postings sum to ${sum}`);
   if (await tx.ledgerEntry.findUnique({ where: { uniqueKey: entry.uniqueKey }, select: { id: true } })) return false;

@@ -60,7 +60,8 @@ export async function settleCompleted(tx: Tx, s: { jobId: string; consumerId: st
     postings: [
       { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
       { account: { kind: "market" }, amount: charge },
-      { account: { kind: "consumer", userId: s.consumerId }, amount: held - charge },
+      // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
+      { account: { kind: "consumer", userId: s.consumerId }, amount: held - charge, keep: true },
     ],
   });
   return charge;
@@ -86,7 +87,8 @@ export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: s
     postings: [
       { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
       { account: { kind: "market" }, amount: charge },
-      { account: { kind: "consumer", userId: s.consumerId }, amount: held - charge },
+      // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
+      { account: { kind: "consumer", userId: s.consumerId }, amount: held - charge, keep: true },
     ],
   });
   return charge;
