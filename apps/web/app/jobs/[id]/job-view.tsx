@@ -83,9 +83,9 @@ function JobDetails({ job }: { job: Job }) {
       <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
         <div className="space-y-6">
           <Card title="Progress" actions={<Badge value={job.status} testId="job-status" />}>
-            <ProgressBar value={job.tasks.done} max={job.taskCount} label="Tasks done" />
+            <ProgressBar value={job.tasksDone} max={job.taskCount} label="Tasks done" />
             <p className="mt-2 text-sm text-slate-600" data-testid="job-progress">
-              {job.tasks.done} of {job.taskCount} tasks done
+              {job.tasksDone} of {job.taskCount} tasks done
               {!finished ? ` · ${job.tasks.leased} running · ${job.tasks.queued} queued${job.tasks.pending ? ` · ${job.tasks.pending} waiting for a machine` : ""}` : ""}
               {job.tasks.failed ? ` · ${job.tasks.failed} failed` : ""}
             </p>
