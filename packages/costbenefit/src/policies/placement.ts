@@ -9,10 +9,17 @@ import { cheapestMachine } from "../pipeline/selection.ts";
 import type { Exclusions } from "../reasons.ts";
 import type { PolicyProfile } from "./profile.ts";
 
-type Score = (ctx: SearchContext, slot: number, task: TaskShape, est: Estimate) => number;
+/**
+ * How a scan rates one machine the task can run on: lower is better; null passes the machine
+ * over (the caller has counted why in `why`).
+ */
+export type Score = (ctx: SearchContext, slot: number, task: TaskShape, est: Estimate, why: Exclusions) => number | null;
 
-/** Scan every machine and keep the lowest score: fine for baselines, O(machines) per task. */
-function scanChooser(score: Score): Chooser {
+/**
+ * Scan every machine and keep the lowest score, ties to the earlier finish: fine for baselines and
+ * the share policies, O(machines) per task. `precheck` can rule a machine out before feasibility.
+ */
+export function scanChooser(score: Score, precheck?: (ctx: SearchContext, slot: number, task: TaskShape, why: Exclusions) => boolean): Chooser {
   return (ctx, task, deadlineAt, excluded, why) => {
     const m = ctx.state.machines;
     const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
@@ -24,13 +31,15 @@ function scanChooser(score: Score): Chooser {
     for (let s = 0; s < m.end; s++) {
       if (!m.live(s)) continue;
       why.inspected++;
+      if (precheck && !precheck(ctx, s, task, why)) continue;
       const no = infeasibility(ctx, s, task, deadlineAt, excluded, est);
       if (no) {
         why[no]++;
         continue;
       }
-      const sc = score(ctx, s, task, est);
-      if (sc < bestScore) {
+      const sc = score(ctx, s, task, est, why);
+      if (sc === null) continue;
+      if (sc < bestScore || (sc === bestScore && best >= 0 && est.finishAt < bestFinish)) {
         bestScore = sc;
         best = s;
         bestFinish = est.finishAt;

@@ -17,9 +17,8 @@
 // reservation is an admission and placement rule: it is not enforced as a CPU rate inside a slot.
 import type { Job } from "../job.ts";
 import type { Reason } from "../reasons.ts";
-import { infeasibility, type Estimate } from "../pipeline/feasibility.ts";
 import type { Chooser } from "../pipeline/plan.ts";
-import { machineCredits } from "../pipeline/scoring.ts";
+import { scanChooser } from "./placement.ts";
 import type { JobTerms } from "./job-terms.ts";
 import type { Policy } from "./policy.ts";
 import type { PolicyProfile } from "./profile.ts";
@@ -63,46 +62,29 @@ function reservations(call: ShareCall, skipJob?: string): Book {
 /** The feasible machine with the least spare reservation left after the task's (best fit). */
 function bestFit(call: ShareCall, book: Book, jobRate: number, jobWork: number, failed: { reason?: Reason }): Chooser {
   const bookable = call.profile.terms.bookable;
+  let rho = 0;
+  let largestSpare = 0;
+  const scan = scanChooser((ctx, s, _task, est) => {
+    const f = ctx.state.machines.f;
+    const spareBefore = bookable * f.capacity[s]! - book.perMachine[s]!;
+    // One task runs on one slot: it can be given at most one slot's speed.
+    const room = Math.min(spareBefore, f.speed[s]!);
+    largestSpare = Math.max(largestSpare, room);
+    if (rho > room + 1e-12) return null;
+    // Best fit among machines with a free slot first: a live slot runs one task, so a task
+    // queued behind others would get none of its reserved rate until a slot frees.
+    return spareBefore - rho + (est.startsNow ? 0 : 1e15);
+  });
   return (ctx, task, deadlineAt, excluded, why) => {
-    const m = ctx.state.machines;
-    const rho = (jobRate * task.work) / Math.max(1e-9, jobWork);
-    const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-    let best = -1;
-    let bestSpare = Infinity;
-    let bestFinish = 0;
-    let bestStarts = false;
-    let bestBacklog = 0;
-    let largestSpare = 0;
-    for (let s = 0; s < m.end; s++) {
-      if (!m.live(s)) continue;
-      why.inspected++;
-      const no = infeasibility(ctx, s, task, deadlineAt, excluded, est);
-      if (no) {
-        why[no]++;
-        continue;
-      }
-      const spareBefore = bookable * m.f.capacity[s]! - book.perMachine[s]!;
-      // One task runs on one slot: it can be given at most one slot's speed.
-      const room = Math.min(spareBefore, m.f.speed[s]!);
-      largestSpare = Math.max(largestSpare, room);
-      if (rho > room + 1e-12) continue;
-      // Best fit among machines with a free slot first: a live slot runs one task, so a task
-      // queued behind others would get none of its reserved rate until a slot frees.
-      const spare = spareBefore - rho + (est.startsNow ? 0 : 1e15);
-      if (spare < bestSpare || (spare === bestSpare && est.finishAt < bestFinish)) {
-        best = s;
-        bestSpare = spare;
-        bestFinish = est.finishAt;
-        bestStarts = est.startsNow;
-        bestBacklog = est.backlogSeconds;
-      }
-    }
-    if (best < 0) {
+    rho = (jobRate * task.work) / Math.max(1e-9, jobWork);
+    largestSpare = 0;
+    const c = scan(ctx, task, deadlineAt, excluded, why);
+    if (!c) {
       failed.reason = { code: "reservation-unplaceable", taskId: task.id, ratePerSecond: rho, largestSpare };
       return undefined;
     }
-    book.perMachine[best]! += rho;
-    return { slot: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt: bestFinish, startsNow: bestStarts };
+    book.perMachine[c.slot]! += rho;
+    return c;
   };
 }
 

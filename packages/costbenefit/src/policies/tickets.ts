@@ -20,7 +20,7 @@ import type { Move } from "../decision.ts";
 import type { Job } from "../job.ts";
 import { infeasibility, type Estimate } from "../pipeline/feasibility.ts";
 import type { Chooser } from "../pipeline/plan.ts";
-import { machineCredits } from "../pipeline/scoring.ts";
+import { scanChooser } from "./placement.ts";
 import type { TaskRecord } from "../state/market-state.ts";
 import type { JobTerms } from "./job-terms.ts";
 import type { PolicyProfile } from "./profile.ts";
@@ -47,38 +47,14 @@ export function usagePerTicket(call: ShareCall): { level: (jobId: string) => num
 /** A free slot first, then the earliest finish; never a slot where the task outlasts p_max. */
 function freeSlotChooser(call: ShareCall): Chooser {
   const pMax = call.profile.terms.pMaxSeconds;
-  return (ctx, task, deadlineAt, excluded, why) => {
-    const m = ctx.state.machines;
-    const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-    let best = -1;
-    let bestKey = Infinity;
-    let bestFinish = 0;
-    let bestStarts = false;
-    let bestBacklog = 0;
-    for (let s = 0; s < m.end; s++) {
-      if (!m.live(s)) continue;
-      why.inspected++;
-      if (task.work / m.f.speed[s]! > pMax) {
-        why.deadline++;
-        continue;
-      }
-      const no = infeasibility(ctx, s, task, deadlineAt, excluded, est);
-      if (no) {
-        why[no]++;
-        continue;
-      }
-      const key = (est.startsNow ? 0 : 1e15) + est.finishAt;
-      if (key < bestKey) {
-        bestKey = key;
-        best = s;
-        bestFinish = est.finishAt;
-        bestStarts = est.startsNow;
-        bestBacklog = est.backlogSeconds;
-      }
-    }
-    if (best < 0) return undefined;
-    return { slot: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt: bestFinish, startsNow: bestStarts };
-  };
+  return scanChooser(
+    (_ctx, _s, _task, est) => (est.startsNow ? 0 : 1e15) + est.finishAt,
+    (ctx, s, task, why) => {
+      if (task.work / ctx.state.machines.f.speed[s]! <= pMax) return true;
+      why.deadline++;
+      return false;
+    },
+  );
 }
 
 function decide(call: ShareCall, job: Job, terms: JobTerms) {
