@@ -55,28 +55,8 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
   return {
     url,
     manager,
-    async signUp(email, roles) {
-      const res = await fetch(`${url}/api/auth/sign-up/email`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: PUBLIC_URL },
-        body: JSON.stringify({ email, password: "correct horse battery", name: email.split("@")[0] }),
-      });
-      if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-      const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      const client = clientFor(url, { cookie, origin: PUBLIC_URL });
-      await client.account.chooseRoles.mutate({ roles });
-      return client;
-    },
-    async signIn(email, password) {
-      const res = await fetch(`${url}/api/auth/sign-in/email`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: PUBLIC_URL },
-        body: JSON.stringify({ email, password }),
-      });
-      if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
-      const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      return clientFor(url, { cookie, origin: PUBLIC_URL });
-    },
+    signUp: (email, roles) => signUp(url, email, roles),
+    signIn: (email, password) => signIn(url, email, password),
     tokenClient: (token) => clientFor(url, { authorization: `Bearer ${token}` }),
     async stop() {
       await manager.stop();
@@ -84,6 +64,32 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     },
   };
 }
+
+/** A user signed up through Better Auth with these roles; the client carries their session. */
+export async function signUp(url: string, email: string, roles: ("producer" | "consumer")[]) {
+  const res = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: PUBLIC_URL },
+    body: JSON.stringify({ email, password: "correct horse battery", name: email.split("@")[0] }),
+  });
+  if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+  const client = clientFor(url, { cookie: sessionCookie(res), origin: PUBLIC_URL });
+  await client.account.chooseRoles.mutate({ roles });
+  return client;
+}
+
+/** Signs in through Better Auth (the admin the first start made, say); the client carries the session. */
+export async function signIn(url: string, email: string, password: string) {
+  const res = await fetch(`${url}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: PUBLIC_URL },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  return clientFor(url, { cookie: sessionCookie(res), origin: PUBLIC_URL });
+}
+
+const sessionCookie = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
 
 /** The refusal reason the API attached to an error, for assertions. */
 export async function refusal(promise: Promise<unknown>): Promise<{ code: string; [k: string]: unknown }> {

@@ -5,7 +5,9 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PUBLIC_URL, clientFor } from "./market.ts";
+import { PUBLIC_URL, signIn, signUp } from "./market.ts";
+
+export { signIn, signUp };
 
 export const root = resolve(import.meta.dirname, "../..");
 
@@ -163,19 +165,6 @@ export async function startWorker(url: string, token: string, name: string): Pro
   return { child, out, name, machineIds: () => out.lines.map((l) => ids.exec(l)?.[1]).filter((x): x is string => !!x) };
 }
 
-/** A user signed up through Better Auth with these roles; the client carries their session. */
-export async function signUp(url: string, email: string, roles: ("producer" | "consumer")[]) {
-  const res = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: PUBLIC_URL },
-    body: JSON.stringify({ email, password: "correct horse battery", name: email.split("@")[0] }),
-  });
-  if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  const client = clientFor(url, { cookie, origin: PUBLIC_URL });
-  await client.account.chooseRoles.mutate({ roles });
-  return client;
-}
 export type Client = Awaited<ReturnType<typeof signUp>>;
 
 export const embeddedUrl = (pgPort: number) => `postgresql://cyclemarket:cyclemarket@127.0.0.1:${pgPort}/cyclemarket`;
@@ -222,14 +211,3 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
-/** Signs in through Better Auth (the admin the first start made, say); the client carries the session. */
-export async function signIn(url: string, email: string, password: string) {
-  const res = await fetch(`${url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: PUBLIC_URL },
-    body: JSON.stringify({ email, password }),
-  });
-  if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  return clientFor(url, { cookie, origin: PUBLIC_URL });
-}

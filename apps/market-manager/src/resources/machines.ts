@@ -6,6 +6,7 @@ import { planRequeue } from "../market/requeue.ts";
 import { randomUUID } from "node:crypto";
 import { toMicro } from "../ledger/ledger.ts";
 import { payContract } from "../ledger/settlement.ts";
+import type { Machine as MachineRow } from "../db/generated/client.ts";
 
 export interface MachineOffer {
   name: string;
@@ -105,20 +106,7 @@ export function heartbeatInterval(market: Market): number {
   return Math.max(500, Math.floor(market.settings.leaseTimeoutMs / 3));
 }
 
-export function liveMachineFromRow(row: {
-  id: string;
-  ownerId: string;
-  name: string;
-  kind: "opportunistic" | "dedicated";
-  slots: number;
-  speed: number;
-  memoryPerSlotMb: number;
-  pricePerSecondMicro: bigint;
-  reputation: number;
-  contractPriceMicro: bigint | null;
-  availableUntil: Date | null;
-  lastHeartbeatAt: Date;
-}): LiveMachine {
+export function liveMachineFromRow(row: MachineRow): LiveMachine {
   return {
     id: row.id,
     ownerId: row.ownerId,
