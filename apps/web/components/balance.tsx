@@ -1,13 +1,15 @@
 "use client";
 import Link from "next/link";
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 import { credits, dateTime } from "@/lib/format";
 import { describeLine, signedCredits, type StatementLine } from "@/lib/statement";
-import { Badge, EmptyState, cx } from "./ui";
+import { Badge, Button, EmptyState, cx } from "./ui";
 import { hasRole, useMe } from "./session";
 
 const REFRESH_MS = 4000;
+const PAGE = 50;
 
 /**
  * The signed-in user's ledger statement, shared by the header, /account/credits, /jobs/new and
@@ -41,6 +43,7 @@ export function HeaderBalance() {
 
 /** Every movement on the user's accounts, newest first. jobNames: names of the user's own jobs. */
 export function StatementTable({ lines, jobNames }: { lines: StatementLine[]; jobNames: Map<string, string> }) {
+  const [limit, setLimit] = useState(PAGE);
   if (lines.length === 0) {
     return (
       <EmptyState title="No movements yet">
@@ -49,49 +52,63 @@ export function StatementTable({ lines, jobNames }: { lines: StatementLine[]; jo
     );
   }
   return (
-    <table className="min-w-full text-sm" aria-label="Statement">
-      <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
-        <tr>
-          <th scope="col" className="px-4 py-3">Date</th>
-          <th scope="col" className="px-4 py-3">What</th>
-          <th scope="col" className="px-4 py-3">Account</th>
-          <th scope="col" className="px-4 py-3 text-right">Amount</th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {lines.map((line, i) => {
-          const owned = line.jobId ? jobNames.get(line.jobId) : undefined;
-          const words = describeLine(line, owned ?? null);
-          return (
-            <tr key={`${line.at}-${line.kind}-${line.account}-${i}`} className="align-top hover:bg-slate-50">
-              <td className="whitespace-nowrap px-4 py-3 text-slate-600">{dateTime(line.at)}</td>
-              <td className="px-4 py-3">
-                <span className="block font-medium text-slate-900">
-                  {line.jobId && owned !== undefined ? (
-                    <Link href={`/jobs/${line.jobId}`} className="text-indigo-600 hover:underline">
-                      {words.what}
-                    </Link>
-                  ) : (
-                    words.what
+    <>
+      <table className="min-w-full text-sm" aria-label="Statement">
+        <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
+          <tr>
+            <th scope="col" className="px-4 py-3">Date</th>
+            <th scope="col" className="px-4 py-3">What</th>
+            <th scope="col" className="px-4 py-3">Account</th>
+            <th scope="col" className="px-4 py-3 text-right">Amount</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {lines.slice(0, limit).map((line, i) => {
+            const owned = line.jobId ? jobNames.get(line.jobId) : undefined;
+            const words = describeLine(line, owned ?? null);
+            return (
+              <tr key={`${line.at}-${line.kind}-${line.account}-${i}`} className="align-top hover:bg-slate-50">
+                <td className="whitespace-nowrap px-4 py-3 text-slate-600">{dateTime(line.at)}</td>
+                <td className="px-4 py-3">
+                  <span className="block font-medium text-slate-900">
+                    {line.jobId && owned !== undefined ? (
+                      <Link href={`/jobs/${line.jobId}`} className="text-indigo-600 hover:underline">
+                        {words.what}
+                      </Link>
+                    ) : (
+                      words.what
+                    )}
+                  </span>
+                  {words.detail || line.jobId ? (
+                    <span className="block text-xs text-slate-500">
+                      {line.jobId && owned !== undefined ? <span className="mr-1 font-mono text-slate-400">{line.jobId.slice(0, 8)}</span> : null}
+                      {words.detail}
+                    </span>
+                  ) : null}
+                </td>
+                <td className="px-4 py-3">
+                  <Badge value={line.account} />
+                </td>
+                <td
+                  className={cx(
+                    "whitespace-nowrap px-4 py-3 text-right font-medium tabular-nums",
+                    line.amount > 0 ? "text-emerald-700" : line.amount < 0 ? "text-rose-700" : "text-slate-500",
                   )}
-                </span>
-                {words.detail ? <span className="block text-xs text-slate-500">{words.detail}</span> : null}
-              </td>
-              <td className="px-4 py-3">
-                <Badge value={line.account} />
-              </td>
-              <td
-                className={cx(
-                  "whitespace-nowrap px-4 py-3 text-right font-medium tabular-nums",
-                  line.amount > 0 ? "text-emerald-700" : line.amount < 0 ? "text-rose-700" : "text-slate-500",
-                )}
-              >
-                {signedCredits(line.amount)}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+                >
+                  {signedCredits(line.amount)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {lines.length > limit ? (
+        <div className="border-t border-slate-100 px-4 py-3 text-center">
+          <Button variant="ghost" onClick={() => setLimit((n) => n + PAGE)}>
+            Show {Math.min(PAGE, lines.length - limit)} more of {lines.length - limit} older movements
+          </Button>
+        </div>
+      ) : null}
+    </>
   );
 }

@@ -38,7 +38,7 @@ export function Header() {
 
   return (
     <header className="border-b border-slate-200 bg-white/90 backdrop-blur">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-8 gap-y-2 px-6 py-3">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-6 py-3">
         <Link href="/" className="flex items-center gap-2 text-base font-semibold text-slate-900">
           <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white">
             CM
@@ -65,9 +65,9 @@ export function Header() {
             <span className="text-slate-400">…</span>
           ) : me.data ? (
             <>
-              <span className="text-slate-600" data-testid="signed-in-user">
+              <span className="text-slate-600" data-testid="signed-in-user" title={`Roles: ${me.data.roles.join(", ")}`}>
                 Signed in as <span className="font-medium text-slate-900">{me.data.name || me.data.email}</span>
-                <span className="ml-1 text-xs text-slate-400">({me.data.roles.join(", ")})</span>
+                <span className="ml-1 hidden text-xs text-slate-400 2xl:inline">({me.data.roles.join(", ")})</span>
               </span>
               <HeaderBalance />
               <button type="button" onClick={signOut} disabled={signingOut} className="rounded-md px-3 py-1.5 font-medium text-slate-700 hover:bg-slate-100">

@@ -18,6 +18,8 @@ const numberField = (memo: unknown, key: string): number | null => {
 };
 const shortId = (id: unknown): string | null => (typeof id === "string" && id.length > 0 ? id.slice(0, 8) : null);
 
+const cameBack = (amount: number) => (amount > 0 ? `; ${credits(amount)} of the escrow came back.` : "; all of the escrow was charged.");
+
 export interface LineWords {
   /** "Escrow for job Monte Carlo pi" */
   what: string;
@@ -40,7 +42,7 @@ export function describeLine(line: StatementLine, jobName?: string | null): Line
         const paid = micro(field(memo, "paidToProducersMicro"));
         return {
           what: `Settlement of job ${job}`,
-          detail: `${why === "cancelled" ? "Cancelled" : "Failed"}: charged what producers had been paid (${credits(paid ?? 0)}); the rest of the escrow came back.`,
+          detail: `${why === "cancelled" ? "Cancelled" : "Failed"}: charged what producers had been paid (${credits(paid ?? 0)})${cameBack(line.amount)}`,
         };
       }
       const took = numberField(memo, "seconds");
@@ -49,7 +51,11 @@ export function describeLine(line: StatementLine, jobName?: string | null): Line
         what: `Settlement of job ${job}`,
         detail:
           `Completed${took != null ? ` after ${seconds(took)}` : ""}` +
-          (benefit != null ? (benefit < 0 ? `: the benefit was negative, so the market paid ${credits(-benefit)}.` : `: charged the benefit at that time, ${credits(benefit)}; the rest of the escrow came back.`) : "."),
+          (benefit != null
+            ? benefit < 0
+              ? `: the benefit was negative, so the market paid ${credits(-benefit)} on top of the escrow.`
+              : `: charged the benefit at that time, ${credits(benefit)}${cameBack(line.amount)}`
+            : "."),
       };
     }
     case "payment": {
@@ -69,10 +75,18 @@ export function describeLine(line: StatementLine, jobName?: string | null): Line
   }
 }
 
-/** Credits still held in escrow for the reader's unsettled jobs, from the statement alone. */
-export function heldInEscrow(lines: StatementLine[]): number {
+/**
+ * Credits still held in escrow for the reader's jobs. With the jobs' statuses (the consumer's job
+ * list) a job holds its escrow while it is admitted or running; without them, until its
+ * settlement line appears.
+ */
+export function heldInEscrow(lines: StatementLine[], statusOf?: Map<string, string>): number {
   const settled = new Set(lines.filter((l) => l.kind === "settlement" && l.account === "consumer").map((l) => l.jobId));
-  return lines.filter((l) => l.kind === "escrow" && l.account === "consumer" && !settled.has(l.jobId)).reduce((sum, l) => sum - l.amount, 0);
+  const holds = (jobId: string | null) => {
+    const status = jobId ? statusOf?.get(jobId) : undefined;
+    return status !== undefined ? status === "admitted" || status === "running" : !settled.has(jobId);
+  };
+  return lines.filter((l) => l.kind === "escrow" && l.account === "consumer" && holds(l.jobId)).reduce((sum, l) => sum - l.amount, 0);
 }
 
 /** Whether the market has granted the reader's starting credits yet (it does so with the first job). */

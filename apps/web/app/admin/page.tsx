@@ -55,13 +55,15 @@ function Books({ books }: { books: Overview["books"] }) {
         </span>
       }
     >
-      <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-        <Stat label="Market profit" value={<Signed value={books.marketBalance} />} testId="market-profit" />
+      <dl className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        <Stat label="Market profit" value={<Signed value={books.profit} />} testId="market-profit" />
         <Stat label="In escrow" value={credits(books.inEscrow)} testId="in-escrow" />
         <Stat label="Paid to producers" value={credits(books.producerBalances)} testId="paid-to-producers" />
+        <Stat label="Starting credits given" value={credits(books.granted)} testId="starting-credits" />
       </dl>
       <p className="mt-3 text-xs text-slate-500">
-        The market&apos;s profit is what consumers were charged less producer payments, contracts and starting credits.{" "}
+        Profit is what consumers were charged less producer payments and contracts; the market&apos;s own account also carries the starting credits it
+        gave away ({credits(books.marketBalance)} in all).{" "}
         {books.balanced ? "Every entry balances: all accounts sum to zero." : "All accounts do not sum to zero: an entry is out of balance."}
       </p>
     </Card>

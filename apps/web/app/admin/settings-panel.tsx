@@ -46,7 +46,7 @@ function show(key: string, value: unknown): string {
   if (typeof value !== "number") return value == null ? "—" : String(value);
   if (key === "horizonSeconds") return `${number(value, 0)} s (${seconds(value)})`;
   if (key === "leaseTimeoutMs") return `${number(value, 0)} ms (${seconds(value / 1000)})`;
-  if (key === "priceConstant") return `${number(value, 6)} credits per cost unit`;
+  if (key === "priceConstant") return `${number(value, 6)} credit${value === 1 ? "" : "s"} per cost unit`;
   return number(value, 6);
 }
 

@@ -23,13 +23,14 @@ export function CreditsPanel({ me }: { me: Me }) {
   // Names of the reader's own jobs, so their lines read "Escrow for job Monte Carlo pi" and link there.
   const jobs = useQuery({ ...trpc.jobs.list.queryOptions(), enabled: consumer, staleTime: 10_000 });
   const jobNames = useMemo(() => new Map((jobs.data ?? []).map((j) => [j.id, j.name])), [jobs.data]);
+  const jobStatus = useMemo(() => (jobs.data ? new Map(jobs.data.map((j) => [j.id, j.status])) : undefined), [jobs.data]);
   const [filter, setFilter] = useState<Filter>("all");
 
   if (statement.isPending) return <Loading label="Loading your statement…" />;
   if (statement.isError) return <Alert tone="error" title="Your statement could not be loaded">{describeError(statement.error)}</Alert>;
   const { consumerBalance, producerBalance, lines } = statement.data;
   const shown = filter === "all" ? lines : lines.filter((l) => l.account === filter);
-  const escrow = heldInEscrow(lines);
+  const escrow = heldInEscrow(lines, jobStatus);
 
   return (
     <div className="space-y-6">

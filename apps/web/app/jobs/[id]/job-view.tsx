@@ -87,7 +87,7 @@ function JobDetails({ job }: { job: Job }) {
             <p className="mt-2 text-sm text-slate-600" data-testid="job-progress">
               {job.tasksDone} of {job.taskCount} tasks done
               {!finished ? ` · ${job.tasks.leased} running · ${job.tasks.queued} queued${job.tasks.pending ? ` · ${job.tasks.pending} waiting for a machine` : ""}` : ""}
-              {job.tasks.failed ? ` · ${job.tasks.failed} failed` : ""}
+              {job.tasks.failed ? ` · ${job.tasks.failed} ${job.status === "cancelled" ? "stopped" : "failed"}` : ""}
             </p>
             <p className="mt-1 text-xs text-slate-500">{statusLine(job)}</p>
             {job.replicas > 1 ? (
@@ -189,7 +189,17 @@ function useOutputs(jobId: string, done: number): Output[] {
     staleTime: Infinity,
     placeholderData: (previous) => previous,
   });
-  return query.data ?? [];
+  return useMemo(() => oneOutputPerTask(query.data ?? []), [query.data]);
+}
+
+/** With replicas a task has several copies; its output is the one copy the market accepted. */
+function oneOutputPerTask(outputs: Output[]): Output[] {
+  const byIndex = new Map<number, Output>();
+  for (const o of outputs) {
+    const seen = byIndex.get(o.index);
+    if (!seen || (!seen.stdout && o.stdout)) byIndex.set(o.index, o);
+  }
+  return [...byIndex.values()];
 }
 
 function finalResult(result: unknown, kind: ExampleName): ExampleResult | null {

@@ -38,9 +38,12 @@ function chargeLine(job: Job, held: number | null): string {
         ? `Charged ${creditAmount(charged)} credits of a quoted ${creditAmount(job.quotedPrice)}.`
         : `Charged ${creditAmount(charged)} credits: the benefit at the time it completed.`;
     case "cancelled":
-      return `Cancelled: charged ${creditAmount(charged ?? 0)} credits, what producers had already been paid for its tasks.`;
-    case "failed":
-      return `Failed: charged ${creditAmount(charged ?? 0)} credits, what producers had already been paid for its tasks.`;
+    case "failed": {
+      const how = job.status === "cancelled" ? "Cancelled" : "Failed";
+      return charged
+        ? `${how}: charged ${creditAmount(charged)} credits, what producers had already been paid for its tasks; the rest of the escrow came back.`
+        : `${how}: charged 0 credits; no producer had been paid for its tasks, so all of the escrow came back.`;
+    }
     case "rejected":
       return "Nothing was charged: the market did not run this job.";
     case "delayed":

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC, type RouterInputs, type RouterOutputs } from "@/lib/trpc";
-import { describeError } from "@/lib/reasons";
+import { describeError, isReason } from "@/lib/reasons";
 import { bytes, credits, seconds } from "@/lib/format";
 import { hasStartingCredits } from "@/lib/statement";
 import { maxBenefit } from "@cyclemarket/costbenefit";
@@ -335,7 +335,7 @@ export function NewJobForm() {
               Submit job
             </Button>
           </div>
-          <BalanceCheck statement={statement.data} highest={highest} />
+          <BalanceCheck statement={statement.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} />
           {showErrors && Object.keys(errors).length > 0 ? (
             <div className="mt-4">
               <Alert tone="error" title="Check the form">
@@ -370,14 +370,19 @@ export function NewJobForm() {
   );
 }
 
+function reasonCode(error: unknown): string | null {
+  const reason = (error as { data?: { reason?: unknown } } | null)?.data?.reason;
+  return isReason(reason) ? reason.code : null;
+}
+
 /** The balance beside the submit button, and a warning when the escrow would not fit in it. */
-function BalanceCheck({ statement, highest }: { statement: ReturnType<typeof useStatement>["data"]; highest: number | null }) {
+function BalanceCheck({ statement, highest, refused }: { statement: ReturnType<typeof useStatement>["data"]; highest: number | null; refused: boolean }) {
   if (!statement) return null;
   const granted = hasStartingCredits(statement.lines);
   const balance = statement.consumerBalance;
   const over = granted && highest != null && highest > balance;
   return (
-    <div className="mt-4 space-y-3">
+    <div className="mt-4 space-y-3 border-t border-slate-100 pt-4">
       <dl className="space-y-1 text-sm">
         <div className="flex justify-between gap-3">
           <dt className="text-slate-500">Your balance</dt>
@@ -392,7 +397,7 @@ function BalanceCheck({ statement, highest }: { statement: ReturnType<typeof use
       </dl>
       {!granted ? (
         <p className="text-xs text-slate-500">Your starting credits arrive with your first job.</p>
-      ) : over ? (
+      ) : over && !refused ? (
         <Alert tone="warning" title="Not enough credits">
           <span data-testid="insufficient-credits">
             This job&apos;s highest benefit ({credits(highest)}) is more than your balance ({credits(balance)}). The market holds the highest benefit in
