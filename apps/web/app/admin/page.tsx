@@ -45,13 +45,14 @@ function Books({ books }: { books: Overview["books"] }) {
       actions={
         <span
           data-testid="ledger-balanced"
+          data-balanced={books.balanced}
           className={cx(
             "inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-medium",
             books.balanced ? "bg-emerald-100 text-emerald-800" : "bg-rose-100 text-rose-800",
           )}
         >
           <span aria-hidden="true">{books.balanced ? "✓" : "✗"}</span>
-          {books.balanced ? "Ledger balanced" : "Ledger not balanced"}
+          {books.balanced ? "Ledger balanced" : "Ledger out of balance"}
         </span>
       }
     >
