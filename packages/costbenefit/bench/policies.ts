@@ -1,9 +1,12 @@
-// npm run -s bench:policies -- --runs N --seed S [--also a,b] [--json]
+// npm run -s bench:policies -- --runs N --seed S [--also a,b] [--variant 'label=base:{json}'] [--by-load] [--json]
 // Slowdown of each policy on the TPDS 2000 workload, against the paper's published averages.
 import { createPolicy, createRng, isPolicyName } from "../src/index.ts";
+import { z } from "zod";
+import type { Policy } from "../src/policies/policy.ts";
+import type { PolicyProfileInput } from "../src/policies/profile.ts";
 import { simulate } from "../src/sim/simulator.ts";
 import { byJobMean, mean } from "../src/sim/stats.ts";
-import { tpds2000 } from "../src/sim/workloads/tpds2000.ts";
+import { TPDS2000_DEFAULTS, tpds2000 } from "../src/sim/workloads/tpds2000.ts";
 import { intArg, parseArgs, table } from "./args.ts";
 
 const args = parseArgs(process.argv.slice(2));
@@ -20,7 +23,32 @@ const adaptiveHorizon = args["fixed-horizon"] !== true;
 // --also a,b,...: more policies after the paper's and the baselines (e.g. the share policies).
 const also = typeof args.also === "string" ? args.also.split(",") : [];
 for (const n of also) if (!isPolicyName(n)) throw new Error(`--also: unknown policy ${n}`);
-const names = ["pvm", "e-pvm", "mosix", "e-mosix", "miserly", "random", "fcfs", ...also];
+// --variant 'label=base:{json}': one more row, a registered policy with profile overrides, e.g.
+// 'e-mosix-cost=e-mosix:{"migration":{"rule":"cost","moveRunning":true}}' (README, "Results").
+const variants = new Map<string, () => Policy>();
+if (typeof args.variant === "string") {
+  const m = /^([\w-]+)=([\w-]+):(.*)$/s.exec(args.variant);
+  if (!m || !isPolicyName(m[2]!)) throw new Error("--variant takes label=policy:{json overrides}");
+  const [, label, base, json] = m as unknown as [string, string, string, string];
+  const overrides = JSON.parse(json) as Partial<PolicyProfileInput>;
+  try {
+    createPolicy(base, overrides); // refuses bad overrides before the runs start
+  } catch (e) {
+    console.error(`--variant ${label}: ${e instanceof z.ZodError ? z.prettifyError(e) : String(e)}`);
+    process.exit(2);
+  }
+  variants.set(label, () => createPolicy(base, overrides));
+}
+const names = ["pvm", "e-pvm", "mosix", "e-mosix", "miserly", "random", "fcfs", ...also, ...variants.keys()];
+// --by-load: also break the averages down by the run's offered load (work arriving per second
+// over the cluster's capacity), to show where in the range each policy's average comes from.
+const byLoad = args["by-load"] === true;
+const BANDS = [0.3, 0.4, 0.5, 0.6, 0.7, Infinity];
+const bandOf = (load: number): number => BANDS.findIndex((b) => load < b);
+const bandLabel = (i: number): string => (i === 0 ? `< ${BANDS[0]}` : BANDS[i] === Infinity ? `>= ${BANDS[i - 1]}` : `${BANDS[i - 1]}-${BANDS[i]}`);
+const bandSums: Record<string, number[]> = {};
+const bandCounts: Record<string, number[]> = {};
+const bandRuns = new Array<number>(BANDS.length).fill(0);
 // Published averages by job (seed 003 section 6; TPDS 2000).
 const paper: Record<string, number> = { pvm: 15.4, "e-pvm": 10.7, mosix: 9.42, "e-mosix": 8.2 };
 
@@ -32,8 +60,13 @@ const thrash: Record<string, number> = {};
 const started = performance.now();
 for (let r = 0; r < runs; r++) {
   const w = tpds2000(createRng(seed).fork(`workload/${r}`), { ...(jobRate ? { jobRate } : {}), adaptiveHorizon });
+  const capacity = w.machines.reduce((a, m) => a + m.speed * m.slots, 0);
+  const band = bandOf(w.jobs.reduce((a, j) => a + j.tasks[0]!.work, 0) / (TPDS2000_DEFAULTS.durationSeconds * capacity));
+  bandRuns[band]!++;
   for (const name of names) {
-    const res = simulate(createPolicy(name), w, createRng(seed).fork(`policy/${r}`));
+    const res = simulate(variants.get(name)?.() ?? createPolicy(name), w, createRng(seed).fork(`policy/${r}`));
+    (bandSums[name] ??= new Array<number>(BANDS.length).fill(0))[band]! += res.slowdownSum;
+    (bandCounts[name] ??= new Array<number>(BANDS.length).fill(0))[band]! += res.completed;
     (sums[name] ??= []).push(res.slowdownSum);
     (counts[name] ??= []).push(res.completed);
     (runMeans[name] ??= []).push(res.slowdownMean);
@@ -50,8 +83,14 @@ for (const name of names) {
 const ratio = (a: string, b: string) => policies[a]!.slowdownByJob / policies[b]!.slowdownByJob;
 const ratios = { "e-pvm/pvm": ratio("e-pvm", "pvm"), "e-mosix/mosix": ratio("e-mosix", "mosix"), paper: { "e-pvm/pvm": 10.7 / 15.4, "e-mosix/mosix": 8.2 / 9.42 } };
 
+const loadBands = BANDS.map((_, i) => ({
+  offeredLoad: bandLabel(i),
+  runs: bandRuns[i]!,
+  slowdownByJob: Object.fromEntries(names.map((n) => [n, bandCounts[n]![i]! > 0 ? bandSums[n]![i]! / bandCounts[n]![i]! : null])),
+})).filter((b) => b.runs > 0);
+
 if (json) {
-  console.log(JSON.stringify({ workload: "tpds2000", runs, seed, policies, ratios }));
+  console.log(JSON.stringify({ workload: "tpds2000", runs, seed, policies, ratios, ...(byLoad ? { loadBands } : {}) }));
 } else {
   const rows: (string | number)[][] = [["policy", "slowdown/job", "95% CI", "slowdown/run", "÷ PVM", "÷ Mosix", "paper", "paper ÷ PVM", "paper ÷ Mosix", "thrashing"]];
   for (const name of names) {
@@ -62,4 +101,15 @@ if (json) {
   console.log(`tpds2000${adaptiveHorizon ? "" : " (fixed H = 30 s)"}: ${runs} runs, seed ${seed}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   console.log(table(rows));
   console.log(`\nE-PVM/PVM = ${ratios["e-pvm/pvm"].toFixed(3)} (target <= 0.75, paper 0.695); E-Mosix/Mosix = ${ratios["e-mosix/mosix"].toFixed(3)} (target <= 0.92, paper 0.871)`);
+  if (byLoad) {
+    const fmt = (x: number | null | undefined): string | number => (x == null ? "" : x);
+    const head = ["offered load", "runs", ...names, "E-PVM/PVM", "E-Mosix/Mosix"];
+    const rows: (string | number)[][] = [head];
+    for (const b of loadBands) {
+      const s = b.slowdownByJob;
+      rows.push([b.offeredLoad, b.runs, ...names.map((n) => fmt(s[n])), fmt(s["e-pvm"]! / s.pvm!), fmt(s["e-mosix"]! / s.mosix!)]);
+    }
+    console.log(`\nslowdown by job, by the run's offered load:\n`);
+    console.log(table(rows));
+  }
 }

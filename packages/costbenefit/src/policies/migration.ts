@@ -16,11 +16,7 @@ import type { PolicyProfile } from "./profile.ts";
 type MigrationProfile = PolicyProfile["migration"];
 
 function remainingOf(state: MarketState, t: TaskRecord, now: number): number {
-  if (!t.running) return t.work;
-  const f = state.machines.f;
-  // Time-shared machines give each running task speed / max(1, running / slots).
-  const share = f.speed[t.machine]! / Math.max(1, state.machines.i.running[t.machine]! / f.slots[t.machine]!);
-  return Math.max(t.work * 0.05, t.work - share * (now - t.startedAt));
+  return state.remainingOf(t, now);
 }
 
 /** What the task's share of its machine costs now: removing it saves this much (credits). */
@@ -125,7 +121,7 @@ function loadMove(ctx: SearchContext, src: number, exclude: Set<number>, rule: M
   const state = ctx.state;
   const m = state.machines;
   const memMax = m.f.memoryPerSlot[src]! * m.f.slots[src]!;
-  const over = m.f.runningMemory[src]! > memMax;
+  const over = rule.usher && m.f.runningMemory[src]! > memMax;
   let pick: TaskRecord | undefined;
   let pickKey = -Infinity;
   for (let t = state.heads[src]; t; t = t.next) {

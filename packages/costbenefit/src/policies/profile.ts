@@ -20,8 +20,13 @@ export const PolicyProfile = z.object({
       maxMovesPerTick: z.number().int().min(0).max(10_000).default(8),
       /** A move must save at least this fraction of its cost (hysteresis against ping-pong). */
       minGain: z.number().min(0).max(10).default(0.1),
+      /**
+       * Rule "load" only: a machine over its memory ushers its largest process off and does not
+       * load-balance (Mosix's memory-depletion heuristic); false treats it like any other machine.
+       */
+      usher: z.boolean().default(true),
     })
-    .default({ rule: "none", moveRunning: false, maxMovesPerTick: 8, minGain: 0.1 }),
+    .default({ rule: "none", moveRunning: false, maxMovesPerTick: 8, minGain: 0.1, usher: true }),
   /**
    * Without admission control, a job that no machine can take within its usage bounds waits in
    * the market's queue (delayed, never rejected for cost) and flows to the first machine that

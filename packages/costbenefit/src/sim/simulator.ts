@@ -187,6 +187,8 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
       schedule(m);
     } else {
       sync(now);
+      // Machines report each running task's progress, as heartbeats do.
+      for (let m = 0; m < ids.length; m++) for (const t of cluster.tasks[m]!) state.reportTaskProgress(taskIds[t]!, cluster.remaining(t, now), now);
       if (w.adaptiveHorizon) adaptHorizon(typical(), 0, now);
       const tick = policy.tick(state, now, rng);
       const touched = new Set<number>();

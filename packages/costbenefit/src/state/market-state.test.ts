@@ -62,4 +62,15 @@ describe("MarketState", () => {
     expect(s.machine("b", 1)!.taskIds).toEqual(["t"]);
     expect(s.machine("b", 1)!.backlogSeconds).toBe(20);
   });
+
+  it("moves a running task with the progress its machine measured, not full-speed progress", () => {
+    const s = market([opp("a"), opp("b")]);
+    s.assignTask({ id: "t", jobId: "j", work: 20, memoryMb: 0, bytes: 0 }, "a", 0);
+    s.taskStarted("t", 0);
+    // Sharing its machine, the task did only 4 of the 10 units a lone task would have done by t = 10.
+    s.reportTaskProgress("t", 16, 10);
+    expect(s.remainingOf(s.tasks.get("t")!, 10)).toBeCloseTo(16);
+    s.moveTask("t", "b", 10);
+    expect(s.machine("b", 10)!.backlogSeconds).toBeCloseTo(16);
+  });
 });

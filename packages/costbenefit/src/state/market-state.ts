@@ -224,6 +224,24 @@ export class MarketState {
     this.rekey(slot, now);
   }
 
+  /**
+   * Measured progress of a running task: `remainingWork` work units are left at `now`. The state
+   * otherwise assumes a running task has had its machine's full speed since it started, which on a
+   * time-shared machine overstates its progress; moves of running tasks weigh this estimate.
+   */
+  reportTaskProgress(taskId: string, remainingWork: number, now: number): void {
+    const t = this.tasks.get(taskId);
+    if (!t || !t.running) return;
+    const left = Math.min(t.work, Math.max(0, remainingWork));
+    t.startedAt = now - (t.work - left) / this.machines.f.speed[t.machine]!;
+  }
+
+  /** The state's estimate of a task's remaining work at `now` (all of it while queued). */
+  remainingOf(t: TaskRecord, now: number): number {
+    if (!t.running) return t.work;
+    return Math.max(0, t.work - this.machines.f.speed[t.machine]! * Math.max(0, now - t.startedAt));
+  }
+
   delayJob(job: Job, now: number, reasons: Reason[]): void {
     const prev = this.delayed.get(job.id);
     this.delayed.set(job.id, { job, since: prev?.since ?? now, epoch: this.epoch, reasons });
@@ -339,14 +357,12 @@ export class MarketState {
     else this.heads[slot] = t.next;
     if (t.next) t.next.prev = t.prev;
     t.prev = t.next = undefined;
-    let left: number;
+    const left = this.remainingOf(t, now);
     if (t.running) {
-      left = Math.max(0, t.work - m.f.speed[slot]! * Math.max(0, now - t.startedAt));
       m.i.running[slot]!--;
       m.f.runningMemory[slot]! -= t.memoryMb;
       if (m.i.running[slot] === 0) m.f.runningMemory[slot] = 0;
     } else {
-      left = t.work;
       m.f.queuedWork[slot]! -= t.work;
       m.i.queued[slot]!--;
     }
