@@ -15,10 +15,6 @@ import type { PolicyProfile } from "./profile.ts";
 
 type MigrationProfile = PolicyProfile["migration"];
 
-function remainingOf(state: MarketState, t: TaskRecord, now: number): number {
-  return state.remainingOf(t, now);
-}
-
 /** What the task's share of its machine costs now: removing it saves this much (credits). */
 function savingOf(ctx: SearchContext, t: TaskRecord, left: number): number {
   const m = ctx.state.machines;
@@ -67,7 +63,7 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
     } else {
       for (let t = state.heads[src]; t; t = t.next) {
         if (t.running && !rule.moveRunning) continue;
-        const left = remainingOf(state, t, now);
+        const left = state.remainingOf(t, now);
         // The same quantity of work leaves the source and joins the target: the task's share of
         // the backlog the source reports, so both sides of the comparison use one unit.
         const q = Math.min(left, m.remaining(src, now) / Math.max(1, m.i.running[src]! + m.i.queued[src]!));
@@ -126,14 +122,14 @@ function loadMove(ctx: SearchContext, src: number, exclude: Set<number>, rule: M
   let pickKey = -Infinity;
   for (let t = state.heads[src]; t; t = t.next) {
     if (t.running && !rule.moveRunning) continue;
-    const key = over ? t.memoryMb : remainingOf(state, t, ctx.now);
+    const key = over ? t.memoryMb : state.remainingOf(t, ctx.now);
     if (key > pickKey) {
       pick = t;
       pickKey = key;
     }
   }
   if (!pick) return undefined;
-  const shape = { id: pick.id, work: remainingOf(state, pick, ctx.now), memoryMb: pick.memoryMb, bytes: 0 };
+  const shape = { id: pick.id, work: state.remainingOf(pick, ctx.now), memoryMb: pick.memoryMb, bytes: 0 };
   let to = -1;
   for (let s = 0; s < m.end; s++) {
     if (!m.live(s) || exclude.has(s) || infeasibility(ctx, s, shape, Infinity, exclude, est)) continue;

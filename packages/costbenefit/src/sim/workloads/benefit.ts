@@ -12,7 +12,7 @@ import { TPDS2000_DEFAULTS, tpds2000Arrivals, tpds2000Machines, type Tpds2000Opt
 export const PRICE_PER_SPEED = 0.2;
 /**
  * The compute maximum H of the benefit workload, in seconds of backlog per machine. Chosen from
- * the sweep in README ("bench:benefit", H = 30 to 180): at 30 s a quarter of the batch jobs are
+ * the sweep in README ("bench:benefit", H = 30 to 180): at 30 s two thirds of the batch jobs are
  * longer than H on the fastest machine, so the cost n^(w/(vH)) prices them out even on an idle
  * cluster and miserly leaves profitable work undone at light load; 120 s is the smallest H at
  * which it no longer does, and it keeps its lead at 3x overload.
