@@ -3,11 +3,13 @@ import { balance, post, type Tx } from "./ledger.ts";
 // The market's settlement rules (DESIGN.md "Settlement"), each one balanced entry with a key
 // that lets it happen once.
 
+export const grantKey = (userId: string) => `grant:${userId}`;
+
 /** New consumers start with credits from the market, so they can try it at once. */
 export function grantStartingCredits(tx: Tx, userId: string, amount: bigint) {
   return post(tx, {
     kind: "grant",
-    uniqueKey: `grant:${userId}`,
+    uniqueKey: grantKey(userId),
     memo: { reason: "starting credits" },
     postings: [
       { account: { kind: "market" }, amount: -amount },

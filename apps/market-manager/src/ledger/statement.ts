@@ -11,14 +11,26 @@ export async function statement(db: Db, userId: string) {
     include: { entry: true, account: { select: { kind: true } } },
   });
   const of = (kind: "consumer" | "producer") => toCredits(accounts.find((a) => a.kind === kind)?.balanceMicro ?? 0n);
+  // A line names its job only for the job's owner: a producer paid for someone's task sees its id.
+  const jobIds = [...new Set(postings.flatMap((p) => (p.entry.jobId ? [p.entry.jobId] : [])))];
+  const owned = await db.job.findMany({ where: { id: { in: jobIds }, ownerId: userId }, select: { id: true, name: true } });
+  const names = new Map(owned.map((j) => [j.id, j.name]));
+  // Only admitted and running jobs hold escrow; every other job's escrow account is empty.
+  const holding = await db.job.findMany({ where: { ownerId: userId, status: { in: ["admitted", "running"] } }, select: { id: true } });
+  const escrow = holding.length
+    ? await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "escrow", jobId: { in: holding.map((j) => j.id) } } })
+    : null;
   return {
     consumerBalance: of("consumer"),
     producerBalance: of("producer"),
+    /** Held in escrow for the user's jobs now. */
+    inEscrow: toCredits(escrow?._sum.balanceMicro ?? 0n),
     lines: postings.map((p) => ({
       at: p.entry.createdAt.toISOString(),
       account: p.account.kind,
       kind: p.entry.kind,
       jobId: p.entry.jobId,
+      jobName: (p.entry.jobId && names.get(p.entry.jobId)) ?? null,
       amount: toCredits(p.amountMicro),
       memo: p.entry.memo,
     })),

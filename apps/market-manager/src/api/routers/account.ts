@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { publicProcedure, producerProcedure, router, signedInProcedure } from "../trpc.ts";
 import { createApiToken } from "../../auth/tokens.ts";
+import { chooseRoles } from "../../auth/roles.ts";
 import { refuse } from "../errors.ts";
 
 export const ChooseRoles = z.object({
@@ -14,15 +15,7 @@ export type CreateToken = z.infer<typeof CreateToken>;
 export const accountRouter = router({
   me: publicProcedure.query(({ ctx }) => ctx.caller && { id: ctx.caller.id, email: ctx.caller.email, name: ctx.caller.name, roles: ctx.caller.roles }),
 
-  /** A user picks what they do in the market; admin can only be granted, never chosen. */
-  chooseRoles: signedInProcedure.input(ChooseRoles).mutation(async ({ ctx, input }) => {
-    const keepAdmin = ctx.caller.roles.includes("admin") ? (["admin"] as const) : [];
-    const user = await ctx.services.db.user.update({
-      where: { id: ctx.caller.id },
-      data: { roles: [...new Set([...input.roles, ...keepAdmin])] },
-    });
-    return { roles: user.roles };
-  }),
+  chooseRoles: signedInProcedure.input(ChooseRoles).mutation(({ ctx, input }) => chooseRoles(ctx.services.market, ctx.caller, input.roles)),
 
   tokens: router({
     list: producerProcedure.query(({ ctx }) =>
