@@ -30,19 +30,21 @@ async function honestReport(w: (typeof workers)[number], lease: { leaseId: strin
   return { machineId: w.machineId, leaseId: lease.leaseId, exitCode: out.exitCode, stdout: Buffer.from(out.stdout).toString("base64"), stderr: "", outputHash: out.outputHash, elapsedMs: 1000 };
 }
 
+type Leased = Awaited<ReturnType<Worker["worker"]["lease"]["mutate"]>>["leases"][number];
+const verifiedPi = (name: string, taskCount: number, samplesPerTask: number) => ({
+  name,
+  source: { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask }, taskCount },
+  benefit: { kind: "constant" as const, value: 20 },
+  replicas: 3,
+});
+
 describe("replicated tasks", () => {
   it("accepts the majority's output, pays only the machines that agree, and marks the cheat down", async () => {
     const consumer = await market.signUp("buyer@example.test", ["consumer"]);
-    const { jobId, decision } = await consumer.jobs.submit.mutate({
-      name: "verified pi",
-      source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 100_000 }, taskCount: 1 },
-      benefit: { kind: "constant", value: 20 },
-      replicas: 3,
-    });
+    const { jobId, decision } = await consumer.jobs.submit.mutate(verifiedPi("verified pi", 1, 100_000));
     expect(decision.outcome).toBe("admitted");
 
     // Each machine gets one copy at most, however many it asks for.
-    type Leased = Awaited<ReturnType<Worker["worker"]["lease"]["mutate"]>>["leases"][number];
     const leases: { w: (typeof workers)[number]; l: Leased }[] = [];
     for (const w of workers) {
       const { leases: got } = await w.client.worker.lease.mutate({ machineId: w.machineId, max: 3 });
@@ -58,13 +60,18 @@ describe("replicated tasks", () => {
       machineId: cheat!.w.machineId, leaseId: cheat!.l.leaseId, exitCode: 0, stdout: forged.toString("base64"), stderr: "",
       outputHash: createHash("sha256").update(forged).digest("hex"), elapsedMs: 1000,
     });
-    await a!.w.client.worker.report.mutate(await honestReport(a!.w, a!.l));
+    const honest = await honestReport(a!.w, a!.l);
+    await a!.w.client.worker.report.mutate(honest);
     expect((await consumer.jobs.get.query({ jobId })).status).not.toBe("completed"); // one against one: no majority yet
     await b!.w.client.worker.report.mutate(await honestReport(b!.w, b!.l));
 
     const job = await consumer.jobs.get.query({ jobId });
     expect(job.status).toBe("completed");
     expect(Math.abs((job.result as { pi: number }).pi - Math.PI)).toBeLessThan(0.05);
+    // The job's one task has one output, the majority's: not one row per copy, and not the cheat's.
+    const outputs = await consumer.jobs.outputs.query({ jobId });
+    expect(outputs).toHaveLength(1);
+    expect(outputs[0]).toMatchObject({ index: 0, stdout: Buffer.from(honest.stdout, "base64").toString("utf8") });
     const db = market.manager.services.db;
     expect(await db.ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(2);
     expect((await cheat!.w.owner.ledger.statement.query()).producerBalance).toBe(0);
@@ -72,5 +79,35 @@ describe("replicated tasks", () => {
     const reputations = await db.machine.findMany({ select: { name: true, reputation: true } });
     expect(reputations.find((m) => m.name === "cheat")!.reputation).toBeLessThan(1);
     expect(reputations.find((m) => m.name === "honest-a")!.reputation).toBe(1);
+  });
+
+  it("shows one output per task, the quorum's, and none before a quorum is reached", async () => {
+    const consumer = await market.signUp("pager@example.test", ["consumer"]);
+    const { jobId, decision } = await consumer.jobs.submit.mutate(verifiedPi("three tasks, three copies", 3, 20_000));
+    expect(decision.outcome).toBe("admitted");
+    const [first, second] = workers;
+    const runAll = async (w: (typeof workers)[number]) => {
+      const { leases } = await w.client.worker.lease.mutate({ machineId: w.machineId, max: 3 });
+      expect(leases).toHaveLength(3);
+      const outs = new Map<string, string>();
+      for (const l of leases) {
+        const report = await honestReport(w, l);
+        await w.client.worker.report.mutate(report);
+        outs.set(l.args.join(" "), Buffer.from(report.stdout, "base64").toString("utf8"));
+      }
+      return outs;
+    };
+
+    // One copy of each task has run: no task has a quorum of 2 yet, so there is nothing to show.
+    await runAll(first!);
+    expect(await consumer.jobs.outputs.query({ jobId })).toEqual([]);
+    const honest = await runAll(second!);
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+
+    const all = await consumer.jobs.outputs.query({ jobId });
+    expect(all.map((o) => o.index)).toEqual([0, 1, 2]);
+    for (const o of all) expect(o.stdout).toBe(honest.get(o.args.join(" ")));
+    expect((await consumer.jobs.outputs.query({ jobId, limit: 2 })).map((o) => o.index)).toEqual([0, 1]);
+    expect((await consumer.jobs.outputs.query({ jobId, fromIndex: 2 })).map((o) => o.index)).toEqual([2]);
   });
 });

@@ -4,6 +4,7 @@ import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
+import { siblingOn } from "../market/replicas.ts";
 import { ownMachine } from "./machines.ts";
 import { completeTask } from "../tasks/results.ts";
 
@@ -83,12 +84,8 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
 
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
 function ranHere(market: Market, task: LiveTask, machineId: string, picked: LiveTask[]): boolean {
-  for (const copy of market.state.copies(task)) {
-    if (copy === task) continue;
-    if ((copy.state === "leased" || copy.state === "done") && copy.machineId === machineId) return true;
-    if (picked.includes(copy)) return true;
-  }
-  return false;
+  if (siblingOn(market.state, task, machineId)) return true;
+  return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
 function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask[] {
@@ -97,7 +94,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask
     for (const id of ids) {
       if (picked.length >= room) return;
       const task = market.state.tasks.get(id);
-      if (task?.state === "queued" && !ranHere(market, task, machine.id, picked)) picked.push(task);
+      if (task?.state === "queued" && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) picked.push(task);
     }
   };
   takeFrom(machine.queue);
@@ -106,12 +103,20 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask
       .filter((m) => m.id !== machine.id && m.queue.length > 0)
       .sort((a, b) => b.queue.length / b.slots - a.queue.length / a.slots);
     for (const other of others) {
-      // Leave the other machine what it can start itself right now; take from the back.
+      // A copy its own machine may never run (that machine ran a sibling) is anyone else's to take;
+      // otherwise a copy sent back to the one machine left would wait there after others connect.
+      takeFrom(other.queue.filter((id) => stuckOn(market, id, other.id)));
+      // Of the rest, leave the other machine what it can start itself right now; take from the back.
       takeFrom(other.queue.slice(Math.max(0, other.slots - other.leases.size)).reverse());
       if (picked.length >= room) break;
     }
   }
   return picked;
+}
+
+function stuckOn(market: Market, taskId: string, machineId: string): boolean {
+  const task = market.state.tasks.get(taskId);
+  return task !== undefined && siblingOn(market.state, task, machineId) !== undefined;
 }
 
 export async function heartbeat(market: Market, caller: Caller, machineId: string, leaseIds: string[]) {

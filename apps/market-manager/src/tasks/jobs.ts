@@ -4,7 +4,8 @@ import { BenefitCurve, maxBenefit } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import type { Decision, JobSpec } from "../market/engine.ts";
+import type { Decision, JobSpec, Reason } from "../market/engine.ts";
+import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId, type LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
 import { toBytes, toJson } from "../db/client.ts";
@@ -113,17 +114,23 @@ function copiesOf(job: PreparedJob, replicas: number) {
   );
 }
 
-function decisionRecord(d: Decision) {
+/**
+ * The decision as the consumer is told it. A job not admitted because it asks for more copies
+ * per task than there are machines says so in those numbers, beside the engine's own reasons.
+ */
+function decisionRecord(market: Market, d: Decision, replicas: number) {
+  const shortfall = d.outcome === "admitted" ? null : replicaShortfall(market.state, replicas);
+  const reasons: Reason[] = shortfall ? [...d.reasons, shortfall] : d.reasons;
   return d.outcome === "admitted"
-    ? { outcome: d.outcome, reasons: d.reasons, completionAt: new Date(d.completionAt).toISOString(), price: d.price }
-    : { outcome: d.outcome, reasons: d.reasons };
+    ? { outcome: d.outcome, reasons, completionAt: new Date(d.completionAt).toISOString(), price: d.price }
+    : { outcome: d.outcome, reasons };
 }
 
 /** What the market would decide now, committing nothing: the consumer's quote. */
 export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
   const job = prepare(input, maxModuleBytes);
   const now = market.clock.now();
-  return market.serial(async () => decisionRecord(market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now)));
+  return market.serial(async () => decisionRecord(market, market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas));
 }
 
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
@@ -145,6 +152,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     const decision = market.engine.decide(spec, now);
     const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
     const status = decision.outcome;
+    const record = decisionRecord(market, decision, input.replicas);
     await market.db.$transaction(async (tx) => {
       await tx.module.upsert({
         where: { hash: job.moduleHash },
@@ -161,7 +169,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
           benefit: input.benefit,
           replicas: input.replicas,
           status,
-          decision: toJson(decisionRecord(decision)),
+          decision: toJson(record),
           taskCount: job.tasks.length,
           workPerTask: job.workPerTask,
           memoryMbPerTask: job.memoryMbPerTask,
@@ -212,7 +220,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     }
     market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
     market.emit({ kind: "job", jobId, ownerId: caller.id });
-    return { jobId, decision: decisionRecord(decision) };
+    return { jobId, decision: record };
   });
 }
 
@@ -252,7 +260,7 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
           where: { id: job.id },
           data: {
             status: final.outcome,
-            decision: toJson(decisionRecord(final)),
+            decision: toJson(decisionRecord(market, final, job.replicas)),
             decidedAt: new Date(now),
             expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
             quotedPriceMicro: admitted ? toMicro(admitted.price) : null,

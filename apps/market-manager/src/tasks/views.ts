@@ -1,4 +1,8 @@
 import type { Db } from "../db/client.ts";
+import type { Reason } from "../market/engine.ts";
+import type { LiveState } from "../market/live.ts";
+import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
+import { balance } from "../ledger/ledger.ts";
 
 // What the API shows of jobs: plain JSON (ISO dates, credits as numbers for display); the exact
 // integer amounts stay in the ledger.
@@ -29,10 +33,11 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
   }));
 }
 
-export async function jobView(db: Db, jobId: string) {
+export async function jobView(db: Db, state: LiveState, jobId: string) {
   const j = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   const byStatus = await db.task.groupBy({ by: ["status"], where: { jobId }, _count: { _all: true } });
   const counts = Object.fromEntries(byStatus.map((g) => [g.status, g._count._all])) as Record<string, number>;
+  const escrow = await balance(db, { kind: "escrow", jobId });
   const machines = await db.result.groupBy({ by: ["machineId"], where: { task: { jobId }, accepted: true }, _count: { _all: true } });
   const names = await db.machine.findMany({ where: { id: { in: machines.map((m) => m.machineId) } }, select: { id: true, name: true, kind: true } });
   return {
@@ -59,24 +64,63 @@ export async function jobView(db: Db, jobId: string) {
     completedAt: iso(j.completedAt),
     quotedPrice: credits(j.quotedPriceMicro),
     charged: credits(j.chargedMicro),
+    /** What the job's escrow account holds now: its highest benefit while admitted or running, else 0. */
+    escrowHeld: credits(escrow)!,
+    waiting: await waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
     result: j.result,
     machines: machines.map((m) => ({ ...names.find((n) => n.id === m.machineId), tasks: m._count._all })),
   };
 }
 
-/** Finished tasks' outputs in index order, for pages that draw results as they arrive. */
-export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
-  const tasks = await db.task.findMany({
-    where: { jobId, status: "done", index: { gte: fromIndex } },
-    orderBy: { index: "asc" },
-    take: limit,
-    select: { index: true, args: true, results: { where: { accepted: true }, take: 1, select: { stdout: true, elapsedMs: true, machineId: true } } },
+const MAX_WAITING_REASONS = 20;
+
+/**
+ * Why the job's tasks wait for machines, read from the live market: a delayed job asking for more
+ * copies than there are machines, or copies that every connected machine is barred from because
+ * it ran another copy of the same task. The first few reasons, and how many there are.
+ */
+async function waitingForMachines(db: Db, state: LiveState, jobId: string, waitingCopies: number) {
+  const job = state.jobs.get(jobId);
+  const none = { total: 0, reasons: [] as Reason[] };
+  if (!job || job.replicas < 2) return none;
+  if (job.status === "delayed") {
+    const shortfall = replicaShortfall(state, job.replicas);
+    return shortfall ? { total: 1, reasons: [shortfall] } : none;
+  }
+  // A copy is barred only from machines that ran one of its k - 1 siblings: with k machines or
+  // more connected, some machine can always take it.
+  if (waitingCopies === 0 || state.machines.size >= job.replicas) return none;
+  const open = await db.task.findMany({ where: { jobId, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
+  const reasons = open.flatMap(({ id }) => {
+    const task = state.tasks.get(id);
+    const reason = task && copyNeedsAnotherMachine(state, task);
+    return reason ? [reason] : [];
   });
-  return tasks.map((t) => ({
-    index: t.index,
-    args: t.args,
-    stdout: Buffer.from(t.results[0]?.stdout ?? []).toString("utf8"),
-    elapsedMs: t.results[0]?.elapsedMs ?? null,
-    machineId: t.results[0]?.machineId ?? null,
-  }));
+  return { total: reasons.length, reasons: reasons.slice(0, MAX_WAITING_REASONS) };
+}
+
+/**
+ * Finished tasks' outputs in index order, for pages that draw results as they arrive: one row per
+ * task, its accepted output, once a quorum of its copies agreed (all agreeing copies are accepted
+ * and identical; the lowest copy stands for them).
+ */
+export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
+  const { replicas } = await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { replicas: true } });
+  // At most `replicas` accepted copies per task, so this many rows hold `limit` tasks.
+  const copies = await db.task.findMany({
+    where: { jobId, index: { gte: fromIndex }, acceptedResultId: { not: null } },
+    orderBy: [{ index: "asc" }, { replica: "asc" }],
+    take: limit * replicas,
+    select: { index: true, args: true, acceptedResultId: true },
+  });
+  const tasks = copies.filter((t, i) => i === 0 || copies[i - 1]!.index !== t.index).slice(0, limit);
+  const results = await db.result.findMany({
+    where: { id: { in: tasks.map((t) => t.acceptedResultId!) } },
+    select: { id: true, stdout: true, elapsedMs: true, machineId: true },
+  });
+  const byId = new Map(results.map((r) => [r.id, r]));
+  return tasks.map((t) => {
+    const r = byId.get(t.acceptedResultId!)!;
+    return { index: t.index, args: t.args, stdout: Buffer.from(r.stdout).toString("utf8"), elapsedMs: r.elapsedMs, machineId: r.machineId };
+  });
 }
