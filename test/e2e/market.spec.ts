@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { join } from "node:path";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import { STACK_FILE } from "./global-setup.ts";
+import { root } from "../../scripts/stack.ts";
 
 // The whole market through its pages, in Chromium: a consumer submits a Monte Carlo job while a
 // second tab sells this browser's cycles; the local Node worker and the browser share the work.
@@ -23,6 +25,21 @@ async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: /sign in/i }).click();
   await expect(page.getByTestId("signed-in-user")).toBeVisible();
+}
+
+/** A page signed in as the market's admin, in a context of its own, for reading the market's state. */
+async function adminPage(browser: Browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const { email, password } = stack().admin!;
+  await signIn(page, email, password);
+  return {
+    machines: async () => {
+      const res = await page.request.get("/api/trpc/admin.overview");
+      return (await res.json()).result.data.machines as { id: string; status: string }[];
+    },
+    close: () => context.close(),
+  };
 }
 
 async function startProducing(page: Page) {
@@ -97,20 +114,52 @@ test("closing a producing tab gives its unfinished task back to the market at on
   await producer.close({ runBeforeUnload: true });
 
   // The admin sees the tab's machine depart well before its lease could have expired (30 s).
-  const adminContext = await browser.newContext();
-  const admin = await adminContext.newPage();
-  const { email, password } = stack().admin!;
-  await signIn(admin, email, password);
-  await expect
-    .poll(async () => {
-      const res = await admin.request.get("/api/trpc/admin.overview");
-      const machines = (await res.json()).result.data.machines as { id: string; status: string }[];
-      return machines.find((m) => m.id.startsWith(machinePrefix))?.status;
-    }, { timeout: 15_000 })
-    .toBe("departed");
+  const admin = await adminPage(browser);
+  await expect.poll(async () => (await admin.machines()).find((m) => m.id.startsWith(machinePrefix))?.status, { timeout: 15_000 }).toBe("departed");
   expect(Date.now() - closedAt).toBeLessThan(25_000);
-  await adminContext.close();
+  await admin.close();
 
   // The task it was running is done by the Node worker, and the job completes.
   await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 150_000 });
+});
+
+test("a new consumer sees their starting credits at once, before any job", async ({ page }) => {
+  await signUp(page, "Lise", `lise-${Date.now()}@example.test`);
+  await expect(page.getByTestId("balance")).toHaveText("1,000 cr");
+  await page.goto("/account/credits");
+  await expect(page.getByTestId("consumer-balance")).toHaveText("1,000 cr");
+  await expect(page.getByRole("table", { name: "Statement" })).toContainText("Starting credits");
+});
+
+test("a replicated job waits for a second machine and says why, runs when a tab starts producing, and shows one output per task", async ({ page, context, browser }) => {
+  // Earlier tests' producing tabs are gone once their machines have departed: the local worker is left.
+  const admin = await adminPage(browser);
+  await expect.poll(async () => (await admin.machines()).filter((m) => m.status === "active").length, { timeout: 90_000 }).toBe(1);
+  await admin.close();
+
+  await signUp(page, "Hedy", `hedy-${Date.now()}@example.test`);
+  await page.goto("/jobs/new");
+  await page.getByRole("radio", { name: /upload/i }).check({ force: true });
+  await page.getByLabel("Module (.wasm)").setInputFiles(join(root, "apps/worker-runtime/examples/build/montecarlo.wasm"));
+  await page.getByLabel("Task arguments (one task per line)").fill("20000 0\n20000 1");
+  await page.getByLabel("Job name").fill("Checked twice");
+  await page.getByLabel("Replicas per task").fill("2");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+
+  await expect(page.getByTestId("job-status")).toHaveText(/delayed/i);
+  await expect(page.getByTestId("job-waiting")).toContainText("Each task runs as 2 copies, each on a different machine, and 1 machine is connected");
+
+  const producer = await context.newPage();
+  await startProducing(producer);
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
+  await expect(page.getByTestId("job-waiting")).toHaveCount(0);
+  await expect(page.getByRole("list", { name: "Task outputs" }).getByRole("listitem")).toHaveCount(2);
+  await producer.close({ runBeforeUnload: true });
+
+  // The statement names the job and links to it.
+  const jobUrl = page.url();
+  await page.goto("/account/credits");
+  await page.getByRole("table", { name: "Statement" }).getByRole("link", { name: "Settlement of job Checked twice" }).click();
+  await expect(page).toHaveURL(jobUrl);
 });

@@ -41,13 +41,13 @@ export function HeaderBalance() {
   );
 }
 
-/** Every movement on the user's accounts, newest first. jobNames: names of the user's own jobs. */
-export function StatementTable({ lines, jobNames }: { lines: StatementLine[]; jobNames: Map<string, string> }) {
+/** Every movement on the user's accounts, newest first; lines of the user's own jobs name and link them. */
+export function StatementTable({ lines }: { lines: StatementLine[] }) {
   const [limit, setLimit] = useState(PAGE);
   if (lines.length === 0) {
     return (
       <EmptyState title="No movements yet">
-        <p>Your starting credits arrive with your first job; payments for tasks you run appear here as the market accepts them.</p>
+        <p>Payments for tasks you run appear here as the market accepts them; buying computation brings your starting credits.</p>
       </EmptyState>
     );
   }
@@ -64,15 +64,16 @@ export function StatementTable({ lines, jobNames }: { lines: StatementLine[]; jo
         </thead>
         <tbody className="divide-y divide-slate-100">
           {lines.slice(0, limit).map((line, i) => {
-            const owned = line.jobId ? jobNames.get(line.jobId) : undefined;
-            const words = describeLine(line, owned ?? null);
+            // The API names a line's job only for its owner, who may open its page.
+            const ownJob = line.jobName !== null ? line.jobId : null;
+            const words = describeLine(line);
             return (
               <tr key={`${line.at}-${line.kind}-${line.account}-${i}`} className="align-top hover:bg-slate-50">
                 <td className="whitespace-nowrap px-4 py-3 text-slate-600">{dateTime(line.at)}</td>
                 <td className="px-4 py-3">
                   <span className="block font-medium text-slate-900">
-                    {line.jobId && owned !== undefined ? (
-                      <Link href={`/jobs/${line.jobId}`} className="text-indigo-600 hover:underline">
+                    {ownJob ? (
+                      <Link href={`/jobs/${ownJob}`} className="text-indigo-600 hover:underline">
                         {words.what}
                       </Link>
                     ) : (
@@ -81,7 +82,7 @@ export function StatementTable({ lines, jobNames }: { lines: StatementLine[]; jo
                   </span>
                   {words.detail || line.jobId ? (
                     <span className="block text-xs text-slate-500">
-                      {line.jobId && owned !== undefined ? <span className="mr-1 font-mono text-slate-400">{line.jobId.slice(0, 8)}</span> : null}
+                      {ownJob ? <span className="mr-1 font-mono text-slate-400">{ownJob.slice(0, 8)}</span> : null}
                       {words.detail}
                     </span>
                   ) : null}

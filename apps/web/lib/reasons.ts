@@ -18,7 +18,7 @@ function instant(value: number | null): string {
 const EXCLUSION_WORDS: Record<string, string> = {
   memory: "too little memory",
   reputation: "too low a reputation",
-  replica: "already holding a replica of the task",
+  replica: "already given another copy of the task",
   departure: "leaving too soon",
   deadline: "unable to finish in time",
   horizon: "booked beyond the planning horizon",
@@ -30,6 +30,26 @@ function exclusions(value: unknown): string {
     .filter(([k, v]) => k !== "inspected" && typeof v === "number" && v > 0)
     .map(([k, v]) => `${v} ${EXCLUSION_WORDS[k] ?? k}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
+const plural = (n: number | null, one: string, many: string) => `${n ?? "?"} ${n === 1 ? one : many}`;
+const listed = (xs: number[]) => (xs.length <= 1 ? String(xs[0] ?? "?") : `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`);
+
+/** The engine names copy r >= 1 of task t `${t}~${r}`; task ids mean nothing to a consumer. */
+function whichTask(taskId: string | null): string {
+  const copy = taskId ? /~(\d+)$/.exec(taskId) : null;
+  return copy ? `copy ${Number(copy[1]) + 1} of a task` : "one of the tasks";
+}
+
+/** "the one that ran copy 1", "the ones running copies 1 and 2": the machines a waiting copy may not use. */
+function holders(value: unknown): string {
+  const copies = Array.isArray(value) ? (value as unknown[]).filter((c): c is { copy: number; state?: unknown } => typeof c === "object" && c !== null && typeof (c as { copy?: unknown }).copy === "number") : [];
+  const numbers = copies.map((c) => c.copy);
+  const running = copies.every((c) => c.state === "leased");
+  const ran = copies.every((c) => c.state !== "leased");
+  const one = copies.length === 1;
+  const verb = ran ? "that ran" : running ? "running" : "that ran or are running";
+  return `the ${one ? "one" : "ones"} ${verb} ${one ? "copy" : "copies"} ${listed(numbers)}`;
 }
 
 const MODULE_REFUSALS: Record<string, (r: Reason) => string> = {
@@ -68,9 +88,21 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
     `Admitted outright: the benefit of ${credits(num(r, "benefit"))} exceeds the highest cost the market can charge (${credits(num(r, "highestPossibleCost"))}).`,
   "no-admission-control": (r) => `The ${str(r, "policy") ?? "current"} policy admits every job (marginal cost ${credits(num(r, "marginalCost"))}).`,
   "no-feasible-machine": (r) =>
-    `No machine can run one of the tasks${num(r, "deadlineAt") != null ? ` by ${instant(num(r, "deadlineAt"))}` : ""}` +
+    `No machine can run ${whichTask(str(r, "taskId"))}${num(r, "deadlineAt") != null ? ` by ${instant(num(r, "deadlineAt"))}` : ""}` +
     `${exclusions(r.exclusions)}${r.linkFull === true ? "; the market's network link is full" : ""}.`,
   "no-machines": () => "There are no machines in the market right now.",
+  "needs-more-machines": (r) => {
+    const replicas = num(r, "replicas");
+    const connected = num(r, "machinesConnected");
+    const missing = replicas != null && connected != null ? replicas - connected : null;
+    return (
+      `Each task runs as ${replicas ?? "several"} copies, each on a different machine, and ${plural(connected, "machine is", "machines are")} connected: ` +
+      `the job waits for ${plural(missing, "more machine", "more machines")} to connect.`
+    );
+  },
+  "needs-another-machine": (r) =>
+    `Copy ${num(r, "copy") ?? "?"} of task ${num(r, "taskIndex") ?? "?"} needs a machine other than ${holders(r.copiesOnMachines)}; ` +
+    `${plural(num(r, "machinesConnected"), "machine", "machines")} connected. It runs as soon as another machine connects.`,
   "cannot-become-profitable": (r) =>
     `It can never pay off: even at the earliest completion (${instant(num(r, "earliestCompletionAt"))}) the benefit of ${credits(num(r, "benefitAtEarliest"))} is below the lowest possible cost of ${credits(num(r, "lowestPossibleCost"))}.`,
   "max-wait-exceeded": (r) => `It waited ${seconds(num(r, "waitedSeconds"))} for capacity, longer than the maximum of ${seconds(num(r, "maxDelaySeconds"))}.`,

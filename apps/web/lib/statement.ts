@@ -27,9 +27,9 @@ export interface LineWords {
   detail: string | null;
 }
 
-/** jobName: the job's name when the reader owns it; otherwise its short id is shown. */
-export function describeLine(line: StatementLine, jobName?: string | null): LineWords {
-  const job = jobName ?? (line.jobId ? line.jobId.slice(0, 8) : "?");
+/** The line's job by name when the reader owns it (the API names only those); otherwise by its short id. */
+export function describeLine(line: StatementLine): LineWords {
+  const job = line.jobName ?? (line.jobId ? line.jobId.slice(0, 8) : "?");
   const memo = line.memo;
   switch (line.kind) {
     case "grant":
@@ -73,25 +73,6 @@ export function describeLine(line: StatementLine, jobName?: string | null): Line
     default:
       return { what: String(line.kind), detail: null };
   }
-}
-
-/**
- * Credits still held in escrow for the reader's jobs. With the jobs' statuses (the consumer's job
- * list) a job holds its escrow while it is admitted or running; without them, until its
- * settlement line appears.
- */
-export function heldInEscrow(lines: StatementLine[], statusOf?: Map<string, string>): number {
-  const settled = new Set(lines.filter((l) => l.kind === "settlement" && l.account === "consumer").map((l) => l.jobId));
-  const holds = (jobId: string | null) => {
-    const status = jobId ? statusOf?.get(jobId) : undefined;
-    return status !== undefined ? status === "admitted" || status === "running" : !settled.has(jobId);
-  };
-  return lines.filter((l) => l.kind === "escrow" && l.account === "consumer" && holds(l.jobId)).reduce((sum, l) => sum - l.amount, 0);
-}
-
-/** Whether the market has granted the reader's starting credits yet (it does so with the first job). */
-export function hasStartingCredits(lines: StatementLine[]): boolean {
-  return lines.some((l) => l.kind === "grant");
 }
 
 /** "+12.5 cr" / "−3 cr": a signed amount, credited to the reader when positive. */

@@ -1,12 +1,8 @@
 "use client";
-import { useMemo, useState } from "react";
-import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "@/lib/trpc";
+import { useState } from "react";
 import { credits, dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
-import { hasStartingCredits, heldInEscrow } from "@/lib/statement";
 import { StatementTable, useStatement } from "@/components/balance";
-import { hasRole, type Me } from "@/components/session";
 import { Alert, Card, Loading, Stat, cx } from "@/components/ui";
 
 type Filter = "all" | "consumer" | "producer";
@@ -16,34 +12,22 @@ const FILTERS: [Filter, string][] = [
   ["producer", "Producer"],
 ];
 
-export function CreditsPanel({ me }: { me: Me }) {
-  const trpc = useTRPC();
+export function CreditsPanel() {
   const statement = useStatement();
-  const consumer = hasRole(me, "consumer");
-  // Names of the reader's own jobs, so their lines read "Escrow for job Monte Carlo pi" and link there.
-  const jobs = useQuery({ ...trpc.jobs.list.queryOptions(), enabled: consumer, staleTime: 10_000 });
-  const jobNames = useMemo(() => new Map((jobs.data ?? []).map((j) => [j.id, j.name])), [jobs.data]);
-  const jobStatus = useMemo(() => (jobs.data ? new Map(jobs.data.map((j) => [j.id, j.status])) : undefined), [jobs.data]);
   const [filter, setFilter] = useState<Filter>("all");
 
   if (statement.isPending) return <Loading label="Loading your statement…" />;
   if (statement.isError) return <Alert tone="error" title="Your statement could not be loaded">{describeError(statement.error)}</Alert>;
-  const { consumerBalance, producerBalance, lines } = statement.data;
+  const { consumerBalance, producerBalance, inEscrow, lines } = statement.data;
   const shown = filter === "all" ? lines : lines.filter((l) => l.account === filter);
-  const escrow = heldInEscrow(lines, jobStatus);
 
   return (
     <div className="space-y-6">
       <dl className="grid gap-3 sm:grid-cols-3">
         <Stat label="Balance" value={credits(consumerBalance)} testId="consumer-balance" />
-        <Stat label="Held in escrow for your jobs" value={credits(escrow)} testId="escrow-balance" />
+        <Stat label="Held in escrow for your jobs" value={credits(inEscrow)} testId="escrow-balance" />
         <Stat label="Earned as a producer" value={credits(producerBalance)} testId="producer-balance" />
       </dl>
-      {consumer && !hasStartingCredits(lines) ? (
-        <Alert tone="info" title="Your starting credits arrive with your first job">
-          The market grants every new consumer starting credits when they submit their first job.
-        </Alert>
-      ) : null}
       <Card
         title="Statement"
         actions={
@@ -64,7 +48,7 @@ export function CreditsPanel({ me }: { me: Me }) {
         }
       >
         <div className={shown.length > 0 ? "-mx-5 -mb-5 overflow-x-auto rounded-b-xl" : undefined}>
-          <StatementTable lines={shown} jobNames={jobNames} />
+          <StatementTable lines={shown} />
         </div>
       </Card>
       <p className="text-xs text-slate-400" aria-live="off">

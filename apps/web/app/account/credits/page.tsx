@@ -11,7 +11,7 @@ export default function CreditsPage() {
         description="Your balance as a consumer, what you have earned as a producer, and every movement on your accounts."
         actions={<ButtonLink href="/account" variant="secondary">Account</ButtonLink>}
       />
-      <RequireRole what="see your credits">{(me) => <CreditsPanel me={me} />}</RequireRole>
+      <RequireRole what="see your credits">{() => <CreditsPanel />}</RequireRole>
     </>
   );
 }

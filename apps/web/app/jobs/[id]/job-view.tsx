@@ -59,7 +59,7 @@ function JobDetails({ job }: { job: Job }) {
   const example = ExampleName.safeParse(job.example);
   const finished = !UNFINISHED.has(job.status);
   const failure = resultError(job.result);
-  const outputs = useOutputs(job.id, example.success ? job.tasks.done : 0);
+  const outputs = useOutputs(job.id, example.success ? job.tasksDone : 0);
   const live: ExampleResult | null = useMemo(() => {
     if (!example.success) return null;
     const final = finalResult(job.result, example.data);
@@ -90,6 +90,7 @@ function JobDetails({ job }: { job: Job }) {
               {job.tasks.failed ? ` · ${job.tasks.failed} ${job.status === "cancelled" ? "stopped" : "failed"}` : ""}
             </p>
             <p className="mt-1 text-xs text-slate-500">{statusLine(job)}</p>
+            {!finished ? <WaitingForMachines waiting={job.waiting} /> : null}
             {job.replicas > 1 ? (
               <p className="mt-1 text-xs text-slate-500" data-testid="job-replicas">
                 Each task runs on {job.replicas} machines; a result counts when a majority of their outputs agree.
@@ -149,6 +150,23 @@ function JobDetails({ job }: { job: Job }) {
   );
 }
 
+/** Why copies of this job's tasks cannot start now for want of a suitable machine. */
+function WaitingForMachines({ waiting }: { waiting: Job["waiting"] }) {
+  if (waiting.total === 0) return null;
+  const more = waiting.total - waiting.reasons.length;
+  return (
+    <div className="mt-3 rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900" data-testid="job-waiting">
+      <p className="font-medium">Waiting for another machine</p>
+      <ul className="mt-1 list-disc space-y-1 pl-5" aria-label="Why tasks are waiting">
+        {waiting.reasons.map((r, i) => (
+          <li key={i}>{describeReason(r)}</li>
+        ))}
+      </ul>
+      {more > 0 ? <p className="mt-1 text-xs">And {more} more cop{more === 1 ? "y" : "ies"} waiting for the same reason.</p> : null}
+    </div>
+  );
+}
+
 function Row({ label, value }: { label: string; value: string }) {
   return (
     <div className="flex justify-between gap-3">
@@ -179,7 +197,7 @@ function statusLine(job: Job): string {
   }
 }
 
-/** Finished tasks' outputs, fetched again only when more tasks are done. */
+/** Finished tasks' outputs (one per task, the accepted one), fetched again only when more tasks are done. */
 function useOutputs(jobId: string, done: number): Output[] {
   const client = useTRPCClient();
   const query = useQuery({
@@ -189,18 +207,9 @@ function useOutputs(jobId: string, done: number): Output[] {
     staleTime: Infinity,
     placeholderData: (previous) => previous,
   });
-  return useMemo(() => oneOutputPerTask(query.data ?? []), [query.data]);
+  return query.data ?? NO_OUTPUTS;
 }
-
-/** With replicas a task has several copies; its output is the one copy the market accepted. */
-function oneOutputPerTask(outputs: Output[]): Output[] {
-  const byIndex = new Map<number, Output>();
-  for (const o of outputs) {
-    const seen = byIndex.get(o.index);
-    if (!seen || (!seen.stdout && o.stdout)) byIndex.set(o.index, o);
-  }
-  return [...byIndex.values()];
-}
+const NO_OUTPUTS: Output[] = [];
 
 function finalResult(result: unknown, kind: ExampleName): ExampleResult | null {
   if (typeof result !== "object" || result === null) return null;

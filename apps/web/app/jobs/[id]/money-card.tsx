@@ -1,34 +1,27 @@
 "use client";
-import { BenefitCurve, maxBenefit } from "@cyclemarket/costbenefit";
 import type { RouterOutputs } from "@/lib/trpc";
 import { creditAmount, credits } from "@/lib/format";
 import { Card, Stat } from "@/components/ui";
 
 type Job = RouterOutputs["jobs"]["get"];
 
-/** The job's highest benefit: what admission holds in escrow (DESIGN.md "Admission"). */
-export function escrowOf(job: Pick<Job, "benefit">): number | null {
-  const curve = BenefitCurve.safeParse(job.benefit);
-  return curve.success ? Math.max(0, maxBenefit(curve.data)) : null;
-}
-
 /** What the job costs: quoted, held, charged, in a sentence a consumer can check. */
 export function MoneyCard({ job }: { job: Job }) {
-  const held = escrowOf(job);
   return (
     <Card title="Money">
       <dl className="grid gap-3">
         <Stat label="Quoted price" value={credits(job.quotedPrice)} />
+        <Stat label="Held in escrow" value={credits(job.escrowHeld)} testId="job-escrow-held" />
         <Stat label="Charged" value={credits(job.charged)} />
       </dl>
       <p className="mt-3 text-sm text-slate-700" data-testid={job.charged != null ? "job-charged" : "job-escrow"}>
-        {chargeLine(job, held)}
+        {chargeLine(job)}
       </p>
     </Card>
   );
 }
 
-function chargeLine(job: Job, held: number | null): string {
+function chargeLine(job: Job): string {
   const charged = job.charged;
   switch (job.status) {
     case "completed":
@@ -49,8 +42,6 @@ function chargeLine(job: Job, held: number | null): string {
     case "delayed":
       return "Nothing is held yet: the job's highest benefit goes into escrow when it is admitted.";
     default:
-      return held != null
-        ? `${creditAmount(held)} credits, the job's highest benefit, are held in escrow; you are charged the benefit at the time it completes and the rest comes back.`
-        : "The job's highest benefit is held in escrow until it completes.";
+      return `${creditAmount(job.escrowHeld)} credits, the job's highest benefit, are held in escrow; you are charged the benefit at the time it completes and the rest comes back.`;
   }
 }

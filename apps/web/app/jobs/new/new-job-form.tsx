@@ -6,7 +6,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC, type RouterInputs, type RouterOutputs } from "@/lib/trpc";
 import { describeError, isReason } from "@/lib/reasons";
 import { bytes, credits, seconds } from "@/lib/format";
-import { hasStartingCredits } from "@/lib/statement";
 import { maxBenefit } from "@cyclemarket/costbenefit";
 import { useStatement } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
@@ -378,9 +377,8 @@ function reasonCode(error: unknown): string | null {
 /** The balance beside the submit button, and a warning when the escrow would not fit in it. */
 function BalanceCheck({ statement, highest, refused }: { statement: ReturnType<typeof useStatement>["data"]; highest: number | null; refused: boolean }) {
   if (!statement) return null;
-  const granted = hasStartingCredits(statement.lines);
   const balance = statement.consumerBalance;
-  const over = granted && highest != null && highest > balance;
+  const over = highest != null && highest > balance;
   return (
     <div className="mt-4 space-y-3 border-t border-slate-100 pt-4">
       <dl className="space-y-1 text-sm">
@@ -395,9 +393,7 @@ function BalanceCheck({ statement, highest, refused }: { statement: ReturnType<t
           <dd className={cx("tabular-nums", over ? "font-semibold text-rose-700" : "text-slate-900")}>{credits(highest)}</dd>
         </div>
       </dl>
-      {!granted ? (
-        <p className="text-xs text-slate-500">Your starting credits arrive with your first job.</p>
-      ) : over && !refused ? (
+      {over && !refused ? (
         <Alert tone="warning" title="Not enough credits">
           <span data-testid="insufficient-credits">
             This job&apos;s highest benefit ({credits(highest)}) is more than your balance ({credits(balance)}). The market holds the highest benefit in
