@@ -6,7 +6,8 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
+import { NodeEventSource } from "../../apps/worker-runtime/src/node/event-source.ts";
 import { loadConfig, startMarketManager, type AppRouter } from "../../apps/market-manager/src/index.ts";
 import type { RunningManager } from "../../apps/market-manager/src/index.ts";
 
@@ -35,8 +36,18 @@ export interface TestMarket {
   stop(): Promise<void>;
 }
 
+/** Queries and mutations over plain HTTP; subscriptions (live.*) over server-sent events with the same headers. */
 export function clientFor(url: string, headers: Record<string, string>) {
-  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers })] });
+  const endpoint = `${url}/api/trpc`;
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({ url: endpoint, EventSource: NodeEventSource, eventSourceOptions: { headers } }),
+        false: httpLink({ url: endpoint, headers }),
+      }),
+    ],
+  });
 }
 
 export async function startTestMarket(env: Record<string, string> = {}): Promise<TestMarket> {

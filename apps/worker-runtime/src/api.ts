@@ -120,6 +120,30 @@ export type ReportResponse = z.infer<typeof ReportResponse>;
 export const DepartRequest = z.object({ machineId: z.string() });
 export type DepartRequest = z.infer<typeof DepartRequest>;
 
+/**
+ * Opens the machine's work stream (`live.work`, server-sent events). `lastEventId` is the id of
+ * the last offer seen; the client sends it again when it reconnects.
+ */
+export const WorkStreamRequest = z.object({ machineId: z.string(), lastEventId: z.string().nullish() });
+export type WorkStreamRequest = z.infer<typeof WorkStreamRequest>;
+
+/** Pushed when the market has work this machine could lease now; the worker then leases as usual. */
+export const WorkOffer = z.object({
+  machineId: z.string(),
+  /** About how many tasks a lease would get now (a hint: the lease decides). */
+  available: z.number().int().nonnegative(),
+});
+export type WorkOffer = z.infer<typeof WorkOffer>;
+
+/** What the producer loop hears from a work stream. */
+export interface WorkStreamHandlers {
+  offer(offer: WorkOffer): void;
+  /** live: connected and listening; reconnecting: the connection dropped and is being made again. */
+  state(state: "live" | "reconnecting"): void;
+  /** The stream ended for good: refused (its reason in the error), or closed by the market. */
+  end(error: unknown): void;
+}
+
 export interface WorkerApi {
   register(input: RegisterRequest): Promise<RegisterResponse>;
   lease(input: LeaseRequest): Promise<LeaseResponse>;
@@ -127,6 +151,11 @@ export interface WorkerApi {
   heartbeat(input: HeartbeatRequest): Promise<HeartbeatResponse>;
   report(input: ReportRequest): Promise<ReportResponse>;
   depart(input: DepartRequest): Promise<void>;
+  /**
+   * Optional push: calls `handlers.offer` whenever the market has work for the machine, until the
+   * returned function closes the stream. Without it the loop only polls.
+   */
+  watchWork?(input: WorkStreamRequest, handlers: WorkStreamHandlers): () => void;
 }
 
 /** Input and output schema of each worker procedure, for the service's router and for clients. */

@@ -55,5 +55,6 @@ export { runProducer } from "./producer.ts";
 export type { ProducerEvent, ProducerOptions, ProducerSummary, MachineProfile, ProducerStage } from "./producer.ts";
 export { runBenchmark } from "./benchmark.ts";
 export type { Executor } from "./executor.ts";
-export type { WorkerApi } from "./api.ts";
+export type { WorkerApi, WorkStreamHandlers } from "./api.ts";
+export { workStreamCallbacks } from "./work-stream.ts";
 export { ThreadPool } from "./thread-pool.ts";

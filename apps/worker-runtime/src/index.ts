@@ -41,8 +41,12 @@ export {
   ReportRequest,
   ReportResponse,
   DepartRequest,
+  WorkStreamRequest,
+  WorkOffer,
   WORKER_PROCEDURES,
 } from "./api.ts";
-export type { WorkerApi, WorkerProcedure } from "./api.ts";
+export type { WorkerApi, WorkerProcedure, WorkStreamHandlers } from "./api.ts";
+export { workStreamCallbacks } from "./work-stream.ts";
+export type { WorkSubscriptionCallbacks } from "./work-stream.ts";
 export { runProducer } from "./producer.ts";
 export type { ProducerEvent, ProducerOptions, ProducerSummary, ProducerStage, MachineProfile } from "./producer.ts";

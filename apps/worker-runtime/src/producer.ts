@@ -15,7 +15,7 @@ import { failedOutcome, sha256Hex, type SandboxError, type TaskOutcome } from ".
 
 export type MachineProfile = Omit<RegisterRequest, "slots">;
 
-export type ProducerStage = "register" | "lease" | "module" | "heartbeat" | "report" | "depart";
+export type ProducerStage = "register" | "lease" | "module" | "heartbeat" | "report" | "depart" | "stream";
 
 export type ProducerEvent =
   | { type: "registered"; machineId: string; slots: number; leaseTimeoutMs: number; heartbeatIntervalMs: number }
@@ -25,6 +25,8 @@ export type ProducerEvent =
   | { type: "reported"; leaseId: string; taskId: string; accepted: boolean; reason?: { code: string } }
   | { type: "abandoned"; leaseId: string; taskId: string; reason: "expired" | "stopping" }
   | { type: "idle"; waitMs: number }
+  /** The work stream: live (the market says when there is work), reconnecting, or closed (polling only). */
+  | { type: "stream"; state: "live" | "reconnecting" | "closed" }
   | { type: "error"; stage: ProducerStage; message: string; leaseId?: string }
   | { type: "departed"; machineId: string };
 
@@ -37,8 +39,11 @@ export interface ProducerOptions {
   onEvent?: (event: ProducerEvent) => void;
   /** Abort to stop: running tasks are given up, the machine departs, runProducer resolves. */
   signal: AbortSignal;
-  /** Waits between empty lease answers grow from min to max. */
-  idleBackoff?: { minMs: number; maxMs: number };
+  /**
+   * Waits between empty lease answers grow from min to max. While the work stream is live the
+   * market says when there is work, and the loop asks on its own only every `liveMs`.
+   */
+  idleBackoff?: { minMs: number; maxMs: number; liveMs?: number };
   /** Registration is retried while the market is unreachable, this many times. */
   registerAttempts?: number;
   /** Waits between attempts to deliver a result grow from min to max. */
@@ -105,7 +110,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 export async function runProducer(options: ProducerOptions): Promise<ProducerSummary> {
   const { api, executor, signal } = options;
   const slots = Math.max(1, Math.min(options.slots ?? executor.slots, executor.slots));
-  const backoff = options.idleBackoff ?? { minMs: 250, maxMs: 5_000 };
+  const backoff = { minMs: 250, maxMs: 5_000, liveMs: 30_000, ...options.idleBackoff };
   const reportBackoff = options.reportBackoff ?? { minMs: 500, maxMs: 5_000 };
   const emit = (event: ProducerEvent) => {
     try {
@@ -121,6 +126,12 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   /** The machine the market knows us as; null until registered, and again once it is gone. */
   let machineId: string | null = null;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Closes the machine's work stream; null when there is none. */
+  let closeStream: (() => void) | null = null;
+  let streamLive = false;
+  /** The market offered work since the last lease was asked for; `wakeForWork` ends an idle wait then. */
+  let workOffered = false;
+  let wakeForWork: () => void = () => {};
 
   // ---- register, retrying while the market is not up yet; again whenever the machine is gone
   async function register(): Promise<boolean> {
@@ -132,6 +143,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         machineId = summary.machineId = registration.machineId;
         emit({ type: "registered", machineId, slots, leaseTimeoutMs: registration.leaseTimeoutMs, heartbeatIntervalMs: registration.heartbeatIntervalMs });
         startHeartbeat(registration.machineId, registration.heartbeatIntervalMs);
+        openStream(registration.machineId);
         return true;
       } catch (e) {
         emit({ type: "error", stage: "register", message: message(e) });
@@ -146,8 +158,57 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     if (machineId !== id) return; // already noticed, or already registered again
     machineId = null;
     clearInterval(heartbeat);
+    stopStream();
     emit({ type: "error", stage, message: `the market no longer knows machine ${id} (${message(e)}); registering again` });
     for (const leaseId of [...running.keys()]) abandon(leaseId, "expired");
+  }
+
+  // ---- the work stream: the market says when it has work, so an idle machine need not keep asking
+  function openStream(id: string): void {
+    stopStream();
+    if (!api.watchWork) return;
+    let open = true;
+    const close = api.watchWork(
+      { machineId: id },
+      {
+        offer: () => {
+          workOffered = true;
+          wakeForWork();
+        },
+        state: (state) => {
+          if (!open || streamLive === (state === "live")) return;
+          streamLive = state === "live";
+          emit({ type: "stream", state });
+        },
+        end: (error) => {
+          if (!open) return;
+          open = false;
+          streamLive = false;
+          if (closeStream === close) closeStream = null;
+          // Polling carries on; a machine that is gone is noticed by its next lease.
+          if (error) emit({ type: "error", stage: "stream", message: message(error) });
+          emit({ type: "stream", state: "closed" });
+          wakeForWork();
+        },
+      },
+    );
+    closeStream = () => {
+      open = false;
+      streamLive = false;
+      close();
+    };
+  }
+
+  function stopStream(): void {
+    closeStream?.();
+    closeStream = null;
+  }
+
+  /** An idle wait: ends after `ms`, on stop, when a task finishes, or when the market offers work. */
+  function idle(ms: number): Promise<void> {
+    if (workOffered) return Promise.resolve();
+    const offered = new Promise<void>((resolve) => (wakeForWork = resolve));
+    return sleep(ms, signal, [offered, ...[...running.values()].map((r) => r.done)]).finally(() => (wakeForWork = () => {}));
   }
 
   // ---- heartbeats, on their own timer so a long task does not silence the machine
@@ -290,6 +351,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         continue;
       }
       let leases: Lease[] = [];
+      workOffered = false;
       try {
         leases = (await api.lease({ machineId: id, max: free })).leases.slice(0, free);
       } catch (e) {
@@ -309,13 +371,16 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         for (const lease of leases) start(lease, id);
         continue;
       }
-      if (running.size === 0) emit({ type: "idle", waitMs: idleMs });
+      // With the stream live the market says when there is work; the loop still asks now and then.
+      const waitMs = streamLive ? backoff.liveMs : idleMs;
+      if (running.size === 0) emit({ type: "idle", waitMs });
       // Wake early when a slot frees up, so a busy market keeps every slot full.
-      await sleep(idleMs, signal, [...running.values()].map((r) => r.done));
+      await idle(waitMs);
       idleMs = Math.min(idleMs * 2, backoff.maxMs);
     }
   } finally {
     clearInterval(heartbeat);
+    stopStream();
     for (const id of [...running.keys()]) abandon(id, "stopping");
     await Promise.allSettled([...running.values()].map((r) => r.done));
     const id = machineId as string | null;

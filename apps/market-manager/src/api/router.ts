@@ -4,6 +4,7 @@ import { jobsRouter } from "./routers/jobs.ts";
 import { workerRouter } from "./routers/worker.ts";
 import { adminRouter } from "./routers/admin.ts";
 import { ledgerRouter } from "./routers/ledger.ts";
+import { liveRouter } from "./routers/live.ts";
 
 export const appRouter = router({
   account: accountRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   worker: workerRouter,
   admin: adminRouter,
   ledger: ledgerRouter,
+  live: liveRouter,
 });
 
 export type AppRouter = typeof appRouter;

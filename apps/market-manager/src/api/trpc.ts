@@ -38,6 +38,9 @@ export async function createContext(services: Services, headers: IncomingHttpHea
 }
 
 const t = initTRPC.context<Context>().create({
+  // Subscriptions (server-sent events): a ping keeps idle streams open through proxies, and a
+  // client that hears nothing, not even a ping, for the reconnect time connects again.
+  sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
   errorFormatter({ shape, error }) {
     const cause = error instanceof Refusal ? error : error.cause instanceof Refusal ? error.cause : null;
     return {

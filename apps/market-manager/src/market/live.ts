@@ -68,6 +68,8 @@ export class LiveState {
   readonly jobs = new Map<string, LiveJob>();
   readonly tasks = new Map<string, LiveTask>();
   readonly leases = new Map<string, LiveLease>();
+  /** Told of every task that joins a machine's queue, so the machine can hear there is work. */
+  onQueued: ((machineId: string) => void) | null = null;
 
   /** Puts a task at the back of a machine's queue, or leaves it pending when there is none. */
   enqueue(task: LiveTask, machineId: string | null): void {
@@ -75,6 +77,7 @@ export class LiveState {
     if (machineId) {
       task.state = "queued";
       this.machines.get(machineId)?.queue.push(task.id);
+      this.onQueued?.(machineId);
     } else {
       task.state = "pending";
     }

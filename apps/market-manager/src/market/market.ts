@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { Db } from "../db/client.ts";
 import type { Clock, Log } from "../services.ts";
@@ -14,7 +15,9 @@ export interface MarketSettings {
 
 export type MarketEvent =
   | { kind: "job"; jobId: string; ownerId: string }
-  | { kind: "machine"; machineId: string };
+  | { kind: "machine"; machineId: string }
+  /** Tasks joined these machines' queues: placed, placed again, or moved. */
+  | { kind: "queue"; machineIds: string[] };
 
 /**
  * The Market Manager's live market: the state in memory, the engine that decides, and a lock
@@ -23,6 +26,10 @@ export type MarketEvent =
 export class Market {
   readonly state = new LiveState();
   readonly events = new EventEmitter();
+  /** This process's run of the market, and the events emitted in it: together they name a version of the live state. */
+  readonly run = randomUUID();
+  revision = 0;
+  private queuedOn = new Set<string>();
   private tail: Promise<unknown> = Promise.resolve();
   /** The admin's settings in force (see settings.ts); set at start. */
   adminSettings!: import("./settings.ts").AdminSettings;
@@ -35,6 +42,7 @@ export class Market {
     readonly settings: MarketSettings,
   ) {
     this.events.setMaxListeners(0);
+    this.state.onQueued = (machineId) => this.queued(machineId);
   }
 
   /** Runs `step` after every step before it has finished, so state changes never interleave. */
@@ -45,7 +53,23 @@ export class Market {
   }
 
   emit(event: MarketEvent): void {
+    this.revision += 1;
     this.events.emit("event", event);
+  }
+
+  /**
+   * Tasks join queues in loops, after their transaction committed: one event once the loop is
+   * done says which machines have new work.
+   */
+  private queued(machineId: string): void {
+    if (this.queuedOn.size === 0) {
+      queueMicrotask(() => {
+        const machineIds = [...this.queuedOn];
+        this.queuedOn.clear();
+        this.emit({ kind: "queue", machineIds });
+      });
+    }
+    this.queuedOn.add(machineId);
   }
 
   addMachine(machine: LiveMachine): void {

@@ -97,6 +97,12 @@ function describe(event: ProducerEvent): string | null {
       return `task ${event.taskId} given up (${event.reason === "expired" ? "its lease expired" : "stopping"})`;
     case "idle":
       return null;
+    case "stream":
+      return event.state === "live"
+        ? "listening for work: the market says when it has some"
+        : event.state === "reconnecting"
+          ? "work stream dropped; asking for work on a timer while it reconnects"
+          : "work stream closed; asking for work on a timer";
     case "error":
       return `error while trying to ${event.stage}: ${event.message}`;
     case "departed":

@@ -1,15 +1,26 @@
 // WorkerApi over the Market Manager's tRPC API (procedures `worker.<name>`; `module` is a
-// query, the others are mutations). Answers are checked against the api.ts schemas, so a
-// mismatch between service and worker shows up as a clear error here rather than deep in the loop.
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
-import { WORKER_PROCEDURES, type WorkerApi } from "../api.ts";
+// query, the others are mutations; the work stream is the subscription `live.work`, over
+// server-sent events). Answers are checked against the api.ts schemas, so a mismatch between
+// service and worker shows up as a clear error here rather than deep in the loop.
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { WORKER_PROCEDURES, WorkStreamRequest, type WorkerApi } from "../api.ts";
+import { workStreamCallbacks } from "../work-stream.ts";
+import { NodeEventSource } from "./event-source.ts";
 
 export function createTrpcApi(url: string, token: string): WorkerApi {
+  const endpoint = url.replace(/\/+$/, "") + "/api/trpc";
+  const headers = { authorization: "Bearer " + token };
   // Typed loosely until the router type is exported by @cyclemarket/market-manager: the
   // client is cast through `any` in this one file, and the schemas above guard the answers.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const client = createTRPCClient<any>({
-    links: [httpBatchLink({ url: url.replace(/\/+$/, "") + "/api/trpc", headers: { authorization: "Bearer " + token } })],
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({ url: endpoint, EventSource: NodeEventSource, eventSourceOptions: { headers } }),
+        false: httpBatchLink({ url: endpoint, headers }),
+      }),
+    ],
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
   }) as any;
   const worker = client.worker;
@@ -22,6 +33,10 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
     report: async (input) => WORKER_PROCEDURES.report.output.parse(await worker.report.mutate(input)),
     depart: async (input) => {
       await worker.depart.mutate(input);
+    },
+    watchWork: (input, handlers) => {
+      const subscription = client.live.work.subscribe(WorkStreamRequest.parse(input), workStreamCallbacks(handlers));
+      return () => subscription.unsubscribe();
     },
   };
 }

@@ -1,0 +1,63 @@
+import type { Market, MarketEvent } from "../../market/market.ts";
+
+export interface ChangeOptions {
+  /** Only events this accepts wake the stream; all do by default. */
+  accept?: (event: MarketEvent) => boolean;
+  /** Wake at least this often even when nothing was emitted, for views that show elapsed time. */
+  everyMs?: number;
+  /** At least this long between two wake-ups, so a busy market does not rebuild a costly view per event. */
+  minGapMs?: number;
+}
+
+/**
+ * One stream's view of the live market's changes: a wake-up at the start, then one per burst of
+ * events. A stream that is slow to send gets one wake-up for many events, never a backlog. Its
+ * one listener on `market.events` goes when the request's signal aborts (the client went away,
+ * cleanly or not) or when the stream itself ends.
+ */
+export async function* changes(market: Market, signal: AbortSignal | undefined, options: ChangeOptions = {}): AsyncGenerator<void> {
+  let dirty = true;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const mark = () => {
+    dirty = true;
+    poke();
+  };
+  const onEvent = (event: MarketEvent) => {
+    if (!options.accept || options.accept(event)) mark();
+  };
+  const paused = { end: () => {} };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      paused.end = () => (clearTimeout(timer), resolve());
+    });
+  const onAbort = () => {
+    poke();
+    paused.end();
+  };
+  market.events.on("event", onEvent);
+  signal?.addEventListener("abort", onAbort);
+  const timer = options.everyMs ? setInterval(mark, options.everyMs) : undefined;
+  try {
+    while (!signal?.aborted) {
+      if (!dirty) await new Promise<void>((resolve) => (wake = resolve));
+      if (signal?.aborted) return;
+      // Events of one step come together: let the rest of the burst land first.
+      await new Promise((resolve) => setImmediate(resolve));
+      dirty = false;
+      yield;
+      // Events during the pause only mark the view dirty; an abort ends the pause at once.
+      if (options.minGapMs && !signal?.aborted) await pause(options.minGapMs);
+    }
+  } finally {
+    paused.end();
+    clearInterval(timer);
+    market.events.off("event", onEvent);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}

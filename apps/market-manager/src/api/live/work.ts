@@ -1,0 +1,29 @@
+import type { Market } from "../../market/market.ts";
+import type { LiveMachine } from "../../market/live.ts";
+
+/** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
+const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, m.slots - m.leases.size));
+
+/** The market's spare queued tasks, counted once per version of the live state for all streams. */
+const spareAt = new WeakMap<Market, { revision: number; total: number }>();
+
+function spareTotal(market: Market): number {
+  const cached = spareAt.get(market);
+  if (cached?.revision === market.revision) return cached.total;
+  let total = 0;
+  for (const m of market.state.machines.values()) total += spare(m);
+  spareAt.set(market, { revision: market.revision, total });
+  return total;
+}
+
+/**
+ * About how many tasks a lease by this machine would get now: its own queue, then the spare
+ * queued tasks of other machines, up to what leasing allows it (twice its slots, less what it
+ * holds; resources/leases.ts). A hint to lease, read without the lock: the lease decides, and a
+ * hint that turns out empty costs one empty lease.
+ */
+export function workOnOffer(market: Market, machine: LiveMachine): number {
+  const room = machine.slots * 2 - machine.leases.size;
+  if (room <= 0) return 0;
+  return Math.min(room, machine.queue.length + spareTotal(market) - spare(machine));
+}

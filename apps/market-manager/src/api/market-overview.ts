@@ -1,0 +1,45 @@
+import type { Db } from "../db/client.ts";
+import type { Market } from "../market/market.ts";
+import { jobSummaries } from "../tasks/views.ts";
+import { marketBooks } from "../ledger/statement.ts";
+
+/**
+ * The admin's view of the market: the books, every machine with its live queue and leases, every
+ * job. The same view answers `admin.overview` and is pushed by `live.market`.
+ */
+export async function marketOverview(db: Db, market: Market) {
+  const machines = await db.machine.findMany({
+    orderBy: [{ status: "asc" }, { registeredAt: "desc" }],
+    take: 500,
+    include: { owner: { select: { email: true } } },
+  });
+  const jobs = await jobSummaries(db, {});
+  return {
+    books: await marketBooks(db),
+    machines: machines.map((m) => {
+      const live = market.state.machines.get(m.id);
+      return {
+        id: m.id,
+        name: m.name,
+        owner: m.owner.email,
+        kind: m.kind,
+        status: m.status,
+        slots: m.slots,
+        speed: m.speed,
+        memoryPerSlotMb: m.memoryPerSlotMb,
+        pricePerSecond: Number(m.pricePerSecondMicro) / 1_000_000,
+        reputation: m.reputation,
+        queued: live?.queue.length ?? 0,
+        running: live?.leases.size ?? 0,
+        registeredAt: m.registeredAt.toISOString(),
+        lastHeartbeatAt: m.lastHeartbeatAt.toISOString(),
+        departedAt: m.departedAt?.toISOString() ?? null,
+      };
+    }),
+    jobs,
+    /** Open live streams (dashboards and workers): each holds one listener on the market's events. */
+    streams: market.events.listenerCount("event"),
+  };
+}
+
+export type MarketOverview = Awaited<ReturnType<typeof marketOverview>>;

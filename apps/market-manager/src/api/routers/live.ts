@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { tracked } from "@trpc/server";
+import { WorkStreamRequest, type WorkOffer } from "@cyclemarket/worker-runtime";
+import { adminProcedure, router, workerProcedure } from "../trpc.ts";
+import { ownMachine } from "../../resources/machines.ts";
+import { changes } from "../live/changes.ts";
+import { workOnOffer } from "../live/work.ts";
+import { marketOverview } from "../market-overview.ts";
+import type { Market } from "../../market/market.ts";
+
+// Subscriptions over server-sent events: the market pushes what used to be polled. Each stream
+// holds one listener on the market's events while its client is connected (live/changes.ts).
+
+export const LiveResume = z.object({ lastEventId: z.string().nullish() }).optional();
+export type LiveResume = z.infer<typeof LiveResume>;
+
+/** The version of the live state a pushed view shows: this run of the market and its event count. */
+const versionOf = (market: Market) => `${market.run}.${market.revision}`;
+
+/** Views that show heartbeat times are sent again this often even in a quiet market. */
+const MARKET_REFRESH_MS = 10_000;
+/** A busy market's dashboard is rebuilt at most this often. */
+const MARKET_MIN_GAP_MS = 500;
+
+/** A worker's stream for its own machine only, refused exactly as `worker.lease` is refused. */
+const machineStreamProcedure = workerProcedure.input(WorkStreamRequest).use(({ ctx, input, next }) => {
+  ownMachine(ctx.services.market, ctx.caller, input.machineId);
+  return next();
+});
+
+export const liveRouter = router({
+  /**
+   * The admin's market overview (`admin.overview`), sent when it connects and again whenever the
+   * market changes. A client that reconnects with the version it already shows is not sent it again.
+   */
+  market: adminProcedure.input(LiveResume).subscription(async function* ({ ctx, input, signal }) {
+    const { db, market } = ctx.services;
+    let shown = input?.lastEventId ?? null;
+    for await (const _ of changes(market, signal, { everyMs: MARKET_REFRESH_MS, minGapMs: MARKET_MIN_GAP_MS })) {
+      const version = versionOf(market);
+      if (version === shown) {
+        shown = null; // only the reconnect's first view is skipped; the refresh still comes
+        continue;
+      }
+      shown = null;
+      yield tracked(version, await marketOverview(db, market));
+    }
+  }),
+
+  /**
+   * Tells a worker's machine that the market has work for it (when it connects, and whenever that
+   * becomes true or the work on offer changes); the worker then leases with `worker.lease`, so
+   * leases stay transactional and recoverable. Ends with `machine-departed` once the machine is gone.
+   */
+  work: machineStreamProcedure.subscription(async function* ({ ctx, input, signal }) {
+    const market = ctx.services.market;
+    let offered: string | null = null;
+    for await (const _ of changes(market, signal)) {
+      const machine = ownMachine(market, ctx.caller, input.machineId);
+      const available = workOnOffer(market, machine);
+      // The same offer to the same machine state says nothing new.
+      const offer = available > 0 ? `${available}/${machine.queue.length}/${machine.leases.size}` : null;
+      if (offer !== null && offer !== offered) {
+        yield tracked(versionOf(market), { machineId: machine.id, available } satisfies WorkOffer);
+      }
+      offered = offer;
+    }
+  }),
+});
