@@ -86,7 +86,7 @@ test("a module that is not WebAssembly is refused with its reason and creates no
   await expect(page.getByText(/no jobs yet/i)).toBeVisible();
 });
 
-test("the admin sees machines and jobs", async ({ page }) => {
+test("the admin sees machines and jobs, and new ones as they come", async ({ page, browser }) => {
   // The end-to-end market is always new, so its first start printed the admin's password.
   const admin = stack().admin;
   expect(admin).not.toBeNull();
@@ -94,6 +94,21 @@ test("the admin sees machines and jobs", async ({ page }) => {
   await page.goto("/admin");
   await expect(page.getByRole("table", { name: "Machines" })).toContainText("local-worker");
   await expect(page.getByRole("table", { name: "Jobs" })).toContainText(/completed/i);
+
+  // The market pushes its changes: a job submitted elsewhere appears without a reload or a poll.
+  await expect(page.getByTestId("admin-live")).toHaveAttribute("data-live", "true");
+  const consumer = await browser.newContext();
+  const buyer = await consumer.newPage();
+  await signUp(buyer, "Barbara", `barbara-${Date.now()}@example.test`);
+  await buyer.goto("/jobs/new");
+  await buyer.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
+  await buyer.getByLabel("Number of tasks").fill("2");
+  await buyer.getByLabel("Job name").fill("Watched live");
+  await buyer.getByRole("button", { name: "Submit job" }).click();
+  await buyer.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("table", { name: "Jobs" })).toContainText("Watched live", { timeout: 10_000 });
+  await expect(page.getByTestId("admin-live")).toHaveAttribute("data-live", "true");
+  await consumer.close();
 });
 
 test("closing a producing tab gives its unfinished task back to the market at once", async ({ page, context, browser }) => {

@@ -1,9 +1,9 @@
 "use client";
-// The producer protocol (worker.register/lease/module/heartbeat/report/depart) over this
-// page's tRPC client, as the worker runtime's producer loop expects it. The browser's session
-// cookie authenticates it; Node workers use an API token instead.
+// The producer protocol (worker.register/lease/module/heartbeat/report/depart, and the work
+// stream live.work) over this page's tRPC client, as the worker runtime's producer loop expects
+// it. The browser's session cookie authenticates it; Node workers use an API token instead.
 import type { TRPCClient } from "@trpc/client";
-import type { WorkerApi } from "@cyclemarket/worker-runtime/browser";
+import { workStreamCallbacks, type WorkerApi } from "@cyclemarket/worker-runtime/browser";
 import type { AppRouter } from "./trpc";
 
 export function createProducerApi(client: TRPCClient<AppRouter>): WorkerApi {
@@ -15,6 +15,11 @@ export function createProducerApi(client: TRPCClient<AppRouter>): WorkerApi {
     report: (input) => client.worker.report.mutate(input),
     depart: async (input) => {
       await client.worker.depart.mutate(input);
+    },
+    // The work stream (`live.work`): this page's client sends subscriptions over server-sent events.
+    watchWork: (input, handlers) => {
+      const subscription = client.live.work.subscribe(input, workStreamCallbacks(handlers));
+      return () => subscription.unsubscribe();
     },
   };
 }

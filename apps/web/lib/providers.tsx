@@ -1,7 +1,7 @@
 "use client";
 import { useState, type ReactNode } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { TRPCProvider, type AppRouter } from "./trpc";
 
 function makeQueryClient() {
@@ -26,8 +26,15 @@ export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      // Same origin: next.config.ts proxies /api/* to the Market Manager. Plain JSON, no transformer.
-      links: [httpBatchLink({ url: "/api/trpc" })],
+      // Same origin: app/api/[...path]/route.ts forwards /api/* to the Market Manager. Plain JSON,
+      // no transformer. Subscriptions (live.*) are server-sent events; the session cookie goes with them.
+      links: [
+        splitLink({
+          condition: (op) => op.type === "subscription",
+          true: httpSubscriptionLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc" }),
+        }),
+      ],
     }),
   );
   return (

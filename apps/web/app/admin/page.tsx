@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
 import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { credits, dateTime, number, relative } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
@@ -10,9 +11,20 @@ import { SettingsPanel } from "./settings-panel";
 
 type Overview = RouterOutputs["admin"]["overview"];
 
+/** Polled this often only while the live stream is not connected. */
+const POLL_MS = 2000;
+
 function Dashboard() {
   const trpc = useTRPC();
-  const overview = useQuery({ ...trpc.admin.overview.queryOptions(), refetchInterval: 2000 });
+  const queryClient = useQueryClient();
+  // The market pushes the overview whenever it changes (live.market); the query holds the latest.
+  const live = useSubscription(
+    trpc.live.market.subscriptionOptions(undefined, {
+      onData: (event) => queryClient.setQueryData(trpc.admin.overview.queryKey(), event.data),
+    }),
+  );
+  const connected = live.status === "pending";
+  const overview = useQuery({ ...trpc.admin.overview.queryOptions(), refetchInterval: connected ? false : POLL_MS });
   if (overview.isPending) return <Loading label="Loading the market…" />;
   if (overview.isError) return <Alert tone="error" title="The market overview could not be loaded">{describeError(overview.error)}</Alert>;
   const { machines, jobs } = overview.data;
@@ -30,8 +42,9 @@ function Dashboard() {
       <MachinesTable machines={machines} />
       <JobsTable jobs={jobs} />
       <SettingsPanel />
-      <p className="text-xs text-slate-400" aria-live="off">
-        Refreshed every 2 seconds · last at {dateTime(overview.dataUpdatedAt)}
+      <p className="text-xs text-slate-400" aria-live="off" data-testid="admin-live" data-live={connected}>
+        {connected ? "Live: the market sends each change as it happens" : "Reconnecting to the market; refreshed every 2 seconds meanwhile"} · last at{" "}
+        {dateTime(overview.dataUpdatedAt)} · {number(overview.data.streams, 0)} live connection{overview.data.streams === 1 ? "" : "s"}
       </p>
     </div>
   );

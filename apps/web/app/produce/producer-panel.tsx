@@ -43,6 +43,8 @@ interface State {
   recent: Finished[];
   lastError: string | null;
   idle: boolean;
+  /** The work stream: the market tells this tab when it has work, so it need not keep asking. */
+  stream: "live" | "reconnecting" | "closed" | null;
   elapsed: Record<string, number>;
 }
 
@@ -70,6 +72,7 @@ const INITIAL: State = {
   recent: [],
   lastError: null,
   idle: false,
+  stream: null,
   elapsed: {},
 };
 
@@ -169,6 +172,8 @@ function onEvent(state: State, e: ProducerEvent): State {
       };
     case "idle":
       return { ...state, idle: true };
+    case "stream":
+      return { ...state, stream: e.state };
     case "error":
       return { ...state, lastError: `${e.stage}: ${e.message}` };
     case "departed":
@@ -429,7 +434,11 @@ function phaseLine(state: State, running: number): string {
     case "registering":
       return "Joining the market…";
     case "producing":
-      return running > 0 ? `Running ${running} task${running === 1 ? "" : "s"} for the market.` : state.idle ? "In the market, waiting for tasks." : "In the market.";
+      return running > 0 ? `Running ${running} task${running === 1 ? "" : "s"} for the market.` : state.idle
+          ? state.stream === "live"
+            ? "In the market, waiting for tasks: the market tells this tab as soon as it has one."
+            : "In the market, waiting for tasks."
+          : "In the market.";
     case "stopping":
       return "Stopping: handing unfinished tasks back to the market…";
     case "stopped":

@@ -21,6 +21,8 @@ async function forward(req: Request): Promise<Response> {
       body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
       redirect: "manual",
       cache: "no-store",
+      // A stream (live.*) ends upstream when the browser goes away, so the Market Manager lets go of it.
+      signal: req.signal,
     });
   } catch {
     return Response.json({ error: { message: "The Market Manager is not reachable; is it running?" } }, { status: 502 });
