@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { expectedPayment, marginalCost, resourceCost, resourceMarginalCost } from "./cost.ts";
+import { expectedPayment, marginalCost, marginalCostLn, resourceCost, resourceMarginalCost } from "./cost.ts";
 
 describe("resourceCost", () => {
   it("is 1 when idle and n when full, as in seed 003 section 4.3", () => {
@@ -30,6 +30,28 @@ describe("resourceCost", () => {
         },
       ),
     );
+  });
+
+  it("prices a placement as cost after minus cost before, and stays exact for a tiny demand", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 100_000 }),
+        fc.double({ min: 1, max: 1e6, noNaN: true }),
+        fc.double({ min: 0, max: 2, noNaN: true }),
+        fc.double({ min: 1e-3, max: 1, noNaN: true }),
+        (n, max, frac, demandFrac) => {
+          const u = frac * max;
+          const d = demandFrac * max;
+          const difference = resourceCost(n, u + d, max) - resourceCost(n, u, max);
+          expect(Math.abs(marginalCostLn(Math.log(n), u, max, d) - difference)).toBeLessThanOrEqual(1e-9 * Math.max(1, difference));
+          expect(resourceMarginalCost(n, u, max, d)).toBe(marginalCostLn(Math.log(n), u, max, d));
+        },
+      ),
+    );
+    // A nanosecond of work on an idle machine costs ln(n)/H per second of it, to 12 digits; the
+    // difference of two powers keeps only about 4 of them.
+    const tiny = 1e-9;
+    expect(marginalCostLn(Math.log(1000), 0, 3600, tiny) / tiny).toBeCloseTo(Math.log(1000) / 3600, 12);
   });
 });
 

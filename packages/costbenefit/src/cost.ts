@@ -8,7 +8,17 @@ export function resourceCost(n: number, usage: number, max: number): number {
 
 /** Cost after adding `demand` minus cost before: increasing and convex in usage. */
 export function resourceMarginalCost(n: number, usage: number, max: number, demand: number): number {
-  return Math.pow(n, (usage + demand) / max) - Math.pow(n, usage / max);
+  return marginalCostLn(Math.log(n), usage, max, demand);
+}
+
+/**
+ * The same with ln(n) given: n^((usage + demand)/max) - n^(usage/max) written as
+ * n^(usage/max) x (n^(demand/max) - 1), one exp and one expm1 instead of two powers. The
+ * placement search calls it for every candidate machine; expm1 also keeps a small demand's cost
+ * exact where the difference of two nearly equal powers would cancel.
+ */
+export function marginalCostLn(lnN: number, usage: number, max: number, demand: number): number {
+  return Math.exp((lnN * usage) / max) * Math.expm1((lnN * demand) / max);
 }
 
 /** What placing a task costs on one machine, split by resource, as data for explanations. */

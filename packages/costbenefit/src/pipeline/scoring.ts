@@ -1,21 +1,21 @@
 // Stage 2: what placing the task on the machine costs, in credits (DESIGN.md "The economics").
-import { resourceMarginalCost } from "../cost.ts";
+import { marginalCostLn } from "../cost.ts";
 import type { SearchContext } from "./context.ts";
 import type { TaskShape } from "./feasibility.ts";
 
 /** Marginal cost on the market's link: the same on every machine, so computed once per task. */
 export function networkCredits(ctx: SearchContext, task: TaskShape): number {
   const used = ctx.state.committedBytes + ctx.overlay.bytes;
-  return ctx.P * resourceMarginalCost(ctx.n, used, ctx.linkBytesPerSecond * ctx.H, task.bytes);
+  return ctx.P * marginalCostLn(ctx.lnN, used, ctx.linkBytesPerSecond * ctx.H, task.bytes);
 }
 
 /** Compute + memory marginal cost times P, plus the expected payment; `backlogSeconds` from feasibility. */
 export function machineCredits(ctx: SearchContext, slot: number, task: TaskShape, backlogSeconds: number): number {
   const f = ctx.state.machines.f;
-  const n = ctx.n;
-  const compute = resourceMarginalCost(n, backlogSeconds, ctx.H, task.work / f.capacity[slot]!);
+  const lnN = ctx.lnN;
+  const compute = marginalCostLn(lnN, backlogSeconds, ctx.H, task.work / f.capacity[slot]!);
   const memUsed = f.runningMemory[slot]! + (ctx.overlay.memoryOf(slot));
-  const memory = task.memoryMb > 0 ? resourceMarginalCost(n, memUsed, f.memoryPerSlot[slot]! * f.slots[slot]!, task.memoryMb) : 0;
+  const memory = task.memoryMb > 0 ? marginalCostLn(lnN, memUsed, f.memoryPerSlot[slot]! * f.slots[slot]!, task.memoryMb) : 0;
   const payment = (f.pricePerSecond[slot]! * task.work) / f.speed[slot]!;
   return ctx.P * (compute + memory) + payment;
 }

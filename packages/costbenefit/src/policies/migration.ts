@@ -6,7 +6,7 @@
 // - load (Mosix-like): a task moves from the most to the least loaded machine (load = tasks per
 //   unit of capacity) when that evens them out, and memory is ushered off over-committed machines.
 import type { Move } from "../decision.ts";
-import { resourceMarginalCost } from "../cost.ts";
+import { marginalCostLn } from "../cost.ts";
 import { createContext, type SearchContext } from "../pipeline/context.ts";
 import { infeasibility, type Estimate } from "../pipeline/feasibility.ts";
 import { cheapestMachine, emptyExclusions } from "../pipeline/selection.ts";
@@ -22,11 +22,11 @@ function savingOf(ctx: SearchContext, t: TaskRecord, left: number): number {
   const s = t.machine;
   const backlog = m.remaining(s, ctx.now) / f.capacity[s]!;
   const d = left / f.capacity[s]!;
-  const compute = resourceMarginalCost(ctx.n, Math.max(0, backlog - d), ctx.H, d);
+  const compute = marginalCostLn(ctx.lnN, Math.max(0, backlog - d), ctx.H, d);
   // Memory is priced where the task will run: a queued task will need it at the source just as
   // the target's quote charges it there, so both sides of the comparison count it.
   const others = t.running ? Math.max(0, f.runningMemory[s]! - t.memoryMb) : f.runningMemory[s]!;
-  const mem = t.memoryMb > 0 ? resourceMarginalCost(ctx.n, others, f.memoryPerSlot[s]! * f.slots[s]!, t.memoryMb) : 0;
+  const mem = t.memoryMb > 0 ? marginalCostLn(ctx.lnN, others, f.memoryPerSlot[s]! * f.slots[s]!, t.memoryMb) : 0;
   return ctx.P * (compute + mem) + (f.pricePerSecond[s]! * left) / f.speed[s]!;
 }
 
