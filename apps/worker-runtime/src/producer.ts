@@ -168,7 +168,14 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     stopStream();
     if (!api.watchWork) return;
     let open = true;
-    const close = api.watchWork(
+    let close: (() => void) | undefined;
+    const stop = () => {
+      open = false;
+      streamLive = false;
+      close?.();
+    };
+    closeStream = stop;
+    close = api.watchWork(
       { machineId: id },
       {
         offer: () => {
@@ -184,7 +191,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
           if (!open) return;
           open = false;
           streamLive = false;
-          if (closeStream === close) closeStream = null;
+          if (closeStream === stop) closeStream = null;
           // Polling carries on; a machine that is gone is noticed by its next lease.
           if (error) emit({ type: "error", stage: "stream", message: message(error) });
           emit({ type: "stream", state: "closed" });
@@ -192,11 +199,6 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         },
       },
     );
-    closeStream = () => {
-      open = false;
-      streamLive = false;
-      close();
-    };
   }
 
   function stopStream(): void {
