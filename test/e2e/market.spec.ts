@@ -42,6 +42,17 @@ async function adminPage(browser: Browser) {
   };
 }
 
+/** Submits a Monte Carlo pi job from /jobs/new and waits for its page. */
+async function submitMonteCarlo(page: Page, job: { tasks: number; name?: string; samplesPerTask?: number }) {
+  await page.goto("/jobs/new");
+  await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
+  await page.getByLabel("Number of tasks").fill(String(job.tasks));
+  if (job.samplesPerTask) await page.getByLabel("Samples per task").fill(String(job.samplesPerTask));
+  if (job.name) await page.getByLabel("Job name").fill(job.name);
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+}
+
 async function startProducing(page: Page) {
   await page.goto("/produce");
   await page.getByLabel("Cores to use").fill("1");
@@ -100,12 +111,7 @@ test("the admin sees machines and jobs, and new ones as they come", async ({ pag
   const consumer = await browser.newContext();
   const buyer = await consumer.newPage();
   await signUp(buyer, "Barbara", `barbara-${Date.now()}@example.test`);
-  await buyer.goto("/jobs/new");
-  await buyer.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
-  await buyer.getByLabel("Number of tasks").fill("2");
-  await buyer.getByLabel("Job name").fill("Watched live");
-  await buyer.getByRole("button", { name: "Submit job" }).click();
-  await buyer.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await submitMonteCarlo(buyer, { tasks: 2, name: "Watched live" });
   await expect(page.getByRole("table", { name: "Jobs" })).toContainText("Watched live", { timeout: 10_000 });
   await expect(page.getByTestId("admin-live")).toHaveAttribute("data-live", "true");
   await consumer.close();
@@ -118,12 +124,7 @@ test("closing a producing tab gives its unfinished task back to the market at on
   const machinePrefix = (await producer.getByTestId("producer-machine-id").innerText()).trim();
 
   // Tasks of about a second each, so the tab is caught in the middle of one.
-  await page.goto("/jobs/new");
-  await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
-  await page.getByLabel("Number of tasks").fill("8");
-  await page.getByLabel("Samples per task").fill("100000000");
-  await page.getByRole("button", { name: "Submit job" }).click();
-  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await submitMonteCarlo(page, { tasks: 8, samplesPerTask: 100_000_000 });
   await expect(producer.getByTestId("producer-running")).toHaveText(/^1\b/, { timeout: 60_000 });
   const closedAt = Date.now();
   await producer.close({ runBeforeUnload: true });

@@ -1,8 +1,6 @@
-import type { Market, MarketEvent } from "../../market/market.ts";
+import type { Market } from "../../market/market.ts";
 
 export interface ChangeOptions {
-  /** Only events this accepts wake the stream; all do by default. */
-  accept?: (event: MarketEvent) => boolean;
   /** Wake at least this often even when nothing was emitted, for views that show elapsed time. */
   everyMs?: number;
   /** At least this long between two wake-ups, so a busy market does not rebuild a costly view per event. */
@@ -11,9 +9,9 @@ export interface ChangeOptions {
 
 /**
  * One stream's view of the live market's changes: a wake-up at the start, then one per burst of
- * events. A stream that is slow to send gets one wake-up for many events, never a backlog. Its
- * one listener on `market.events` goes when the request's signal aborts (the client went away,
- * cleanly or not) or when the stream itself ends.
+ * events of any kind (the views pushed depend on all of them). A stream that is slow to send gets
+ * one wake-up for many events, never a backlog. Its one listener on `market.events` goes when the
+ * request's signal aborts (the client went away, cleanly or not) or when the stream itself ends.
  */
 export async function* changes(market: Market, signal: AbortSignal | undefined, options: ChangeOptions = {}): AsyncGenerator<void> {
   let dirty = true;
@@ -27,9 +25,6 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     dirty = true;
     poke();
   };
-  const onEvent = (event: MarketEvent) => {
-    if (!options.accept || options.accept(event)) mark();
-  };
   const paused = { end: () => {} };
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -40,7 +35,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     poke();
     paused.end();
   };
-  market.events.on("event", onEvent);
+  market.events.on("event", mark);
   signal?.addEventListener("abort", onAbort);
   const timer = options.everyMs ? setInterval(mark, options.everyMs) : undefined;
   try {
@@ -57,7 +52,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
   } finally {
     paused.end();
     clearInterval(timer);
-    market.events.off("event", onEvent);
+    market.events.off("event", mark);
     signal?.removeEventListener("abort", onAbort);
   }
 }
