@@ -18,6 +18,12 @@ const common = {
   bandwidthBytesPerSecond: positive.refine((v) => v <= 1e12, { message: "must be at most 1e12 B/s" }),
   /** In [0, 1]; placement skips machines below the policy's minimum. */
   reputation: finite.refine((v) => v >= 0 && v <= 1, { message: "must be between 0 and 1" }).default(1),
+  /**
+   * Who controls the machine. Replicas of a task go to machines of different owners: one owner's
+   * machines agreeing with each other verify nothing (DESIGN.md "Verification"). Unset: the
+   * machine is its own owner.
+   */
+  owner: z.string().min(1).max(200).optional(),
 };
 
 export const OpportunisticMachine = z.object({

@@ -49,7 +49,8 @@ export function buildPlan(ctx: SearchContext, groups: TaskShape[][], deadlineAt:
       }
       const total = c.cost + networkCredits(ctx, task);
       ctx.overlay.add(c.slot, task.work, task.memoryMb, task.bytes);
-      used?.add(c.slot);
+      // Replicas verify each other only if different owners ran them (DESIGN.md "Verification").
+      if (used) for (const s of ctx.state.machines.sameOwner(c.slot)) used.add(s);
       placements.push({ taskId: task.id, machineId: ids[c.slot]!, expectedFinishAt: c.finishAt, marginalCost: total });
       cost += total;
       completionAt = Math.max(completionAt, c.finishAt);

@@ -116,6 +116,17 @@ describe("miserly admission", () => {
     commitDecision(s, job("j", { kind: "constant", value: 100 }, [{ id: "t" }], { replicas: 3 }), d, 0);
     expect(s.tasks.size).toBe(3);
   });
+
+  it("puts replicas of one task on machines of different owners, and waits rather than let one owner verify itself", () => {
+    const s = market([opp("a1", { owner: "alice" }), opp("a2", { owner: "alice" }), opp("a3", { owner: "alice" }), opp("b1", { owner: "bob" })]);
+    const two = miserly.admit(s, job("j", { kind: "constant", value: 100 }, [{ id: "t" }], { replicas: 2 }), 0, rng);
+    expect(two.outcome).toBe("admitted");
+    if (two.outcome !== "admitted") return;
+    expect(two.placements.map((p) => p.machineId)).toContain("b1");
+    const three = miserly.admit(s, job("k", { kind: "constant", value: 100 }, [{ id: "t" }], { replicas: 3 }), 0, rng);
+    expect(three.outcome).not.toBe("admitted");
+    expect(three.reasons[0]).toMatchObject({ code: "no-feasible-machine" });
+  });
 });
 
 // ---- properties (fast-check) ----

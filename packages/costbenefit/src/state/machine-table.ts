@@ -18,6 +18,9 @@ export class MachineTable {
   ids: (string | undefined)[] = [];
   profiles: (MachineProfile | undefined)[] = [];
   bySlotId = new Map<string, number>();
+  /** Slots by owner, so a replica's sibling can rule out every machine of the same owner. */
+  private ownerOf: (string | undefined)[] = [];
+  private byOwner = new Map<string, Set<number>>();
   private free: number[] = [];
   private next = 0;
   count = 0;
@@ -50,6 +53,7 @@ export class MachineTable {
   release(slot: number): void {
     const id = this.ids[slot];
     if (id !== undefined) this.bySlotId.delete(id);
+    this.setOwner(slot, undefined);
     this.ids[slot] = undefined;
     this.profiles[slot] = undefined;
     this.free.push(slot);
@@ -59,6 +63,7 @@ export class MachineTable {
   setProfile(slot: number, p: MachineProfile): void {
     const f = this.f;
     this.profiles[slot] = p;
+    this.setOwner(slot, p.owner ?? `machine:${p.id}`);
     f.speed[slot] = p.speed;
     f.slots[slot] = p.slots;
     f.memoryPerSlot[slot] = p.memoryPerSlotMb;
@@ -68,6 +73,28 @@ export class MachineTable {
     f.capacity[slot] = p.speed * p.slots;
     f.departureAt[slot] = p.kind === "dedicated" ? p.departureAt : Infinity;
     f.reputation[slot] = p.reputation;
+  }
+
+  /** The slots of every live machine with the same owner as `slot` (itself included). */
+  sameOwner(slot: number): Iterable<number> {
+    const owner = this.ownerOf[slot];
+    return (owner !== undefined && this.byOwner.get(owner)) || [slot];
+  }
+
+  private setOwner(slot: number, owner: string | undefined): void {
+    const old = this.ownerOf[slot];
+    if (old === owner) return;
+    if (old !== undefined) {
+      const set = this.byOwner.get(old)!;
+      set.delete(slot);
+      if (set.size === 0) this.byOwner.delete(old);
+    }
+    this.ownerOf[slot] = owner;
+    if (owner !== undefined) {
+      let set = this.byOwner.get(owner);
+      if (!set) this.byOwner.set(owner, (set = new Set()));
+      set.add(slot);
+    }
   }
 
   /** Highest slot number ever used + 1: iterate 0..end and skip empty slots. */
