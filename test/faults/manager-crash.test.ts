@@ -40,7 +40,7 @@ describe("the Market Manager is killed with SIGKILL mid-run", () => {
   it("restarts on the same data, and every admitted job completes with each result kept and paid once", async () => {
     const options = { port: await freePort(), pgPort: await freePort(), dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS };
     manager = await startManager(options);
-    const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"]);
+    const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
     workers.push(await startWorker(manager.url, token, "w1"), await startWorker(manager.url, token, "w2"));
 

@@ -40,7 +40,7 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
     const pgPort = await freePort();
     manager = await startManager({ port: await freePort(), pgPort, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
     const admin = await signIn(manager.url, manager.admin!.email, manager.admin!.password);
-    const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"]);
+    const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
     const survivor = await startWorker(manager.url, token, "w2");
     workers.push(survivor);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PUBLIC_URL, clientFor, refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+import { PUBLIC_URL, clientFor, refusal, startTestMarket, verifyEmail, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 
 // What a consumer sees of their money before and after their first job: the starting credits
@@ -71,10 +71,12 @@ describe("starting credits", () => {
     expect(await grants(await userId("seller@example.test"))).toBe(1);
   });
 
-  it("reach an account made before the change exactly once, at its first look, however many looks at once", async () => {
+  it("are given only once the address is verified, and exactly once however many looks at once", async () => {
     const early = await signUpOnly("early@example.test");
     const id = await userId("early@example.test");
-    expect(await grants(id)).toBe(0); // signed up, no role chosen: as accounts were before
+    expect((await early.ledger.statement.query()).consumerBalance).toBe(0); // an unverified address gets nothing
+    expect(await grants(id)).toBe(0);
+    await verifyEmail(market.url, market.outbox, "early@example.test");
     const looks = await Promise.all(Array.from({ length: 6 }, () => early.ledger.statement.query()));
     for (const s of looks) expect(s.consumerBalance).toBe(STARTING);
     expect(await grants(id)).toBe(1);

@@ -92,15 +92,21 @@ describe("admission and cancellation", () => {
 describe("machines' offers", () => {
   const dedicated = (contractPrice: number, departsAt: number) => ({ ...machine, name: `d-${contractPrice}`, kind: "dedicated" as const, slots: 4, contractPrice, departsAt });
 
-  it("buys a dedicated machine's time at a fair price and pays the contract at once", async () => {
+  it("buys a dedicated machine's time at a fair price and pays it for the time it was there, not the whole contract", async () => {
     const producer = await market.signUp("lessor@example.test", ["producer"]);
     const lessor = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
-    const { machineId, offer } = await lessor.worker.register.mutate(dedicated(0.01, Date.now() + 3_600_000));
+    const { machineId, offer } = await lessor.worker.register.mutate(dedicated(0.01, Date.now() + 60_000));
     expect(offer?.[0]?.code).toBe("offer-accepted");
     const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: machineId } });
     expect(row.kind).toBe("dedicated");
-    expect((await producer.ledger.statement.query()).producerBalance).toBe(0.01);
+    expect((await producer.ledger.statement.query()).producerBalance).toBe(0); // nothing on acceptance
+    await new Promise((r) => setTimeout(r, 1500));
+    await lessor.worker.heartbeat.mutate({ machineId, leaseIds: [] });
     await lessor.worker.depart.mutate({ machineId });
+    // About 1.5 s of a 60 s contract: a fortieth of it, and never the rest.
+    const paid = (await producer.ledger.statement.query()).producerBalance;
+    expect(paid).toBeGreaterThan(0.0002);
+    expect(paid).toBeLessThan(0.0005);
   });
 
   it("refuses a dedicated offer priced far above what its capacity is worth, storing nothing", async () => {

@@ -4,15 +4,15 @@ import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { startWorker, stopGently, type WorkerProcess } from "../support/processes.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 
-// Copies of a task run on different machines (that is what makes their agreement worth
-// anything). When the market has too few machines for that, the consumer is told so, in numbers,
-// and the copy runs as soon as another machine connects.
+// Copies of a task run on machines of different owners (that is what makes their agreement worth
+// anything). When the market has too few owners' machines for that, the consumer is told so, in
+// numbers, and the copy runs as soon as a machine of another owner connects.
 
 let market: TestMarket;
 type Consumer = Awaited<ReturnType<TestMarket["signUp"]>>;
 type Worker = ReturnType<TestMarket["tokenClient"]>;
 let consumer: Consumer;
-let producerToken: string;
+let owners = 0;
 let a: { client: Worker; machineId: string };
 const started: WorkerProcess[] = [];
 
@@ -26,8 +26,16 @@ const pi = (name: string, taskCount: number, replicas: number) => ({
   replicas,
 });
 
+/** A producer of their own and the token their workers use. */
+async function producerToken() {
+  owners += 1;
+  const producer = await market.signUp(`seller-${owners}@example.test`, ["producer"]);
+  return (await producer.account.tokens.create.mutate({ name: "rack" })).token;
+}
+
+/** One machine of a new owner. */
 async function machine(name: string) {
-  const client = market.tokenClient(producerToken);
+  const client = market.tokenClient(await producerToken());
   const { machineId } = await client.worker.register.mutate(offer(name));
   return { client, machineId };
 }
@@ -36,8 +44,6 @@ beforeAll(async () => {
   // A lease timeout far beyond the test, so the hand-driven machines never miss a heartbeat.
   market = await startTestMarket({ LEASE_TIMEOUT_MS: "600000" });
   consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
-  producerToken = (await producer.account.tokens.create.mutate({ name: "fleet" })).token;
   a = await machine("only-one");
 });
 afterAll(async () => {
@@ -54,23 +60,23 @@ async function runHonestly(w: { client: Worker; machineId: string }, lease: { le
 }
 
 describe("replicas and the machines connected", () => {
-  it("delays a job that asks for more copies than there are machines, says so, and admits it once there are enough", async () => {
+  it("delays a job that asks for more copies than there are owners with machines, says so, and admits it once there are enough", async () => {
     const quote = await consumer.jobs.quote.mutate(pi("three copies", 1, 3));
     expect(quote.outcome).toBe("delayed");
-    expect(quote.reasons).toContainEqual({ code: "needs-more-machines", replicas: 3, machinesConnected: 1 });
+    expect(quote.reasons).toContainEqual({ code: "needs-more-machines", replicas: 3, machinesConnected: 1, ownersConnected: 1 });
 
     const { jobId, decision } = await consumer.jobs.submit.mutate(pi("three copies", 1, 3));
     expect(decision.outcome).toBe("delayed");
-    expect(decision.reasons).toContainEqual({ code: "needs-more-machines", replicas: 3, machinesConnected: 1 });
+    expect(decision.reasons).toContainEqual({ code: "needs-more-machines", replicas: 3, machinesConnected: 1, ownersConnected: 1 });
     let job = await consumer.jobs.get.query({ jobId });
     expect(job.escrowHeld).toBe(0);
-    expect(job.waiting).toEqual({ total: 1, reasons: [{ code: "needs-more-machines", replicas: 3, machinesConnected: 1 }] });
+    expect(job.waiting).toEqual({ total: 1, reasons: [{ code: "needs-more-machines", replicas: 3, machinesConnected: 1, ownersConnected: 1 }] });
 
     // The count the consumer sees follows the machines that connect.
     const b = await machine("second");
     job = await consumer.jobs.get.query({ jobId });
     expect(job.status).toBe("delayed");
-    expect(job.waiting.reasons).toEqual([{ code: "needs-more-machines", replicas: 3, machinesConnected: 2 }]);
+    expect(job.waiting.reasons).toEqual([{ code: "needs-more-machines", replicas: 3, machinesConnected: 2, ownersConnected: 2 }]);
 
     const c = await machine("third");
     await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
@@ -81,7 +87,7 @@ describe("replicas and the machines connected", () => {
     for (const m of [b, c]) await m.client.worker.depart.mutate({ machineId: m.machineId });
   });
 
-  it("tells why a copy waits when only the machine that ran its sibling is left, and runs it when another machine connects", async () => {
+  it("tells why a copy waits when only the owner that ran its sibling is left, and runs it when another owner's machine connects", async () => {
     const b = await machine("leaves");
     const { jobId, decision } = await consumer.jobs.submit.mutate(pi("two copies", 2, 2));
     expect(decision.outcome).toBe("admitted");
@@ -102,11 +108,11 @@ describe("replicas and the machines connected", () => {
     expect(job.waiting.reasons).toEqual(
       ranOnA
         .sort((x, y) => x.index - y.index)
-        .map((t) => ({ code: "needs-another-machine", taskIndex: t.index, copy: 2 - t.replica, copiesOnMachines: [{ copy: t.replica + 1, state: "done" }], machinesConnected: 1 })),
+        .map((t) => ({ code: "needs-another-machine", taskIndex: t.index, copy: 2 - t.replica, copiesOnMachines: [{ copy: t.replica + 1, state: "done" }], machinesConnected: 1, ownersConnected: 1 })),
     );
 
-    // A real Node worker connects: the waiting copies run on it and the job completes.
-    started.push(await startWorker(market.url, producerToken, "newcomer"));
+    // A real Node worker of another owner connects: the waiting copies run on it and the job completes.
+    started.push(await startWorker(market.url, await producerToken(), "newcomer"));
     await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 30_000 }).toBe("completed");
     const done = await consumer.jobs.get.query({ jobId });
     expect(done.waiting).toEqual({ total: 0, reasons: [] });

@@ -2,7 +2,7 @@
 // temporary folder, the real HTTP API on a free port, and typed tRPC clients that sign in
 // through Better Auth or authenticate with a worker's API token, exactly like the web app and
 // the Node worker do.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,12 @@ import { loadConfig, startMarketManager, type AppRouter } from "../../apps/marke
 import type { RunningManager } from "../../apps/market-manager/src/index.ts";
 
 export const PUBLIC_URL = "http://localhost:3999";
+
+/**
+ * The settings the tests' markets run with unless a test says otherwise: the starting credits the
+ * scenarios were written for, and sign-up limits that let one test host open many accounts.
+ */
+export const TEST_MARKET_ENV = { STARTING_CREDITS: "1000", SIGNUPS_PER_ADDRESS: "10000", SIGNUPS_PER_NETWORK: "10000" };
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,6 +37,8 @@ export interface TestMarket {
   signUp(email: string, roles: ("producer" | "consumer")[]): Promise<ReturnType<typeof clientFor>>;
   /** Signs in an existing user (the admin printed at the first start, say). */
   signIn(email: string, password: string): Promise<ReturnType<typeof clientFor>>;
+  /** The development outbox the market mails verification links to. */
+  outbox: string;
   /** A client authenticated by a producer's API token, as a Node worker is. */
   tokenClient(token: string): ReturnType<typeof clientFor>;
   stop(): Promise<void>;
@@ -59,6 +67,7 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     MARKET_PORT: "0",
     PUBLIC_URL,
     LOG_LEVEL: "silent",
+    ...TEST_MARKET_ENV,
     ...env,
   });
   const manager = await startMarketManager(cfg, () => {});
@@ -66,7 +75,8 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
   return {
     url,
     manager,
-    signUp: (email, roles) => signUp(url, email, roles),
+    outbox: join(dataDir, "outbox.jsonl"),
+    signUp: (email, roles) => signUp(url, email, roles, join(dataDir, "outbox.jsonl")),
     signIn: (email, password) => signIn(url, email, password),
     tokenClient: (token) => clientFor(url, { authorization: `Bearer ${token}` }),
     async stop() {
@@ -76,8 +86,12 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
   };
 }
 
-/** A user signed up through Better Auth with these roles; the client carries their session. */
-export async function signUp(url: string, email: string, roles: ("producer" | "consumer")[]) {
+/**
+ * A user signed up through Better Auth with these roles; the client carries their session. With
+ * the market's outbox file, the user first follows the verification link the market mailed them,
+ * as a person would, so a consumer gets their starting credits.
+ */
+export async function signUp(url: string, email: string, roles: ("producer" | "consumer")[], outbox?: string) {
   const res = await fetch(`${url}/api/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: PUBLIC_URL },
@@ -86,7 +100,23 @@ export async function signUp(url: string, email: string, roles: ("producer" | "c
   if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
   const client = clientFor(url, { cookie: sessionCookie(res), origin: PUBLIC_URL });
   await client.account.chooseRoles.mutate({ roles });
+  if (outbox) await verifyEmail(url, outbox, email);
   return client;
+}
+
+/** The newest verification link mailed to `email`, from the market's development outbox. */
+export function verificationLink(outbox: string, email: string): string {
+  const mails = existsSync(outbox) ? readFileSync(outbox, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { to: string; link?: string }) : [];
+  const link = mails.filter((m) => m.to === email && m.link).pop()?.link;
+  if (!link) throw new Error(`no verification mail for ${email} in ${outbox}`);
+  return link;
+}
+
+/** Follows the verification link, sent to the market at `url` whatever public address it names. */
+export async function verifyEmail(url: string, outbox: string, email: string): Promise<void> {
+  const link = new URL(verificationLink(outbox, email));
+  const res = await fetch(`${url}${link.pathname}${link.search}`, { redirect: "manual", headers: { origin: PUBLIC_URL } });
+  if (res.status >= 400) throw new Error(`verification failed: ${res.status} ${await res.text()}`);
 }
 
 /** Signs in through Better Auth (the admin the first start made, say); the client carries the session. */

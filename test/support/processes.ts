@@ -5,7 +5,7 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PUBLIC_URL, signIn, signUp } from "./market.ts";
+import { PUBLIC_URL, TEST_MARKET_ENV, signIn, signUp } from "./market.ts";
 
 export { signIn, signUp };
 
@@ -112,6 +112,8 @@ export interface ManagerProcess {
   admin: { email: string; password: string } | null;
   /** The file the manager keeps its local worker's API token in (a producer's token). */
   tokenFile: string;
+  /** The development outbox the manager mails verification links to. */
+  outbox: string;
 }
 
 /** `node --import tsx apps/market-manager/src/main.ts`, resolved once it says it is ready. */
@@ -130,6 +132,7 @@ export async function startManager(o: ManagerOptions): Promise<ManagerProcess> {
       PUBLIC_URL,
       LEASE_TIMEOUT_MS: String(o.leaseTimeoutMs),
       LOCAL_WORKER_TOKEN_FILE: tokenFile,
+      ...TEST_MARKET_ENV,
     },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
@@ -142,7 +145,7 @@ export async function startManager(o: ManagerOptions): Promise<ManagerProcess> {
       resolve(m as { admin: ManagerProcess["admin"] });
     });
   });
-  return { child, url: `http://127.0.0.1:${o.port}`, out, admin: ready.admin, tokenFile };
+  return { child, url: `http://127.0.0.1:${o.port}`, out, admin: ready.admin, tokenFile, outbox: join(o.dataDir, "outbox.jsonl") };
 }
 
 export interface WorkerProcess {

@@ -19,7 +19,13 @@ export const Env = z.object({
   MAX_MODULE_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   /** When set, a token for the launcher's local Node worker is kept in this file. */
   LOCAL_WORKER_TOKEN_FILE: z.string().optional(),
-  STARTING_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
+  /** Defaults of the admin settings of the same names (credits); the stored settings win. */
+  STARTING_CREDITS: z.coerce.number().min(0).max(1_000_000).default(100),
+  MARKET_RESERVE: z.coerce.number().min(0).max(1e12).default(1_000_000),
+  /** Sign-ups allowed from one client address, and from one network (/24, /48), per window. */
+  SIGNUPS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  SIGNUPS_PER_NETWORK: z.coerce.number().int().min(1).default(20),
+  SIGNUP_WINDOW_MINUTES: z.coerce.number().min(1).default(60),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
 });
 export type Env = z.infer<typeof Env>;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createApiToken, userForToken } from "./auth/tokens.ts";
 import type { AddressInfo } from "node:net";
@@ -6,6 +7,9 @@ import type { Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { openDatabase } from "./db/database.ts";
 import { createAuth } from "./auth/auth.ts";
+import { consoleMailer } from "./auth/mailer.ts";
+import { ensureStartingCredits } from "./ledger/starting-credits.ts";
+import { join } from "node:path";
 import { Market } from "./market/market.ts";
 import { createEngine } from "./market/engine-costbenefit.ts";
 import { restoreMarket } from "./market/restore.ts";
@@ -13,6 +17,9 @@ import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
 import { createServer } from "./http/server.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
+
+// A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
+export const MAX_ATTEMPTS = 3;
 
 export type { AppRouter } from "./api/router.ts";
 export { loadConfig } from "./config.ts";
@@ -29,9 +36,32 @@ export interface RunningManager {
 export async function startMarketManager(cfg: Config, log: Log): Promise<RunningManager> {
   const database = await openDatabase(cfg, log);
   const db = createDb(database.url);
-  const auth = createAuth({ db, secret: cfg.authSecret, publicUrl: cfg.PUBLIC_URL });
-  const market = new Market(db, createEngine(), systemClock, log, { leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, maxAttempts: 3, startingCreditsMicro: BigInt(cfg.STARTING_CREDITS) * 1_000_000n });
-  applySettings(market, await loadSettings(db, { horizonSeconds: 3600, priceConstant: 1, leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS, policy: "miserly" }));
+  // The market is made just below; a verification can only arrive once the server listens.
+  let market: Market | undefined;
+  const auth = createAuth({
+    db,
+    secret: cfg.authSecret,
+    publicUrl: cfg.PUBLIC_URL,
+    mailer: consoleMailer(join(cfg.MARKET_DATA_DIR, "outbox.jsonl"), log),
+    onVerified: async (userId) => void (market && (await ensureStartingCredits(market, userId))),
+  });
+  market = new Market(db, createEngine(), systemClock, log, {
+    leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS,
+    maxAttempts: MAX_ATTEMPTS,
+    startingCreditsMicro: 0n, // from the settings, just below
+    terms: DEFAULT_TERMS,
+  });
+  await applySettings(
+    market,
+    await loadSettings(db, {
+      horizonSeconds: 3600,
+      priceConstant: 1,
+      leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS,
+      policy: "miserly",
+      startingCredits: cfg.STARTING_CREDITS,
+      marketReserve: cfg.MARKET_RESERVE,
+    }),
+  );
   await restoreMarket(market);
   const services: Services = { config: cfg, db, auth, market, clock: systemClock, log };
   const admin = await ensureAdmin(services);
@@ -63,7 +93,7 @@ async function ensureAdmin(services: Services) {
   const email = "admin@cyclemarket.local";
   const password = randomBytes(12).toString("base64url");
   const { user } = await services.auth.api.signUpEmail({ body: { email, password, name: "Market admin" } });
-  await services.db.user.update({ where: { id: user.id }, data: { roles: ["admin", "consumer", "producer"] } });
+  await services.db.user.update({ where: { id: user.id }, data: { roles: ["admin", "consumer", "producer"], emailVerified: true } });
   return { email, password };
 }
 

@@ -93,16 +93,16 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
   "no-machines": () => "There are no machines in the market right now.",
   "needs-more-machines": (r) => {
     const replicas = num(r, "replicas");
-    const connected = num(r, "machinesConnected");
-    const missing = replicas != null && connected != null ? replicas - connected : null;
+    const owners = num(r, "ownersConnected") ?? num(r, "machinesConnected");
+    const missing = replicas != null && owners != null ? replicas - owners : null;
     return (
-      `Each task runs as ${replicas ?? "several"} copies, each on a different machine, and ${plural(connected, "machine is", "machines are")} connected: ` +
-      `the job waits for ${plural(missing, "more machine", "more machines")} to connect.`
+      `Each task runs as ${replicas ?? "several"} copies, each on a machine of a different owner so that the copies verify each other, ` +
+      `and ${plural(owners, "owner has", "owners have")} machines connected: the job waits for machines of ${plural(missing, "more owner", "more owners")}.`
     );
   },
   "needs-another-machine": (r) =>
-    `Copy ${num(r, "copy") ?? "?"} of task ${num(r, "taskIndex") ?? "?"} needs a machine other than ${holders(r.copiesOnMachines)}; ` +
-    `${plural(num(r, "machinesConnected"), "machine", "machines")} connected. It runs as soon as another machine connects.`,
+    `Copy ${num(r, "copy") ?? "?"} of task ${num(r, "taskIndex") ?? "?"} needs a machine of another owner than ${holders(r.copiesOnMachines)}; ` +
+    `${plural(num(r, "machinesConnected"), "machine", "machines")} of ${plural(num(r, "ownersConnected"), "owner", "owners")} connected. It runs as soon as a machine of another owner connects.`,
   "cannot-become-profitable": (r) =>
     `It can never pay off: even at the earliest completion (${instant(num(r, "earliestCompletionAt"))}) the benefit of ${credits(num(r, "benefitAtEarliest"))} is below the lowest possible cost of ${credits(num(r, "lowestPossibleCost"))}.`,
   "max-wait-exceeded": (r) => `It waited ${seconds(num(r, "waitedSeconds"))} for capacity, longer than the maximum of ${seconds(num(r, "maxDelaySeconds"))}.`,
@@ -118,6 +118,18 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
   "offer-accepted": (r) => `The offer of ${credits(num(r, "contractPrice"))} is accepted: the capacity is worth ${credits(num(r, "value"))} to the market.`,
   "offer-too-expensive": (r) => `The offer of ${credits(num(r, "contractPrice"))} is refused: the capacity is worth only ${credits(num(r, "value"))} to the market.`,
   "offer-expired": () => "The offer ends before it could be used.",
+  "offer-unaffordable": (r) =>
+    `The offer of ${credits(num(r, "contractPrice"))} is refused: the market can commit only ${credits(num(r, "budget"))} more to dedicated contracts from its reserve and earnings.`,
+  "offer-too-long": (r) => `A dedicated offer may last at most ${number(num(r, "maxDays"), 0)} days; this one lasts ${number(num(r, "days"), 1)}.`,
+  "escrow-exhausted": (r) =>
+    `The job stopped: its producers were paid ${credits(num(r, "paidToProducers"))} for their time, all of the ${credits(num(r, "escrow"))} held for it. ` +
+    "Its tasks take far longer than their work estimate; submit it again with a larger estimate or benefit.",
+  "charged-benefit": (r) => `Charged the benefit at completion, ${credits(num(r, "benefit"))}.`,
+  "charged-producer-time": (r) =>
+    `Charged ${credits(num(r, "paidToProducers"))}, the producer time the job used, which is more than its benefit at completion (${credits(num(r, "benefit"))}).`,
+  "penalty-paid": (r) => `The job finished late: the market paid a penalty of up to ${credits(num(r, "cap"))} (the curve asked ${credits(num(r, "penalty"))}).`,
+  "penalty-void": (r) =>
+    `No lateness penalty (${credits(num(r, "penalty"))} asked): the tasks' measured work was well over the declared estimate, so the lateness was the job's own.`,
   "offer-refused": (r) => {
     const why = str(r, "why");
     const price = num(r, "contractPrice");

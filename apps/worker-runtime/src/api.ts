@@ -7,22 +7,26 @@ import { z } from "zod";
 export const MachineKind = z.enum(["opportunistic", "dedicated"]);
 export type MachineKind = z.infer<typeof MachineKind>;
 
+/** The most a machine may ask per second of use, and for a whole dedicated contract (credits). */
+export const MAX_PRICE_PER_SECOND = 1_000_000;
+export const MAX_CONTRACT_PRICE = 1_000_000_000;
+
 export const RegisterRequest = z.object({
   name: z.string().min(1).max(100),
   kind: MachineKind,
   /** Tasks the machine runs at once (Web Workers or worker threads). */
-  slots: z.number().int().min(1).max(256),
+  slots: z.number().int().min(1, "A machine runs at least 1 task at once.").max(256, "A machine runs at most 256 tasks at once."),
   /** Normalized work units per second of one slot (benchmark.ts); the reference machine is 1.0. */
-  speed: z.number().positive(),
-  memoryPerSlotMb: z.number().int().min(16),
-  bandwidthBytesPerSecond: z.number().positive(),
+  speed: z.number().positive("The benchmark speed must be positive."),
+  memoryPerSlotMb: z.number().int().min(16, "Each slot needs at least 16 MB.").max(1_048_576, "At most 1 TB per slot."),
+  bandwidthBytesPerSecond: z.number().positive().max(1e12, "At most 1e12 bytes per second."),
   /** Credits asked per second of successful use (opportunistic machines). */
-  pricePerSecond: z.number().nonnegative(),
+  pricePerSecond: z.number().nonnegative("A price cannot be negative.").max(MAX_PRICE_PER_SECOND, `A price is at most ${MAX_PRICE_PER_SECOND} credits per second.`),
   userAgent: z.string().max(500),
   /** Dedicated machines: when the machine leaves, in ms since the epoch. */
-  departsAt: z.number().int().positive().optional(),
+  departsAt: z.number().int().positive().max(8.64e15).optional(),
   /** Dedicated machines: the total price asked for the contract, in credits (seed 003, c(m)). */
-  contractPrice: z.number().nonnegative().optional(),
+  contractPrice: z.number().nonnegative("A contract price cannot be negative.").max(MAX_CONTRACT_PRICE, `A contract is at most ${MAX_CONTRACT_PRICE} credits.`).optional(),
 });
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 

@@ -2,9 +2,10 @@ import type { Db } from "../db/client.ts";
 import { toJson } from "../db/client.ts";
 
 // A double-entry ledger in micro-credits. Every entry's postings sum to zero, so the sum of all
-// accounts is always zero; consumer, producer and escrow accounts never go below zero (the
-// market's may: it pays producers before consumers pay it). Unique keys make "settled exactly
-// once" and "paid exactly once" constraints of the database, not hopes.
+// accounts is always zero. No account goes below its floor: zero for consumers, producers and
+// escrows, minus the configured reserve for the market, which only grants, buys dedicated time
+// and backs penalties (producers are paid out of the job's escrow). Unique keys make "settled
+// exactly once" and "paid exactly once" constraints of the database, not hopes.
 
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 export const MICRO = 1_000_000n;
@@ -67,15 +68,18 @@ export async function post(
   });
   for (const p of postings) {
     const id = await accountId(tx, p.account);
-    if (p.amount < 0n && p.account.kind !== "market") {
-      // A conditional update: the debit happens only if the balance covers it.
-      const { count } = await tx.ledgerAccount.updateMany({
-        where: { id, balanceMicro: { gte: -p.amount } },
-        data: { balanceMicro: { increment: p.amount } },
-      });
+    if (p.amount < 0n) {
+      // A conditional update: the debit happens only if the balance stays at or above its floor.
+      const count = await tx.$executeRaw`UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" + ${p.amount} WHERE "id" = ${id} AND "balanceMicro" + ${p.amount} >= "minBalanceMicro"`;
       if (count !== 1) {
         const row = await tx.ledgerAccount.findUniqueOrThrow({ where: { id } });
-        throw new LedgerError({ code: "insufficient-credits", account: p.account.kind, balance: Number(row.balanceMicro) / 1e6, needed: Number(-p.amount) / 1e6 });
+        throw new LedgerError({
+          code: "insufficient-credits",
+          account: p.account.kind,
+          balance: toCredits(row.balanceMicro),
+          floor: toCredits(row.minBalanceMicro),
+          needed: toCredits(-p.amount),
+        });
       }
     } else {
       await tx.ledgerAccount.update({ where: { id }, data: { balanceMicro: { increment: p.amount } } });
@@ -83,6 +87,26 @@ export async function post(
     await tx.ledgerPosting.create({ data: { entryId: created.id, accountId: id, amountMicro: p.amount } });
   }
   return true;
+}
+
+/** What an account may still spend: its balance above its floor. */
+export async function spendable(db: Db | Tx, ref: AccountRef): Promise<bigint> {
+  const row = await db.ledgerAccount.findFirst({ where: accountWhere(ref), select: { balanceMicro: true, minBalanceMicro: true } });
+  const b = row ? row.balanceMicro - row.minBalanceMicro : 0n;
+  return b > 0n ? b : 0n;
+}
+
+function accountWhere(ref: AccountRef) {
+  return ref.kind === "escrow" ? { jobId: ref.jobId } : { kind: ref.kind, userId: ref.kind === "market" ? MARKET_OWNER : ref.userId };
+}
+
+/** The market may go down to minus its reserve and no further (admin setting). */
+export async function setMarketReserve(db: Db | Tx, reserveMicro: bigint): Promise<void> {
+  await db.ledgerAccount.upsert({
+    where: { kind_userId: { kind: "market", userId: MARKET_OWNER } },
+    create: { kind: "market", userId: MARKET_OWNER, minBalanceMicro: -reserveMicro },
+    update: { minBalanceMicro: -reserveMicro },
+  });
 }
 
 export async function balance(db: Db | Tx, ref: AccountRef): Promise<bigint> {

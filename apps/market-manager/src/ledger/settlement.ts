@@ -18,90 +18,116 @@ export function grantStartingCredits(tx: Tx, userId: string, amount: bigint) {
   });
 }
 
-/** Admission puts the job's maximum benefit in escrow. */
-export function escrowJob(tx: Tx, jobId: string, consumerId: string, amount: bigint) {
+/**
+ * Admission puts the consumer's escrow for the job aside (the most they can be charged) and, for
+ * a curve that can go negative, the market's penalty hold beside it, from the market's reserve.
+ */
+export function escrowJob(tx: Tx, jobId: string, consumerId: string, amount: bigint, penaltyHeld = 0n) {
   return post(tx, {
     kind: "escrow",
     uniqueKey: `escrow:${jobId}`,
     jobId,
-    memo: { maxBenefitMicro: amount.toString() },
+    memo: { maxBenefitMicro: amount.toString(), penaltyHeldMicro: penaltyHeld.toString() },
     postings: [
       { account: { kind: "consumer", userId: consumerId }, amount: -amount },
-      { account: { kind: "escrow", jobId }, amount },
+      { account: { kind: "market" }, amount: -penaltyHeld },
+      { account: { kind: "escrow", jobId }, amount: amount + penaltyHeld },
     ],
   });
 }
 
-/** An accepted result pays its producer cps x measured seconds (opportunistic machines). */
-export function payProducer(tx: Tx, p: { resultId: string; jobId: string; taskId: string; producerId: string; machineId: string; amount: bigint; seconds: number }) {
+/**
+ * A run is paid out of its job's escrow, the consumer's money for that job, never from an
+ * unbounded market account: seconds the market vouches for x cps(m) (costbenefit `runPay`).
+ * Failed runs are paid by the same rule; a copy that disagreed with its quorum is not paid.
+ */
+export function payRun(
+  tx: Tx,
+  p: { resultId: string; jobId: string; taskId: string; producerId: string; machineId: string; amount: bigint; seconds: number; reportedSeconds: number; failed: boolean },
+) {
   return post(tx, {
     kind: "payment",
     uniqueKey: `pay:${p.resultId}`,
     jobId: p.jobId,
     taskId: p.taskId,
-    memo: { machineId: p.machineId, seconds: p.seconds },
+    memo: { machineId: p.machineId, seconds: p.seconds, reportedSeconds: p.reportedSeconds, failed: p.failed },
     postings: [
-      { account: { kind: "market" }, amount: -p.amount },
+      { account: { kind: "escrow", jobId: p.jobId }, amount: -p.amount },
       { account: { kind: "producer", userId: p.producerId }, amount: p.amount },
     ],
   });
 }
 
-/**
- * The job completed t seconds after it arrived: the consumer is charged b(j, t) from escrow and
- * the rest is released; a negative benefit is paid to the consumer by the market.
- */
-export async function settleCompleted(tx: Tx, s: { jobId: string; consumerId: string; benefit: bigint; seconds: number }) {
-  const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const charge = s.benefit < 0n ? s.benefit : s.benefit < held ? s.benefit : held;
-  await post(tx, {
-    kind: "settlement",
-    uniqueKey: `settle:${s.jobId}`,
-    jobId: s.jobId,
-    memo: { seconds: s.seconds, benefitMicro: s.benefit.toString() },
-    postings: [
-      { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
-      { account: { kind: "market" }, amount: charge },
-      // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
-      { account: { kind: "consumer", userId: s.consumerId }, amount: held - charge, keep: true },
-    ],
-  });
-  return charge;
-}
-
-/**
- * A job that ends without completing (cancelled by its consumer, or failed) is charged what the
- * market already paid producers for it, up to the escrow; the rest goes back.
- */
-export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: "cancelled" | "failed" }) {
-  const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
+/** What producers were paid out of a job's escrow so far. */
+export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
   const paid = await tx.ledgerPosting.aggregate({
     _sum: { amountMicro: true },
-    where: { entry: { jobId: s.jobId, kind: "payment" }, account: { kind: "producer" } },
+    where: { entry: { jobId, kind: "payment" }, account: { kind: "producer" } },
   });
-  const owed = paid._sum.amountMicro ?? 0n;
-  const charge = owed < held ? owed : held;
+  return paid._sum.amountMicro ?? 0n;
+}
+
+/**
+ * The job completed t seconds after it arrived: the consumer is charged what the engine's
+ * `settleCharge` says (b(j, t), at least the producer time already paid from escrow), the market
+ * keeps the charge less those payments and gets back its penalty hold less any compensation paid,
+ * and the consumer gets the rest of the escrow.
+ */
+export async function settleCompleted(
+  tx: Tx,
+  s: { jobId: string; consumerId: string; charge: bigint; compensation: bigint; penaltyHeld: bigint; seconds: number; memo: unknown },
+) {
+  const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
+  const paid = await paidForJob(tx, s.jobId);
+  const toMarket = s.charge - paid + (s.penaltyHeld - s.compensation);
   await post(tx, {
     kind: "settlement",
     uniqueKey: `settle:${s.jobId}`,
     jobId: s.jobId,
-    memo: { why: s.why, paidToProducersMicro: owed.toString() },
+    memo: { seconds: s.seconds, chargeMicro: s.charge.toString(), compensationMicro: s.compensation.toString(), paidToProducersMicro: paid.toString(), terms: s.memo },
     postings: [
       { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
-      { account: { kind: "market" }, amount: charge },
+      { account: { kind: "market" }, amount: toMarket },
       // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
-      { account: { kind: "consumer", userId: s.consumerId }, amount: held - charge, keep: true },
+      { account: { kind: "consumer", userId: s.consumerId }, amount: held - toMarket, keep: true },
     ],
   });
-  return charge;
+  return s.charge - s.compensation;
 }
 
-/** An accepted dedicated machine is paid its whole contract price c(m) at once (seed 003, 5.5.2). */
-export function payContract(tx: Tx, c: { machineId: string; producerId: string; amount: bigint }) {
+/**
+ * A job that ends without completing (cancelled by its consumer, or failed) is charged what its
+ * producers were already paid out of its escrow; the market takes back its penalty hold and the
+ * rest goes back to the consumer.
+ */
+export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: "cancelled" | "failed" | "escrow-exhausted"; penaltyHeld: bigint }) {
+  const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
+  const paid = await paidForJob(tx, s.jobId);
+  const toMarket = s.penaltyHeld < held ? s.penaltyHeld : held;
+  await post(tx, {
+    kind: "settlement",
+    uniqueKey: `settle:${s.jobId}`,
+    jobId: s.jobId,
+    memo: { why: s.why, paidToProducersMicro: paid.toString() },
+    postings: [
+      { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
+      { account: { kind: "market" }, amount: toMarket },
+      // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
+      { account: { kind: "consumer", userId: s.consumerId }, amount: held - toMarket, keep: true },
+    ],
+  });
+  return paid;
+}
+
+/**
+ * A dedicated machine is paid its contract as the market hears it present (costbenefit
+ * `contractAccrual`), from the market's own account, which may not go below minus its reserve.
+ */
+export function payContract(tx: Tx, c: { machineId: string; producerId: string; amount: bigint; fromMs: number; toMs: number }) {
   return post(tx, {
     kind: "contract",
-    uniqueKey: `contract:${c.machineId}`,
-    memo: { machineId: c.machineId },
+    uniqueKey: `contract:${c.machineId}:${c.fromMs}`,
+    memo: { machineId: c.machineId, from: new Date(c.fromMs).toISOString(), to: new Date(c.toMs).toISOString() },
     postings: [
       { account: { kind: "market" }, amount: -c.amount },
       { account: { kind: "producer", userId: c.producerId }, amount: c.amount },

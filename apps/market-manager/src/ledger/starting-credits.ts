@@ -1,13 +1,30 @@
 import type { Market } from "../market/market.ts";
 import { grantKey, grantStartingCredits } from "./settlement.ts";
+import { spendable } from "./ledger.ts";
 
 /**
- * A consumer's starting credits, once. New consumers get them when they take the consumer role
- * (auth/roles.ts); this covers accounts that took it before grants were made there, at their
- * first look at their balance. The entry's unique key makes "once" a database rule; the market's
- * lock keeps concurrent first looks from tripping over it.
+ * A consumer's starting credits: once per verified address (the grant's unique key makes "once" a
+ * database rule), in the amount the admin set, and only while the market's reserve covers it, so
+ * sign-ups cannot be farmed for credits. Called when a verified user takes the consumer role, when
+ * a consumer verifies their address, and at a consumer's look at their balance (accounts from
+ * before). The market's lock keeps concurrent calls from tripping over each other.
  */
-export async function ensureStartingCredits(market: Market, userId: string): Promise<void> {
-  if (await market.db.ledgerEntry.findUnique({ where: { uniqueKey: grantKey(userId) }, select: { id: true } })) return;
-  await market.serial(() => market.db.$transaction((tx) => grantStartingCredits(tx, userId, market.settings.startingCreditsMicro)));
+export async function ensureStartingCredits(market: Market, userId: string): Promise<"granted" | "already" | "unverified" | "not-consumer" | "none" | "reserve-spent"> {
+  if (await market.db.ledgerEntry.findUnique({ where: { uniqueKey: grantKey(userId) }, select: { id: true } })) return "already";
+  return market.serial(async () => {
+    const user = await market.db.user.findUnique({ where: { id: userId }, select: { emailVerified: true, roles: true } });
+    if (!user?.emailVerified) return "unverified";
+    if (!user.roles.includes("consumer")) return "not-consumer";
+    const amount = market.settings.startingCreditsMicro;
+    if (amount <= 0n) return "none";
+    return market.db.$transaction(async (tx) => {
+      if (await tx.ledgerEntry.findUnique({ where: { uniqueKey: grantKey(userId) }, select: { id: true } })) return "already" as const;
+      if ((await spendable(tx, { kind: "market" })) < amount) {
+        market.log(`no starting credits for ${userId.slice(0, 8)}: the market's reserve is spent`);
+        return "reserve-spent" as const;
+      }
+      await grantStartingCredits(tx, userId, amount);
+      return "granted" as const;
+    });
+  });
 }

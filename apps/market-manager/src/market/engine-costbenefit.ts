@@ -32,7 +32,7 @@ function livePolicy(name: string): Policy {
 }
 
 function profileOf(m: LiveMachine) {
-  const common = { id: m.id, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
+  const common = { id: m.id, owner: m.ownerId, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
   return m.kind === "dedicated"
     ? { ...common, kind: "dedicated" as const, contractPrice: Number(m.contractPriceMicro ?? 0n) / MICRO, departureAt: sec(m.departsAt ?? 0) }
     : { ...common, kind: "opportunistic" as const, pricePerSecond: Number(m.pricePerSecondMicro) / MICRO };
@@ -71,10 +71,10 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     addMachine(m: LiveMachine, now: number) {
       state.upsertMachine(profileOf(m), at(now));
     },
-    considerOffer(m: LiveMachine, now: number) {
+    considerOffer(m: LiveMachine, now: number, budget: number) {
       const p = profileOf(m);
       if (p.kind !== "dedicated") return { accept: true, reasons: [] };
-      return policy.considerDedicatedOffer(state, p, at(now));
+      return policy.considerDedicatedOffer(state, p, at(now), budget);
     },
     removeMachine(machineId) {
       state.removeMachine(machineId, last);

@@ -41,7 +41,7 @@ export interface Engine {
   configure(config: EngineConfig): void;
   addMachine(machine: LiveMachine, now: number): void;
   /** The dedicated-machine purchase rule: accept or refuse the offer at once. */
-  considerOffer(machine: LiveMachine, now: number): { accept: boolean; reasons: Reason[] };
+  considerOffer(machine: LiveMachine, now: number, budget: number): { accept: boolean; reasons: Reason[] };
   removeMachine(machineId: string): void;
   /** The market's answer to a job, without committing anything. */
   decide(job: JobSpec, now: number): Decision;

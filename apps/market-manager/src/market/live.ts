@@ -17,6 +17,10 @@ export interface LiveMachine {
   /** Dedicated machines: the contract's total price and when the machine leaves (ms). */
   contractPriceMicro: bigint | null;
   departsAt: number | null;
+  /** Dedicated machines: when the contract started, paid up to when, and how much so far. */
+  contractStartAt: number | null;
+  contractPaidUntil: number | null;
+  contractPaidMicro: bigint;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: string[];
   leases: Set<string>;
@@ -31,8 +35,16 @@ export interface LiveJob {
   status: "delayed" | "admitted" | "running";
   taskCount: number;
   tasksDone: number;
+  /** The market's current estimate of each task's work (speed-1 seconds), refined from vouched runs. */
   workPerTask: number;
+  /** What the consumer declared; measurements well above it make lateness the consumer's own. */
+  declaredWorkPerTask: number;
   memoryMbPerTask: number;
+  /** The consumer's escrow for the job and the market's penalty hold beside it (micro-credits). */
+  escrowMicro: bigint;
+  penaltyHeldMicro: bigint;
+  /** The price quoted at admission: a penalty is never more than this. */
+  priceMicro: bigint;
   /** k copies of each task; a task is done when a majority of copies agree on the output. */
   replicas: number;
   arrivedAt: number;
@@ -49,8 +61,9 @@ export interface LiveTask {
   machineId: string | null;
   state: TaskState;
   attempts: number;
-  /** A copy that ran: its result and output hash, until its task is judged. */
+  /** A copy that ran: its result, output hash and the owner of the machine that ran it. */
   resultId?: string | undefined;
+  producerId?: string | undefined;
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;

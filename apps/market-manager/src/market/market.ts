@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
+import type { SettlementTerms } from "@cyclemarket/costbenefit";
 import type { Db } from "../db/client.ts";
 import type { Clock, Log } from "../services.ts";
 import type { Engine } from "./engine.ts";
@@ -9,8 +10,10 @@ export interface MarketSettings {
   leaseTimeoutMs: number;
   /** How many times a task may fail or be lost before its job fails. */
   maxAttempts: number;
-  /** Credits the market gives a new consumer, in micro-credits. */
+  /** Credits the market gives a new verified consumer, in micro-credits. */
   startingCreditsMicro: bigint;
+  /** The engine's money rules in force: pay caps, penalty voiding (costbenefit SettlementTerms). */
+  terms: SettlementTerms;
 }
 
 export type MarketEvent =

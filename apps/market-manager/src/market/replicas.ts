@@ -1,41 +1,58 @@
-// Copies of one task run on different machines, or their agreement would prove nothing (DESIGN.md
-// "Verification"). This file holds that rule as the live market applies it, and the reasons a
-// consumer is given when it is what keeps their job waiting.
+// Copies of one task run on machines of different owners, or their agreement would prove nothing:
+// one owner's machines can all report the same forged output (DESIGN.md "Verification"). The
+// engine places copies by this rule (costbenefit plan.ts); this file holds it as the live market
+// applies it when machines take work, and the reasons a consumer is given when it is what keeps
+// their job waiting.
 import type { Reason } from "./engine.ts";
 import type { LiveState, LiveTask } from "./live.ts";
 
-/** The other copies of `task` that ran, or are running, somewhere: their machines may not run `task`. */
+/** The other copies of `task` that ran, or are running, somewhere. */
 function siblingsThatRan(state: LiveState, task: LiveTask): LiveTask[] {
   return state.copies(task).filter((c) => c !== task && (c.state === "leased" || c.state === "done") && c.machineId !== null);
 }
 
-/** Another copy of `task` that ran, or is running, on this machine: the machine may not run `task`. */
-export function siblingOn(state: LiveState, task: LiveTask, machineId: string): LiveTask | undefined {
-  return siblingsThatRan(state, task).find((c) => c.machineId === machineId);
+/** Who ran a copy: the owner of its machine (remembered once it is done, the machine may have left). */
+function ownerOf(state: LiveState, copy: LiveTask): string {
+  return copy.producerId ?? state.machines.get(copy.machineId!)?.ownerId ?? `machine:${copy.machineId}`;
 }
 
-/** A job asking for more copies of each task than there are machines cannot be placed yet. */
+/** Another copy of `task` that ran, or is running, on a machine of this machine's owner: the machine may not run `task`. */
+export function siblingOn(state: LiveState, task: LiveTask, machineId: string): LiveTask | undefined {
+  const owner = state.machines.get(machineId)?.ownerId;
+  return siblingsThatRan(state, task).find((c) => c.machineId === machineId || (owner !== undefined && ownerOf(state, c) === owner));
+}
+
+/** Owners with at least one connected machine: copies of one task need that many. */
+function connectedOwners(state: LiveState): number {
+  return new Set([...state.machines.values()].map((m) => m.ownerId)).size;
+}
+
+/** A job asking for more copies of each task than there are owners with machines cannot be placed yet. */
 export function replicaShortfall(state: LiveState, replicas: number): Reason | null {
-  const machinesConnected = state.machines.size;
-  return replicas > machinesConnected && machinesConnected > 0 ? { code: "needs-more-machines", replicas, machinesConnected } : null;
+  const ownersConnected = connectedOwners(state);
+  return replicas > ownersConnected && state.machines.size > 0
+    ? { code: "needs-more-machines", replicas, machinesConnected: state.machines.size, ownersConnected }
+    : null;
 }
 
 /**
- * A copy waiting while every connected machine ran or runs another copy of its task: it starts
- * when another machine connects. Null when some connected machine may take it.
+ * A copy waiting while every connected owner ran or runs another copy of its task: it starts
+ * when a machine of another owner connects. Null when some connected machine may take it.
  */
 export function copyNeedsAnotherMachine(state: LiveState, task: LiveTask): Reason | null {
   // A copy of a task whose quorum is reached holds nothing back.
   if ((task.state !== "queued" && task.state !== "pending") || task.agreedHash) return null;
   if (state.machines.size === 0) return null;
   // At most k - 1 siblings: the check costs nothing next to the machines' count.
-  const holders = siblingsThatRan(state, task).filter((c) => state.machines.has(c.machineId!));
-  if (new Set(holders.map((h) => h.machineId)).size < state.machines.size) return null;
+  const holders = siblingsThatRan(state, task);
+  const owners = new Set(holders.map((h) => ownerOf(state, h)));
+  if ([...state.machines.values()].some((m) => !owners.has(m.ownerId))) return null;
   return {
     code: "needs-another-machine",
     taskIndex: task.index,
     copy: task.replica + 1,
     copiesOnMachines: holders.map((h) => ({ copy: h.replica + 1, state: h.state })).sort((x, y) => x.copy - y.copy),
     machinesConnected: state.machines.size,
+    ownersConnected: connectedOwners(state),
   };
 }

@@ -1,6 +1,7 @@
 import type { Market } from "./market.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
 import { forgiveSilence } from "./sweeper.ts";
+import { resumeContract } from "../resources/contracts.ts";
 
 /**
  * Rebuilds the live market from PostgreSQL after a start or a crash: machines still active,
@@ -11,7 +12,9 @@ export async function restoreMarket(market: Market) {
   const { db, state, engine } = market;
   const machines = await db.machine.findMany({ where: { status: "active" } });
   for (const row of machines) {
-    market.addMachine(liveMachineFromRow(row));
+    const live = liveMachineFromRow(row);
+    market.addMachine(live);
+    await resumeContract(market, live, market.clock.now());
   }
   const jobs = await db.job.findMany({
     where: { status: { in: ["admitted", "running", "delayed"] } },
@@ -21,7 +24,7 @@ export async function restoreMarket(market: Market) {
         orderBy: { index: "asc" },
         include: {
           leases: { where: { status: "active" } },
-          results: { orderBy: { createdAt: "desc" }, take: 1, select: { id: true, outputHash: true, accepted: true } },
+          results: { orderBy: { createdAt: "desc" }, take: 1, select: { id: true, outputHash: true, accepted: true, machine: { select: { ownerId: true } } } },
         },
       },
     },
@@ -36,7 +39,11 @@ export async function restoreMarket(market: Market) {
       taskCount: job.taskCount,
       tasksDone: job.tasksDone,
       workPerTask: job.workPerTask,
+      declaredWorkPerTask: job.declaredWorkPerTask ?? job.workPerTask,
       memoryMbPerTask: job.memoryMbPerTask,
+      escrowMicro: job.escrowMicro,
+      penaltyHeldMicro: job.penaltyHeldMicro,
+      priceMicro: job.quotedPriceMicro ?? 0n,
       replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
       benefit: job.benefit,
@@ -48,7 +55,7 @@ export async function restoreMarket(market: Market) {
       if (t.status === "done") {
         // A copy that ran: it waits for its siblings to reach a quorum, or was judged already.
         const last = t.results[0];
-        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash });
+        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId });
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
         continue;
       }

@@ -3,6 +3,7 @@ import { POLICY_NAMES } from "@cyclemarket/costbenefit";
 import type { Db } from "../db/client.ts";
 import { toJson } from "../db/client.ts";
 import type { Market } from "./market.ts";
+import { setMarketReserve, toMicro } from "../ledger/ledger.ts";
 
 // What an admin may change while the market runs. Each change is stored with who made it and
 // applied to the live market at once; at start the stored values win over the defaults.
@@ -16,6 +17,13 @@ export const AdminSettings = z.object({
   leaseTimeoutMs: z.number().int().min(1000, "At least one second.").max(3_600_000, "At most an hour."),
   /** The policy that decides admission and placement. */
   policy: z.enum(POLICY_NAMES as [string, ...string[]]),
+  /** Credits the market grants each verified consumer, once. */
+  startingCredits: z.number().min(0, "Cannot be negative.").max(1_000_000, "At most 1,000,000 credits."),
+  /**
+   * How far below zero the market's own account may go: what it may spend on grants, dedicated
+   * contracts and lateness penalties before its fees have earned it back.
+   */
+  marketReserve: z.number().min(0, "Cannot be negative.").max(1e12, "At most 1e12 credits."),
 });
 export type AdminSettings = z.infer<typeof AdminSettings>;
 export const AdminSettingsPatch = AdminSettings.partial().refine((p) => Object.keys(p).length > 0, "Change at least one setting.");
@@ -29,9 +37,11 @@ export async function loadSettings(db: Db, defaults: AdminSettings): Promise<Adm
 }
 
 /** Applies a change to the live market, after it is stored. */
-export function applySettings(market: Market, s: AdminSettings) {
+export async function applySettings(market: Market, s: AdminSettings) {
+  await setMarketReserve(market.db, toMicro(s.marketReserve));
   market.adminSettings = s;
   market.settings.leaseTimeoutMs = s.leaseTimeoutMs;
+  market.settings.startingCreditsMicro = toMicro(s.startingCredits);
   market.engine.configure({ horizonSeconds: s.horizonSeconds, priceConstant: s.priceConstant, policy: s.policy });
 }
 
@@ -47,7 +57,7 @@ export async function changeSettings(market: Market, userId: string, patch: Admi
         await tx.settingChange.create({ data: { key, oldValue: toJson(old), newValue: toJson(value), userId } });
       }
     });
-    applySettings(market, next);
+    await applySettings(market, next);
     market.log(`settings changed by ${userId.slice(0, 8)}: ${JSON.stringify(patch)}`);
     return next;
   });

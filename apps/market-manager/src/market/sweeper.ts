@@ -3,6 +3,7 @@ import { departMachine, placePendingTasks } from "../resources/machines.ts";
 import { expireLeases } from "../resources/leases.ts";
 import { reevaluateDelayed } from "../tasks/jobs.ts";
 import { rebalance } from "./rebalance.ts";
+import { accrueContracts } from "../resources/contracts.ts";
 
 /**
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
@@ -22,6 +23,7 @@ export async function tick(market: Market, maxDelayMs: number) {
   await market.serial(() => placePendingTasks(market));
   await reevaluateDelayed(market, maxDelayMs);
   await rebalance(market);
+  await accrueContracts(market);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { randomUUID } from "node:crypto";
 import { toMicro } from "../ledger/ledger.ts";
-import { payContract } from "../ledger/settlement.ts";
+import { accrueContract, contractBudget } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 
 export interface MachineOffer {
@@ -25,6 +25,8 @@ export interface MachineOffer {
 // A browser or server claiming more than this many times the reference speed per slot is not
 // believed: the benchmark kernel cannot run that fast on any hardware we know of.
 export const MAX_SPEED = 50;
+/** The longest dedicated contract the market considers. */
+export const MAX_CONTRACT_DAYS = 90;
 
 /** The Resource Manager takes a machine's profile after its benchmark. */
 export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer) {
@@ -46,6 +48,12 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
     if (dedicated && offer.departsAt! <= now) {
       throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt, now }, "The offer ends before now; a dedicated machine must stay for some time.");
     }
+    if (dedicated && offer.departsAt! - now > MAX_CONTRACT_DAYS * 86_400_000) {
+      throw refuse.badRequest(
+        { code: "offer-too-long", days: (offer.departsAt! - now) / 86_400_000, maxDays: MAX_CONTRACT_DAYS },
+        `A dedicated offer may last at most ${MAX_CONTRACT_DAYS} days.`,
+      );
+    }
     const id = randomUUID();
     const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
     const live: LiveMachine = {
@@ -60,13 +68,16 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
       reputation: 1,
       contractPriceMicro,
       departsAt: dedicated ? offer.departsAt! : null,
+      contractStartAt: dedicated ? now : null,
+      contractPaidUntil: dedicated ? now : null,
+      contractPaidMicro: 0n,
       queue: [],
       leases: new Set(),
       lastHeartbeatAt: now,
     };
     // seed 003, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
     // would itself put on that capacity right after accepting it.
-    const verdict = market.engine.considerOffer(live, now);
+    const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
     if (!verdict.accept) {
       const reason = verdict.reasons[0] ?? { code: "offer-refused" };
       throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
@@ -86,12 +97,12 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
           pricePerSecondMicro: live.pricePerSecondMicro,
           contractPriceMicro,
           availableUntil: dedicated ? new Date(offer.departsAt!) : null,
+          contractPaidUntil: dedicated ? new Date(now) : null,
           userAgent: offer.userAgent.slice(0, 300),
           lastHeartbeatAt: new Date(now),
           registeredAt: new Date(now),
         },
       });
-      if (dedicated) await payContract(tx, { machineId: id, producerId: caller.id, amount: contractPriceMicro! });
       return created;
     });
     market.addMachine(live);
@@ -119,6 +130,9 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     reputation: row.reputation,
     contractPriceMicro: row.contractPriceMicro,
     departsAt: row.availableUntil?.getTime() ?? null,
+    contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
+    contractPaidUntil: row.contractPaidUntil?.getTime() ?? null,
+    contractPaidMicro: row.contractPaidMicro,
     queue: [],
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
@@ -156,8 +170,12 @@ export async function departMachine(market: Market, machineId: string, reason: "
   // The engine must forget the machine before it is asked where its tasks go.
   market.engine.removeMachine(machineId);
   let requeue: Awaited<ReturnType<typeof planRequeue>>;
+  let paid = () => {};
   try {
     requeue = await market.db.$transaction(async (tx) => {
+      // A dedicated machine is paid for the presence heard up to its last heartbeat; the rest of
+      // its contract, never delivered, is never paid.
+      paid = await accrueContract(market, tx, machine, machine.lastHeartbeatAt);
       await tx.machine.update({
         where: { id: machineId },
         data: { status: "departed", departedAt: new Date(now), departReason: reason },
@@ -182,6 +200,7 @@ export async function departMachine(market: Market, machineId: string, reason: "
     );
     throw e;
   }
+  paid();
   market.state.machines.delete(machineId);
   for (const t of released) t.machineId = null;
   for (const leaseId of machine.leases) market.state.leases.delete(leaseId);

@@ -1,27 +1,30 @@
+import { refinedWork } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob, LiveMachine } from "../market/live.ts";
 import type { Tx } from "../ledger/ledger.ts";
-import { MAX_SPEED } from "./machines.ts";
+import { TASK_LIMITS } from "./leases.ts";
 
-// Measured run times refine the two estimates the engine plans with: each job's work per task
-// (the consumer's guess) and each machine's speed (its benchmark). Moving averages, so one odd
-// run (a busy browser tab) moves them only a little.
-const JOB_WEIGHT = 0.3;
-const MACHINE_WEIGHT = 0.1;
 // Runs shorter than this measure start-up more than work.
 const MIN_SECONDS = 0.02;
 
+/**
+ * A measured run refines the job's work per task, the estimate the engine plans and pays with,
+ * by the engine's `refinedWork`: the sample is only as long as the machine's benchmarked speed
+ * allows, so an inflated report moves it a bounded step. Runs on the consumer's own machines do
+ * not count (they would let a consumer vouch for themselves). A machine's speed is never moved by
+ * runs: it comes from its benchmark alone, so neither the machine's own reports nor a consumer's
+ * bad estimate can raise it.
+ */
 export async function refine(market: Market, tx: Tx, machine: LiveMachine, job: LiveJob, seconds: number) {
-  if (!(seconds >= MIN_SECONDS)) return;
-  const measuredWork = seconds * machine.speed;
-  const workPerTask = (1 - JOB_WEIGHT) * job.workPerTask + JOB_WEIGHT * measuredWork;
-  const observedSpeed = job.workPerTask / seconds;
-  const speed = Math.min(MAX_SPEED, (1 - MACHINE_WEIGHT) * machine.speed + MACHINE_WEIGHT * observedSpeed);
+  if (!(seconds >= MIN_SECONDS) || machine.ownerId === job.ownerId) return;
+  const workPerTask = refinedWork(market.settings.terms, {
+    reportedSeconds: seconds,
+    workPerTask: job.workPerTask,
+    speed: machine.speed,
+    wallSeconds: TASK_LIMITS.wallMs / 1000,
+  });
   await tx.job.update({ where: { id: job.id }, data: { workPerTask } });
-  await tx.machine.update({ where: { id: machine.id }, data: { speed } });
-  // Memory follows the database only after the commit; these are estimates, so a rolled-back
-  // transaction leaving them slightly ahead costs nothing but a slightly different next plan.
+  // Memory follows the database only after the commit; an estimate slightly ahead after a
+  // rolled-back transaction costs nothing but a slightly different next plan.
   job.workPerTask = workPerTask;
-  machine.speed = speed;
-  market.engine.addMachine(machine, market.clock.now());
 }

@@ -18,7 +18,7 @@ export async function cancelJob(market: Market, jobId: string) {
     const charged = await market.db.$transaction(async (tx) => {
       await tx.task.updateMany({ where: { jobId, status: { in: ["pending", "queued", "leased"] } }, data: { status: "failed", machineId: null } });
       await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
-      const charge = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "cancelled" });
+      const charge = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "cancelled", penaltyHeld: job.penaltyHeldMicro });
       await tx.job.update({ where: { id: jobId }, data: { status: "cancelled", completedAt: new Date(now), chargedMicro: charge } });
       return charge;
     });

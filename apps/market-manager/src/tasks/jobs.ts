@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { BenefitCurve, maxBenefit } from "@cyclemarket/costbenefit";
+import { BenefitCurve, maxBenefit, minBenefit, penaltyHold } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
@@ -9,8 +9,8 @@ import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId, type LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
 import { toBytes, toJson } from "../db/client.ts";
-import { balance, toCredits, toMicro } from "../ledger/ledger.ts";
-import { escrowJob, grantStartingCredits } from "../ledger/settlement.ts";
+import { balance, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
+import { escrowJob } from "../ledger/settlement.ts";
 import { ExampleName, exampleModule, planExample } from "./examples.ts";
 
 export const MAX_TASKS = 10_000;
@@ -18,6 +18,37 @@ const EXAMPLE_MEMORY_MB = 16;
 
 /** What admission puts in escrow: the most the consumer can be charged. */
 const escrowFor = (benefit: BenefitCurve) => toMicro(Math.max(0, maxBenefit(benefit)));
+
+/**
+ * The market's side of a curve that can go negative: the engine's `penaltyHold` (at most the
+ * job's price), as far as the market's reserve still covers it. The penalty paid is never more
+ * than what is held.
+ */
+async function holdPenalty(tx: Tx, benefit: BenefitCurve, price: number): Promise<bigint> {
+  const wanted = toMicro(penaltyHold(minBenefit(benefit), price));
+  if (wanted === 0n) return 0n;
+  const can = await spendable(tx, { kind: "market" });
+  return wanted < can ? wanted : can;
+}
+
+/**
+ * What the consumer is told of the money beside the price: runs that fail are paid for and
+ * charged, a task is tried at most `maxAttempts` times, a run is paid at most `payCapMultiple`
+ * times its expected time, and a lateness penalty is at most the price and void when the
+ * consumer's own work estimate proves wrong.
+ */
+function termsOf(market: Market, benefit: BenefitCurve, price: number | null) {
+  const t = market.settings.terms;
+  const negative = minBenefit(benefit) < 0;
+  return {
+    failedRunsCharged: true,
+    maxAttempts: market.settings.maxAttempts,
+    payCapMultiple: t.payCapMultiple,
+    payFloorSeconds: t.payFloorSeconds,
+    penaltyCap: negative && price !== null ? penaltyHold(minBenefit(benefit), price) : null,
+    penaltyVoidIfWorkOver: negative ? t.estimateToleranceMultiple : null,
+  };
+}
 
 const TaskInput = z.object({
   args: z.array(z.string().max(4096)).max(256).default([]),
@@ -118,19 +149,19 @@ function copiesOf(job: PreparedJob, replicas: number) {
  * The decision as the consumer is told it. A job not admitted because it asks for more copies
  * per task than there are machines says so in those numbers, beside the engine's own reasons.
  */
-function decisionRecord(market: Market, d: Decision, replicas: number) {
+function decisionRecord(market: Market, d: Decision, replicas: number, benefit: BenefitCurve) {
   const shortfall = d.outcome === "admitted" ? null : replicaShortfall(market.state, replicas);
   const reasons: Reason[] = shortfall ? [...d.reasons, shortfall] : d.reasons;
   return d.outcome === "admitted"
-    ? { outcome: d.outcome, reasons, completionAt: new Date(d.completionAt).toISOString(), price: d.price }
-    : { outcome: d.outcome, reasons };
+    ? { outcome: d.outcome, reasons, completionAt: new Date(d.completionAt).toISOString(), price: d.price, terms: termsOf(market, benefit, d.price) }
+    : { outcome: d.outcome, reasons, terms: termsOf(market, benefit, null) };
 }
 
 /** What the market would decide now, committing nothing: the consumer's quote. */
 export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
   const job = prepare(input, maxModuleBytes);
   const now = market.clock.now();
-  return market.serial(async () => decisionRecord(market, market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas));
+  return market.serial(async () => decisionRecord(market, market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas, input.benefit));
 }
 
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
@@ -138,7 +169,6 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
   const job = prepare(input, maxModuleBytes);
   const needed = escrowFor(input.benefit);
   return market.serial(async () => {
-    await market.db.$transaction((tx) => grantStartingCredits(tx, caller.id, market.settings.startingCreditsMicro));
     const held = await balance(market.db, { kind: "consumer", userId: caller.id });
     if (held < needed) {
       throw refuse.badRequest(
@@ -152,8 +182,9 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     const decision = market.engine.decide(spec, now);
     const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
     const status = decision.outcome;
-    const record = decisionRecord(market, decision, input.replicas);
-    await market.db.$transaction(async (tx) => {
+    const record = decisionRecord(market, decision, input.replicas, input.benefit);
+    const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
+    const penaltyHeld = await market.db.$transaction(async (tx) => {
       await tx.module.upsert({
         where: { hash: job.moduleHash },
         create: { hash: job.moduleHash, bytes: toBytes(job.moduleBytes), size: job.moduleBytes.length, imports: toJson(job.imports), ownerId: caller.id },
@@ -172,15 +203,21 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
           decision: toJson(record),
           taskCount: job.tasks.length,
           workPerTask: job.workPerTask,
+          declaredWorkPerTask: job.workPerTask,
           memoryMbPerTask: job.memoryMbPerTask,
           submittedAt: new Date(now),
           decidedAt: new Date(now),
           expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
-          quotedPriceMicro: decision.outcome === "admitted" ? toMicro(decision.price) : null,
+          quotedPriceMicro: decision.outcome === "admitted" ? price : null,
           escrowMicro: decision.outcome === "admitted" ? needed : 0n,
         },
       });
-      if (decision.outcome === "admitted") await escrowJob(tx, jobId, caller.id, needed);
+      let hold = 0n;
+      if (decision.outcome === "admitted") {
+        hold = await holdPenalty(tx, input.benefit, decision.price);
+        await escrowJob(tx, jobId, caller.id, needed, hold);
+        if (hold > 0n) await tx.job.update({ where: { id: jobId }, data: { penaltyHeldMicro: hold } });
+      }
       if (status !== "rejected") {
         await tx.task.createMany({
           data: copiesOf(job, input.replicas).map(({ id, index, replica, task }) => ({
@@ -195,6 +232,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
           })),
         });
       }
+      return hold;
     });
     if (status !== "rejected") {
       market.state.jobs.set(jobId, {
@@ -206,7 +244,11 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
         taskCount: job.tasks.length,
         tasksDone: 0,
         workPerTask: job.workPerTask,
+        declaredWorkPerTask: job.workPerTask,
         memoryMbPerTask: job.memoryMbPerTask,
+        escrowMicro: decision.outcome === "admitted" ? needed : 0n,
+        penaltyHeldMicro: penaltyHeld,
+        priceMicro: price,
         replicas: input.replicas,
         arrivedAt: now,
         benefit: input.benefit,
@@ -254,17 +296,19 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
       }
       const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
       const final = decision;
-      await market.db.$transaction(async (tx) => {
-        if (admitted) await escrowJob(tx, job.id, job.ownerId, needed);
+      const penaltyHeld = await market.db.$transaction(async (tx) => {
+        const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
+        if (admitted) await escrowJob(tx, job.id, job.ownerId, needed, hold);
         await tx.job.update({
           where: { id: job.id },
           data: {
             status: final.outcome,
-            decision: toJson(decisionRecord(market, final, job.replicas)),
+            decision: toJson(decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve)),
             decidedAt: new Date(now),
             expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
             quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
             escrowMicro: admitted ? needed : 0n,
+            penaltyHeldMicro: hold,
           },
         });
         if (admitted) {
@@ -272,9 +316,13 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
         } else {
           await tx.task.deleteMany({ where: { jobId: job.id } });
         }
+        return hold;
       });
       if (admitted) {
         job.status = "admitted";
+        job.escrowMicro = needed;
+        job.penaltyHeldMicro = penaltyHeld;
+        job.priceMicro = toMicro(admitted.price);
         for (const t of tasks) market.state.enqueue(t, placed.get(t.id) ?? null);
         market.engine.commit(spec, admitted);
       } else {

@@ -5,10 +5,11 @@ import type { TaskReport } from "../resources/leases.ts";
 import { combineOutputs } from "./examples.ts";
 import { forgetJob } from "./cancel.ts";
 import { toBytes, toJson } from "../db/client.ts";
-import { benefitAt, type BenefitCurve } from "@cyclemarket/costbenefit";
-import { toMicro, type Tx } from "../ledger/ledger.ts";
-import { payProducer, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
+import { benefitAt, estimateContradicted, runPay, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
+import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
+import { payRun, paidForJob, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
+import { TASK_LIMITS } from "../resources/leases.ts";
 
 interface Completion {
   machine: LiveMachine;
@@ -25,11 +26,16 @@ interface Completion {
 const REPUTATION_PENALTY = 0.5;
 const REPUTATION_REWARD = 0.02;
 
+/** Reports elapsed times as a whole number of milliseconds the database can hold, whatever was claimed. */
+const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, Math.max(0, Math.round(ms))) : 0);
+
 /**
- * Records a reported run. A task with k copies is done when a majority of its copies agree on
- * the output hash (k = 1: its one successful run); agreeing copies are accepted and paid,
- * disagreeing ones are not paid and their machines lose reputation. A failed run, or copies that
- * all ran without a majority, go back to the engine until `maxAttempts`; then the job fails.
+ * Records a reported run. A task with k copies is done when copies from a majority of k different
+ * owners agree on the output hash (k = 1: its one successful run); agreeing copies are accepted
+ * and paid, disagreeing ones are not paid and their machines lose reputation. A failed run is
+ * paid for the time the market vouches for and goes back to the engine, as do copies that all ran
+ * without a majority, until `maxAttempts`; then the job fails. Every payment comes out of the
+ * job's escrow; a job whose escrow runs out stops and is settled.
  */
 export async function completeTask(market: Market, c: Completion) {
   const { task, lease, machine } = c;
@@ -41,14 +47,19 @@ export async function completeTask(market: Market, c: Completion) {
   // Decide from memory what this report does, then make it so in one transaction.
   const decidedBefore = copies.find((t) => t.agreedHash)?.agreedHash ?? null;
   let agreed = decidedBefore;
+  let agreedOwners = 0;
   let rerun: LiveTask[] = [];
   if (c.ok && !agreed) {
-    const votes = new Map<string, number>();
-    for (const t of copies) if (t !== task && t.state === "done" && t.outputHash) votes.set(t.outputHash, (votes.get(t.outputHash) ?? 0) + 1);
-    votes.set(c.hash, (votes.get(c.hash) ?? 0) + 1);
-    agreed = [...votes].find(([, n]) => n >= quorum)?.[0] ?? null;
+    // One owner's machines count once: a quorum of one owner's machines verifies nothing.
+    const votes = new Map<string, Set<string>>();
+    const vote = (hash: string, owner: string) => votes.set(hash, (votes.get(hash) ?? new Set()).add(owner));
+    for (const t of copies) if (t !== task && t.state === "done" && t.outputHash) vote(t.outputHash, t.producerId ?? t.machineId ?? t.id);
+    vote(c.hash, machine.ownerId);
+    const winner = [...votes].find(([, owners]) => owners.size >= quorum);
+    agreed = winner?.[0] ?? null;
+    agreedOwners = winner?.[1].size ?? 0;
     const stillRunning = copies.some((t) => t !== task && t.state !== "done");
-    if (!agreed && !stillRunning) rerun = copies; // every copy ran and no majority agrees
+    if (!agreed && !stillRunning) rerun = copies; // every copy ran and no majority of owners agrees
   }
   const decidesNow = !decidedBefore && agreed !== null;
   const finishesJob = decidesNow && job.tasksDone + 1 >= job.taskCount;
@@ -56,7 +67,8 @@ export async function completeTask(market: Market, c: Completion) {
   const givesUp = (failedRun || rerun.length > 0) && task.attempts >= market.settings.maxAttempts;
   const requeueThese = givesUp ? [] : failedRun ? [task] : rerun;
 
-  const { requeue, resultId } = await market.db.$transaction(async (tx) => {
+  const { requeue, resultId, exhausted } = await market.db.$transaction(async (tx) => {
+    const pay = new RunPayer(market, tx, job.id);
     const result = await tx.result.create({
       data: {
         taskId: task.id,
@@ -66,7 +78,7 @@ export async function completeTask(market: Market, c: Completion) {
         stdout: toBytes(c.stdout),
         stderr: toBytes(c.stderr),
         outputHash: c.hash,
-        elapsedMs: Math.max(0, Math.round(c.report.elapsedMs)),
+        elapsedMs: storedMs(c.report.elapsedMs),
         error: c.report.error ? toJson(c.report.error) : undefined,
         createdAt: new Date(now),
       },
@@ -80,20 +92,28 @@ export async function completeTask(market: Market, c: Completion) {
       const judged = decidesNow ? copies.filter((t) => t === task || t.state === "done") : [task];
       for (const t of judged) {
         const r = t === task ? { id: result.id, hash: c.hash } : { id: t.resultId!, hash: t.outputHash! };
-        await judge(market, tx, t, r, r.hash === agreed);
+        await judge(market, tx, pay, t, r, r.hash === agreed);
       }
-      if (decidesNow) await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } } });
+      if (decidesNow) {
+        await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } } });
+        await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { agreedOwners } });
+      }
       await refine(market, tx, machine, job, c.report.elapsedMs / 1000);
     }
+    // seed 003, 5.5.2 pays successful use; a failed run used the producer's time all the same,
+    // so it is paid for what the market vouches for and charged to the consumer (the quote says so).
+    if (failedRun) await pay.run(machine, task, result.id, c.report.elapsedMs, true);
     if (finishesJob) await finishJob(market, tx, job.id, now);
-    if (givesUp) await failJob(market, tx, job.id, task, c, now);
-    return { requeue: requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id };
+    else if (pay.exhausted) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
+    else if (givesUp) await failJob(market, tx, job.id, task, c, now);
+    const ends = finishesJob || pay.exhausted || givesUp;
+    return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted };
   });
 
   market.state.leases.delete(lease.id);
   machine.leases.delete(lease.id);
   if (c.ok) {
-    Object.assign(task, { state: "done", resultId, outputHash: c.hash });
+    Object.assign(task, { state: "done", resultId, outputHash: c.hash, producerId: machine.ownerId });
     market.engine.taskFinished(task.id, machine.id, c.report.elapsedMs / 1000, now);
   }
   if (agreed) for (const t of copies) t.agreedHash = agreed;
@@ -106,39 +126,80 @@ export async function completeTask(market: Market, c: Completion) {
     }
     requeue.apply();
   }
-  if (finishesJob || givesUp) forgetJob(market, job.id);
+  if (finishesJob || givesUp || exhausted) forgetJob(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }
 
-/** Accepts and pays a copy whose output is the quorum's, or marks its machine down. */
-async function judge(market: Market, tx: Tx, copy: LiveTask, result: { id: string; hash: string }, agrees: boolean) {
-  const row = await tx.result.findUniqueOrThrow({ where: { id: result.id }, include: { machine: true } });
-  const m = row.machine;
-  if (agrees) {
-    await tx.result.update({ where: { id: row.id }, data: { accepted: true } });
-    await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id } });
-    // seed 003, 5.5.2: an opportunistic machine is paid cps(m) for each second of successful use;
-    // dedicated machines were paid their contract when the market bought their time.
+/**
+ * Pays runs of one job out of its escrow, within one transaction, by the engine's `runPay`: the
+ * seconds the machine's benchmark allows, never more than the escrow holds. A report past the cap
+ * is flagged on its result and halves the machine's reputation; an escrow that cannot cover a run
+ * marks the job exhausted, and it stops.
+ */
+class RunPayer {
+  exhausted = false;
+  constructor(
+    private market: Market,
+    private tx: Tx,
+    private jobId: string,
+  ) {}
+
+  async run(m: { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number }, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean) {
+    const job = this.market.state.jobs.get(this.jobId)!;
+    const escrow = await balance(this.tx, { kind: "escrow", jobId: this.jobId });
+    const p = runPay(this.market.settings.terms, {
+      reportedSeconds: elapsedMs / 1000,
+      workPerTask: job.workPerTask,
+      speed: m.speed,
+      // Dedicated machines are paid by their contract, not per run.
+      pricePerSecond: m.kind === "opportunistic" ? toCredits(m.pricePerSecondMicro) : 0,
+      wallSeconds: TASK_LIMITS.wallMs / 1000,
+      escrowLeft: toCredits(escrow - job.penaltyHeldMicro),
+    });
+    const amount = toMicro(p.amount);
     if (m.kind === "opportunistic") {
-      await payProducer(tx, {
-        resultId: row.id,
-        jobId: copy.jobId,
+      await payRun(this.tx, {
+        resultId,
+        jobId: this.jobId,
         taskId: copy.id,
         producerId: m.ownerId,
         machineId: m.id,
-        amount: (m.pricePerSecondMicro * BigInt(row.elapsedMs)) / 1000n,
-        seconds: row.elapsedMs / 1000,
+        amount,
+        seconds: p.paidSeconds,
+        reportedSeconds: elapsedMs / 1000,
+        failed,
       });
     }
-  }
-  const reputation = agrees ? Math.min(1, m.reputation + REPUTATION_REWARD) : m.reputation * REPUTATION_PENALTY;
-  if (reputation !== m.reputation) {
-    await tx.machine.update({ where: { id: m.id }, data: { reputation } });
-    const live = market.state.machines.get(m.id);
-    if (live) {
-      live.reputation = reputation;
-      market.engine.addMachine(live, market.clock.now());
+    await this.tx.result.update({ where: { id: resultId }, data: { paidMicro: amount, implausible: p.implausible } });
+    if (p.implausible) {
+      await setReputation(this.market, this.tx, m, m.reputation * REPUTATION_PENALTY);
+      this.market.log(`machine ${m.id.slice(0, 8)} reported ${(elapsedMs / 1000).toFixed(1)} s for a run its speed allows ${p.capSeconds.toFixed(1)} s; paid at the cap`);
     }
+    if (p.escrowExhausted) this.exhausted = true;
+  }
+}
+
+/** Accepts and pays a copy whose output is the quorum's, or marks its machine down. */
+async function judge(market: Market, tx: Tx, pay: RunPayer, copy: LiveTask, result: { id: string; hash: string }, agrees: boolean) {
+  const row = await tx.result.findUniqueOrThrow({ where: { id: result.id }, include: { machine: true } });
+  const m = market.state.machines.get(row.machineId) ?? row.machine;
+  if (agrees) {
+    await tx.result.update({ where: { id: row.id }, data: { accepted: true } });
+    await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id } });
+    await pay.run(m, copy, row.id, row.elapsedMs, false);
+  }
+  const now = market.state.machines.get(row.machineId)?.reputation ?? m.reputation;
+  const reputation = agrees ? Math.min(1, now + REPUTATION_REWARD) : now * REPUTATION_PENALTY;
+  await setReputation(market, tx, m, reputation);
+}
+
+async function setReputation(market: Market, tx: Tx, m: { id: string; reputation: number }, reputation: number) {
+  const live = market.state.machines.get(m.id);
+  if (reputation === (live?.reputation ?? m.reputation)) return;
+  await tx.machine.update({ where: { id: m.id }, data: { reputation } });
+  if (live) {
+    live.reputation = reputation;
+    market.engine.addMachine(live, market.clock.now());
   }
 }
 
@@ -156,11 +217,24 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   const byIndex = new Map(accepted.map((r) => [r.task.index, Buffer.from(r.stdout).toString("utf8")]));
   const texts = outputs.map((o) => byIndex.get(o.index) ?? "");
   const took = (now - job.arrivedAt) / 1000;
+  const paid = await paidForJob(tx, jobId);
+  const terms = settleCharge({
+    benefit: benefitAt(job.benefit as BenefitCurve, took),
+    price: toCredits(job.priceMicro),
+    paidToProducers: toCredits(paid),
+    consumerEscrow: toCredits(job.escrowMicro),
+    penaltyHeld: toCredits(job.penaltyHeldMicro),
+    consumerCausedLateness: estimateContradicted(market.settings.terms, job.declaredWorkPerTask, job.workPerTask),
+  });
   const charged = await settleCompleted(tx, {
     jobId,
     consumerId: job.ownerId,
-    benefit: toMicro(benefitAt(job.benefit as BenefitCurve, took)),
+    // The engine's floats become money once, here; the charge never rounds below what was paid out.
+    charge: maxBig(toMicro(terms.charge), paid),
+    compensation: toMicro(terms.compensation),
+    penaltyHeld: job.penaltyHeldMicro,
     seconds: took,
+    memo: terms.reasons,
   });
   await tx.job.update({
     where: { id: jobId },
@@ -168,12 +242,14 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   });
 }
 
-async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c: Completion, now: number) {
+const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
+
+async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c: Completion, now: number, why: "escrow-exhausted" | null = null) {
   const job = market.state.jobs.get(jobId)!;
   await tx.task.updateMany({ where: { jobId, status: { in: ["pending", "queued", "leased"] } }, data: { status: "failed", machineId: null } });
   await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
-  const charged = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "failed" });
-  const cause = c.ok ? "no-quorum" : (c.report.error?.code ?? "nonzero-exit");
+  const charged = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: why ?? "failed", penaltyHeld: job.penaltyHeldMicro });
+  const cause = why ?? (c.ok ? "no-quorum" : (c.report.error?.code ?? "nonzero-exit"));
   await tx.job.update({
     where: { id: jobId },
     data: {
@@ -181,7 +257,10 @@ async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c:
       completedAt: new Date(now),
       chargedMicro: charged,
       result: toJson({
-        error: { code: "task-failed", cause, taskIndex: task.index, attempts: task.attempts, exitCode: c.report.exitCode, stderr: c.stderr.toString("utf8").slice(0, 2000) },
+        error:
+          why === "escrow-exhausted"
+            ? { code: "escrow-exhausted", escrow: toCredits(job.escrowMicro), paidToProducers: toCredits(charged), taskIndex: task.index }
+            : { code: "task-failed", cause, taskIndex: task.index, attempts: task.attempts, exitCode: c.report.exitCode, stderr: c.stderr.toString("utf8").slice(0, 2000) },
       }),
     },
   });

@@ -69,6 +69,22 @@ export async function jobView(db: Db, state: LiveState, jobId: string) {
     waiting: await waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
     result: j.result,
     machines: machines.map((m) => ({ ...names.find((n) => n.id === m.machineId), tasks: m._count._all })),
+    verification: j.replicas > 1 ? await verification(db, j.id, j.replicas) : null,
+  };
+}
+
+/**
+ * How independent the agreement behind the job's results is: copies of a task run on machines of
+ * different owners, and this says how many owners agreed on each verified task (the fewest of them).
+ */
+async function verification(db: Db, jobId: string, replicas: number) {
+  const agreed = await db.task.groupBy({ by: ["agreedOwners"], where: { jobId, replica: 0, agreedOwners: { not: null } }, _count: { _all: true } });
+  const owners = agreed.map((a) => a.agreedOwners!);
+  return {
+    replicas,
+    quorum: Math.floor(replicas / 2) + 1,
+    tasksVerified: agreed.reduce((n, a) => n + a._count._all, 0),
+    fewestOwnersAgreeing: owners.length ? Math.min(...owners) : null,
   };
 }
 
@@ -76,8 +92,8 @@ const MAX_WAITING_REASONS = 20;
 
 /**
  * Why the job's tasks wait for machines, read from the live market: a delayed job asking for more
- * copies than there are machines, or copies that every connected machine is barred from because
- * it ran another copy of the same task. The first few reasons, and how many there are.
+ * copies than there are owners with machines, or copies that every connected machine is barred
+ * from because its owner ran another copy of the same task. The first few reasons, and how many there are.
  */
 async function waitingForMachines(db: Db, state: LiveState, jobId: string, waitingCopies: number) {
   const job = state.jobs.get(jobId);
@@ -87,9 +103,9 @@ async function waitingForMachines(db: Db, state: LiveState, jobId: string, waiti
     const shortfall = replicaShortfall(state, job.replicas);
     return shortfall ? { total: 1, reasons: [shortfall] } : none;
   }
-  // A copy is barred only from machines that ran one of its k - 1 siblings: with k machines or
+  // A copy is barred only from the owners that ran one of its k - 1 siblings: with k owners or
   // more connected, some machine can always take it.
-  if (waitingCopies === 0 || state.machines.size >= job.replicas) return none;
+  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return none;
   const open = await db.task.findMany({ where: { jobId, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
   const reasons = open.flatMap(({ id }) => {
     const task = state.tasks.get(id);

@@ -11,7 +11,7 @@ import type { MarketState } from "../state/market-state.ts";
  * idle quote is not used: it is P ln(n) / (capacity H), so capacity x time x quote would not depend
  * on the machine's size or on how busy the market is.
  */
-export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer, now: number): OfferDecision {
+export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer, now: number, budget = Infinity): OfferDecision {
   const offer = DedicatedOffer.parse(input);
   if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
   const s = state.settings;
@@ -29,5 +29,9 @@ export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer
   if (!Number.isFinite(unitPrice)) unitPrice = (s.priceConstant * ln) / (offer.speed * offer.slots * s.horizonSeconds);
   const value = capacityWork * unitPrice;
   const data = { contractPrice: offer.contractPrice, value, capacityWork, unitPrice };
-  return offer.contractPrice <= value ? { accept: true, reasons: [{ code: "offer-accepted", ...data }] } : { accept: false, reasons: [{ code: "offer-too-expensive", ...data }] };
+  if (offer.contractPrice > value) return { accept: false, reasons: [{ code: "offer-too-expensive", ...data }] };
+  // The market pays contracts from its own account, which may spend only its reserve and what its
+  // fees earned: a contract it could not honour is refused however cheap it looks.
+  if (offer.contractPrice > budget) return { accept: false, reasons: [{ code: "offer-unaffordable", contractPrice: offer.contractPrice, budget: Math.max(0, budget) }] };
+  return { accept: true, reasons: [{ code: "offer-accepted", ...data }] };
 }

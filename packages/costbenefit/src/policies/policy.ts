@@ -28,8 +28,11 @@ export interface Policy {
   place(state: MarketState, tasks: readonly PendingTask[], now: number, rng: Rng): Replacement;
   /** Periodic work: delayed jobs to re-evaluate or reject, and moves of placed tasks. */
   tick(state: MarketState, now: number, rng: Rng): TickResult;
-  /** Accept or reject a dedicated machine's offer at once. */
-  considerDedicatedOffer(state: MarketState, offer: DedicatedOffer, now: number): OfferDecision;
+  /**
+   * Accept or reject a dedicated machine's offer at once; `budget` is what the market can still
+   * commit to contracts from its reserve and earnings (credits).
+   */
+  considerDedicatedOffer(state: MarketState, offer: DedicatedOffer, now: number, budget?: number): OfferDecision;
 }
 
 export function createPolicy(name: PolicyName | string, overrides: Partial<PolicyProfileInput> = {}): Policy {
