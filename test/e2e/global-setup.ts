@@ -15,9 +15,12 @@ export default async function globalSetup() {
   await buildWebIfStale(console.log);
   const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-e2e-"));
   chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
-  const stack = await startStack({ dataDir, marketPort: 4900, webPort: 3900, pgPort: 54939, workerSlots: 1, log });
+  // Every test signs up from this host, and the scenarios were written for 1,000 starting credits.
+  const env = { SIGNUPS_PER_ADDRESS: "1000", SIGNUPS_PER_NETWORK: "1000", STARTING_CREDITS: "1000" };
+  const stack = await startStack({ dataDir, marketPort: 4900, webPort: 3900, pgPort: 54939, workerSlots: 1, log, env });
   mkdirSync(join(root, ".tmp"), { recursive: true });
-  writeFileSync(STACK_FILE, JSON.stringify({ webUrl: stack.webUrl, marketUrl: stack.marketUrl, admin: stack.admin }));
+  const outbox = join(dataDir, "outbox.jsonl");
+  writeFileSync(STACK_FILE, JSON.stringify({ webUrl: stack.webUrl, marketUrl: stack.marketUrl, admin: stack.admin, outbox }));
   return async () => {
     await stack.stop();
     writeFileSync(join(root, ".tmp/e2e-stack.log"), logs.join("\n"));

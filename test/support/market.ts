@@ -2,7 +2,8 @@
 // temporary folder, the real HTTP API on a free port, and typed tRPC clients that sign in
 // through Better Auth or authenticate with a worker's API token, exactly like the web app and
 // the Node worker do.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { verificationLink } from "./outbox.ts";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { loadConfig, startMarketManager, type AppRouter } from "../../apps/marke
 import type { RunningManager } from "../../apps/market-manager/src/index.ts";
 
 export const PUBLIC_URL = "http://localhost:3999";
+export { verificationLink };
 
 /**
  * The settings the tests' markets run with unless a test says otherwise: the starting credits the
@@ -102,14 +104,6 @@ export async function signUp(url: string, email: string, roles: ("producer" | "c
   await client.account.chooseRoles.mutate({ roles });
   if (outbox) await verifyEmail(url, outbox, email);
   return client;
-}
-
-/** The newest verification link mailed to `email`, from the market's development outbox. */
-export function verificationLink(outbox: string, email: string): string {
-  const mails = existsSync(outbox) ? readFileSync(outbox, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { to: string; link?: string }) : [];
-  const link = mails.filter((m) => m.to === email && m.link).pop()?.link;
-  if (!link) throw new Error(`no verification mail for ${email} in ${outbox}`);
-  return link;
 }
 
 /** Follows the verification link, sent to the market at `url` whatever public address it names. */

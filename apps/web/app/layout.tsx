@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { Providers } from "@/lib/providers";
 import { Header } from "@/components/header";
+import { VerifyEmailNotice } from "@/components/verify-notice";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -15,6 +16,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="min-h-screen font-sans">
         <Providers>
           <Header />
+          <VerifyEmailNotice />
           <main className="mx-auto max-w-6xl px-6 py-10">{children}</main>
           <footer className="mx-auto max-w-6xl px-6 pb-10 text-xs text-slate-400">
             Cycle Market: jobs are admitted when their benefit beats the marginal cost of running them.

@@ -8,6 +8,36 @@ export interface DecisionRecord {
   reasons?: unknown;
   completionAt?: string | number | null;
   price?: number | null;
+  terms?: Terms | null;
+}
+
+/** What the market tells a consumer of the money beside the price (see the Market Manager's jobs.ts). */
+interface Terms {
+  failedRunsCharged?: boolean;
+  maxAttempts?: number;
+  payCapMultiple?: number;
+  penaltyCap?: number | null;
+  penaltyVoidIfWorkOver?: number | null;
+}
+
+/** The terms in words: failed runs are charged, how often a task is tried, and a penalty's limits. */
+function termsInWords(t: Terms): string[] {
+  const out: string[] = [];
+  if (t.failedRunsCharged) {
+    out.push(
+      `Producer time is charged whether a run succeeds or fails (each run paid at most ${t.payCapMultiple ?? "a few"} times its expected time); ` +
+        `a task is tried at most ${t.maxAttempts ?? "a few"} times before the job fails.`,
+    );
+  }
+  if (t.penaltyCap != null) {
+    out.push(
+      `If the job finishes late the market pays at most ${credits(t.penaltyCap)} in penalty (the price), ` +
+        `and nothing if the tasks' measured work is over ${t.penaltyVoidIfWorkOver ?? 2} times the estimate given.`,
+    );
+  } else if (t.penaltyVoidIfWorkOver != null) {
+    out.push("A lateness penalty is paid up to the job's price, and not if the tasks' measured work is well over the estimate given.");
+  }
+  return out;
 }
 
 const HEADLINES: Record<string, string> = {
@@ -53,6 +83,13 @@ export function DecisionView({ decision, title, testId, settled }: { decision: D
             </dd>
           </div>
         </dl>
+      ) : null}
+      {decision.terms && decision.outcome !== "rejected" ? (
+        <ul className="mt-3 space-y-1 text-xs text-slate-600" aria-label="Terms" data-testid="decision-terms">
+          {termsInWords(decision.terms).map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
       ) : null}
       {reasons.length > 0 ? (
         <ul className="mt-3 list-disc space-y-1 pl-5 text-sm text-slate-700" aria-label="Reasons">

@@ -120,6 +120,9 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
   "offer-expired": () => "The offer ends before it could be used.",
   "offer-unaffordable": (r) =>
     `The offer of ${credits(num(r, "contractPrice"))} is refused: the market can commit only ${credits(num(r, "budget"))} more to dedicated contracts from its reserve and earnings.`,
+  "already-verified": () => "Your email address is already confirmed.",
+  "too-many-signups": (r) =>
+    `Too many sign-ups from this ${str(r, "scope") ?? "address"}: at most ${number(num(r, "limit"), 0)} every ${number(num(r, "windowMinutes"), 0)} minutes.`,
   "offer-too-long": (r) => `A dedicated offer may last at most ${number(num(r, "maxDays"), 0)} days; this one lasts ${number(num(r, "days"), 1)}.`,
   "escrow-exhausted": (r) =>
     `The job stopped: its producers were paid ${credits(num(r, "paidToProducers"))} for their time, all of the ${credits(num(r, "escrow"))} held for it. ` +

@@ -33,42 +33,48 @@ export function describeLine(line: StatementLine): LineWords {
   const memo = line.memo;
   switch (line.kind) {
     case "grant":
-      return { what: "Starting credits", detail: "Given by the market to every new consumer." };
+      return { what: "Starting credits", detail: "Given once by the market to every consumer who confirms their email." };
     case "escrow":
-      return { what: `Escrow for job ${job}`, detail: "The job's highest benefit, held while it runs." };
+      return { what: `Escrow for job ${job}`, detail: "The job's highest benefit, held while it runs; producers are paid out of it." };
     case "settlement": {
       const why = field(memo, "why");
-      if (why === "cancelled" || why === "failed") {
-        const paid = micro(field(memo, "paidToProducersMicro"));
-        return {
-          what: `Settlement of job ${job}`,
-          detail: `${why === "cancelled" ? "Cancelled" : "Failed"}: charged what producers had been paid (${credits(paid ?? 0)})${cameBack(line.amount)}`,
-        };
+      const paid = micro(field(memo, "paidToProducersMicro"));
+      if (why === "cancelled" || why === "failed" || why === "escrow-exhausted") {
+        const how = why === "cancelled" ? "Cancelled" : why === "failed" ? "Failed" : "Stopped when its escrow ran out";
+        return { what: `Settlement of job ${job}`, detail: `${how}: charged what producers had been paid (${credits(paid ?? 0)})${cameBack(line.amount)}` };
       }
       const took = numberField(memo, "seconds");
-      const benefit = micro(field(memo, "benefitMicro"));
+      const charge = micro(field(memo, "chargeMicro"));
+      const compensation = micro(field(memo, "compensationMicro")) ?? 0;
       return {
         what: `Settlement of job ${job}`,
         detail:
           `Completed${took != null ? ` after ${seconds(took)}` : ""}` +
-          (benefit != null
-            ? benefit < 0
-              ? `: the benefit was negative, so the market paid ${credits(-benefit)} on top of the escrow.`
-              : `: charged the benefit at that time, ${credits(benefit)}${cameBack(line.amount)}`
-            : "."),
+          (charge != null ? `: charged ${credits(charge)}` : "") +
+          (paid ? ` (producers were paid ${credits(paid)} of it)` : "") +
+          (compensation > 0 ? `; the market paid a lateness penalty of ${credits(compensation)}` : "") +
+          (charge != null ? cameBack(line.amount) : "."),
       };
     }
     case "payment": {
       const ran = numberField(memo, "seconds");
+      const reported = numberField(memo, "reportedSeconds");
+      const failed = field(memo, "failed") === true;
       const machine = shortId(field(memo, "machineId"));
+      const capped = ran != null && reported != null && reported > ran + 1e-9 ? ` (reported ${seconds(reported)}, more than the machine's speed allows)` : "";
       return {
         what: `Payment for a task of job ${job}`,
-        detail: [ran != null ? `${seconds(ran)} of successful run time` : null, machine ? `on machine ${machine}` : null].filter(Boolean).join(" ") || null,
+        detail:
+          [ran != null ? `${seconds(ran)} of ${failed ? "a failed run" : "successful run time"}${capped}` : null, machine ? `on machine ${machine}` : null].filter(Boolean).join(" ") ||
+          null,
       };
     }
     case "contract": {
       const machine = shortId(field(memo, "machineId"));
-      return { what: "Contract", detail: `Dedicated machine${machine ? ` ${machine}` : ""}: its whole contract price, paid when the market accepted the offer.` };
+      const from = field(memo, "from");
+      const to = field(memo, "to");
+      const span = typeof from === "string" && typeof to === "string" ? ` for ${seconds((Date.parse(to) - Date.parse(from)) / 1000)} of presence` : "";
+      return { what: "Contract", detail: `Dedicated machine${machine ? ` ${machine}` : ""}: its contract's share${span}, paid as the market heard it.` };
     }
     default:
       return { what: String(line.kind), detail: null };

@@ -12,6 +12,8 @@ export interface Caller {
   email: string;
   name: string;
   roles: Role[];
+  /** The user followed the link mailed to their address (starting credits need it). */
+  emailVerified: boolean;
   /** How the caller proved who it is: a browser session or a worker's API token. */
   via: "session" | "token";
   tokenId?: string;
@@ -28,13 +30,13 @@ export async function createContext(services: Services, headers: IncomingHttpHea
     const found = await userForToken(services.db, bearer);
     if (!found) return { services, caller: null };
     const { user, tokenId } = found;
-    return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, via: "token", tokenId } };
+    return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId } };
   }
   const session = await services.auth.api.getSession({ headers: fromNodeHeaders(headers) });
   if (!session) return { services, caller: null };
   const user = await services.db.user.findUnique({ where: { id: session.user.id } });
   if (!user) return { services, caller: null };
-  return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, via: "session" } };
+  return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" } };
 }
 
 const t = initTRPC.context<Context>().create({

@@ -12,13 +12,15 @@ type Key = keyof Current;
 type Patch = RouterInputs["admin"]["settings"]["set"];
 type Draft = Record<Key, string>;
 
-const KEYS: Key[] = ["horizonSeconds", "priceConstant", "leaseTimeoutMs", "policy"];
+const KEYS: Key[] = ["horizonSeconds", "priceConstant", "leaseTimeoutMs", "policy", "startingCredits", "marketReserve"];
 
 const LABELS: Record<Key, string> = {
   horizonSeconds: "Planning horizon (seconds)",
   priceConstant: "Price constant",
   leaseTimeoutMs: "Lease timeout (ms)",
   policy: "Policy",
+  startingCredits: "Starting credits per verified consumer",
+  marketReserve: "Market reserve (credits)",
 };
 
 /** The same setting in the change log and the current values. */
@@ -27,6 +29,8 @@ const SHORT: Record<Key, string> = {
   priceConstant: "Price constant",
   leaseTimeoutMs: "Lease timeout",
   policy: "Policy",
+  startingCredits: "Starting credits",
+  marketReserve: "Market reserve",
 };
 
 const POLICY_WORDS: Record<string, string> = {
@@ -47,11 +51,19 @@ function show(key: string, value: unknown): string {
   if (key === "horizonSeconds") return `${number(value, 0)} s (${seconds(value)})`;
   if (key === "leaseTimeoutMs") return `${number(value, 0)} ms (${seconds(value / 1000)})`;
   if (key === "priceConstant") return `${number(value, 6)} credit${value === 1 ? "" : "s"} per cost unit`;
+  if (key === "startingCredits" || key === "marketReserve") return `${number(value, 2)} credits`;
   return number(value, 6);
 }
 
 function toDraft(c: Current): Draft {
-  return { horizonSeconds: String(c.horizonSeconds), priceConstant: String(c.priceConstant), leaseTimeoutMs: String(c.leaseTimeoutMs), policy: c.policy };
+  return {
+    horizonSeconds: String(c.horizonSeconds),
+    priceConstant: String(c.priceConstant),
+    leaseTimeoutMs: String(c.leaseTimeoutMs),
+    policy: c.policy,
+    startingCredits: String(c.startingCredits),
+    marketReserve: String(c.marketReserve),
+  };
 }
 
 /** Only what the admin changed, numbers as typed: the API says what is out of range. */
@@ -157,6 +169,12 @@ export function SettingsPanel() {
                   ))}
                 </select>
               )}
+            </Field>
+            <Field label={LABELS.startingCredits} hint="Granted once to each consumer who verifies their email, while the reserve covers it. 0 to 1,000,000." error={errors.byField.startingCredits}>
+              {(p) => <input {...p} type="number" step="any" value={values.startingCredits} onChange={(e) => set("startingCredits", e.target.value)} className={inputClass} />}
+            </Field>
+            <Field label={LABELS.marketReserve} hint="How far below zero the market may go for grants, dedicated contracts and lateness penalties." error={errors.byField.marketReserve}>
+              {(p) => <input {...p} type="number" step="any" value={values.marketReserve} onChange={(e) => set("marketReserve", e.target.value)} className={inputClass} />}
             </Field>
           </div>
           {save.error ? (

@@ -3,6 +3,7 @@ import { publicProcedure, producerProcedure, router, signedInProcedure } from ".
 import { createApiToken } from "../../auth/tokens.ts";
 import { chooseRoles } from "../../auth/roles.ts";
 import { refuse } from "../errors.ts";
+import { toCredits } from "../../ledger/ledger.ts";
 
 export const ChooseRoles = z.object({
   roles: z.array(z.enum(["producer", "consumer"])).min(1, "Choose at least one role."),
@@ -13,7 +14,25 @@ export const CreateToken = z.object({ name: z.string().trim().min(1, "Name the t
 export type CreateToken = z.infer<typeof CreateToken>;
 
 export const accountRouter = router({
-  me: publicProcedure.query(({ ctx }) => ctx.caller && { id: ctx.caller.id, email: ctx.caller.email, name: ctx.caller.name, roles: ctx.caller.roles }),
+  me: publicProcedure.query(
+    ({ ctx }) =>
+      ctx.caller && {
+        id: ctx.caller.id,
+        email: ctx.caller.email,
+        name: ctx.caller.name,
+        roles: ctx.caller.roles,
+        emailVerified: ctx.caller.emailVerified,
+        /** What a consumer is granted once their address is verified (the admin's setting). */
+        startingCredits: toCredits(ctx.services.market.settings.startingCreditsMicro),
+      },
+  ),
+
+  /** Mails the verification link again (the first one went out at sign-up). */
+  resendVerification: signedInProcedure.mutation(async ({ ctx }) => {
+    if (ctx.caller.emailVerified) throw refuse.conflict({ code: "already-verified" }, "Your email address is already confirmed.");
+    await ctx.services.auth.api.sendVerificationEmail({ body: { email: ctx.caller.email, callbackURL: "/account/credits" } });
+    return { sent: true };
+  }),
 
   chooseRoles: signedInProcedure.input(ChooseRoles).mutation(({ ctx, input }) => chooseRoles(ctx.services.market, ctx.caller, input.roles)),
 

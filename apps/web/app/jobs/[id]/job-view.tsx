@@ -93,7 +93,10 @@ function JobDetails({ job }: { job: Job }) {
             {!finished ? <WaitingForMachines waiting={job.waiting} /> : null}
             {job.replicas > 1 ? (
               <p className="mt-1 text-xs text-slate-500" data-testid="job-replicas">
-                Each task runs on {job.replicas} machines; a result counts when a majority of their outputs agree.
+                Each task runs on {job.replicas} machines of different owners; a result counts when owners in the majority agree on their outputs.
+                {job.verification && job.verification.tasksVerified > 0
+                  ? ` ${job.verification.tasksVerified} of ${job.taskCount} tasks verified so far, each by at least ${job.verification.fewestOwnersAgreeing} independent owners.`
+                  : ""}
               </p>
             ) : null}
             <CancelJob jobId={job.id} status={job.status} />
