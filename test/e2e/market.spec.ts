@@ -153,7 +153,7 @@ test("a new consumer sees their starting credits at once, before any job", async
   await expect(page.getByRole("table", { name: "Statement" })).toContainText("Starting credits");
 });
 
-test("a replicated job waits for a second machine and says why, runs when a tab starts producing, and shows one output per task", async ({ page, context, browser }) => {
+test("a replicated job waits for a second owner's machine and says why, runs when a tab starts producing, and shows one output per task", async ({ page, context, browser }) => {
   // Earlier tests' producing tabs are gone once their machines have departed: the local worker is left.
   const admin = await adminPage(browser);
   await expect.poll(async () => (await admin.machines()).filter((m) => m.status === "active").length, { timeout: 90_000 }).toBe(1);
@@ -170,7 +170,7 @@ test("a replicated job waits for a second machine and says why, runs when a tab 
   await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
 
   await expect(page.getByTestId("job-status")).toHaveText(/delayed/i);
-  await expect(page.getByTestId("job-waiting")).toContainText("Each task runs as 2 copies, each on a different machine, and 1 machine is connected");
+  await expect(page.getByTestId("job-waiting")).toContainText("Each task runs as 2 copies, each on a machine of a different owner so that the copies verify each other, and 1 owner has machines connected");
 
   const producer = await context.newPage();
   await startProducing(producer);

@@ -99,12 +99,12 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask
   };
   takeFrom(machine.queue);
   if (picked.length < room) {
-    // A machine takes another's queued work only if it costs no more per unit of work than the
-    // machine the engine chose: otherwise an expensive machine could take every task placed on a
-    // cheap one and be paid its own price for it.
-    const unitPrice = (m: LiveMachine) => Number(m.pricePerSecondMicro) / m.speed;
+    // A machine takes another's queued work only if it asks no more per second than the machine
+    // the engine chose: otherwise an expensive machine could take every task placed on a cheap
+    // one and be paid its own price for it. (Per second, not per unit of work: benchmarks of equal
+    // machines differ a little, and equal asking prices should share work.)
     const others = [...market.state.machines.values()]
-      .filter((m) => m.id !== machine.id && m.queue.length > 0 && unitPrice(machine) <= unitPrice(m))
+      .filter((m) => m.id !== machine.id && m.queue.length > 0 && machine.pricePerSecondMicro <= m.pricePerSecondMicro)
       .sort((a, b) => b.queue.length / b.slots - a.queue.length / a.slots);
     for (const other of others) {
       // A copy its own machine may never run (that machine ran a sibling) is anyone else's to take;

@@ -4,8 +4,9 @@ import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
 
 export const ledgerRouter = router({
   statement: signedInProcedure.query(async ({ ctx }) => {
-    // Consumers from before grants came with the role get theirs at their first look.
-    if (ctx.caller.roles.includes("consumer")) await ensureStartingCredits(ctx.services.market, ctx.caller.id);
+    // A verified consumer whose grant did not happen yet (an account from before, or a reserve
+    // that has been topped up since) gets it at their look; unverified callers never queue for it.
+    if (ctx.caller.roles.includes("consumer") && ctx.caller.emailVerified) await ensureStartingCredits(ctx.services.market, ctx.caller.id);
     return statement(ctx.services.db, ctx.caller.id);
   }),
 });
