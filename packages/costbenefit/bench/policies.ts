@@ -1,5 +1,6 @@
 // npm run -s bench:policies -- --runs N --seed S [--also a,b] [--variant 'label=base:{json}'] [--by-load] [--json]
 // Slowdown of each policy on the TPDS 2000 workload, against the paper's published averages.
+// With --profile paper: the paper's own four algorithms instead (bench/paper-policies.ts).
 import { createPolicy, createRng, isPolicyName } from "../src/index.ts";
 import { z } from "zod";
 import type { Policy } from "../src/policies/policy.ts";
@@ -10,6 +11,11 @@ import { TPDS2000_DEFAULTS, tpds2000 } from "../src/sim/workloads/tpds2000.ts";
 import { intArg, parseArgs, table } from "./args.ts";
 
 const args = parseArgs(process.argv.slice(2));
+if (args.profile !== undefined) {
+  if (args.profile !== "paper") throw new Error("--profile: the only profile is paper");
+  await (await import("./paper-policies.ts")).paperBench(args);
+  process.exit(0);
+}
 const runs = intArg(args, "runs", 100);
 const seed = intArg(args, "seed", 1);
 const json = args.json === true;

@@ -39,3 +39,19 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
   return sorted[i]!;
 }
+
+/** Mean of per-run values with a 95% percentile-bootstrap interval (fixed seed, like byJobMean). */
+export function byRunMean(xs: readonly number[], resamples = 2000): { mean: number; ci95: [number, number] } {
+  const m = mean(xs);
+  const R = xs.length;
+  if (R < 2) return { mean: m, ci95: [m, m] };
+  const rng = createRng("bootstrap");
+  const means = new Float64Array(resamples);
+  for (let b = 0; b < resamples; b++) {
+    let s = 0;
+    for (let i = 0; i < R; i++) s += xs[rng.int(R)]!;
+    means[b] = s / R;
+  }
+  means.sort();
+  return { mean: m, ci95: [percentile(means, 0.025), percentile(means, 0.975)] };
+}
