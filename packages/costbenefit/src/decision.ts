@@ -17,10 +17,16 @@ export const Admitted = z.object({
   outcome: z.literal("admitted"),
   jobId: z.string(),
   completionAt: z.number(),
-  /** b(j, completion - arrival): what the consumer is charged if the job completes as planned. */
+  /**
+   * What the consumer is charged if the job completes as planned: under posted pricing the plan's
+   * marginal cost plus the market's fee, at most b(j, completion - arrival); under bid pricing
+   * b(j, completion - arrival).
+   */
   price: z.number(),
   /** Total credit cost of the placements. */
   marginalCost: z.number(),
+  /** What the price is made of: producers' expected payments, congestion (P x abstract cost), the market's fee. */
+  priceParts: z.object({ producerPayments: z.number(), congestion: z.number(), fee: z.number() }).optional(),
   placements: z.array(Placement),
   reasons: z.array(Reason),
 });

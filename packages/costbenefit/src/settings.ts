@@ -12,6 +12,15 @@ export const MarketSettings = z.object({
   linkBytesPerSecond: positive.default(125_000_000),
   /** A delayed job is rejected once it has waited this long. */
   maxDelaySeconds: positive.default(3600),
+  /**
+   * How an admitted job is priced. `posted`: the market's price, the plan's marginal cost plus
+   * the fee, never more than the benefit (a posted-price mechanism: the completion the market picks
+   * is the consumer's best by their own curve, so the truth is their best report). `bid`: the
+   * paper's pay-as-bid, b(j, t) (seed 003, 4.2).
+   */
+  pricing: z.enum(["posted", "bid"]).default("posted"),
+  /** The market's fee on the marginal cost under posted pricing (0.1 = 10%). */
+  feeFraction: z.number().refine((v) => Number.isFinite(v) && v >= 0 && v <= 10, { message: "must be between 0 and 10" }).default(0.1),
   /** Most machines one placement search inspects before giving up (no unbounded searches). */
   maxCandidatesPerTask: z.number().int().min(1).max(1_000_000).default(4096),
 });

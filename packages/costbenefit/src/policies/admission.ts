@@ -10,13 +10,14 @@ import { createContext } from "../pipeline/context.ts";
 import { buildPlan, expandTasks, type Chooser, type Plan } from "../pipeline/plan.ts";
 import { earliestCompletion, highestPossibleCost, lowestPossibleCost } from "./bounds.ts";
 import type { PolicyProfile } from "./profile.ts";
+import { priceOf, surplus } from "../pricing.ts";
 
-function admitted(job: Job, plan: Plan, reasons: Reason[]): Decision {
+function admitted(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): Decision {
   return {
     outcome: "admitted",
     jobId: job.id,
     completionAt: plan.completionAt,
-    price: benefitAt(job.benefit, plan.completionAt - job.arrivedAt),
+    ...priceOf(state, job, plan),
     marginalCost: plan.cost,
     placements: plan.placements,
     reasons,
@@ -51,12 +52,12 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
       continue;
     }
     const benefit = benefitAt(job.benefit, r.plan.completionAt - job.arrivedAt);
-    const profit = benefit - r.plan.cost;
+    const profit = surplus(state.settings, benefit, r.plan.cost);
     if (!best || profit > best.profit) best = { plan: r.plan, benefit, profit };
   }
   if (best && best.profit > 0) {
     const { plan, benefit, profit } = best;
-    return admitted(job, plan, [{ code: "profitable", benefit, marginalCost: plan.cost, profit, completionAt: plan.completionAt, candidates: times.length }]);
+    return admitted(state, job, plan, [{ code: "profitable", benefit, marginalCost: plan.cost, profit, completionAt: plan.completionAt, candidates: times.length }]);
   }
 
   // seed 003, 4.2: a benefit above the highest possible cost is always admitted, even when the
@@ -68,7 +69,7 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   if (over.ok) {
     const b = benefitAt(job.benefit, over.plan.completionAt - job.arrivedAt);
     if (b > highest && b >= over.plan.cost) {
-      return admitted(job, over.plan, [{ code: "always-admit", benefit: b, highestPossibleCost: highest, marginalCost: over.plan.cost }]);
+      return admitted(state, job, over.plan, [{ code: "always-admit", benefit: b, highestPossibleCost: highest, marginalCost: over.plan.cost }]);
     }
   }
 
@@ -112,5 +113,5 @@ export function admitAll(state: MarketState, job: Job, now: number, choose: Choo
     }
     return { outcome: "delayed", jobId: job.id, reasons: [r.reason] };
   }
-  return admitted(job, r.plan, [{ code: "no-admission-control", policy, marginalCost: r.plan.cost }]);
+  return admitted(state, job, r.plan, [{ code: "no-admission-control", policy, marginalCost: r.plan.cost }]);
 }

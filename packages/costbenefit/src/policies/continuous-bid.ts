@@ -47,7 +47,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
     share = Math.min(share, c.share);
   }
   if (charge > terms.value * (1 + 1e-9)) return waitOrReject(call, job, { code: "over-budget", expectedCharge: charge, budget: terms.value });
-  return admittedDecision(job, r.plan, [
+  return admittedDecision(call.state, job, r.plan, [
     { code: "continuous-bid", budget: terms.value, intervalSeconds: terms.intervalSeconds, bidPerSecond: bid, hostBidsPerSecond: hostBids, share, expectedCharge: charge },
   ]);
 }

@@ -26,9 +26,24 @@ describe("miserly admission", () => {
     expect(d.placements).toHaveLength(1);
     expect(d.placements[0]!.machineId).toBe("idle");
     expect(d.placements[0]!.expectedFinishAt).toBeCloseTo(10);
-    expect(d.price).toBe(50);
-    expect(d.reasons[0]).toMatchObject({ code: "profitable", benefit: 50 });
+    // Posted pricing (the default): the plan's marginal cost plus the 10% fee, not the bid.
     expect(d.marginalCost).toBeCloseTo(Math.pow(2, 0.1) - 1);
+    expect(d.price).toBeCloseTo(d.marginalCost * 1.1);
+    expect(d.priceParts).toMatchObject({ producerPayments: 0 });
+    expect(d.priceParts!.congestion + d.priceParts!.fee).toBeCloseTo(d.price);
+    expect(d.reasons[0]).toMatchObject({ code: "profitable", benefit: 50 });
+  });
+
+  it("charges the bid itself under the paper's pay-as-bid rule, and never more than the benefit under posted prices", () => {
+    const bid = market([opp("a")], { pricing: "bid" });
+    const d = miserly.admit(bid, job("j", { kind: "constant", value: 50 }), 0, rng);
+    expect(d.outcome === "admitted" && d.price).toBe(50);
+    const posted = market([opp("a", { pricePerSecond: 4 })]);
+    const tight = miserly.admit(posted, job("k", { kind: "constant", value: 41 }, [{ work: 10 }]), 0, rng);
+    expect(tight.outcome).toBe("admitted");
+    if (tight.outcome !== "admitted") return;
+    expect(tight.priceParts!.producerPayments).toBeCloseTo(40);
+    expect(tight.price).toBeLessThanOrEqual(41);
   });
 
   it("does not change the market when it only quotes or decides", () => {

@@ -107,7 +107,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
   const failed: { reason?: Reason } = {};
   const r = planJob(call, job, bestFit(call, book, rate, terms.work, failed));
   if (!r.ok) return waitOrReject(call, job, failed.reason ?? r.reason);
-  return admittedDecision(job, r.plan, [{ code: "reservation", ...data }]);
+  return admittedDecision(call.state, job, r.plan, [{ code: "reservation", ...data }]);
 }
 
 export function buildReservationPolicy(name: string, profile: PolicyProfile): Policy {

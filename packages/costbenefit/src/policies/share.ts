@@ -5,6 +5,7 @@
 import { benefitAt } from "../benefit.ts";
 import type { Decision, Move, Replacement, TickResult } from "../decision.ts";
 import type { Job, PendingTask } from "../job.ts";
+import { priceOf } from "../pricing.ts";
 import type { Reason } from "../reasons.ts";
 import { createContext, type SearchContext } from "../pipeline/context.ts";
 import { buildPlan, expandTasks, type Chooser, type Plan } from "../pipeline/plan.ts";
@@ -52,14 +53,15 @@ export function planJob(call: ShareCall, job: Job, choose: Chooser) {
   return buildPlan(unboundedContext(call), expandTasks(job), Infinity, choose);
 }
 
-export function admittedDecision(job: Job, plan: Plan, reasons: Reason[]): Decision {
+export function admittedDecision(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): Decision {
+  // Under posted pricing a share policy charges by its own rule (its reason's expected charge:
+  // opportunity cost, continuous bids); the others are priced like the market's plans.
+  const own = reasons.map((r) => ("expectedCharge" in r ? r.expectedCharge : undefined)).find((c) => c !== undefined);
   return {
     outcome: "admitted",
     jobId: job.id,
     completionAt: plan.completionAt,
-    // The live ledger settles every policy the same way: b(j, t) from escrow (DESIGN.md
-    // "Settlement"); the policy's own charge is in its reason.
-    price: benefitAt(job.benefit, plan.completionAt - job.arrivedAt),
+    ...priceOf(state, job, plan, own),
     marginalCost: plan.cost,
     placements: plan.placements,
     reasons,
