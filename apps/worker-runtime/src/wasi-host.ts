@@ -106,9 +106,9 @@ export function createWasiHost(options: WasiHostOptions): WasiHost {
   // stdin, stdout and stderr are pipes, as when a shell pipes a program: programs that refuse to
   // write binary data to a terminal (compressors) see that they may. Inode numbers 1 000 001.. keep
   // clear of the file system's.
-  fds.add({ ...pipe, kind: "pipe", ino: 1_000_001, input: { data: options.stdin, position: 0 }, rightsBase: PIPE_RIGHTS & ~Rights.FD_WRITE });
-  fds.add({ ...pipe, kind: "pipe", ino: 1_000_002, output: options.stdout, rightsBase: PIPE_RIGHTS & ~Rights.FD_READ });
-  fds.add({ ...pipe, kind: "pipe", ino: 1_000_003, output: options.stderr, rightsBase: PIPE_RIGHTS & ~Rights.FD_READ });
+  fds.add({ ...pipe, kind: "pipe", ino: 1_000_001, input: { data: options.stdin, position: 0 }, });
+  fds.add({ ...pipe, kind: "pipe", ino: 1_000_002, output: options.stdout, });
+  fds.add({ ...pipe, kind: "pipe", ino: 1_000_003, output: options.stderr, });
   fds.add({ kind: "dir", node: fs.root, preopen: ROOT_PREOPEN, flags: 0, rightsBase: DIRECTORY_RIGHTS, rightsInheriting: DIRECTORY_INHERITING_RIGHTS });
 
   const ctx: HostContext = { memory, fds, fs, clock };

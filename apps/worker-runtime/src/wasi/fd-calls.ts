@@ -160,13 +160,15 @@ export function fdCalls(ctx: HostContext) {
     },
     fd_prestat_get(fd: number, ptr: number): void {
       const d = fds.get(fd);
-      if (d.kind !== "dir" || d.preopen === undefined) throw new WasiError(Errno.BADF);
+      // An open descriptor that was not preopened is EINVAL, as in the reference host; only a
+      // closed one is EBADF, which is where the C library's scan of preopens stops.
+      if (d.kind !== "dir" || d.preopen === undefined) throw new WasiError(Errno.INVAL);
       memory.u32(ptr, PREOPENTYPE_DIR);
       memory.u32(ptr + 4, encoder.encode(d.preopen).length);
     },
     fd_prestat_dir_name(fd: number, ptr: number, len: number): void {
       const d = fds.get(fd);
-      if (d.kind !== "dir" || d.preopen === undefined) throw new WasiError(Errno.BADF);
+      if (d.kind !== "dir" || d.preopen === undefined) throw new WasiError(Errno.INVAL);
       const name = encoder.encode(d.preopen);
       if (len < name.length) throw new WasiError(Errno.NAMETOOLONG);
       memory.bytes(ptr, name.length).set(name);

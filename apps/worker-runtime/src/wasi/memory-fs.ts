@@ -1,8 +1,10 @@
 // The task's file system: a tree in memory, private to one run. Input files are read-only
 // nodes sharing the lease's bytes; everything the task writes is scratch and counts against its
-// memory limit through `reserve`. Paths are resolved the way WASI asks of a capability: relative
-// to a directory descriptor, never above it ("..", absolute paths and absolute link targets are
-// ENOTCAPABLE), with at most MAX_SYMLINKS links followed per lookup.
+// memory limit through `reserve`. The tree is the task's whole world, preopened as "/", so paths
+// resolve as under chroot: ".." at the root stays at the root (as the reference host does for
+// its preopened "/") and an absolute link target starts from the root; nothing lies outside.
+// A path argument itself must be relative (ENOTCAPABLE otherwise), as WASI calls take paths
+// relative to a directory descriptor; at most MAX_SYMLINKS links are followed per lookup.
 import { Errno, WasiError } from "./constants.ts";
 
 export interface Times {
@@ -154,28 +156,26 @@ export class MemoryFs {
     if (path.includes("\0")) fail(Errno.ILSEQ);
     if (path.startsWith("/")) fail(Errno.NOTCAPABLE);
     const trailingSlash = path.endsWith("/");
-    const stack: DirNode[] = [start];
+    let dir = start;
     let pending = components(path);
     let links = 0;
     for (;;) {
       const part = pending.shift()!;
       const last = pending.length === 0;
-      const dir = stack[stack.length - 1]!;
       if (part === "." || part === "..") {
-        if (part === "..") {
-          if (stack.length === 1) fail(Errno.NOTCAPABLE);
-          stack.pop();
-        }
-        const here = stack[stack.length - 1]!;
-        if (last) return { dir: here, name: part, node: here, trailingSlash };
+        if (part === "..") dir = dir.parent;
+        if (last) return { dir, name: part, node: dir, trailingSlash };
         continue;
       }
       const node = dir.entries.get(part);
       if (node?.kind === "symlink" && (!last || followLast || trailingSlash)) {
         if (++links > MAX_SYMLINKS) fail(Errno.LOOP);
-        if (node.target.startsWith("/")) fail(Errno.NOTCAPABLE);
+        if (node.target.startsWith("/")) dir = this.root;
         const target = components(node.target);
-        if (target.length === 0) fail(Errno.NOENT);
+        if (target.length === 0) {
+          if (node.target === "") fail(Errno.NOENT);
+          target.push("."); // a link to "/" itself
+        }
         pending = [...target, ...pending];
         continue;
       }
@@ -185,7 +185,7 @@ export class MemoryFs {
       }
       if (!node) fail(Errno.NOENT);
       if (node!.kind !== "dir") fail(Errno.NOTDIR);
-      stack.push(node as DirNode);
+      dir = node as DirNode;
     }
   }
 
