@@ -25,6 +25,7 @@ export const RunMessage = z.object({
   args: z.array(z.string()),
   stdin: bytes,
   files: z.record(z.string(), bytes).optional(),
+  env: z.record(z.string(), z.string()).optional(),
   seed: z.string(),
   limits: ThreadTaskLimits,
 });

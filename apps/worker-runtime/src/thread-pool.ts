@@ -83,6 +83,7 @@ export class ThreadPool implements Executor {
           args: request.args,
           stdin: request.stdin ?? new Uint8Array(0),
           files: request.files,
+          env: request.env,
           seed: request.seed,
           limits: { memoryPages: request.limits.memoryPages, outputBytes: request.limits.outputBytes },
         }),
