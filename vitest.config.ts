@@ -5,7 +5,15 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"], environment: "node" } },
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          environment: "node",
+          // The Node pool's threads run a bundle of the worker runtime; rebuilt here when a source is newer.
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
+        },
+      },
       {
         test: {
           name: "integration",

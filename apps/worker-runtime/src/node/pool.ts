@@ -1,4 +1,8 @@
-// The Node executor: a pool of worker threads, one per slot, each running the sandbox.
+// The Node executor: a pool of worker threads, one per slot, each running the sandbox from the
+// prebuilt bundle dist/pool-thread.mjs (scripts/build-thread.mjs, run by the root postinstall),
+// so a thread is ready in milliseconds and no TypeScript loader runs inside it.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ThreadPool } from "../thread-pool.ts";
 
@@ -8,10 +12,16 @@ export interface NodePoolOptions {
   threadHeapMb?: number;
 }
 
+export const THREAD_ENTRY = new URL("../../dist/pool-thread.mjs", import.meta.url);
+
 export function createNodePool(options: NodePoolOptions): ThreadPool {
-  const entry = new URL("./pool-thread.mjs", import.meta.url);
+  if (!existsSync(THREAD_ENTRY)) {
+    throw new Error(
+      `the sandbox thread is not built (${fileURLToPath(THREAD_ENTRY)}); run \`npm run build:thread -w @cyclemarket/worker-runtime\` (npm ci does it)`,
+    );
+  }
   return new ThreadPool(options.slots, (events) => {
-    const worker = new Worker(entry, {
+    const worker = new Worker(THREAD_ENTRY, {
       resourceLimits: { maxOldGenerationSizeMb: options.threadHeapMb ?? 512 },
     });
     worker.on("message", (raw: unknown) => events.message(raw));
