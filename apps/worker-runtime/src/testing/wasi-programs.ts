@@ -1,7 +1,7 @@
 // The conformance programs of wasi-tests/, run under the sandbox and under the reference host
 // with the same arguments, environment and stdin, so a test can compare what each printed.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,10 +20,19 @@ export interface ProgramOutput {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** stdout as bytes, for programs whose output is not text. */
+  bytes: Uint8Array;
 }
 
+const PROGRAMS_DIR = fileURLToPath(new URL("../../wasi-tests/programs/", import.meta.url));
+
+/** A conformance program, or a real-world one from wasi-tests/programs (such as bzip2). */
 export function wasiProgram(name: string): Uint8Array {
-  return readFileSync(join(BUILD_DIR, `${name}.wasm`));
+  return readFileSync(programPath(name));
+}
+
+function programPath(name: string): string {
+  return join(existsSync(join(PROGRAMS_DIR, `${name}.wasm`)) ? PROGRAMS_DIR : BUILD_DIR, `${name}.wasm`);
 }
 
 export async function runInSandbox(name: string, run: ProgramRun = {}): Promise<ProgramOutput> {
@@ -37,7 +46,7 @@ export async function runInSandbox(name: string, run: ProgramRun = {}): Promise<
   });
   if (outcome.error) throw new Error(`${name} failed in the sandbox: ${outcome.error.code}: ${outcome.error.message}`);
   const text = new TextDecoder();
-  return { exitCode: outcome.exitCode, stdout: text.decode(outcome.stdout), stderr: text.decode(outcome.stderr) };
+  return { exitCode: outcome.exitCode, stdout: text.decode(outcome.stdout), stderr: text.decode(outcome.stderr), bytes: outcome.stdout };
 }
 
 /** Runs in a fresh, empty directory preopened as "/", like the sandbox's file system. */
@@ -46,11 +55,12 @@ export function runInReference(name: string, run: ProgramRun = {}): ProgramOutpu
   try {
     const r = spawnSync(
       process.execPath,
-      ["--no-warnings", REFERENCE_HOST, join(BUILD_DIR, `${name}.wasm`), root, JSON.stringify(run.env ?? {}), ...(run.args ?? [])],
-      { input: run.stdin ?? new Uint8Array(0), encoding: "utf8", timeout: 30_000 },
+      ["--no-warnings", REFERENCE_HOST, programPath(name), root, JSON.stringify(run.env ?? {}), ...(run.args ?? [])],
+      { input: run.stdin ?? new Uint8Array(0), timeout: 30_000, maxBuffer: 64 << 20 },
     );
     if (r.error) throw r.error;
-    return { exitCode: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+    const text = new TextDecoder();
+    return { exitCode: r.status ?? -1, stdout: text.decode(r.stdout), stderr: text.decode(r.stderr), bytes: new Uint8Array(r.stdout) };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
