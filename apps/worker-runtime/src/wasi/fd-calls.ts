@@ -74,7 +74,7 @@ export function fdCalls(ctx: HostContext) {
     let offset = at ?? (d.flags & Fdflags.APPEND ? d.node.size : d.offset);
     for (const b of buffers) {
       if (offset + b.length > MAX_FILE_BYTES) throw new WasiError(Errno.FBIG);
-      fs.write(d.node, offset, b.slice());
+      fs.write(d.node, offset, b);
       offset += b.length;
       total += b.length;
     }
