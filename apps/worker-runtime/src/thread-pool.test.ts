@@ -48,6 +48,15 @@ describe("ThreadPool", () => {
     expect(threads).toHaveLength(3); // a closed pool starts nothing
   });
 
+  it("starts every slot's thread when warmed, before any task", () => {
+    const { pool, threads } = standInPool(3);
+    pool.warm();
+    expect(threads).toHaveLength(3);
+    pool.warm();
+    expect(threads).toHaveLength(3);
+    void pool.close();
+  });
+
   it("replaces a thread that died and reports its task as crashed", async () => {
     const { pool, threads } = standInPool(1);
     const run = pool.run(request(10_000));

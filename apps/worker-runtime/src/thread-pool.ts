@@ -106,6 +106,12 @@ export class ThreadPool implements Executor {
     });
   }
 
+  /** Starts every slot's thread now, so the first tasks do not wait for threads to load. */
+  warm(): this {
+    for (const slot of this.pool) if (!slot.thread && !this.closed) slot.thread = this.spawnFor(slot);
+    return this;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.fail("aborted", "the pool was closed", 0);

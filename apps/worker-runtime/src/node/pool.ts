@@ -31,5 +31,5 @@ export function createNodePool(options: NodePoolOptions): ThreadPool {
       post: (message) => worker.postMessage(message),
       terminate: () => void worker.terminate(),
     };
-  });
+  }).warm();
 }
