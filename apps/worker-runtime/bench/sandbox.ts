@@ -3,58 +3,40 @@
 // through a one-slot Node pool, i.e. the per-task overhead; (3) how long a pool thread takes to
 // be ready, next to an empty worker thread on the same machine. Figures, not pass/fail: the
 // machine's load moves them.
-import { openSync } from "node:fs";
-import { WASI } from "node:wasi";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { THREAD_ENTRY, createNodePool } from "../src/node/pool.ts";
+import { createNodePool, startSandboxThread } from "../src/node/pool.ts";
 import { compileTaskModule, runTask, sha256Hex } from "../src/sandbox.ts";
-import { wasiProgram } from "../src/testing/wasi-programs.ts";
 import { wat } from "../src/testing/fixtures.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TRIVIAL_TASKS = Number(process.env.BENCH_TASKS ?? 300);
 const THREAD_STARTS = Number(process.env.BENCH_THREADS ?? 20);
-const MEMORY_PAGES = 4096;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
+const RUN_ONCE = fileURLToPath(new URL("./run-once.ts", import.meta.url));
+const CPU_MODULE = fileURLToPath(new URL("../wasi-tests/build/bench_cpu.wasm", import.meta.url));
+
+/** One round in a fresh process (see run-once.ts): its own timing of compile, instantiate and run. */
+function runOnce(host: "sandbox" | "reference", args: string[]): { ms: number; stdout: string } {
+  const r = spawnSync(process.execPath, ["--no-warnings", "--import", "tsx", RUN_ONCE, host, CPU_MODULE, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (r.status !== 0) throw new Error(`${host} round failed (${r.status ?? r.signal}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as { ms: number; stdout: string };
+}
+
 async function cpuHeavy(): Promise<void> {
-  const bytes = wasiProgram("bench_cpu");
   const args = ["2"];
-  const sandboxModule = await compileTaskModule(bytes, MEMORY_PAGES);
-  const referenceModule = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
-  // Explicit descriptors: Node's WASI host crashes on some kinds of inherited stdin.
-  const devNullIn = openSync("/dev/null", "r");
-  const devNull = openSync("/dev/null", "w");
-  let expected = "";
-
-  // Both timings cover instantiation and the run, from an already compiled module.
-  const reference = async () => {
-    const t = performance.now();
-    const wasi = new WASI({ version: "preview1", args: ["task.wasm", ...args], env: {}, stdin: devNullIn, stdout: devNull, returnOnExit: true });
-    const instance = await WebAssembly.instantiate(referenceModule, wasi.getImportObject() as WebAssembly.Imports);
-    wasi.start(instance);
-    return performance.now() - t;
-  };
-  const sandbox = async () => {
-    const t = performance.now();
-    const r = await runTask({ module: sandboxModule, args, seed: "bench", limits: { memoryPages: MEMORY_PAGES, outputBytes: 1 << 16 } });
-    const elapsed = performance.now() - t;
-    const out = new TextDecoder().decode(r.stdout);
-    if (r.error || (expected && out !== expected)) throw new Error(`the benchmark module failed in the sandbox: ${r.error?.message ?? out}`);
-    expected = out;
-    return elapsed;
-  };
-
-  await reference();
-  await sandbox();
   const ref: number[] = [];
   const box: number[] = [];
   // Alternate so a change in the machine's load falls on both alike.
   for (let i = 0; i < ROUNDS; i++) {
-    ref.push(await reference());
-    box.push(await sandbox());
+    ref.push(runOnce("reference", args).ms);
+    const sandbox = runOnce("sandbox", args);
+    if (!/^\d+ \d+$/.test(sandbox.stdout)) throw new Error(`unexpected benchmark output ${JSON.stringify(sandbox.stdout)}`);
+    box.push(sandbox.ms);
   }
   const ratio = median(box) / median(ref);
   console.log(`cpu-heavy module (bench_cpu 2, ${ROUNDS} rounds, medians): node:wasi ${ms(median(ref))}, sandbox ${ms(median(box))}, ratio ${ratio.toFixed(3)}x (goal <= 1.05x)`);
@@ -87,11 +69,11 @@ async function trivialTasks(): Promise<void> {
   );
 }
 
-async function threadStart(entry: URL): Promise<number[]> {
+async function threadStart(start: () => Worker): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < THREAD_STARTS; i++) {
     const t = performance.now();
-    const worker = new Worker(entry);
+    const worker = start();
     await new Promise((resolve, reject) => {
       worker.once("message", resolve);
       worker.once("error", reject);
@@ -104,8 +86,8 @@ async function threadStart(entry: URL): Promise<number[]> {
 
 async function threadStarts(): Promise<void> {
   const empty = new URL(`data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.postMessage("ready");')}`);
-  const pool = await threadStart(THREAD_ENTRY);
-  const baseline = await threadStart(empty);
+  const pool = await threadStart(() => startSandboxThread());
+  const baseline = await threadStart(() => new Worker(empty, { execArgv: [] }));
   console.log(
     `thread start (${THREAD_STARTS} starts, new Worker to "ready"): pool thread p50 ${ms(median(pool))} (min ${ms(Math.min(...pool))}); an empty worker thread p50 ${ms(median(baseline))} (min ${ms(Math.min(...baseline))}) (goal < 50 ms)`,
   );

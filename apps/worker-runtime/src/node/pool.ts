@@ -14,16 +14,23 @@ export interface NodePoolOptions {
 
 export const THREAD_ENTRY = new URL("../../dist/pool-thread.mjs", import.meta.url);
 
-export function createNodePool(options: NodePoolOptions): ThreadPool {
+/**
+ * One sandbox thread. It gets no exec arguments of its own: it would otherwise inherit the
+ * parent's, and a parent started through a TypeScript loader would make every thread load that
+ * loader too (hundreds of milliseconds per start, for a bundle that is plain JavaScript).
+ */
+export function startSandboxThread(threadHeapMb = 512): Worker {
   if (!existsSync(THREAD_ENTRY)) {
     throw new Error(
       `the sandbox thread is not built (${fileURLToPath(THREAD_ENTRY)}); run \`npm run build:thread -w @cyclemarket/worker-runtime\` (npm ci does it)`,
     );
   }
+  return new Worker(THREAD_ENTRY, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: threadHeapMb } });
+}
+
+export function createNodePool(options: NodePoolOptions): ThreadPool {
   return new ThreadPool(options.slots, (events) => {
-    const worker = new Worker(THREAD_ENTRY, {
-      resourceLimits: { maxOldGenerationSizeMb: options.threadHeapMb ?? 512 },
-    });
+    const worker = startSandboxThread(options.threadHeapMb);
     worker.on("message", (raw: unknown) => events.message(raw));
     worker.on("error", (error) => events.error(error));
     worker.on("exit", (code) => events.error(new Error(`thread exited with code ${code}`)));
