@@ -18,6 +18,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -28,6 +29,7 @@ export default defineConfig({
         test: {
           name: "faults",
           include: ["test/faults/**/*.test.ts"],
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
           environment: "node",
           testTimeout: 300_000,
           hookTimeout: 180_000,

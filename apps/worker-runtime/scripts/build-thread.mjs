@@ -3,7 +3,7 @@
 // few milliseconds instead of starting a TypeScript loader and compiling the sources (hundreds of
 // milliseconds, paid again after every timeout or crash). Runs from the root postinstall and
 // before the unit tests; skipped when the bundle is newer than every source file.
-import { readdir, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,9 +23,10 @@ export async function buildThread() {
   const built = await stat(THREAD_BUNDLE).then((s) => s.mtimeMs, () => -1);
   if (built > (await newestSource(srcDir))) return false;
   const { build } = await import("esbuild");
-  await build({
+  const out = await build({
     entryPoints: [join(srcDir, "node", "pool-thread.ts")],
     outfile: THREAD_BUNDLE,
+    write: false,
     bundle: true,
     format: "esm",
     platform: "node",
@@ -33,6 +34,12 @@ export async function buildThread() {
     logLevel: "warning",
     legalComments: "none",
   });
+  // Written aside and renamed into place: several processes (test workers, CLIs) may build at
+  // once, and a thread must never load a half-written bundle.
+  const temporary = `${THREAD_BUNDLE}.${process.pid}.tmp`;
+  await mkdir(dirname(THREAD_BUNDLE), { recursive: true });
+  await writeFile(temporary, out.outputFiles[0].contents);
+  await rename(temporary, THREAD_BUNDLE);
   return true;
 }
 
