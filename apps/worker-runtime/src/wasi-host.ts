@@ -101,7 +101,9 @@ export function createWasiHost(options: WasiHostOptions): WasiHost {
   const fs = new MemoryFs({ now: () => clock.realtime(), reserve: options.reserve });
   for (const [path, data] of Object.entries(options.files)) fs.addInput(path, data);
 
-  const fds = new FdTable();
+  const fds = new FdTable((d) => {
+    if (d.kind === "file") fs.closed(d.node);
+  });
   const pipe = { flags: 0, rightsBase: PIPE_RIGHTS, rightsInheriting: DIRECTORY_INHERITING_RIGHTS };
   // stdin, stdout and stderr are pipes, as when a shell pipes a program: programs that refuse to
   // write binary data to a terminal (compressors) see that they may. Inode numbers 1 000 001.. keep

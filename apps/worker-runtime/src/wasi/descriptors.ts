@@ -40,6 +40,9 @@ export const MAX_DESCRIPTORS = 1024;
 export class FdTable {
   private readonly table: (Descriptor | undefined)[] = [];
 
+  /** `onClose` hears of every descriptor that goes, closed or replaced by fd_renumber. */
+  constructor(private readonly onClose: (d: Descriptor) => void = () => {}) {}
+
   /** The descriptor `fd`, if it holds every one of `rights`. */
   get(fd: number, rights: bigint = 0n): Descriptor {
     const d = this.table[fd];
@@ -65,7 +68,11 @@ export class FdTable {
   }
 
   close(fd: number): void {
-    this.get(fd);
+    this.onClose(this.get(fd));
+    this.forget(fd);
+  }
+
+  private forget(fd: number): void {
     this.table[fd] = undefined;
     while (this.table.length > 0 && this.table[this.table.length - 1] === undefined) this.table.pop();
   }
@@ -73,9 +80,10 @@ export class FdTable {
   /** fd_renumber: `to` must be open too; it is closed and `from` takes its number. */
   renumber(from: number, to: number): void {
     const d = this.get(from);
-    this.get(to);
+    const replaced = this.get(to);
     if (from === to) return;
+    this.onClose(replaced);
     this.table[to] = d;
-    this.close(from);
+    this.forget(from);
   }
 }

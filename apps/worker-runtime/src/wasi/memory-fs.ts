@@ -24,6 +24,8 @@ export interface FileNode extends NodeBase {
   data: Uint8Array;
   size: number;
   nlink: number;
+  /** Open descriptors on it: an unlinked file keeps its bytes (and their cost) until the last closes. */
+  opens: number;
   /** An input file: its contents cannot change (EACCES when opened for writing). */
   readonly readonly: boolean;
 }
@@ -99,7 +101,7 @@ export class MemoryFs {
     }
     const name = parts[parts.length - 1];
     if (name === undefined || dir.entries.has(name)) fail(Errno.EXIST);
-    dir.entries.set(name!, { kind: "file", ino: this.nextIno++, times: this.stamp(), data, size: data.length, nlink: 1, readonly: true });
+    dir.entries.set(name!, { kind: "file", ino: this.nextIno++, times: this.stamp(), data, size: data.length, nlink: 1, opens: 0, readonly: true });
   }
 
   makeDir(parent: DirNode, name: string): DirNode {
@@ -109,7 +111,7 @@ export class MemoryFs {
   }
 
   makeFile(parent: DirNode, name: string): FileNode {
-    const file: FileNode = { kind: "file", ino: this.nextIno++, times: this.stamp(), data: new Uint8Array(0), size: 0, nlink: 1, readonly: false };
+    const file: FileNode = { kind: "file", ino: this.nextIno++, times: this.stamp(), data: new Uint8Array(0), size: 0, nlink: 1, opens: 0, readonly: false };
     this.attach(parent, name, file);
     return file;
   }
@@ -198,8 +200,25 @@ export class MemoryFs {
     if (node.kind === "file") {
       node.nlink--;
       node.times.ctim = this.options.now();
-      if (node.nlink === 0 && !node.readonly) this.options.reserve(-node.size);
+      this.releaseIfGone(node);
     }
+  }
+
+  opened(file: FileNode): void {
+    file.opens++;
+  }
+
+  closed(file: FileNode): void {
+    file.opens--;
+    this.releaseIfGone(file);
+  }
+
+  /** A file with no name and no open descriptor can never be reached again: its bytes are given back. */
+  private releaseIfGone(file: FileNode): void {
+    if (file.nlink > 0 || file.opens > 0 || file.readonly) return;
+    this.options.reserve(-file.size);
+    file.size = 0;
+    file.data = new Uint8Array(0);
   }
 
   /** rename(2): `from` replaces `to` atomically; the checks are POSIX's. */

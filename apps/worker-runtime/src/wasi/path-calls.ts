@@ -99,7 +99,9 @@ export function pathCalls(ctx: HostContext) {
         if (!reading && writing) rights &= ~READ_RIGHTS;
         d = { kind: "file", node, offset: 0, rightsBase: rights, rightsInheriting: 0n, flags: fdflags };
       }
-      memory.u32(fdPtr, fds.add(d));
+      const opened = fds.add(d);
+      if (d.kind === "file") fs.opened(d.node);
+      memory.u32(fdPtr, opened);
     },
     path_readlink(fd: number, ptr: number, len: number, buf: number, bufLen: number, usedPtr: number): void {
       const node = existing(at(fd, R.PATH_READLINK, ptr, len, false));
