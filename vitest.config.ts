@@ -5,11 +5,20 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"], environment: "node" } },
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          environment: "node",
+          // The Node pool's threads run a bundle of the worker runtime; rebuilt here when a source is newer.
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
+        },
+      },
       {
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -20,6 +29,7 @@ export default defineConfig({
         test: {
           name: "faults",
           include: ["test/faults/**/*.test.ts"],
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
           environment: "node",
           testTimeout: 300_000,
           hookTimeout: 180_000,

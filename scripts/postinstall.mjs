@@ -1,5 +1,5 @@
-// Runs after `npm ci` / `npm install`: generates the Prisma client and compiles the example
-// jobs to WebAssembly. Both work offline.
+// Runs after `npm ci` / `npm install`: generates the Prisma client, compiles the example
+// jobs to WebAssembly and bundles the sandbox thread. All work offline.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
@@ -12,4 +12,8 @@ if (existsSync("node_modules/.bin/prisma")) {
 }
 if (existsSync("apps/worker-runtime/scripts/build-examples.mjs")) {
   run("npm", ["run", "-s", "build:examples", "-w", "@cyclemarket/worker-runtime"]);
+}
+if (existsSync("apps/worker-runtime/scripts/build-thread.mjs")) {
+  // The Node pool's threads load this bundle: plain JavaScript, ready in milliseconds.
+  run("npm", ["run", "-s", "build:thread", "-w", "@cyclemarket/worker-runtime"]);
 }

@@ -45,6 +45,10 @@ export const LeaseRequest = z.object({
 });
 export type LeaseRequest = z.infer<typeof LeaseRequest>;
 
+/**
+ * The job's limits for one task, which the sandbox enforces: wall time (the thread is stopped),
+ * memory in 64 KiB pages (linear memory and scratch files together), and stdout bytes.
+ */
 export const LeaseLimits = z.object({
   wallMs: z.number().int().positive(),
   memoryPages: z.number().int().positive(),
@@ -64,8 +68,13 @@ export const Lease = z.object({
   args: z.array(z.string()),
   /** base64 */
   stdin: z.string(),
-  /** Small input files by relative path, contents base64. */
+  /**
+   * Input files by path relative to the task's root, contents base64; mounted read-only under "/"
+   * (checkTaskFiles says which names are accepted).
+   */
   files: z.record(z.string(), z.string()).optional(),
+  /** Environment variables the task sees; none when absent. */
+  env: z.record(z.string(), z.string()).optional(),
   limits: LeaseLimits,
   /** ms since the epoch; heartbeats keep a running lease alive. */
   expiresAt: z.number(),

@@ -30,9 +30,10 @@ export function createSandboxWorker(): WorkerLike {
 }
 
 /**
- * A pool of sandbox Web Workers. `run` enforces each task's wall time by terminating its
- * worker; `benchmark` times the kernel inside a worker so the page does not freeze;
- * `close` terminates every worker (call it when the page leaves).
+ * A pool of sandbox Web Workers, all started at once. `run` enforces each task's wall time by
+ * terminating its worker (a replacement starts at once); `benchmark` times the kernel inside a
+ * worker so the page does not freeze; `close` terminates every worker (call it when the page
+ * leaves).
  */
 export function createBrowserPool(options: BrowserPoolOptions = {}): ThreadPool {
   const createWorker = options.createWorker ?? createSandboxWorker;
@@ -48,7 +49,7 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): ThreadPool 
       post: (message) => worker.postMessage(message),
       terminate: () => worker.terminate(),
     };
-  });
+  }).warm(); // every slot's worker loads now, while the page benchmarks and registers
 }
 
 export { runProducer } from "./producer.ts";

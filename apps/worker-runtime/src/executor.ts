@@ -16,6 +16,7 @@ export interface ExecuteRequest {
   args: string[];
   stdin?: Uint8Array;
   files?: Record<string, Uint8Array>;
+  env?: Record<string, string>;
   /** The task id. */
   seed: string;
   limits: ExecutorLimits;

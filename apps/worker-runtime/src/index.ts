@@ -5,7 +5,9 @@ export { runTask, compileTaskModule, sha256Hex, failedOutcome, PROGRAM_NAME, STD
 export type { RunTaskInput, TaskLimits, TaskOutcome, SandboxError, SandboxErrorCode } from "./sandbox.ts";
 export { validateModule, describeModuleRefusal, ALLOWED_WASI_IMPORTS, WASI_MODULE } from "./validate.ts";
 export type { ModuleLimits, ModuleInfo, ModuleRefusal, ModuleValidation } from "./validate.ts";
-export { VIRTUAL_EPOCH_NS, VIRTUAL_TICK_NS } from "./wasi-host.ts";
+export { VIRTUAL_EPOCH_NS, VIRTUAL_TICK_NS, ROOT_PREOPEN } from "./wasi-host.ts";
+export { checkTaskFiles, checkTaskFilePath, checkTaskEnv, describeTaskInputRefusal, MAX_PATH_BYTES, MAX_NAME_BYTES } from "./task-inputs.ts";
+export type { TaskInputRefusal } from "./task-inputs.ts";
 export { PAGE_BYTES } from "./wasm-binary.ts";
 export {
   EXAMPLES,

@@ -298,6 +298,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
           args: lease.args,
           stdin: fromBase64(lease.stdin),
           ...(files ? { files } : {}),
+          ...(lease.env ? { env: lease.env } : {}),
           seed: lease.seed ?? lease.taskId,
           limits: lease.limits,
         },

@@ -57,6 +57,12 @@ describe("runTask", () => {
     expect(text(file.stdout)).toBe("file contents");
   });
 
+  it("ends a task that raises a signal as a trap", async () => {
+    const r = await runTask({ module: wat(importingWat("wasi_snapshot_preview1", "proc_raise")), args: [], seed: "s", limits });
+    expect(r.exitCode).toBe(-1);
+    expect(r.error).toEqual({ code: "trap", message: "the task raised signal 0" });
+  });
+
   it("passes the program name then the task's arguments", async () => {
     // primes echoes its range: argv[1] and argv[2] are the first two task arguments.
     const r = await runTask({ module: exampleBytes("primes"), args: ["10", "20"], seed: "s", limits });

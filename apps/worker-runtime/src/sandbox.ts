@@ -3,13 +3,16 @@
 // threads and in browser Web Workers (no node: imports here). Wall time is not enforced here:
 // a module in an endless loop never returns control, so the host runs this in a thread it can
 // terminate (src/node/pool.ts, src/browser.ts).
-import { ConsoleStdout, Directory, File, OpenFile, PreopenDirectory, type Inode } from "@bjorn3/browser_wasi_shim";
 import { seedKey, seededRandom } from "./seeded-random.ts";
+import { checkTaskEnv, checkTaskFiles, describeTaskInputRefusal } from "./task-inputs.ts";
 import { MemoryLimitError, PAGE_BYTES, capMemory } from "./wasm-binary.ts";
-import { TaskSignal, WASIProcExit, createWasiHost, isAllowedImport } from "./wasi-host.ts";
+import { TaskSignal, createWasiHost, isAllowedImport } from "./wasi-host.ts";
 
 export interface TaskLimits {
-  /** Largest memory the module may grow to, in 64 KiB pages. */
+  /**
+   * Largest memory the task may use, in 64 KiB pages: the module's linear memory (the cap is
+   * written into its binary) plus the scratch files it writes, together.
+   */
   memoryPages: number;
   /** Most stdout bytes kept; a task writing more is stopped with `output-limit`. */
   outputBytes: number;
@@ -21,7 +24,9 @@ export interface RunTaskInput {
   /** Arguments after the program name; the task sees argv[0] = PROGRAM_NAME. */
   args: string[];
   stdin?: Uint8Array;
-  /** Files under "/", by relative path ("data/input.txt"). */
+  /** Environment variables the task sees (environ_get). */
+  env?: Record<string, string>;
+  /** Read-only input files under "/", by relative path ("data/input.txt"); see task-inputs.ts. */
   files?: Record<string, Uint8Array>;
   /** The task id: keys the task's random source so honest machines agree byte for byte. */
   seed: string;
@@ -95,25 +100,6 @@ export async function sha256Hex(data: Uint8Array): Promise<string> {
   return hex;
 }
 
-function fileTree(files: Record<string, Uint8Array>): Map<string, Inode> {
-  const root = new Map<string, Inode>();
-  for (const [path, data] of Object.entries(files)) {
-    const parts = path.split("/").filter((p) => p !== "" && p !== ".");
-    if (parts.length === 0 || parts.includes("..")) throw new Error(`bad file path ${JSON.stringify(path)}`);
-    let dir = root;
-    for (const part of parts.slice(0, -1)) {
-      let next = dir.get(part);
-      if (!(next instanceof Directory)) {
-        next = new Directory(new Map());
-        dir.set(part, next);
-      }
-      dir = (next as Directory).contents;
-    }
-    dir.set(parts[parts.length - 1]!, new File(data.slice()));
-  }
-  return root;
-}
-
 /** Compiles a module with the memory limit written into it; the pools cache the result per hash and limit. */
 export async function compileTaskModule(bytes: Uint8Array, memoryPages: number): Promise<WebAssembly.Module> {
   return WebAssembly.compile(capMemory(bytes, memoryPages) as Uint8Array<ArrayBuffer>);
@@ -152,26 +138,40 @@ export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
   const forbidden = WebAssembly.Module.imports(module).find((i) => !isAllowedImport(i.module, i.name));
   if (forbidden) return failure("invalid-module", `the module imports ${forbidden.module}.${forbidden.name}, which the sandbox does not provide`, started);
 
+  const files = input.files ?? {};
+  const refusal = checkTaskFiles(Object.keys(files)) ?? checkTaskEnv(input.env ?? {});
+  if (refusal) return failure("invalid-module", describeTaskInputRefusal(refusal), started);
+
   const stdout = new BoundedBuffer(limits.outputBytes);
   const stderr = new BoundedBuffer(STDERR_LIMIT_BYTES);
-  let fds;
-  try {
-    fds = [
-      new OpenFile(new File(input.stdin ?? new Uint8Array(0), { readonly: true })),
-      new ConsoleStdout((data) => {
-        if (!stdout.push(data)) throw new OutputLimitExceeded();
-      }),
-      new ConsoleStdout((data) => void stderr.push(data)),
-      new PreopenDirectory("/", fileTree(input.files ?? {})),
-    ];
-  } catch (e) {
-    return failure("invalid-module", errorText(e), started);
-  }
-  const host = createWasiHost([PROGRAM_NAME, ...input.args], fds, seededRandom(await seedKey(input.seed)));
+  const limitBytes = limits.memoryPages * PAGE_BYTES;
+  let memory: WebAssembly.Memory | undefined;
+  let scratchBytes = 0;
+  let scratchRefused = false;
+  const host = createWasiHost({
+    args: [PROGRAM_NAME, ...input.args],
+    env: input.env ?? {},
+    random: seededRandom(await seedKey(input.seed)),
+    stdin: input.stdin ?? new Uint8Array(0),
+    stdout: (data) => {
+      if (!stdout.push(data)) throw new OutputLimitExceeded();
+    },
+    stderr: (data) => void stderr.push(data),
+    files,
+    // Scratch files live in this thread's memory too, so they share the task's memory limit
+    // with its linear memory as it is when they grow.
+    reserve: (bytes) => {
+      if (bytes > 0 && scratchBytes + bytes + (memory?.buffer.byteLength ?? 0) > limitBytes) {
+        scratchRefused = true;
+        return false;
+      }
+      scratchBytes += bytes;
+      return true;
+    },
+  });
 
   let exitCode = -1;
   let error: SandboxError | undefined;
-  let memory: WebAssembly.Memory | undefined;
   try {
     const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: host.imports });
     const exports = instance.exports as { memory?: unknown; _start?: unknown };
@@ -179,10 +179,9 @@ export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
       return failure("invalid-module", "the module must export `memory` and a `_start` function", started);
     }
     memory = exports.memory;
-    exitCode = host.wasi.start(instance as unknown as { exports: { memory: WebAssembly.Memory; _start: () => unknown } });
+    exitCode = host.start(instance);
   } catch (e) {
-    if (e instanceof WASIProcExit) exitCode = e.code;
-    else if (e instanceof OutputLimitExceeded) {
+    if (e instanceof OutputLimitExceeded) {
       error = { code: "output-limit", message: `the task wrote more than ${limits.outputBytes} bytes to stdout` };
     } else if (e instanceof TaskSignal) {
       error = { code: "trap", message: e.message };
@@ -199,6 +198,11 @@ export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
     error = { code: "memory-limit", message: `the task used ${pages} memory pages, above the limit of ${limits.memoryPages}` };
   } else if (memory && nearCap && (exitCode !== 0 || error?.code === "trap")) {
     error = { code: "memory-limit", message: `the task failed after growing its memory to ${pages} of ${limits.memoryPages} pages` };
+  } else if (scratchRefused && (exitCode !== 0 || error?.code === "trap")) {
+    error = {
+      code: "memory-limit",
+      message: `the task failed after its files (${scratchBytes} bytes) and memory (${pages} pages) filled its limit of ${limits.memoryPages} pages`,
+    };
   }
   if (error) exitCode = -1;
 

@@ -24,6 +24,7 @@ export async function handleHostMessage(raw: unknown, post: (message: ThreadToHo
         args: msg.args,
         stdin: msg.stdin,
         files: msg.files,
+        env: msg.env,
         seed: msg.seed,
         limits: msg.limits,
       });

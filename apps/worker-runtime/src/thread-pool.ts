@@ -1,7 +1,8 @@
 // A pool of sandbox threads with a wall-time limit per task, independent of the kind of
 // thread: src/node/pool.ts gives it worker_threads, src/browser.ts gives it Web Workers.
 // A thread that runs past its task's limit is terminated (the only way to stop a module in
-// an endless loop) and replaced on next use.
+// an endless loop) and a replacement starts loading at once, so the slot's next task does not
+// wait for it; the other slots are not involved.
 import type { BenchmarkResult } from "./benchmark.ts";
 import type { ExecuteRequest, Executor } from "./executor.ts";
 import { MESSAGE_VERSION, ThreadToHost, type HostToThread } from "./messages.ts";
@@ -83,6 +84,7 @@ export class ThreadPool implements Executor {
           args: request.args,
           stdin: request.stdin ?? new Uint8Array(0),
           files: request.files,
+          env: request.env,
           seed: request.seed,
           limits: { memoryPages: request.limits.memoryPages, outputBytes: request.limits.outputBytes },
         }),
@@ -102,6 +104,12 @@ export class ThreadPool implements Executor {
         send: (runId) => ({ version: MESSAGE_VERSION, type: "benchmark", runId, durationMs }),
       });
     });
+  }
+
+  /** Starts every slot's thread now, so the first tasks do not wait for threads to load. */
+  warm(): this {
+    for (const slot of this.pool) if (!slot.thread && !this.closed) slot.thread = this.spawnFor(slot);
+    return this;
   }
 
   async close(): Promise<void> {
@@ -194,8 +202,7 @@ export class ThreadPool implements Executor {
       },
       error: (error) => {
         if (slot.thread !== thread) return;
-        slot.thread = null;
-        thread.terminate();
+        this.replaceThread(slot);
         if (slot.current) this.finish(slot, (job, elapsed) => job.fail("crashed", `the sandbox thread died: ${error.message}`, elapsed));
       },
     });
@@ -235,9 +242,17 @@ export class ThreadPool implements Executor {
   /** Ends the slot's current task by terminating its thread. */
   private stop(slot: Slot, runId: string, code: SandboxErrorCode, message: string): void {
     if (!slot.current || slot.current.runId !== runId) return;
-    slot.thread?.terminate();
-    slot.thread = null;
+    this.replaceThread(slot);
     this.finish(slot, (job, elapsed) => job.fail(code, message, elapsed));
+  }
+
+  /** Terminates the slot's thread and starts loading its successor (none once the pool is closed). */
+  private replaceThread(slot: Slot): void {
+    const old = slot.thread;
+    slot.thread = null;
+    slot.ready = false;
+    old?.terminate();
+    if (!this.closed) slot.thread = this.spawnFor(slot);
   }
 
   private finish(slot: Slot, settle: (job: Pending, elapsedMs: number) => void): void {

@@ -1,14 +1,23 @@
-// The WASI preview 1 functions a task may import, and the host that serves them.
-// File descriptors and the in-memory file system come from @bjorn3/browser_wasi_shim;
-// the clock, the random source, sleeping and signals are replaced so a task's output
-// depends only on its arguments, stdin, files and seed (DESIGN.md, "Jobs, tasks and the sandbox").
-import { WASI, WASIProcExit, type Fd } from "@bjorn3/browser_wasi_shim";
+// The WASI preview 1 functions a task may import, and the host that serves them: an
+// in-memory file system (wasi/memory-fs.ts), pipes for stdin, stdout and stderr, and clocks and
+// random bytes from the task's seed (DESIGN.md, "Jobs, tasks and the sandbox"). The call
+// families live in wasi/*-calls.ts; this file wires one task's descriptors and imports.
 import type { SeededRandom } from "./seeded-random.ts";
+import { DIRECTORY_INHERITING_RIGHTS, DIRECTORY_RIGHTS, PIPE_RIGHTS, Rights } from "./wasi/constants.ts";
+import { FdTable } from "./wasi/descriptors.ts";
+import { fdCalls } from "./wasi/fd-calls.ts";
+import { GuestMemory } from "./wasi/guest-memory.ts";
+import { type HostContext, errnoOf } from "./wasi/host-context.ts";
+import { MemoryFs } from "./wasi/memory-fs.ts";
+import { pathCalls } from "./wasi/path-calls.ts";
+import { ProcExit, TaskSignal, processCalls } from "./wasi/process-calls.ts";
+import { VirtualClock } from "./wasi/virtual-clock.ts";
 
 export const WASI_MODULE = "wasi_snapshot_preview1";
 
 /**
- * Every function of `wasi_snapshot_preview1` the sandbox implements. A module importing
+ * Every function of `wasi_snapshot_preview1` the sandbox implements, each as the specification
+ * says (checked against the reference host by src/wasi-conformance.test.ts). A module importing
  * anything else (sockets, another module such as `env`) is refused at upload.
  */
 export const ALLOWED_WASI_IMPORTS = [
@@ -62,111 +71,84 @@ export function isAllowedImport(module: string, name: string): boolean {
   return module === WASI_MODULE && ALLOWED.has(name);
 }
 
-/** The wall-clock time every task starts at: 2025-01-01T00:00:00Z, in nanoseconds. */
-export const VIRTUAL_EPOCH_NS = 1_735_689_600_000_000_000n;
-/** Each clock read moves the virtual clock on by one microsecond, so loops waiting on time end. */
-export const VIRTUAL_TICK_NS = 1_000n;
+/** The directory the task's files are preopened as (fd 3). */
+export const ROOT_PREOPEN = "/";
 
-const ERRNO_SUCCESS = 0;
-const ERRNO_INVAL = 28;
-const CLOCK_REALTIME = 0;
-const CLOCK_MONOTONIC = 1;
-const CLOCK_PROCESS_CPUTIME = 2;
-const CLOCK_THREAD_CPUTIME = 3;
-const EVENTTYPE_CLOCK = 0;
-const SUBCLOCKFLAGS_ABSTIME = 1;
-const SUBSCRIPTION_BYTES = 48;
-const EVENT_BYTES = 32;
-
-/** Raised by proc_raise; the task ends as a trap. */
-export class TaskSignal extends Error {}
+export interface WasiHostOptions {
+  /** argv, program name first. */
+  args: string[];
+  env: Record<string, string>;
+  random: SeededRandom;
+  stdin: Uint8Array;
+  stdout(bytes: Uint8Array): void;
+  stderr(bytes: Uint8Array): void;
+  /** Read-only input files by relative path. */
+  files: Record<string, Uint8Array>;
+  /** Asks for more scratch bytes (negative: gives some back); false refuses the write (ENOSPC). */
+  reserve(bytes: number): boolean;
+}
 
 export interface WasiHost {
-  wasi: WASI;
   imports: Record<string, (...args: never[]) => unknown>;
+  fs: MemoryFs;
+  /** Runs the module's `_start` and returns its exit code. */
+  start(instance: WebAssembly.Instance): number;
 }
 
-export function createWasiHost(args: string[], fds: Fd[], random: SeededRandom): WasiHost {
-  // debug must be false explicitly: the shim turns logging on when the option is absent.
-  const wasi = new WASI(args, [], fds, { debug: false });
-  let elapsedNs = 0n; // the virtual clock, shared by all clock ids
+export function createWasiHost(options: WasiHostOptions): WasiHost {
+  const clock = new VirtualClock();
+  const memory = new GuestMemory();
+  const fs = new MemoryFs({ now: () => clock.realtime(), reserve: options.reserve });
+  for (const [path, data] of Object.entries(options.files)) fs.addInput(path, data);
 
-  const view = () => new DataView(wasi.inst.exports.memory.buffer);
-  const now = (clockId: number): bigint | null => {
-    elapsedNs += VIRTUAL_TICK_NS;
-    if (clockId === CLOCK_REALTIME) return VIRTUAL_EPOCH_NS + elapsedNs;
-    if (clockId === CLOCK_MONOTONIC || clockId === CLOCK_PROCESS_CPUTIME || clockId === CLOCK_THREAD_CPUTIME) return elapsedNs;
-    return null;
+  const fds = new FdTable((d) => {
+    if (d.kind === "file") fs.closed(d.node);
+  });
+  const pipe = { flags: 0, rightsBase: PIPE_RIGHTS, rightsInheriting: DIRECTORY_INHERITING_RIGHTS };
+  // stdin, stdout and stderr are pipes, as when a shell pipes a program: programs that refuse to
+  // write binary data to a terminal (compressors) see that they may. Inode numbers 1 000 001.. keep
+  // clear of the file system's.
+  fds.add({ ...pipe, kind: "pipe", ino: 1_000_001, input: { data: options.stdin, position: 0 }, });
+  fds.add({ ...pipe, kind: "pipe", ino: 1_000_002, output: options.stdout, });
+  fds.add({ ...pipe, kind: "pipe", ino: 1_000_003, output: options.stderr, });
+  fds.add({ kind: "dir", node: fs.root, preopen: ROOT_PREOPEN, flags: 0, rightsBase: DIRECTORY_RIGHTS, rightsInheriting: DIRECTORY_INHERITING_RIGHTS });
+
+  const ctx: HostContext = { memory, fds, fs, clock };
+  const calls: Record<string, (...args: never[]) => void> = {
+    ...fdCalls(ctx),
+    ...pathCalls(ctx),
+    ...processCalls(ctx, { args: options.args, env: options.env, random: options.random }),
   };
-
-  const overrides = {
-    clock_res_get(clockId: number, resultPtr: number): number {
-      if (clockId < 0 || clockId > 3) return ERRNO_INVAL;
-      view().setBigUint64(resultPtr, VIRTUAL_TICK_NS, true);
-      return ERRNO_SUCCESS;
-    },
-    clock_time_get(clockId: number, _precision: bigint, resultPtr: number): number {
-      const t = now(clockId);
-      if (t === null) return ERRNO_INVAL;
-      view().setBigUint64(resultPtr, t, true);
-      return ERRNO_SUCCESS;
-    },
-    random_get(bufPtr: number, bufLen: number): number {
-      random.fill(new Uint8Array(wasi.inst.exports.memory.buffer, bufPtr, bufLen));
-      return ERRNO_SUCCESS;
-    },
-    // Sleeping advances the virtual clock instead of waiting; descriptor readiness is
-    // reported at once, since every descriptor is in memory.
-    poll_oneoff(inPtr: number, outPtr: number, count: number, neventsPtr: number): number {
-      if (count === 0) return ERRNO_INVAL;
-      const v = view();
-      const ready: { userdata: bigint; type: number }[] = [];
-      let soonest: { userdata: bigint; deadline: bigint } | null = null;
-      for (let i = 0; i < count; i++) {
-        const p = inPtr + i * SUBSCRIPTION_BYTES;
-        const userdata = v.getBigUint64(p, true);
-        const type = v.getUint8(p + 8);
-        if (type === EVENTTYPE_CLOCK) {
-          const clockId = v.getUint32(p + 16, true);
-          const timeout = v.getBigUint64(p + 24, true);
-          const flags = v.getUint16(p + 40, true);
-          const base = clockId === CLOCK_REALTIME ? VIRTUAL_EPOCH_NS + elapsedNs : elapsedNs;
-          const wait = flags & SUBCLOCKFLAGS_ABSTIME ? timeout - base : timeout;
-          const deadline = elapsedNs + (wait > 0n ? wait : 0n);
-          if (!soonest || deadline < soonest.deadline) soonest = { userdata, deadline };
-        } else {
-          ready.push({ userdata, type });
-        }
-      }
-      if (ready.length === 0 && soonest) {
-        elapsedNs = soonest.deadline;
-        ready.push({ userdata: soonest.userdata, type: EVENTTYPE_CLOCK });
-      }
-      ready.forEach((e, i) => {
-        const p = outPtr + i * EVENT_BYTES;
-        for (let b = 0; b < EVENT_BYTES; b++) v.setUint8(p + b, 0);
-        v.setBigUint64(p, e.userdata, true);
-        v.setUint8(p + 10, e.type);
-      });
-      v.setUint32(neventsPtr, ready.length, true);
-      return ERRNO_SUCCESS;
-    },
-    proc_raise(signal: number): number {
-      throw new TaskSignal(`the task raised signal ${signal}`);
-    },
-    sched_yield(): number {
-      return ERRNO_SUCCESS;
-    },
-  };
-
-  const all: Record<string, (...args: never[]) => unknown> = { ...wasi.wasiImport, ...overrides };
   const imports: Record<string, (...args: never[]) => unknown> = {};
   for (const name of ALLOWED_WASI_IMPORTS) {
-    const fn = all[name];
-    if (!fn) throw new Error(`the WASI shim lacks ${name}`);
-    imports[name] = fn;
+    const call = calls[name];
+    if (!call) throw new Error(`the WASI host lacks ${name}`);
+    imports[name] = (...args: never[]) => {
+      try {
+        call(...args);
+        return 0;
+      } catch (e) {
+        return errnoOf(e);
+      }
+    };
   }
-  return { wasi, imports };
+
+  return {
+    imports,
+    fs,
+    start(instance) {
+      const exports = instance.exports as { memory: WebAssembly.Memory; _start: () => void };
+      memory.attach(exports.memory);
+      try {
+        exports._start();
+        return 0;
+      } catch (e) {
+        if (e instanceof ProcExit) return e.code;
+        throw e;
+      }
+    },
+  };
 }
 
-export { WASIProcExit };
+export { ProcExit, TaskSignal };
+export { VIRTUAL_EPOCH_NS, VIRTUAL_TICK_NS } from "./wasi/virtual-clock.ts";

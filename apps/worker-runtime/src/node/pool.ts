@@ -1,4 +1,8 @@
-// The Node executor: a pool of worker threads, one per slot, each running the sandbox.
+// The Node executor: a pool of worker threads, one per slot, each running the sandbox from the
+// prebuilt bundle dist/pool-thread.mjs (scripts/build-thread.mjs, run by the root postinstall),
+// so a thread is ready in milliseconds and no TypeScript loader runs inside it.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ThreadPool } from "../thread-pool.ts";
 
@@ -8,12 +12,25 @@ export interface NodePoolOptions {
   threadHeapMb?: number;
 }
 
+export const THREAD_ENTRY = new URL("../../dist/pool-thread.mjs", import.meta.url);
+
+/**
+ * One sandbox thread. It gets no exec arguments of its own: it would otherwise inherit the
+ * parent's, and a parent started through a TypeScript loader would make every thread load that
+ * loader too (hundreds of milliseconds per start, for a bundle that is plain JavaScript).
+ */
+export function startSandboxThread(threadHeapMb = 512): Worker {
+  if (!existsSync(THREAD_ENTRY)) {
+    throw new Error(
+      `the sandbox thread is not built (${fileURLToPath(THREAD_ENTRY)}); run \`npm run build:thread -w @cyclemarket/worker-runtime\` (npm ci does it)`,
+    );
+  }
+  return new Worker(THREAD_ENTRY, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: threadHeapMb } });
+}
+
 export function createNodePool(options: NodePoolOptions): ThreadPool {
-  const entry = new URL("./pool-thread.mjs", import.meta.url);
   return new ThreadPool(options.slots, (events) => {
-    const worker = new Worker(entry, {
-      resourceLimits: { maxOldGenerationSizeMb: options.threadHeapMb ?? 512 },
-    });
+    const worker = startSandboxThread(options.threadHeapMb);
     worker.on("message", (raw: unknown) => events.message(raw));
     worker.on("error", (error) => events.error(error));
     worker.on("exit", (code) => events.error(new Error(`thread exited with code ${code}`)));
@@ -21,5 +38,5 @@ export function createNodePool(options: NodePoolOptions): ThreadPool {
       post: (message) => worker.postMessage(message),
       terminate: () => void worker.terminate(),
     };
-  });
+  }).warm();
 }

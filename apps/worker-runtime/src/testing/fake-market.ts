@@ -15,6 +15,7 @@ export class FakeMarket implements WorkerApi {
   expireOnHeartbeat = new Set<string>();
   maxOutstanding = 0;
   private nextLease = 0;
+  private readonly handedOut = new Map<string, string>();
 
   async addModule(bytes: Uint8Array): Promise<string> {
     const hash = await sha256Hex(bytes);
@@ -27,9 +28,16 @@ export class FakeMarket implements WorkerApi {
   }
   async lease({ max }: { machineId: string; max: number }) {
     const leases = this.queue.splice(0, max).map((t) => ({ ...t, leaseId: `l${this.nextLease++}`, expiresAt: Date.now() + 10_000 }));
-    for (const l of leases) this.leases.set(l.leaseId, l);
+    for (const l of leases) {
+      this.leases.set(l.leaseId, l);
+      this.handedOut.set(l.leaseId, l.taskId);
+    }
     this.maxOutstanding = Math.max(this.maxOutstanding, this.leases.size);
     return { leases };
+  }
+  /** The task a lease was for (reports name only their lease). */
+  leaseTask(leaseId: string): string | undefined {
+    return this.handedOut.get(leaseId);
   }
   async module({ moduleHash }: { moduleHash: string }) {
     const bytes = this.modules.get(moduleHash);

@@ -70,8 +70,9 @@ export const READ_FILE_WAT = `(module
   (import "${WASI}" "proc_exit" (func $proc_exit (param i32)))
   (memory (export "memory") 1)
   (data (i32.const 100) "data/in.txt")
+  ;; rights: fd_read only; asking for more than the directory hands down is ENOTCAPABLE
   (func (export "_start") (local $fd i32)
-    (if (call $path_open (i32.const 3) (i32.const 0) (i32.const 100) (i32.const 11) (i32.const 0) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 200))
+    (if (call $path_open (i32.const 3) (i32.const 0) (i32.const 100) (i32.const 11) (i32.const 0) (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 200))
       (then (call $proc_exit (i32.const 3))))
     (local.set $fd (i32.load (i32.const 200)))
     (i32.store (i32.const 0) (i32.const 1024))

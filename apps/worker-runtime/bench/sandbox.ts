@@ -1,0 +1,98 @@
+// `npm run bench:sandbox`: prints (1) the sandbox's time against Node's own WASI host for a
+// CPU-heavy module, both on this thread (goal: at most 1.05x); (2) the time a trivial task takes
+// through a one-slot Node pool, i.e. the per-task overhead; (3) how long a pool thread takes to
+// be ready, next to an empty worker thread on the same machine. Figures, not pass/fail: the
+// machine's load moves them.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { createNodePool, startSandboxThread } from "../src/node/pool.ts";
+import { compileTaskModule, runTask, sha256Hex } from "../src/sandbox.ts";
+import { wat } from "../src/testing/fixtures.ts";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const TRIVIAL_TASKS = Number(process.env.BENCH_TASKS ?? 300);
+const THREAD_STARTS = Number(process.env.BENCH_THREADS ?? 20);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+
+const RUN_ONCE = fileURLToPath(new URL("./run-once.ts", import.meta.url));
+const CPU_MODULE = fileURLToPath(new URL("../wasi-tests/build/bench_cpu.wasm", import.meta.url));
+
+/** One round in a fresh process (see run-once.ts): its own timing of compile, instantiate and run. */
+function runOnce(host: "sandbox" | "reference", args: string[]): { ms: number; stdout: string } {
+  const r = spawnSync(process.execPath, ["--no-warnings", "--import", "tsx", RUN_ONCE, host, CPU_MODULE, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (r.status !== 0) throw new Error(`${host} round failed (${r.status ?? r.signal}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as { ms: number; stdout: string };
+}
+
+async function cpuHeavy(): Promise<void> {
+  const args = ["2"];
+  const ref: number[] = [];
+  const box: number[] = [];
+  // Alternate so a change in the machine's load falls on both alike.
+  for (let i = 0; i < ROUNDS; i++) {
+    ref.push(runOnce("reference", args).ms);
+    const sandbox = runOnce("sandbox", args);
+    if (!/^\d+ \d+$/.test(sandbox.stdout)) throw new Error(`unexpected benchmark output ${JSON.stringify(sandbox.stdout)}`);
+    box.push(sandbox.ms);
+  }
+  const ratio = median(box) / median(ref);
+  console.log(`cpu-heavy module (bench_cpu 2, ${ROUNDS} rounds, medians): node:wasi ${ms(median(ref))}, sandbox ${ms(median(box))}, ratio ${ratio.toFixed(3)}x (goal <= 1.05x)`);
+}
+
+async function trivialTasks(): Promise<void> {
+  const module = wat(`(module (memory (export "memory") 1) (func (export "_start")))`);
+  const moduleHash = await sha256Hex(module);
+  const pool = createNodePool({ slots: 1 });
+  const request = { moduleHash, module, args: [], seed: "trivial", limits: { wallMs: 10_000, memoryPages: 16, outputBytes: 1024 } };
+  for (let i = 0; i < 20; i++) await pool.run(request); // thread started, module compiled and cached
+  const times: number[] = [];
+  for (let i = 0; i < TRIVIAL_TASKS; i++) {
+    const t = performance.now();
+    const r = await pool.run(request);
+    times.push(performance.now() - t);
+    if (r.error) throw new Error(`trivial task failed: ${r.error.message}`);
+  }
+  await pool.close();
+  const inProcess: number[] = [];
+  const compiled = await compileTaskModule(module, 16);
+  for (let i = 0; i < TRIVIAL_TASKS; i++) {
+    const t = performance.now();
+    await runTask({ module: compiled, args: [], seed: "trivial", limits: { memoryPages: 16, outputBytes: 1024 } });
+    inProcess.push(performance.now() - t);
+  }
+  const mean = times.reduce((a, b) => a + b, 0) / times.length;
+  console.log(
+    `trivial task, one slot (${TRIVIAL_TASKS} in a row): p50 ${ms(median(times))}, mean ${ms(mean)} per task through the pool; ${ms(median(inProcess))} of it is the sandbox itself (p50 on this thread)`,
+  );
+}
+
+async function threadStart(start: () => Worker): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < THREAD_STARTS; i++) {
+    const t = performance.now();
+    const worker = start();
+    await new Promise((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    times.push(performance.now() - t);
+    await worker.terminate();
+  }
+  return times;
+}
+
+async function threadStarts(): Promise<void> {
+  const empty = new URL(`data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.postMessage("ready");')}`);
+  const pool = await threadStart(() => startSandboxThread());
+  const baseline = await threadStart(() => new Worker(empty, { execArgv: [] }));
+  console.log(
+    `thread start (${THREAD_STARTS} starts, new Worker to "ready"): pool thread p50 ${ms(median(pool))} (min ${ms(Math.min(...pool))}); an empty worker thread p50 ${ms(median(baseline))} (min ${ms(Math.min(...baseline))}) (goal < 50 ms)`,
+  );
+}
+
+await cpuHeavy();
+await trivialTasks();
+await threadStarts();
