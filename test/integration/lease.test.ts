@@ -97,21 +97,25 @@ describe("worker lease round trip", () => {
     const db = market.manager.services.db;
     expect(await db.result.count({ where: { task: { jobId }, accepted: true } })).toBe(4);
 
-    // Settlement: the consumer paid the constant benefit out of the starting 1000 credits, the
-    // producer was paid for four runs, and every account sums to zero.
-    expect(job.charged).toBe(100);
+    // Settlement at the posted price (not the benefit of 100): the quote, or the producers' pay
+    // for four runs if that came to more; the producer was paid out of the escrow, the rest of the
+    // escrow came back, and every account sums to zero.
+    const paid = Number((await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "producer" } } }))._sum.amountMicro!) / 1e6;
+    const price = decision.outcome === "admitted" ? decision.price : NaN;
+    expect(price).toBeLessThan(100);
+    expect(job.charged).toBeCloseTo(Math.max(price, paid), 6);
     const statement = await consumer.ledger.statement.query();
-    expect(statement.consumerBalance).toBe(900);
-    // The statement shows the settlement even though nothing of the escrow came back.
-    expect(statement.lines.filter((l) => l.jobId === jobId).map((l) => [l.kind, l.amount])).toEqual(expect.arrayContaining([["escrow", -100], ["settlement", 0]]));
+    expect(statement.consumerBalance).toBeCloseTo(1000 - job.charged!, 6);
+    const lines = statement.lines.filter((l) => l.jobId === jobId);
+    const escrow = -lines.find((l) => l.kind === "escrow")!.amount;
+    expect(lines.find((l) => l.kind === "settlement")!.amount).toBeCloseTo(escrow - job.charged!, 6);
     const payments = await db.ledgerEntry.count({ where: { jobId, kind: "payment" } });
     expect(payments).toBe(4);
     const sum = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } });
     expect(sum._sum.balanceMicro).toBe(0n);
     // The market's profit is what it charged less what it paid the producer.
-    const paid = (await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "producer" } } }))._sum.amountMicro!;
     const { marketBooks } = await import("../../apps/market-manager/src/ledger/statement.ts");
-    expect((await marketBooks(db)).profit).toBeCloseTo(100 - Number(paid) / 1e6, 6);
+    expect((await marketBooks(db)).profit).toBeCloseTo(job.charged! - paid, 6);
   });
 
   it("does not show a job to anyone but its owner", async () => {

@@ -20,6 +20,8 @@ import { systemClock, type Log, type Services } from "./services.ts";
 
 // A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
 export const MAX_ATTEMPTS = 3;
+// A delayed job is given up after waiting this long for the market to be able to run it.
+export const MAX_DELAY_MS = 10 * 60_000;
 
 export type { AppRouter } from "./api/router.ts";
 export { loadConfig } from "./config.ts";
@@ -50,6 +52,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     maxAttempts: MAX_ATTEMPTS,
     startingCreditsMicro: 0n, // from the settings, just below
     terms: DEFAULT_TERMS,
+    maxDelayMs: MAX_DELAY_MS,
   });
   await applySettings(
     market,
@@ -58,6 +61,8 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
       priceConstant: 1,
       leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS,
       policy: "miserly",
+      pricing: "posted",
+      feeFraction: 0.1,
       startingCredits: cfg.STARTING_CREDITS,
       marketReserve: cfg.MARKET_RESERVE,
     }),
@@ -66,7 +71,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   const services: Services = { config: cfg, db, auth, market, clock: systemClock, log };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
-  const stopSweeper = startSweeper(market, 1000, 10 * 60_000);
+  const stopSweeper = startSweeper(market, 1000);
   const server = createServer(services);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

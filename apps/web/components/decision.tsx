@@ -8,11 +8,14 @@ export interface DecisionRecord {
   reasons?: unknown;
   completionAt?: string | number | null;
   price?: number | null;
+  priceParts?: { producerPayments: number; congestion: number; fee: number } | null;
   terms?: Terms | null;
 }
 
 /** What the market tells a consumer of the money beside the price (see the Market Manager's jobs.ts). */
 interface Terms {
+  pricing?: "posted" | "bid";
+  feeFraction?: number;
   failedRunsCharged?: boolean;
   maxAttempts?: number;
   payCapMultiple?: number;
@@ -58,6 +61,19 @@ export function asDecision(value: unknown): DecisionRecord | null {
   return typeof outcome === "string" ? (value as DecisionRecord) : null;
 }
 
+/** What the price is made of: what producers will be paid, the congestion the job adds, the market's fee. */
+function PriceParts({ parts, terms, price }: { parts: NonNullable<DecisionRecord["priceParts"]>; terms: Terms | null; price: number }) {
+  if (terms?.pricing === "bid") {
+    return <p className="mt-3 text-xs text-slate-600">Pay as bid: you are charged your benefit at completion ({credits(price)} if it completes as planned).</p>;
+  }
+  return (
+    <p className="mt-3 text-xs text-slate-600" data-testid="price-parts">
+      The price is what the market expects to pay producers ({credits(parts.producerPayments)}), the congestion your job adds to their machines
+      ({credits(parts.congestion)}) and the market&apos;s fee ({credits(parts.fee)}); it is never more than your benefit at completion.
+    </p>
+  );
+}
+
 /** The market's answer (a quote or a decision) with its reasons in words. */
 export function DecisionView({ decision, title, testId, settled }: { decision: DecisionRecord; title: string; testId?: string; settled?: boolean }) {
   const reasons = reasonsOf(decision);
@@ -84,6 +100,7 @@ export function DecisionView({ decision, title, testId, settled }: { decision: D
           </div>
         </dl>
       ) : null}
+      {decision.outcome === "admitted" && decision.priceParts ? <PriceParts parts={decision.priceParts} terms={decision.terms ?? null} price={decision.price ?? 0} /> : null}
       {decision.terms && decision.outcome !== "rejected" ? (
         <ul className="mt-3 space-y-1 text-xs text-slate-600" aria-label="Terms" data-testid="decision-terms">
           {termsInWords(decision.terms).map((line) => (

@@ -48,7 +48,8 @@ export function relative(value: Date | string | number | null | undefined, now =
   const at = new Date(value).getTime();
   if (Number.isNaN(at)) return "—";
   const diff = (at - now) / 1000;
-  if (Math.abs(diff) < 1) return "now";
+  // Work that takes a fraction of a second is "within a second", not "now" (it has not happened).
+  if (Math.abs(diff) < 1) return diff >= 0 ? "within a second" : "just now";
   return diff > 0 ? `in ${seconds(diff)}` : `${seconds(-diff)} ago`;
 }
 

@@ -80,10 +80,12 @@ const SANDBOX_FAILURES: Record<string, string> = {
 const DESCRIBE: Record<string, (r: Reason) => string> = {
   profitable: (r) =>
     `Worth running: the benefit of ${credits(num(r, "benefit"))} beats the marginal cost of ${credits(num(r, "marginalCost"))}` +
-    `, a profit of ${credits(num(r, "profit"))}, completing at ${instant(num(r, "completionAt"))}.`,
+    `, completing at ${instant(num(r, "completionAt"))}.`,
   unprofitable: (r) =>
     `Not worth running now: the benefit of ${credits(num(r, "benefit"))} does not cover the marginal cost of ${credits(num(r, "marginalCost"))}` +
-    (num(r, "completionAt") != null ? ` (best completion at ${instant(num(r, "completionAt"))}).` : "."),
+    (num(r, "completionAt") != null ? ` (best completion at ${instant(num(r, "completionAt"))})` : "") +
+    (num(r, "benefitNeeded") != null ? `. A benefit above ${credits(num(r, "benefitNeeded"))} at that completion would be admitted now.` : "."),
+  "charged-price": (r) => `Charged the posted price of ${credits(num(r, "price"))} (the benefit at completion was ${credits(num(r, "benefit"))}).`,
   "always-admit": (r) =>
     `Admitted outright: the benefit of ${credits(num(r, "benefit"))} exceeds the highest cost the market can charge (${credits(num(r, "highestPossibleCost"))}).`,
   "no-admission-control": (r) => `The ${str(r, "policy") ?? "current"} policy admits every job (marginal cost ${credits(num(r, "marginalCost"))}).`,

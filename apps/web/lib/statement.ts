@@ -46,11 +46,20 @@ export function describeLine(line: StatementLine): LineWords {
       const took = numberField(memo, "seconds");
       const charge = micro(field(memo, "chargeMicro"));
       const compensation = micro(field(memo, "compensationMicro")) ?? 0;
+      const terms = field(memo, "terms");
+      const how = Array.isArray(terms) ? (terms as { code?: string }[]).map((t) => t.code) : [];
+      const rule = how.includes("charged-price")
+        ? " (the posted price)"
+        : how.includes("charged-producer-time")
+          ? " (the producer time it used)"
+          : how.includes("charged-benefit")
+            ? " (its benefit at completion)"
+            : "";
       return {
         what: `Settlement of job ${job}`,
         detail:
           `Completed${took != null ? ` after ${seconds(took)}` : ""}` +
-          (charge != null ? `: charged ${credits(charge)}` : "") +
+          (charge != null ? `: charged ${credits(charge)}${rule}` : "") +
           (paid ? ` (producers were paid ${credits(paid)} of it)` : "") +
           (compensation > 0 ? `; the market paid a lateness penalty of ${credits(compensation)}` : "") +
           (charge != null ? cameBack(line.amount) : "."),

@@ -18,7 +18,8 @@ export type Exclusions = z.infer<typeof Exclusions>;
 
 export const Reason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("profitable"), benefit: num, marginalCost: num, profit: num, completionAt: num, candidates: num }),
-  z.object({ code: z.literal("unprofitable"), benefit: num, marginalCost: num, completionAt: num }),
+  // benefitNeeded: the smallest benefit at completionAt that the market would admit now.
+  z.object({ code: z.literal("unprofitable"), benefit: num, marginalCost: num, completionAt: num, benefitNeeded: num.optional() }),
   z.object({ code: z.literal("always-admit"), benefit: num, highestPossibleCost: num, marginalCost: num }),
   z.object({ code: z.literal("no-admission-control"), policy: z.string(), marginalCost: num }),
   z.object({ code: z.literal("no-feasible-machine"), taskId: z.string(), deadlineAt: num.nullable(), exclusions: Exclusions, linkFull: z.boolean() }),

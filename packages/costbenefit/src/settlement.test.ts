@@ -61,9 +61,14 @@ describe("refinedWork", () => {
 });
 
 describe("settleCharge", () => {
-  const base = { price: 10, paidToProducers: 1, consumerEscrow: 20, penaltyHeld: 0, consumerCausedLateness: false };
+  const base = { pricing: "bid" as const, price: 10, paidToProducers: 1, consumerEscrow: 20, penaltyHeld: 0, consumerCausedLateness: false };
 
-  it("charges b(j, t) when it covers the producers' time", () => {
+  it("charges the posted price, or less when the job finished late and its benefit fell below it", () => {
+    expect(settleCharge({ ...base, pricing: "posted", benefit: 15 })).toMatchObject({ charge: 10, marketIncome: 9 });
+    expect(settleCharge({ ...base, pricing: "posted", benefit: 6 }).charge).toBe(6);
+  });
+
+  it("charges b(j, t) under bid pricing when it covers the producers' time", () => {
     const c = settleCharge({ ...base, benefit: 15 });
     expect(c).toMatchObject({ charge: 15, compensation: 0, marketIncome: 14 });
   });
@@ -94,10 +99,11 @@ describe("settleCharge", () => {
         fc.double({ min: 0, max: 1e6, noNaN: true }),
         fc.double({ min: 0, max: 1e6, noNaN: true }),
         fc.boolean(),
-        (benefit, price, escrow, paidShare, caused) => {
+        fc.constantFrom("posted" as const, "bid" as const),
+        (benefit, price, escrow, paidShare, caused, pricing) => {
           const paid = Math.min(escrow, paidShare);
           const held = penaltyHold(Math.min(0, benefit), price);
-          const c = settleCharge({ benefit, price, paidToProducers: paid, consumerEscrow: escrow, penaltyHeld: held, consumerCausedLateness: caused });
+          const c = settleCharge({ pricing, benefit, price, paidToProducers: paid, consumerEscrow: escrow, penaltyHeld: held, consumerCausedLateness: caused });
           expect(c.charge).toBeLessThanOrEqual(escrow);
           expect(c.charge).toBeGreaterThanOrEqual(paid);
           expect(c.marketIncome).toBeGreaterThanOrEqual(0);

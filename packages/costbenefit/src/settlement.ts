@@ -94,6 +94,8 @@ export function refinedWork(t: SettlementTerms, r: Omit<RunPayInput, "pricePerSe
 }
 
 export interface ChargeInput {
+  /** `posted`: the quoted price, at most b(j, t); `bid`: b(j, t) itself (seed 003, 4.2). */
+  pricing: "posted" | "bid";
   /** b(j, t) at the job's actual completion. */
   benefit: number;
   /** The price quoted at admission; a penalty is never more than this. */
@@ -119,26 +121,32 @@ export interface Charge {
 }
 
 export type ChargeReason =
+  | { code: "charged-price"; price: number; benefit: number }
   | { code: "charged-benefit"; benefit: number }
   | { code: "charged-producer-time"; benefit: number; paidToProducers: number }
   | { code: "penalty-paid"; penalty: number; cap: number }
   | { code: "penalty-void"; penalty: number; why: "estimate-contradicted" };
 
 /**
- * Settlement of a completed job under the paper's pay-as-bid rule (seed 003, 4.2): the consumer
- * pays b(j, t), but never less than the producer time the job used (already paid out of its
- * escrow, so the market never pays for a consumer's work from its own pocket) and never more than
- * the escrow. A negative b(j, t) is a service credit from the market, bounded by the job's price
- * and by what the market set aside for it, and void when the consumer caused the lateness.
+ * Settlement of a completed job. Posted pricing: the consumer pays the price quoted at admission,
+ * or b(j, t) when the market finished later than it promised and the benefit fell below the
+ * quote. Bid pricing (seed 003, 4.2): b(j, t). Either way never less than the producer time the
+ * job used (already paid out of its escrow, so the market never pays for a consumer's work from
+ * its own pocket) and never more than the escrow. A negative b(j, t) is a service credit from the
+ * market, bounded by the job's price and by what the market set aside for it, and void when the
+ * consumer caused the lateness.
  */
 export function settleCharge(c: ChargeInput): Charge {
   const reasons: ChargeReason[] = [];
   const paid = Math.max(0, c.paidToProducers);
   const escrow = Math.max(0, c.consumerEscrow);
-  const positive = Math.max(0, c.benefit);
+  const benefit = Math.max(0, c.benefit);
+  const due = c.pricing === "posted" ? Math.min(Math.max(0, c.price), benefit) : benefit;
   // Producers were paid out of this escrow, so it always covers what they were paid.
-  const charge = Math.min(escrow, Math.max(positive, paid));
-  reasons.push(positive >= paid ? { code: "charged-benefit", benefit: c.benefit } : { code: "charged-producer-time", benefit: c.benefit, paidToProducers: paid });
+  const charge = Math.min(escrow, Math.max(due, paid));
+  if (due < paid) reasons.push({ code: "charged-producer-time", benefit: c.benefit, paidToProducers: paid });
+  else if (c.pricing === "posted") reasons.push({ code: "charged-price", price: c.price, benefit: c.benefit });
+  else reasons.push({ code: "charged-benefit", benefit: c.benefit });
   let compensation = 0;
   if (c.benefit < 0) {
     const cap = Math.max(0, Math.min(c.price, c.penaltyHeld));

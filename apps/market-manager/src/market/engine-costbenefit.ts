@@ -65,7 +65,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       return policy;
     },
     configure(config) {
-      state.updateSettings({ horizonSeconds: config.horizonSeconds, priceConstant: config.priceConstant });
+      state.updateSettings({ horizonSeconds: config.horizonSeconds, priceConstant: config.priceConstant, pricing: config.pricing, feeFraction: config.feeFraction, maxDelaySeconds: config.maxDelaySeconds });
       if (config.policy !== policy.name) policy = livePolicy(config.policy);
     },
     addMachine(m: LiveMachine, now: number) {
@@ -88,6 +88,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
               outcome: "admitted",
               completionAt: d.completionAt * 1000,
               price: d.price,
+              priceParts: d.priceParts,
               placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId })),
               reasons: d.reasons,
             }

@@ -25,6 +25,8 @@ export type Decision =
       outcome: "admitted";
       completionAt: number;
       price: number;
+      /** What the price is made of (credits): producers' expected payments, congestion, the market's fee. */
+      priceParts?: { producerPayments: number; congestion: number; fee: number } | undefined;
       placements: { taskId: string; machineId: string }[];
       reasons: Reason[];
     }
@@ -34,6 +36,9 @@ export interface EngineConfig {
   horizonSeconds: number;
   priceConstant: number;
   policy: string;
+  pricing: "posted" | "bid";
+  feeFraction: number;
+  maxDelaySeconds: number;
 }
 
 export interface Engine {

@@ -45,6 +45,8 @@ export interface LiveJob {
   penaltyHeldMicro: bigint;
   /** The price quoted at admission: a penalty is never more than this. */
   priceMicro: bigint;
+  /** The pricing rule the job was admitted under, and is settled by. */
+  pricing: "posted" | "bid";
   /** k copies of each task; a task is done when a majority of copies agree on the output. */
   replicas: number;
   arrivedAt: number;

@@ -14,6 +14,8 @@ export interface MarketSettings {
   startingCreditsMicro: bigint;
   /** The engine's money rules in force: pay caps, penalty voiding (costbenefit SettlementTerms). */
   terms: SettlementTerms;
+  /** A delayed job the market could not admit for this long is rejected (the engine's max-wait rule). */
+  maxDelayMs: number;
 }
 
 export type MarketEvent =

@@ -44,6 +44,7 @@ export async function restoreMarket(market: Market) {
       escrowMicro: job.escrowMicro,
       penaltyHeldMicro: job.penaltyHeldMicro,
       priceMicro: job.quotedPriceMicro ?? 0n,
+      pricing: job.pricing === "bid" ? "bid" : "posted",
       replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
       benefit: job.benefit,

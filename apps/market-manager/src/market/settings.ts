@@ -17,6 +17,13 @@ export const AdminSettings = z.object({
   leaseTimeoutMs: z.number().int().min(1000, "At least one second.").max(3_600_000, "At most an hour."),
   /** The policy that decides admission and placement. */
   policy: z.enum(POLICY_NAMES as [string, ...string[]]),
+  /**
+   * `posted`: a job is charged the price quoted at admission (marginal cost plus the fee), at most
+   * its benefit at completion; `bid`: the paper's pay-as-bid, b(j, t).
+   */
+  pricing: z.enum(["posted", "bid"]),
+  /** The market's fee on the marginal cost under posted pricing (0.1 = 10%). */
+  feeFraction: z.number().min(0, "Cannot be negative.").max(1, "At most 1 (100%)."),
   /** Credits the market grants each verified consumer, once. */
   startingCredits: z.number().min(0, "Cannot be negative.").max(1_000_000, "At most 1,000,000 credits."),
   /**
@@ -42,7 +49,7 @@ export async function applySettings(market: Market, s: AdminSettings) {
   market.adminSettings = s;
   market.settings.leaseTimeoutMs = s.leaseTimeoutMs;
   market.settings.startingCreditsMicro = toMicro(s.startingCredits);
-  market.engine.configure({ horizonSeconds: s.horizonSeconds, priceConstant: s.priceConstant, policy: s.policy });
+  market.engine.configure({ horizonSeconds: s.horizonSeconds, priceConstant: s.priceConstant, policy: s.policy, pricing: s.pricing, feeFraction: s.feeFraction, maxDelaySeconds: market.settings.maxDelayMs / 1000 });
 }
 
 export async function changeSettings(market: Market, userId: string, patch: AdminSettingsPatch) {

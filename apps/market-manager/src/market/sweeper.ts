@@ -10,7 +10,7 @@ import { accrueContracts } from "../resources/contracts.ts";
  * leases past their time are taken back, tasks without a machine are placed, and delayed jobs
  * are asked again.
  */
-export async function tick(market: Market, maxDelayMs: number) {
+export async function tick(market: Market) {
   const now = market.clock.now();
   for (const m of [...market.state.machines.values()]) {
     if (now - m.lastHeartbeatAt > market.settings.leaseTimeoutMs) {
@@ -21,7 +21,7 @@ export async function tick(market: Market, maxDelayMs: number) {
   }
   await expireLeases(market);
   await market.serial(() => placePendingTasks(market));
-  await reevaluateDelayed(market, maxDelayMs);
+  await reevaluateDelayed(market);
   await rebalance(market);
   await accrueContracts(market);
 }
@@ -38,14 +38,14 @@ export function forgiveSilence(market: Market) {
   for (const l of market.state.leases.values()) l.expiresAt = Math.max(l.expiresAt, until);
 }
 
-export function startSweeper(market: Market, everyMs: number, maxDelayMs: number) {
+export function startSweeper(market: Market, everyMs: number) {
   let running = false;
   let failed = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     // After a failed tick (the database was away), heartbeats could not be heard either.
-    const step = failed ? market.serial(async () => forgiveSilence(market)).then(() => tick(market, maxDelayMs)) : tick(market, maxDelayMs);
+    const step = failed ? market.serial(async () => forgiveSilence(market)).then(() => tick(market)) : tick(market);
     step
       .then(() => (failed = false))
       .catch((e) => {

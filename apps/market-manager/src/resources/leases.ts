@@ -99,18 +99,19 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask
   };
   takeFrom(machine.queue);
   if (picked.length < room) {
-    // A machine takes another's queued work only if it asks no more per second than the machine
-    // the engine chose: otherwise an expensive machine could take every task placed on a cheap
-    // one and be paid its own price for it. (Per second, not per unit of work: benchmarks of equal
-    // machines differ a little, and equal asking prices should share work.)
     const others = [...market.state.machines.values()]
-      .filter((m) => m.id !== machine.id && m.queue.length > 0 && machine.pricePerSecondMicro <= m.pricePerSecondMicro)
+      .filter((m) => m.id !== machine.id && m.queue.length > 0)
       .sort((a, b) => b.queue.length / b.slots - a.queue.length / a.slots);
     for (const other of others) {
-      // A copy its own machine may never run (that machine ran a sibling) is anyone else's to take;
+      // A copy its own machine may never run (its owner ran a sibling) is anyone else's to take;
       // otherwise a copy sent back to the one machine left would wait there after others connect.
       takeFrom(other.queue.filter((id) => stuckOn(market, id, other.id)));
-      // Of the rest, leave the other machine what it can start itself right now; take from the back.
+      // The rest only if this machine asks no more per second than the one the engine chose:
+      // otherwise an expensive machine could take every task placed on a cheap one and be paid its
+      // own price for it. (Per second, not per unit of work: benchmarks of equal machines differ a
+      // little, and equal asking prices should share work.) Leave the other machine what it can
+      // start itself right now; take from the back.
+      if (machine.pricePerSecondMicro > other.pricePerSecondMicro) continue;
       takeFrom(other.queue.slice(Math.max(0, other.slots - other.leases.size)).reverse());
       if (picked.length >= room) break;
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { BenefitCurve, maxBenefit, minBenefit, penaltyHold } from "@cyclemarket/costbenefit";
+import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, runPay } from "@cyclemarket/costbenefit";
+import { TASK_LIMITS } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
@@ -16,8 +17,35 @@ import { ExampleName, exampleModule, planExample } from "./examples.ts";
 export const MAX_TASKS = 10_000;
 const EXAMPLE_MEMORY_MB = 16;
 
-/** What admission puts in escrow: the most the consumer can be charged. */
-const escrowFor = (benefit: BenefitCurve) => toMicro(Math.max(0, maxBenefit(benefit)));
+/**
+ * What admission puts in escrow. Pay-as-bid: the curve's highest benefit, the most the consumer
+ * can be charged. Posted price: the quoted price plus a contingency for runs that take longer than
+ * planned or fail: each placement's task run `maxAttempts` times, each paid at the engine's cap
+ * (`runPay` with an unbounded report), instead of once at its expected time. Never more than the
+ * highest benefit; what is not used comes back at settlement.
+ */
+function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", workPerTask: number): bigint {
+  const highest = Math.max(0, maxBenefit(benefit));
+  if (pricing === "bid") return toMicro(highest);
+  let contingency = 0;
+  for (const p of d.placements) {
+    const m = market.state.machines.get(p.machineId);
+    if (!m || m.kind !== "opportunistic") continue;
+    const run = { workPerTask, speed: m.speed, pricePerSecond: toCredits(m.pricePerSecondMicro), wallSeconds: TASK_LIMITS.wallMs / 1000, escrowLeft: Infinity };
+    // A report longer than any cap: what the engine pays a run at most on this machine.
+    const most = runPay(market.settings.terms, { ...run, reportedSeconds: Number.MAX_VALUE }).amount;
+    const expected = runPay(market.settings.terms, { ...run, reportedSeconds: workPerTask / m.speed }).amount;
+    contingency += Math.max(0, market.settings.maxAttempts * most - expected);
+  }
+  return toMicro(Math.min(highest, d.price + contingency));
+}
+
+function refuseBalance(held: bigint, needed: bigint) {
+  return refuse.badRequest(
+    { code: "insufficient-credits", balance: toCredits(held), needed: toCredits(needed) },
+    `The job needs ${toCredits(needed)} credits in escrow (its price and a contingency for runs that take longer) and your balance is ${toCredits(held)} credits.`,
+  );
+}
 
 /**
  * The market's side of a curve that can go negative: the engine's `penaltyHold` (at most the
@@ -41,6 +69,8 @@ function termsOf(market: Market, benefit: BenefitCurve, price: number | null) {
   const t = market.settings.terms;
   const negative = minBenefit(benefit) < 0;
   return {
+    pricing: market.adminSettings.pricing,
+    feeFraction: market.adminSettings.feeFraction,
     failedRunsCharged: true,
     maxAttempts: market.settings.maxAttempts,
     payCapMultiple: t.payCapMultiple,
@@ -153,7 +183,14 @@ function decisionRecord(market: Market, d: Decision, replicas: number, benefit: 
   const shortfall = d.outcome === "admitted" ? null : replicaShortfall(market.state, replicas);
   const reasons: Reason[] = shortfall ? [...d.reasons, shortfall] : d.reasons;
   return d.outcome === "admitted"
-    ? { outcome: d.outcome, reasons, completionAt: new Date(d.completionAt).toISOString(), price: d.price, terms: termsOf(market, benefit, d.price) }
+    ? {
+        outcome: d.outcome,
+        reasons,
+        completionAt: new Date(d.completionAt).toISOString(),
+        price: d.price,
+        priceParts: d.priceParts ?? null,
+        terms: termsOf(market, benefit, d.price),
+      }
     : { outcome: d.outcome, reasons, terms: termsOf(market, benefit, null) };
 }
 
@@ -167,19 +204,15 @@ export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes:
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
 export async function submitJob(market: Market, caller: Caller, input: SubmitJob, maxModuleBytes: number) {
   const job = prepare(input, maxModuleBytes);
-  const needed = escrowFor(input.benefit);
   return market.serial(async () => {
-    const held = await balance(market.db, { kind: "consumer", userId: caller.id });
-    if (held < needed) {
-      throw refuse.badRequest(
-        { code: "insufficient-credits", balance: toCredits(held), needed: toCredits(needed) },
-        `The job's highest benefit (${toCredits(needed)} credits) is more than your balance (${toCredits(held)} credits).`,
-      );
-    }
     const now = market.clock.now();
     const jobId = randomUUID();
     const spec = specOf(jobId, now, job, input.benefit, input.replicas);
     const decision = market.engine.decide(spec, now);
+    const pricing = market.adminSettings.pricing;
+    const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, job.workPerTask) : 0n;
+    const held = await balance(market.db, { kind: "consumer", userId: caller.id });
+    if (held < needed) throw refuseBalance(held, needed);
     const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
     const status = decision.outcome;
     const record = decisionRecord(market, decision, input.replicas, input.benefit);
@@ -209,6 +242,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
           decidedAt: new Date(now),
           expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
           quotedPriceMicro: decision.outcome === "admitted" ? price : null,
+          pricing,
           escrowMicro: decision.outcome === "admitted" ? needed : 0n,
         },
       });
@@ -249,6 +283,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
         escrowMicro: decision.outcome === "admitted" ? needed : 0n,
         penaltyHeldMicro: penaltyHeld,
         priceMicro: price,
+        pricing,
         replicas: input.replicas,
         arrivedAt: now,
         benefit: input.benefit,
@@ -270,7 +305,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
  * Delayed jobs are asked again when the market changes (seed 003 section 4.2: rejected or
  * delayed "depending on the system"); a job that has waited past the maximum is rejected.
  */
-export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
+export async function reevaluateDelayed(market: Market) {
   return market.serial(async () => {
     const now = market.clock.now();
     for (const job of [...market.state.jobs.values()]) {
@@ -283,13 +318,12 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
         replicas: job.replicas,
         tasks: tasks.filter((t) => t.replica === 0).map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
       };
+      // The engine rejects a job that waited past its maximum (max-wait-exceeded); the service adds no rule of its own.
       let decision: Decision = market.engine.decide(spec, now);
-      if (decision.outcome === "delayed" && now - job.arrivedAt > maxDelayMs) {
-        decision = { outcome: "rejected", reasons: [...decision.reasons, { code: "waited-too-long", waitedMs: now - job.arrivedAt, maxDelayMs }] };
-      }
       if (decision.outcome === "delayed") continue;
       let admitted = decision.outcome === "admitted" ? decision : null;
-      const needed = escrowFor(job.benefit as BenefitCurve);
+      const pricing = market.adminSettings.pricing;
+      const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask) : 0n;
       if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
         decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
         admitted = null;
@@ -307,6 +341,7 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
             decidedAt: new Date(now),
             expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
             quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
+            pricing,
             escrowMicro: admitted ? needed : 0n,
             penaltyHeldMicro: hold,
           },
@@ -323,6 +358,7 @@ export async function reevaluateDelayed(market: Market, maxDelayMs: number) {
         job.escrowMicro = needed;
         job.penaltyHeldMicro = penaltyHeld;
         job.priceMicro = toMicro(admitted.price);
+        job.pricing = pricing;
         for (const t of tasks) market.state.enqueue(t, placed.get(t.id) ?? null);
         market.engine.commit(spec, admitted);
       } else {

@@ -219,6 +219,7 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   const took = (now - job.arrivedAt) / 1000;
   const paid = await paidForJob(tx, jobId);
   const terms = settleCharge({
+    pricing: job.pricing,
     benefit: benefitAt(job.benefit as BenefitCurve, took),
     price: toCredits(job.priceMicro),
     paidToProducers: toCredits(paid),

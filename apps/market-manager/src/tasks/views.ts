@@ -1,8 +1,12 @@
 import type { Db } from "../db/client.ts";
 import type { Reason } from "../market/engine.ts";
 import type { LiveState } from "../market/live.ts";
+import type { Market } from "../market/market.ts";
+import type { Job as JobRow } from "../db/generated/client.ts";
+import { benefitAt, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
+import { paidForJob } from "../ledger/settlement.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
-import { balance } from "../ledger/ledger.ts";
+import { balance, toCredits } from "../ledger/ledger.ts";
 
 // What the API shows of jobs: plain JSON (ISO dates, credits as numbers for display); the exact
 // integer amounts stay in the ledger.
@@ -33,7 +37,8 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
   }));
 }
 
-export async function jobView(db: Db, state: LiveState, jobId: string) {
+export async function jobView(market: Market, jobId: string) {
+  const { db, state } = market;
   const j = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   const byStatus = await db.task.groupBy({ by: ["status"], where: { jobId }, _count: { _all: true } });
   const counts = Object.fromEntries(byStatus.map((g) => [g.status, g._count._all])) as Record<string, number>;
@@ -63,6 +68,7 @@ export async function jobView(db: Db, state: LiveState, jobId: string) {
     expectedCompletionAt: iso(j.expectedCompletionAt),
     completedAt: iso(j.completedAt),
     quotedPrice: credits(j.quotedPriceMicro),
+    pricing: j.pricing === "bid" ? ("bid" as const) : ("posted" as const),
     charged: credits(j.chargedMicro),
     /** What the job's escrow account holds now: its highest benefit while admitted or running, else 0. */
     escrowHeld: credits(escrow)!,
@@ -70,6 +76,38 @@ export async function jobView(db: Db, state: LiveState, jobId: string) {
     result: j.result,
     machines: machines.map((m) => ({ ...names.find((n) => n.id === m.machineId), tasks: m._count._all })),
     verification: j.replicas > 1 ? await verification(db, j.id, j.replicas) : null,
+    estimate: await estimate(market, j),
+    /** A delayed job is given up at this time if the market still cannot run it. */
+    givesUpAt: j.status === "delayed" ? iso(new Date(j.submittedAt.getTime() + market.settings.maxDelayMs)) : null,
+  };
+}
+
+/**
+ * While a job runs: when it will complete at the pace its tasks have been finishing (the plan's
+ * time until the first finishes), and what it would be charged if it completed now, by the
+ * engine's settlement rule (so the page and the ledger never disagree).
+ */
+async function estimate(market: Market, j: JobRow) {
+  if (j.status !== "admitted" && j.status !== "running") return null;
+  const now = market.clock.now();
+  const started = (j.decidedAt ?? j.submittedAt).getTime();
+  const planned = j.expectedCompletionAt?.getTime() ?? null;
+  const paced = j.tasksDone > 0 ? started + ((now - started) * j.taskCount) / j.tasksDone : null;
+  const paid = await paidForJob(market.db, j.id);
+  const c = settleCharge({
+    pricing: j.pricing === "bid" ? "bid" : "posted",
+    benefit: benefitAt(j.benefit as BenefitCurve, (now - j.submittedAt.getTime()) / 1000),
+    price: toCredits(j.quotedPriceMicro ?? 0n),
+    paidToProducers: toCredits(paid),
+    consumerEscrow: toCredits(j.escrowMicro),
+    penaltyHeld: toCredits(j.penaltyHeldMicro),
+    consumerCausedLateness: false,
+  });
+  return {
+    completionAt: iso(new Date(paced !== null ? Math.max(paced, now) : (planned ?? now))),
+    basis: paced !== null ? ("measured-pace" as const) : ("plan" as const),
+    chargeIfNow: c.charge - c.compensation,
+    paidToProducers: toCredits(paid),
   };
 }
 

@@ -12,13 +12,15 @@ type Key = keyof Current;
 type Patch = RouterInputs["admin"]["settings"]["set"];
 type Draft = Record<Key, string>;
 
-const KEYS: Key[] = ["horizonSeconds", "priceConstant", "leaseTimeoutMs", "policy", "startingCredits", "marketReserve"];
+const KEYS: Key[] = ["horizonSeconds", "priceConstant", "leaseTimeoutMs", "policy", "pricing", "feeFraction", "startingCredits", "marketReserve"];
 
 const LABELS: Record<Key, string> = {
   horizonSeconds: "Planning horizon (seconds)",
   priceConstant: "Price constant",
   leaseTimeoutMs: "Lease timeout (ms)",
   policy: "Policy",
+  pricing: "Pricing",
+  feeFraction: "Market fee (fraction of the marginal cost)",
   startingCredits: "Starting credits per verified consumer",
   marketReserve: "Market reserve (credits)",
 };
@@ -29,6 +31,8 @@ const SHORT: Record<Key, string> = {
   priceConstant: "Price constant",
   leaseTimeoutMs: "Lease timeout",
   policy: "Policy",
+  pricing: "Pricing",
+  feeFraction: "Market fee",
   startingCredits: "Starting credits",
   marketReserve: "Market reserve",
 };
@@ -52,6 +56,7 @@ function show(key: string, value: unknown): string {
   if (key === "leaseTimeoutMs") return `${number(value, 0)} ms (${seconds(value / 1000)})`;
   if (key === "priceConstant") return `${number(value, 6)} credit${value === 1 ? "" : "s"} per cost unit`;
   if (key === "startingCredits" || key === "marketReserve") return `${number(value, 2)} credits`;
+  if (key === "feeFraction") return `${number(value * 100, 2)}%`;
   return number(value, 6);
 }
 
@@ -61,6 +66,8 @@ function toDraft(c: Current): Draft {
     priceConstant: String(c.priceConstant),
     leaseTimeoutMs: String(c.leaseTimeoutMs),
     policy: c.policy,
+    pricing: c.pricing,
+    feeFraction: String(c.feeFraction),
     startingCredits: String(c.startingCredits),
     marketReserve: String(c.marketReserve),
   };
@@ -72,7 +79,7 @@ function patchOf(draft: Draft, current: Current): Patch {
   const before = toDraft(current);
   for (const key of KEYS) {
     if (draft[key].trim() === before[key]) continue;
-    patch[key] = key === "policy" ? draft[key] : Number(draft[key]);
+    patch[key] = key === "policy" || key === "pricing" ? draft[key] : Number(draft[key]);
   }
   return patch as Patch;
 }
@@ -117,7 +124,7 @@ export function SettingsPanel() {
     e.preventDefault();
     setSaved(false);
     const notNumbers = Object.fromEntries(
-      KEYS.filter((k) => k !== "policy" && (values[k].trim() === "" || !Number.isFinite(Number(values[k])))).map((k) => [k, "Enter a number."]),
+      KEYS.filter((k) => k !== "policy" && k !== "pricing" && (values[k].trim() === "" || !Number.isFinite(Number(values[k])))).map((k) => [k, "Enter a number."]),
     );
     setLocal(notNumbers);
     if (Object.keys(notNumbers).length > 0) return;
@@ -169,6 +176,21 @@ export function SettingsPanel() {
                   ))}
                 </select>
               )}
+            </Field>
+            <Field
+              label={LABELS.pricing}
+              hint={values.pricing === "posted" ? "Jobs pay the quoted price: marginal cost plus the fee, never more than their benefit." : "Jobs pay their benefit at completion (the paper's pay-as-bid)."}
+              error={errors.byField.pricing}
+            >
+              {(p) => (
+                <select {...p} value={values.pricing} onChange={(e) => set("pricing", e.target.value)} className={inputClass}>
+                  <option value="posted">posted price</option>
+                  <option value="bid">pay as bid</option>
+                </select>
+              )}
+            </Field>
+            <Field label={LABELS.feeFraction} hint="Added to the marginal cost under posted pricing; 0.1 is 10%. 0 to 1." error={errors.byField.feeFraction}>
+              {(p) => <input {...p} type="number" step="any" value={values.feeFraction} onChange={(e) => set("feeFraction", e.target.value)} className={inputClass} />}
             </Field>
             <Field label={LABELS.startingCredits} hint="Granted once to each consumer who verifies their email, while the reserve covers it. 0 to 1,000,000." error={errors.byField.startingCredits}>
               {(p) => <input {...p} type="number" step="any" value={values.startingCredits} onChange={(e) => set("startingCredits", e.target.value)} className={inputClass} />}

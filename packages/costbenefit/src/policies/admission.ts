@@ -74,7 +74,14 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   }
 
   const why: Reason = best
-    ? { code: "unprofitable", benefit: best.benefit, marginalCost: best.plan.cost, completionAt: best.plan.completionAt }
+    ? {
+        code: "unprofitable",
+        benefit: best.benefit,
+        marginalCost: best.plan.cost,
+        completionAt: best.plan.completionAt,
+        // Admission needs a positive surplus: the benefit at that completion must beat this.
+        benefitNeeded: best.benefit - surplus(state.settings, best.benefit, best.plan.cost),
+      }
     : (failure ?? { code: "no-machines" });
   const earliest = earliestCompletion(state, job, now);
   const benefitAtEarliest = benefitAt(job.benefit, earliest - job.arrivedAt);

@@ -30,7 +30,7 @@ export const jobsRouter = router({
     .input(SubmitJob)
     .mutation(({ ctx, input }) => submitJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
   list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
-  get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.db, ctx.services.market.state, input.jobId)),
+  get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.market, input.jobId)),
   cancel: jobOwnerProcedure.mutation(({ ctx, input }) => cancelJob(ctx.services.market, input.jobId)),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))

@@ -1,6 +1,6 @@
 "use client";
 import type { RouterOutputs } from "@/lib/trpc";
-import { creditAmount, credits } from "@/lib/format";
+import { creditAmount, credits, dateTime, relative } from "@/lib/format";
 import { Card, Stat } from "@/components/ui";
 
 type Job = RouterOutputs["jobs"]["get"];
@@ -13,7 +13,15 @@ export function MoneyCard({ job }: { job: Job }) {
         <Stat label="Quoted price" value={credits(job.quotedPrice)} />
         <Stat label="Held in escrow" value={credits(job.escrowHeld)} testId="job-escrow-held" />
         <Stat label="Charged" value={credits(job.charged)} />
+        {job.estimate ? <Stat label="Charge if it finished now" value={credits(job.estimate.chargeIfNow)} testId="job-charge-now" /> : null}
+        {job.estimate ? <Stat label="Producers paid so far" value={credits(job.estimate.paidToProducers)} /> : null}
       </dl>
+      {job.estimate?.completionAt ? (
+        <p className="mt-3 text-xs text-slate-500" data-testid="job-eta">
+          {job.estimate.basis === "measured-pace" ? "At the pace its tasks are finishing, it completes" : "As planned, it completes"} at{" "}
+          {dateTime(job.estimate.completionAt)} ({relative(job.estimate.completionAt)}).
+        </p>
+      ) : null}
       <p className="mt-3 text-sm text-slate-700" data-testid={job.charged != null ? "job-charged" : "job-escrow"}>
         {chargeLine(job)}
       </p>
@@ -40,8 +48,13 @@ function chargeLine(job: Job): string {
     case "rejected":
       return "Nothing was charged: the market did not run this job.";
     case "delayed":
-      return "Nothing is held yet: the job's highest benefit goes into escrow when it is admitted.";
+      return `Nothing is held yet: its escrow is taken when it is admitted.${job.givesUpAt ? ` If the market still cannot run it by ${dateTime(job.givesUpAt)}, it is given up and nothing is charged.` : ""}`;
     default:
-      return `${creditAmount(job.escrowHeld)} credits, the job's highest benefit, are held in escrow; you are charged the benefit at the time it completes and the rest comes back.`;
+      return (
+        `${creditAmount(job.escrowHeld)} credits are held in escrow; producers are paid from it as they finish tasks. ` +
+        (job.quotedPrice != null && job.pricing === "posted"
+          ? `You are charged the quoted ${creditAmount(job.quotedPrice)} credits (less if it completes late and its benefit falls below that, more only if producers' measured time exceeds it), and the rest comes back.`
+          : "You are charged the benefit at the time it completes and the rest comes back.")
+      );
   }
 }

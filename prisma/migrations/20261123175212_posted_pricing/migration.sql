@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Job" ADD COLUMN     "pricing" TEXT NOT NULL DEFAULT 'posted';
