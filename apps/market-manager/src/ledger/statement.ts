@@ -37,6 +37,66 @@ export async function statement(db: Db, userId: string) {
   };
 }
 
+const HOUR = 3_600_000;
+
+/**
+ * What a producer earned over time (per hour for the last day), and what consumers were charged
+ * for the jobs it worked on (its last 200 settled ones), in proportion to its share of those jobs'
+ * producer payments: so a producer can see how much of what its work sold for reached it.
+ */
+export async function producerEarnings(db: Db, userId: string, now: number) {
+  const account = await db.ledgerAccount.findUnique({ where: { kind_userId: { kind: "producer", userId } } });
+  if (!account) return { earnedLastHour: 0, earnedLastDay: 0, hourly: [] as { hour: string; earned: number }[], chargedForTheirWork: 0, paidForThatWork: 0 };
+  const since = new Date(now - 24 * HOUR);
+  const recent = await db.ledgerPosting.findMany({
+    where: { accountId: account.id, amountMicro: { gt: 0n }, entry: { createdAt: { gte: since }, kind: { in: ["payment", "contract"] } } },
+    select: { amountMicro: true, entry: { select: { createdAt: true } } },
+  });
+  const hourly = new Map<number, bigint>();
+  let lastHour = 0n;
+  let lastDay = 0n;
+  for (const p of recent) {
+    const t = p.entry.createdAt.getTime();
+    lastDay += p.amountMicro;
+    if (t >= now - HOUR) lastHour += p.amountMicro;
+    const h = Math.floor(t / HOUR) * HOUR;
+    hourly.set(h, (hourly.get(h) ?? 0n) + p.amountMicro);
+  }
+  // The jobs it was paid for, settled: its share of their producer payments times their charge.
+  const mine = await db.ledgerPosting.groupBy({ by: ["entryId"], where: { accountId: account.id, entry: { kind: "payment" } }, _sum: { amountMicro: true } });
+  const entries = await db.ledgerEntry.findMany({ where: { id: { in: mine.map((m) => m.entryId) } }, select: { id: true, jobId: true } });
+  const byJob = new Map<string, bigint>();
+  const jobOf = new Map(entries.map((e) => [e.id, e.jobId]));
+  for (const m of mine) {
+    const jobId = jobOf.get(m.entryId);
+    if (jobId) byJob.set(jobId, (byJob.get(jobId) ?? 0n) + (m._sum.amountMicro ?? 0n));
+  }
+  // The most recent settled jobs are enough to show the share; older ones would only cost queries.
+  const jobs = await db.job.findMany({
+    where: { id: { in: [...byJob.keys()] }, chargedMicro: { not: null } },
+    select: { id: true, chargedMicro: true },
+    orderBy: { completedAt: "desc" },
+    take: 200,
+  });
+  let charged = 0;
+  let paid = 0;
+  for (const j of jobs) {
+    const all = await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { kind: "payment", jobId: j.id }, account: { kind: "producer" } } });
+    const total = Number(all._sum.amountMicro ?? 0n);
+    const own = Number(byJob.get(j.id) ?? 0n);
+    if (total <= 0) continue;
+    charged += (Number(j.chargedMicro) * own) / total / 1e6;
+    paid += own / 1e6;
+  }
+  return {
+    earnedLastHour: toCredits(lastHour),
+    earnedLastDay: toCredits(lastDay),
+    hourly: [...hourly].sort((a, b) => a[0] - b[0]).map(([h, v]) => ({ hour: new Date(h).toISOString(), earned: toCredits(v) })),
+    chargedForTheirWork: charged,
+    paidForThatWork: paid,
+  };
+}
+
 /** The market's own account (its profit) and the check that all accounts sum to zero. */
 export async function marketBooks(db: Db) {
   const market = await db.ledgerAccount.findFirst({ where: { kind: "market" } });

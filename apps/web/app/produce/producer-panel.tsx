@@ -7,6 +7,7 @@ import { credits, number, seconds, time } from "@/lib/format";
 import { describeReason } from "@/lib/reasons";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
 import { useStatement } from "@/components/balance";
+import { EarningsCard } from "./earnings-card";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
 
@@ -354,6 +355,8 @@ export function ProducerPanel() {
             </div>
           ) : null}
         </Card>
+
+        <EarningsCard />
 
         <Card title="Running now">
           {running.length === 0 ? (

@@ -1,5 +1,5 @@
 import { router, signedInProcedure } from "../trpc.ts";
-import { statement } from "../../ledger/statement.ts";
+import { producerEarnings, statement } from "../../ledger/statement.ts";
 import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
 
 export const ledgerRouter = router({
@@ -9,4 +9,6 @@ export const ledgerRouter = router({
     if (ctx.caller.roles.includes("consumer") && ctx.caller.emailVerified) await ensureStartingCredits(ctx.services.market, ctx.caller.id);
     return statement(ctx.services.db, ctx.caller.id);
   }),
+  /** A producer's earnings per hour over the last day, and what its work sold for. */
+  earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
 });
