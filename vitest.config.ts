@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "apps/web/lib/**/*.test.ts"],
           environment: "node",
           // The Node pool's threads run a bundle of the worker runtime; rebuilt here when a source is newer.
           globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],

@@ -22,6 +22,7 @@ const EXCLUSION_WORDS: Record<string, string> = {
   departure: "leaving too soon",
   deadline: "unable to finish in time",
   horizon: "booked beyond the planning horizon",
+  memoryFull: "with their memory in use",
 };
 
 function exclusions(value: unknown): string {
@@ -85,6 +86,29 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
     `Not worth running now: the benefit of ${credits(num(r, "benefit"))} does not cover the marginal cost of ${credits(num(r, "marginalCost"))}` +
     (num(r, "completionAt") != null ? ` (best completion at ${instant(num(r, "completionAt"))})` : "") +
     (num(r, "benefitNeeded") != null ? `. A benefit above ${credits(num(r, "benefitNeeded"))} at that completion would be admitted now.` : "."),
+  // The share policies (seeds 000, 001, 002, 004): the terms the job was given and what they bought.
+  tickets: (r) =>
+    `Admitted with ${number(num(r, "tickets"), 2)} tickets (its share of the market's slots); ${plural(num(r, "freeSlots"), "slot is", "slots are")} free, ` +
+    `${number(num(r, "usagePerTicket"), 3)} seconds of use per ticket so far.`,
+  "waiting-for-slot": (r) => `Waiting for a free slot: ${plural(num(r, "freeSlots"), "slot is", "slots are")} free and ${plural(num(r, "jobsAhead"), "job is", "jobs are")} ahead of it.`,
+  "over-p-max": (r) => `${whichTask(str(r, "taskId"))} ran ${seconds(num(r, "runSeconds"))}, past the longest a task may run under this policy (${seconds(num(r, "pMaxSeconds"))}), and was stopped.`,
+  "least-usage-per-ticket": (r) => `Its turn: the job with the least use per ticket (${number(num(r, "usagePerTicket"), 3)} s per ticket) gets the next free slot.`,
+  "opportunity-cost": (r) =>
+    `Admitted at ${credits(num(r, "ratePerMinute"))} a minute against a machine price of ${credits(num(r, "nodePricePerMinute"))} a minute: ` +
+    `a ${number((num(r, "share") ?? 0) * 100, 0)}% share, expected to cost ${credits(num(r, "expectedCharge"))}.`,
+  "over-budget": (r) => `Its expected charge of ${credits(num(r, "expectedCharge"))} is over its budget of ${credits(num(r, "budget"))}.`,
+  "continuous-bid": (r) =>
+    `Bidding ${credits(num(r, "bidPerSecond"))} a second (a budget of ${credits(num(r, "budget"))} over ${seconds(num(r, "intervalSeconds"))}) against ` +
+    `${credits(num(r, "hostBidsPerSecond"))} a second of other bids: a ${number((num(r, "share") ?? 0) * 100, 0)}% share, expected to cost ${credits(num(r, "expectedCharge"))}.`,
+  rebid: (r) => `Bids recomputed from progress (${number((num(r, "progressBefore") ?? 0) * 100, 0)}% to ${number((num(r, "progressAfter") ?? 0) * 100, 0)}%).`,
+  reservation: (r) =>
+    `Reserved ${number((num(r, "fraction") ?? 0) * 100, 1)}% of the market's compute (${number((num(r, "reservedFraction") ?? 0) * 100, 1)}% reserved in all, ` +
+    `${number((num(r, "bookableFraction") ?? 0) * 100, 1)}% bookable).`,
+  "reservations-full": (r) =>
+    `Its reservation of ${number((num(r, "fraction") ?? 0) * 100, 1)}% does not fit: ${number((num(r, "reservedFraction") ?? 0) * 100, 1)}% is reserved of ` +
+    `${number((num(r, "bookableFraction") ?? 0) * 100, 1)}% bookable.`,
+  "reservation-unplaceable": (r) =>
+    `No machine has room for ${whichTask(str(r, "taskId"))} at ${number(num(r, "ratePerSecond"), 3)} work a second (the largest spare is ${number(num(r, "largestSpare"), 3)}).`,
   "charged-price": (r) => `Charged the posted price of ${credits(num(r, "price"))} (the benefit at completion was ${credits(num(r, "benefit"))}).`,
   "always-admit": (r) =>
     `Admitted outright: the benefit of ${credits(num(r, "benefit"))} exceeds the highest cost the market can charge (${credits(num(r, "highestPossibleCost"))}).`,
@@ -172,6 +196,11 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
 };
 
 /** One clear sentence for a reason; unknown codes fall back to the code and its numbers. */
+/** Whether a code has words of its own (the rest fall back to the code and its numbers). */
+export function hasWords(code: string): boolean {
+  return code in DESCRIBE || code in MODULE_REFUSALS || code in SANDBOX_FAILURES;
+}
+
 export function describeReason(reason: Reason): string {
   const known = DESCRIBE[reason.code];
   if (known) return known(reason);
