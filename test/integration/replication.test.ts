@@ -106,7 +106,7 @@ describe("replicated tasks", () => {
 
     const all = await consumer.jobs.outputs.query({ jobId });
     expect(all.map((o) => o.index)).toEqual([0, 1, 2]);
-    for (const o of all) expect(o.stdout).toBe(honest.get(o.args.join(" ")));
+    for (const o of all) expect(o.stdoutText).toBe(honest.get(o.args.join(" ")));
     expect((await consumer.jobs.outputs.query({ jobId, limit: 2 })).map((o) => o.index)).toEqual([0, 1]);
     expect((await consumer.jobs.outputs.query({ jobId, fromIndex: 2 })).map((o) => o.index)).toEqual([2]);
   });

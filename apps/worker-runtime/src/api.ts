@@ -66,6 +66,8 @@ export const Lease = z.object({
   stdin: z.string(),
   /** Small input files by relative path, contents base64. */
   files: z.record(z.string(), z.string()).optional(),
+  /** The task's environment variables, from the job file. */
+  env: z.record(z.string(), z.string()).optional(),
   limits: LeaseLimits,
   /** ms since the epoch; heartbeats keep a running lease alive. */
   expiresAt: z.number(),
