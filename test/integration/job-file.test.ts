@@ -214,7 +214,8 @@ describe("the cyclemarket CLI", () => {
   it("submits a generated 1,000-task job file over HTTP, waits, and writes every output", async () => {
     startWorker();
     const count = 1000;
-    const path = writeJob("thousand", { module: "cat.wasm", tasks: { count, stdin: "task {i}\n" } });
+    // A megabyte each: the engine counts the memory of every task placed on a machine.
+    const path = writeJob("thousand", { module: "cat.wasm", limits: { memoryMb: 1, wallSeconds: 10 }, tasks: { count, stdin: "task {i}\n" } });
     const out = join(dir, "thousand-out");
     const started = Date.now();
     const run = await cli(["submit", path, "--url", market.url, "--token", consumeToken, "--wait", "--out", out]);
