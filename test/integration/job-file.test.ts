@@ -91,14 +91,14 @@ describe("modules are uploaded once, by hash", () => {
     expect(first).toEqual({ hash: createHash("sha256").update(cat).digest("hex"), uploaded: true });
     expect(await sdk.uploadModule(cat)).toEqual({ hash: first.hash, uploaded: false });
     // The raw route itself also keeps what it has.
-    const again = await fetch(`${market.url}/api/modules`, { method: "PUT", headers: { authorization: `Bearer ${consumeToken}` }, body: cat });
+    const again = await fetch(`${market.url}/api/modules`, { method: "PUT", headers: { authorization: `Bearer ${consumeToken}` }, body: new Uint8Array(cat) });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ hash: first.hash, size: cat.length, stored: false });
     expect(await market.manager.services.db.module.count()).toBe(1);
   });
 
   it("refuses a module over the limit with the limit and the size, not a stack", async () => {
-    const res = await fetch(`${market.url}/api/modules`, { method: "PUT", headers: { authorization: `Bearer ${consumeToken}` }, body: paddedModule(MAX_MODULE + 1) });
+    const res = await fetch(`${market.url}/api/modules`, { method: "PUT", headers: { authorization: `Bearer ${consumeToken}` }, body: new Uint8Array(paddedModule(MAX_MODULE + 1)) });
     expect(res.status).toBe(413);
     const body = (await res.json()) as { error: { data: { reason: unknown; stack?: unknown } } };
     expect(body.error.data.reason).toEqual({ code: "module-too-large", bytes: MAX_MODULE + 1, maxBytes: MAX_MODULE });
