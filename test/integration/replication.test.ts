@@ -71,7 +71,7 @@ describe("replicated tasks", () => {
     // The job's one task has one output, the majority's: not one row per copy, and not the cheat's.
     const outputs = await consumer.jobs.outputs.query({ jobId });
     expect(outputs).toHaveLength(1);
-    expect(outputs[0]).toMatchObject({ index: 0, stdout: Buffer.from(honest.stdout, "base64").toString("utf8") });
+    expect(outputs[0]).toMatchObject({ index: 0, stdoutText: Buffer.from(honest.stdout, "base64").toString("utf8") });
     const db = market.manager.services.db;
     expect(await db.ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(2);
     expect((await cheat!.w.owner.ledger.statement.query()).producerBalance).toBe(0);
