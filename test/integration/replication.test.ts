@@ -71,7 +71,7 @@ describe("replicated tasks", () => {
     // The job's one task has one output, the majority's: not one row per copy, and not the cheat's.
     const outputs = await consumer.jobs.outputs.query({ jobId });
     expect(outputs).toHaveLength(1);
-    expect(outputs[0]).toMatchObject({ index: 0, stdout: Buffer.from(honest.stdout, "base64").toString("utf8") });
+    expect(outputs[0]).toMatchObject({ index: 0, stdoutText: Buffer.from(honest.stdout, "base64").toString("utf8") });
     const db = market.manager.services.db;
     expect(await db.ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(2);
     expect((await cheat!.w.owner.ledger.statement.query()).producerBalance).toBe(0);
@@ -106,7 +106,7 @@ describe("replicated tasks", () => {
 
     const all = await consumer.jobs.outputs.query({ jobId });
     expect(all.map((o) => o.index)).toEqual([0, 1, 2]);
-    for (const o of all) expect(o.stdout).toBe(honest.get(o.args.join(" ")));
+    for (const o of all) expect(o.stdoutText).toBe(honest.get(o.args.join(" ")));
     expect((await consumer.jobs.outputs.query({ jobId, limit: 2 })).map((o) => o.index)).toEqual([0, 1]);
     expect((await consumer.jobs.outputs.query({ jobId, fromIndex: 2 })).map((o) => o.index)).toEqual([2]);
   });

@@ -1,6 +1,7 @@
 // Reasons are data (a code and the numbers behind it); this is the one place they become words.
 // Every page renders decisions, refusals and failures through describeReason.
 import { credits, number, seconds, time } from "./format";
+import { describeJobReason } from "@cyclemarket/client/job-file";
 
 export type Reason = { code: string; [detail: string]: unknown };
 
@@ -204,6 +205,9 @@ export function hasWords(code: string): boolean {
 export function describeReason(reason: Reason): string {
   const known = DESCRIBE[reason.code];
   if (known) return known(reason);
+  // Job files, module uploads and tokens: the client package holds those words for the CLI too.
+  const jobFile = describeJobReason(reason);
+  if (jobFile) return jobFile;
   const moduleCode = reason.code.startsWith("module-") ? reason.code.slice("module-".length) : null;
   const moduleRefusal = moduleCode ? MODULE_REFUSALS[moduleCode] : MODULE_REFUSALS[reason.code];
   if (moduleRefusal) return moduleRefusal(reason);

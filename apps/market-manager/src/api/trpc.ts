@@ -2,10 +2,10 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { IncomingHttpHeaders } from "node:http";
 import { fromNodeHeaders } from "better-auth/node";
-import type { Role } from "../db/generated/enums.ts";
+import type { Role, TokenScope } from "../db/generated/enums.ts";
 import type { Services } from "../services.ts";
 import { userForToken } from "../auth/tokens.ts";
-import { Refusal } from "./errors.ts";
+import { Refusal, refuse } from "./errors.ts";
 
 export interface Caller {
   id: string;
@@ -14,9 +14,11 @@ export interface Caller {
   roles: Role[];
   /** The user followed the link mailed to their address (starting credits need it). */
   emailVerified: boolean;
-  /** How the caller proved who it is: a browser session or a worker's API token. */
+  /** How the caller proved who it is: a browser session or an API token. */
   via: "session" | "token";
   tokenId?: string;
+  /** What the token may do; a session may do whatever the user's roles allow. */
+  scopes?: TokenScope[];
 }
 
 export interface Context {
@@ -29,8 +31,8 @@ export async function createContext(services: Services, headers: IncomingHttpHea
   if (bearer) {
     const found = await userForToken(services.db, bearer);
     if (!found) return { services, caller: null };
-    const { user, tokenId } = found;
-    return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId } };
+    const { user, tokenId, scopes } = found;
+    return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId, scopes } };
   }
   const session = await services.auth.api.getSession({ headers: fromNodeHeaders(headers) });
   if (!session) return { services, caller: null };
@@ -40,6 +42,8 @@ export async function createContext(services: Services, headers: IncomingHttpHea
 }
 
 const t = initTRPC.context<Context>().create({
+  // Refusals carry their reason as data; a stack trace helps nobody on the other side.
+  isDev: false,
   // Subscriptions (server-sent events): a ping keeps idle streams open through proxies, and a
   // client that hears nothing, not even a ping, for the reconnect time connects again.
   sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
@@ -64,19 +68,37 @@ export const signedInProcedure = t.procedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });
 
-function withRole(role: Role) {
+/** A token acts only within its scopes: the SDK's `consume` token cannot run a worker, and the reverse. */
+export function requireScope(caller: Caller, scope: TokenScope) {
+  if (caller.via === "token" && !caller.scopes?.includes(scope)) {
+    throw refuse.forbidden({ code: "token-scope", needed: scope, scopes: caller.scopes ?? [] }, `This token does not have the ${scope} scope.`);
+  }
+}
+
+/** Which scope a token needs to act in each role. */
+export const SCOPE_OF_ROLE = { consumer: "consume", producer: "produce" } as const satisfies Partial<Record<Role, TokenScope>>;
+
+function withRole(role: "consumer" | "producer") {
   return signedInProcedure.use(({ ctx, next }) => {
     if (!ctx.caller.roles.includes(role) && !ctx.caller.roles.includes("admin")) {
       throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${role} role.` });
     }
+    requireScope(ctx.caller, SCOPE_OF_ROLE[role]);
     return next();
   });
 }
 
 export const consumerProcedure = withRole("consumer");
 export const producerProcedure = withRole("producer");
+/** Only a signed-in person: a token cannot mint or revoke tokens, whatever its scopes. */
+export const sessionProcedure = signedInProcedure.use(({ ctx, next }) => {
+  if (ctx.caller.via !== "session") throw refuse.forbidden({ code: "token-cannot-mint" }, "Tokens cannot manage tokens; sign in.");
+  return next();
+});
+/** Admin work is done signed in: no token scope covers it. */
 export const adminProcedure = signedInProcedure.use(({ ctx, next }) => {
   if (!ctx.caller.roles.includes("admin")) throw new TRPCError({ code: "FORBIDDEN", message: "This needs the admin role." });
+  if (ctx.caller.via !== "session") throw refuse.forbidden({ code: "token-scope", needed: "admin", scopes: ctx.caller.scopes ?? [] }, "Admin work needs a signed-in session.");
   return next();
 });
 /** Workers: a producer's API token (Node worker) or a producer's browser session (/produce). */

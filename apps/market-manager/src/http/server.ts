@@ -5,17 +5,25 @@ import type { Services } from "../services.ts";
 import { appRouter } from "../api/router.ts";
 import { createContext } from "../api/trpc.ts";
 import { clientAddress, signupLimiter } from "./signup-limit.ts";
+import { JOB_LIMITS } from "@cyclemarket/client/job-file";
+import { uploadModule } from "./modules.ts";
+import { download, isDownload } from "./downloads.ts";
+import { sendRefusal } from "./respond.ts";
 
-// Module uploads travel as base64 in JSON: the configured limit, a third for encoding, some slack.
-const bodyLimit = (maxModuleBytes: number) => Math.ceil(maxModuleBytes * 1.4) + 2 * 1024 * 1024;
+/**
+ * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
+ * bytes) or, from the simple form, a module in base64; plus room for arguments and names.
+ */
+const bodyLimit = (maxModuleBytes: number) => Math.ceil(Math.max(maxModuleBytes, JOB_LIMITS.inputBytesPerJob) * 1.4) + 4 * 1024 * 1024;
 
 /** One HTTP server: Better Auth under /api/auth, the tRPC API under /api/trpc. */
 export function createServer(services: Services) {
   const auth = toNodeHandler(services.auth);
+  const maxBody = bodyLimit(services.config.MAX_MODULE_BYTES);
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
-    maxBodySize: bodyLimit(services.config.MAX_MODULE_BYTES),
+    maxBodySize: maxBody,
     createContext: ({ req }) => createContext(services, req.headers),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error in ${path ?? "?"}: ${error.stack ?? error.message}`);
@@ -43,7 +51,15 @@ export function createServer(services: Services) {
       }
     }
     if (url.startsWith("/api/auth/")) return void auth(req, res);
-    if (url.startsWith("/api/trpc/")) return trpc(req, res);
+    if (url.startsWith("/api/trpc/")) {
+      // Refused before reading, with the limit in the answer rather than a bare 413.
+      const declared = Number(req.headers["content-length"] ?? 0);
+      if (declared > maxBody) return sendRefusal(res, "PAYLOAD_TOO_LARGE", { code: "request-too-large", bytes: declared, maxBytes: maxBody }, `The request is over ${maxBody} bytes.`);
+      return trpc(req, res);
+    }
+    const path = url.split("?")[0]!;
+    if (path === "/api/modules" && (req.method === "PUT" || req.method === "POST")) return void uploadModule(services, req, res);
+    if (req.method === "GET" && isDownload(path)) return void download(services, req, res);
     if (url === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end(JSON.stringify({ ok: true, machines: services.market.state.machines.size }));

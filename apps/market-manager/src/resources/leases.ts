@@ -10,6 +10,12 @@ import { completeTask } from "../tasks/results.ts";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
+/** The job file's per-task limits where it set them (tasks/job-request.ts), the market's otherwise. */
+function leaseLimits(stored: unknown) {
+  const own = (stored ?? {}) as Partial<typeof TASK_LIMITS>;
+  return { ...TASK_LIMITS, ...(own.wallMs ? { wallMs: own.wallMs } : {}), ...(own.memoryPages ? { memoryPages: own.memoryPages } : {}) };
+}
+
 /**
  * Hands up to `max` tasks to a machine: first from its own queue, then, when that is empty while
  * other machines hold queued tasks nobody has started, from the longest of those queues
@@ -38,7 +44,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
         if (moved.count !== 1) throw new Error(`task ${task.id} was not queued in the database`);
         const lease = await tx.lease.create({
           data: { taskId: task.id, machineId, issuedAt: new Date(now), expiresAt: new Date(expiresAt) },
-          include: { task: { include: { job: { select: { moduleHash: true } } } } },
+          include: { task: { include: { job: { select: { moduleHash: true, taskLimits: true } } } } },
         });
         out.push(lease);
       }
@@ -75,7 +81,9 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
         moduleHash: row.task.job.moduleHash,
         args: row.task.args,
         stdin: Buffer.from(row.task.stdin).toString("base64"),
-        limits: TASK_LIMITS,
+        ...(row.task.env ? { env: row.task.env as Record<string, string> } : {}),
+        ...(row.task.files ? { files: row.task.files as Record<string, string> } : {}),
+        limits: leaseLimits(row.task.job.taskLimits),
         expiresAt,
       })),
     };

@@ -9,10 +9,12 @@ import type { Decision, JobSpec, Reason } from "../market/engine.ts";
 import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId, type LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
-import { toBytes, toJson } from "../db/client.ts";
+import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { escrowJob } from "../ledger/settlement.ts";
 import { ExampleName, exampleModule, planExample } from "./examples.ts";
+import { ModuleSource } from "@cyclemarket/client/job-file";
+import { prepareModuleSource, requireStoredModule, type TaskLimitsStored } from "./job-request.ts";
 
 export const MAX_TASKS = 10_000;
 const EXAMPLE_MEMORY_MB = 16;
@@ -100,6 +102,8 @@ export const JobSource = z.discriminatedUnion("kind", [
     workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU."),
     memoryMbPerTask: z.number().int().min(1).max(4096).default(64),
   }),
+  // A job file's request: the module uploaded before, by hash; tasks with env and input files.
+  ModuleSource,
 ]);
 export type JobSource = z.infer<typeof JobSource>;
 
@@ -111,19 +115,35 @@ export const SubmitJob = z.object({
 });
 export type SubmitJob = z.infer<typeof SubmitJob>;
 
+interface PreparedTask {
+  args: string[];
+  stdin: Buffer;
+  env?: Record<string, string> | null;
+  files?: Record<string, string> | null;
+}
+
 interface PreparedJob {
-  moduleBytes: Uint8Array;
+  /** Null when the module is already stored (named by hash). */
+  moduleBytes: Uint8Array | null;
   moduleHash: string;
   imports: unknown;
   example: string | null;
-  tasks: { id: string; args: string[]; stdin: Buffer }[];
+  tasks: (PreparedTask & { id: string })[];
   workPerTask: number;
   memoryMbPerTask: number;
+  /** The job's own per-task limits; null: the market's defaults. */
+  taskLimits: TaskLimitsStored | null;
 }
 
-function prepare(input: SubmitJob, maxModuleBytes: number): PreparedJob {
+async function prepare(db: Db, input: SubmitJob, maxModuleBytes: number): Promise<PreparedJob> {
+  if (input.source.kind === "module") {
+    const prepared = prepareModuleSource(input.source);
+    await requireStoredModule(db, input.source.moduleHash);
+    const { tasks, ...rest } = prepared;
+    return { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example: null, tasks: tasks.map((t) => ({ id: randomUUID(), ...t })), ...rest };
+  }
   let moduleBytes: Uint8Array;
-  let tasks: { args: string[]; stdin: Buffer }[];
+  let tasks: PreparedTask[];
   let workPerTask: number;
   let memoryMbPerTask: number;
   let example: string | null = null;
@@ -155,6 +175,7 @@ function prepare(input: SubmitJob, maxModuleBytes: number): PreparedJob {
     tasks: tasks.map((t) => ({ id: randomUUID(), ...t })),
     workPerTask,
     memoryMbPerTask,
+    taskLimits: null,
   };
 }
 
@@ -196,14 +217,14 @@ function decisionRecord(market: Market, d: Decision, replicas: number, benefit: 
 
 /** What the market would decide now, committing nothing: the consumer's quote. */
 export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
-  const job = prepare(input, maxModuleBytes);
+  const job = await prepare(market.db, input, maxModuleBytes);
   const now = market.clock.now();
   return market.serial(async () => decisionRecord(market, market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas, input.benefit));
 }
 
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
 export async function submitJob(market: Market, caller: Caller, input: SubmitJob, maxModuleBytes: number) {
-  const job = prepare(input, maxModuleBytes);
+  const job = await prepare(market.db, input, maxModuleBytes);
   return market.serial(async () => {
     const now = market.clock.now();
     const jobId = randomUUID();
@@ -218,11 +239,14 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     const record = decisionRecord(market, decision, input.replicas, input.benefit);
     const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
     const penaltyHeld = await market.db.$transaction(async (tx) => {
-      await tx.module.upsert({
-        where: { hash: job.moduleHash },
-        create: { hash: job.moduleHash, bytes: toBytes(job.moduleBytes), size: job.moduleBytes.length, imports: toJson(job.imports), ownerId: caller.id },
-        update: {},
-      });
+      const bytes = job.moduleBytes;
+      if (bytes) {
+        await tx.module.upsert({
+          where: { hash: job.moduleHash },
+          create: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId: caller.id },
+          update: {},
+        });
+      }
       await tx.job.create({
         data: {
           id: jobId,
@@ -238,6 +262,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
           workPerTask: job.workPerTask,
           declaredWorkPerTask: job.workPerTask,
           memoryMbPerTask: job.memoryMbPerTask,
+          ...(job.taskLimits ? { taskLimits: toJson(job.taskLimits) } : {}),
           submittedAt: new Date(now),
           decidedAt: new Date(now),
           expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
@@ -261,6 +286,8 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
             replica,
             args: task.args,
             stdin: toBytes(task.stdin),
+            ...(task.env ? { env: toJson(task.env) } : {}),
+            ...(task.files ? { files: toJson(task.files) } : {}),
             machineId: placed.get(id) ?? null,
             status: placed.has(id) ? ("queued" as const) : ("pending" as const),
           })),

@@ -153,12 +153,15 @@ async function waitingForMachines(db: Db, state: LiveState, jobId: string, waiti
   return { total: reasons.length, reasons: reasons.slice(0, MAX_WAITING_REASONS) };
 }
 
+/** Bytes of stdout and stderr one page of outputs carries at most (at least one task is always sent). */
+export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
+
 /**
- * Finished tasks' outputs in index order, for pages that draw results as they arrive: one row per
- * task, its accepted output, once a quorum of its copies agreed (all agreeing copies are accepted
- * and identical; the lowest copy stands for them).
+ * Finished tasks' accepted outputs in index order, as bytes: one row per task, once a quorum of
+ * its copies agreed (all agreeing copies are accepted and identical; the lowest copy stands for
+ * them). A page stops at `limit` tasks or `maxBytes` of output, whichever comes first.
  */
-export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
+export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES) {
   const { replicas } = await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { replicas: true } });
   // At most `replicas` accepted copies per task, so this many rows hold `limit` tasks.
   const copies = await db.task.findMany({
@@ -168,13 +171,61 @@ export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit
     select: { index: true, args: true, acceptedResultId: true },
   });
   const tasks = copies.filter((t, i) => i === 0 || copies[i - 1]!.index !== t.index).slice(0, limit);
+  const sizes = await db.$queryRaw<{ id: string; bytes: number }[]>`
+    SELECT id, (octet_length(stdout) + octet_length(stderr))::int AS bytes FROM "Result" WHERE id = ANY(${tasks.map((t) => t.acceptedResultId!)})`;
+  const sizeOf = new Map(sizes.map((r) => [r.id, r.bytes]));
+  const page: typeof tasks = [];
+  let used = 0;
+  for (const t of tasks) {
+    const bytes = sizeOf.get(t.acceptedResultId!) ?? 0;
+    if (page.length && used + bytes > maxBytes) break;
+    page.push(t);
+    used += bytes;
+  }
   const results = await db.result.findMany({
-    where: { id: { in: tasks.map((t) => t.acceptedResultId!) } },
-    select: { id: true, stdout: true, elapsedMs: true, machineId: true },
+    where: { id: { in: page.map((t) => t.acceptedResultId!) } },
+    select: { id: true, stdout: true, stderr: true, exitCode: true, outputHash: true, elapsedMs: true, machineId: true, machine: { select: { name: true } } },
   });
   const byId = new Map(results.map((r) => [r.id, r]));
-  return tasks.map((t) => {
+  return page.map((t) => {
     const r = byId.get(t.acceptedResultId!)!;
-    return { index: t.index, args: t.args, stdout: Buffer.from(r.stdout).toString("utf8"), elapsedMs: r.elapsedMs, machineId: r.machineId };
+    return {
+      index: t.index,
+      args: t.args,
+      exitCode: r.exitCode,
+      stdout: Buffer.from(r.stdout),
+      stderr: Buffer.from(r.stderr),
+      outputHash: r.outputHash,
+      elapsedMs: r.elapsedMs,
+      machineId: r.machineId,
+      machineName: r.machine.name,
+    };
   });
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The output as text when it is text (UTF-8 without control bytes but tab and newlines), else null. */
+export function asText(bytes: Buffer): string | null {
+  if (bytes.some((b) => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d)) return null;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The API's view of outputs: bytes travel as base64 beside their SHA-256, so binary output
+ * (compressed data, images, numeric arrays) arrives byte for byte; text outputs come as text too.
+ */
+export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
+  const rows = await acceptedOutputs(db, jobId, fromIndex, limit);
+  return rows.map(({ stdout, stderr, ...r }) => ({
+    ...r,
+    bytes: stdout.length,
+    stdoutBase64: stdout.toString("base64"),
+    stdoutText: asText(stdout),
+    stderrBase64: stderr.toString("base64"),
+  }));
 }

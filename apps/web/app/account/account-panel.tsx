@@ -30,7 +30,13 @@ export function AccountPanel({ me }: { me: Me }) {
         <CreditsCard />
         <RolesCard me={me} />
       </div>
-      <div>{hasRole(me, "producer") ? <TokensCard /> : <Card title="API tokens"><p className="text-sm text-slate-600">Add the producer role to create API tokens for Node workers.</p></Card>}</div>
+      <div>
+        {hasRole(me, "producer") || hasRole(me, "consumer") ? (
+          <TokensCard canProduce={hasRole(me, "producer")} canConsume={hasRole(me, "consumer")} />
+        ) : (
+          <Card title="API tokens"><p className="text-sm text-slate-600">Add the producer or consumer role to create API tokens.</p></Card>
+        )}
+      </div>
     </div>
   );
 }
@@ -120,7 +126,9 @@ function RolesCard({ me }: { me: Me }) {
   );
 }
 
-function TokensCard() {
+const SCOPE_WORDS = { produce: "run Node workers (produce)", consume: "submit and read jobs from the SDK and CLI (consume)" } as const;
+
+function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsume: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.account.tokens.list.queryOptions());
@@ -128,12 +136,13 @@ function TokensCard() {
   const create = useMutation(trpc.account.tokens.create.mutationOptions({ onSuccess: refresh }));
   const revoke = useMutation(trpc.account.tokens.revoke.mutationOptions({ onSuccess: refresh }));
   const [name, setName] = useState("");
+  const [scope, setScope] = useState<"produce" | "consume">(canProduce ? "produce" : "consume");
   const [created, setCreated] = useState<Created | null>(null);
 
   async function onCreate(e: FormEvent) {
     e.preventDefault();
     try {
-      const token = await create.mutateAsync({ name: name.trim() });
+      const token = await create.mutateAsync({ name: name.trim(), scopes: [scope] });
       setCreated(token);
       setName("");
     } catch {
@@ -142,11 +151,22 @@ function TokensCard() {
   }
 
   return (
-    <Card title="API tokens for Node workers">
-      <p className="text-sm text-slate-600">A Node worker sells a server's cycles. It signs in with a token; create one per machine so you can revoke it alone.</p>
+    <Card title="API tokens">
+      <p className="text-sm text-slate-600">
+        A Node worker sells a server's cycles with a <em>produce</em> token; the <code>cyclemarket</code> CLI and SDK submit jobs with a <em>consume</em> token. A token does only
+        what its scope says and cannot make other tokens. Create one per machine or script so you can revoke it alone.
+      </p>
       <form onSubmit={onCreate} className="mt-4 flex flex-wrap items-end gap-3">
         <Field label="Token name" className="min-w-56 flex-1">
           {(p) => <input {...p} value={name} placeholder="e.g. build server" required maxLength={80} onChange={(e) => setName(e.target.value)} className={inputClass} />}
+        </Field>
+        <Field label="It may" className="min-w-56">
+          {(p) => (
+            <select {...p} value={scope} onChange={(e) => setScope(e.target.value as "produce" | "consume")} className={inputClass}>
+              {canProduce ? <option value="produce">{SCOPE_WORDS.produce}</option> : null}
+              {canConsume ? <option value="consume">{SCOPE_WORDS.consume}</option> : null}
+            </select>
+          )}
         </Field>
         <Button type="submit" busy={create.isPending}>
           Create token
@@ -173,6 +193,7 @@ function TokensCard() {
               <tr>
                 <th scope="col" className="py-2">Name</th>
                 <th scope="col" className="py-2">Token</th>
+                <th scope="col" className="py-2">Scope</th>
                 <th scope="col" className="py-2">Created</th>
                 <th scope="col" className="py-2">Last used</th>
                 <th scope="col" className="py-2"><span className="sr-only">Actions</span></th>
@@ -183,6 +204,7 @@ function TokensCard() {
                 <tr key={t.id}>
                   <td className="py-2 font-medium text-slate-900">{t.name}</td>
                   <td className="py-2 font-mono text-xs text-slate-600">{t.prefix}…</td>
+                  <td className="py-2 text-slate-600">{t.scopes.join(", ")}</td>
                   <td className="py-2 text-slate-600">{dateTime(t.createdAt)}</td>
                   <td className="py-2 text-slate-600">{t.lastUsedAt ? dateTime(t.lastUsedAt) : "never"}</td>
                   <td className="py-2 text-right">

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { publicProcedure, producerProcedure, router, signedInProcedure } from "../trpc.ts";
+import { publicProcedure, router, sessionProcedure, SCOPE_OF_ROLE } from "../trpc.ts";
 import { createApiToken } from "../../auth/tokens.ts";
 import { chooseRoles } from "../../auth/roles.ts";
 import { refuse } from "../errors.ts";
@@ -10,7 +10,14 @@ export const ChooseRoles = z.object({
 });
 export type ChooseRoles = z.infer<typeof ChooseRoles>;
 
-export const CreateToken = z.object({ name: z.string().trim().min(1, "Name the token.").max(80) });
+export const TokenScopeName = z.enum(["produce", "consume"]);
+export type TokenScopeName = z.infer<typeof TokenScopeName>;
+
+export const CreateToken = z.object({
+  name: z.string().trim().min(1, "Name the token.").max(80),
+  /** What the token may do: run workers (produce), submit and read jobs (consume). */
+  scopes: z.array(TokenScopeName).min(1, "Choose what the token may do.").default(["produce"]),
+});
 export type CreateToken = z.infer<typeof CreateToken>;
 
 export const accountRouter = router({
@@ -28,25 +35,34 @@ export const accountRouter = router({
   ),
 
   /** Mails the verification link again (the first one went out at sign-up). */
-  resendVerification: signedInProcedure.mutation(async ({ ctx }) => {
+  resendVerification: sessionProcedure.mutation(async ({ ctx }) => {
     if (ctx.caller.emailVerified) throw refuse.conflict({ code: "already-verified" }, "Your email address is already confirmed.");
     await ctx.services.auth.api.sendVerificationEmail({ body: { email: ctx.caller.email, callbackURL: "/account/credits" } });
     return { sent: true };
   }),
 
-  chooseRoles: signedInProcedure.input(ChooseRoles).mutation(({ ctx, input }) => chooseRoles(ctx.services.market, ctx.caller, input.roles)),
+  chooseRoles: sessionProcedure.input(ChooseRoles).mutation(({ ctx, input }) => chooseRoles(ctx.services.market, ctx.caller, input.roles)),
 
+  // Tokens are managed signed in only: a token cannot mint another (its own scopes or wider).
   tokens: router({
-    list: producerProcedure.query(({ ctx }) =>
+    list: sessionProcedure.query(({ ctx }) =>
       ctx.services.db.apiToken.findMany({
         where: { userId: ctx.caller.id, revokedAt: null },
         orderBy: { createdAt: "desc" },
-        select: { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true },
+        select: { id: true, name: true, prefix: true, scopes: true, createdAt: true, lastUsedAt: true },
       }),
     ),
-    /** The token itself is returned once and never stored. */
-    create: producerProcedure.input(CreateToken).mutation(({ ctx, input }) => createApiToken(ctx.services.db, ctx.caller.id, input.name)),
-    revoke: producerProcedure.input(z.object({ id: z.string().uuid() })).mutation(async ({ ctx, input }) => {
+    /** The token itself is returned once and never stored. Each scope needs its role. */
+    create: sessionProcedure.input(CreateToken).mutation(({ ctx, input }) => {
+      for (const scope of input.scopes) {
+        const role = scope === SCOPE_OF_ROLE.consumer ? "consumer" : "producer";
+        if (!ctx.caller.roles.includes(role) && !ctx.caller.roles.includes("admin")) {
+          throw refuse.forbidden({ code: "scope-needs-role", scope, role }, `The ${scope} scope needs the ${role} role.`);
+        }
+      }
+      return createApiToken(ctx.services.db, ctx.caller.id, input.name, input.scopes);
+    }),
+    revoke: sessionProcedure.input(z.object({ id: z.string().uuid() })).mutation(async ({ ctx, input }) => {
       const { count } = await ctx.services.db.apiToken.updateMany({
         where: { id: input.id, userId: ctx.caller.id, revokedAt: null },
         data: { revokedAt: new Date() },

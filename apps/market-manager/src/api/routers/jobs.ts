@@ -1,15 +1,20 @@
 import { z } from "zod";
-import { consumerProcedure, publicProcedure, router, signedInProcedure } from "../trpc.ts";
+import { consumerProcedure, publicProcedure, requireScope, router, signedInProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob } from "../../tasks/jobs.ts";
 import { EXAMPLES } from "../../tasks/examples.ts";
 import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
 import { cancelJob } from "../../tasks/cancel.ts";
+import { Sha256Hex } from "@cyclemarket/client/job-file";
+
+export const ModuleRef = z.object({ hash: Sha256Hex });
+export type ModuleRef = z.infer<typeof ModuleRef>;
 
 export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
 
-/** The job's owner, or an admin; anyone else is told the job does not exist. */
-const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ctx, input, next }) => {
+/** The job's owner, or an admin; anyone else is told the job does not exist. A token needs `consume`. */
+export const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ctx, input, next }) => {
+  requireScope(ctx.caller, "consume");
   const job = await ctx.services.db.job.findUnique({ where: { id: input.jobId }, select: { ownerId: true } });
   if (!job || (job.ownerId !== ctx.caller.id && !ctx.caller.roles.includes("admin"))) throw refuse.notFound("job");
   return next();
@@ -29,6 +34,10 @@ export const jobsRouter = router({
   submit: consumerProcedure
     .input(SubmitJob)
     .mutation(({ ctx, input }) => submitJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
+  /** Whether the market already holds a module (PUT /api/modules stores one): a second upload is not needed. */
+  module: consumerProcedure
+    .input(ModuleRef)
+    .query(({ ctx, input }) => ctx.services.db.module.findUnique({ where: { hash: input.hash }, select: { hash: true, size: true } })),
   list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
   get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.market, input.jobId)),
   cancel: jobOwnerProcedure.mutation(({ ctx, input }) => cancelJob(ctx.services.market, input.jobId)),

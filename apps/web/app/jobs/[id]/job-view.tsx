@@ -19,6 +19,7 @@ import { DecisionView, asDecision } from "@/components/decision";
 import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar } from "@/components/ui";
 import { CancelJob } from "./cancel-job";
 import { MoneyCard } from "./money-card";
+import { TaskOutputs } from "./task-outputs";
 
 type Job = RouterOutputs["jobs"]["get"];
 type Output = RouterOutputs["jobs"]["outputs"][number];
@@ -65,7 +66,7 @@ function JobDetails({ job }: { job: Job }) {
     const final = finalResult(job.result, example.data);
     if (final) return final;
     if (!outputs.length) return null;
-    return combineExample(example.data, outputs.map((o) => o.stdout));
+    return combineExample(example.data, outputs.map((o) => o.stdoutText ?? ""));
   }, [example.success, example.data, job.result, outputs]);
 
   return (
@@ -241,7 +242,7 @@ function ResultView({ job, result, finished }: { job: Job; result: ExampleResult
     }
     return (
       <Card title="Result">
-        {done ? <UploadedOutputs jobId={job.id} /> : <EmptyState title="Outputs appear here when the job is done" />}
+        <TaskOutputs jobId={job.id} done={job.tasksDone} total={job.taskCount} />
       </Card>
     );
   }
@@ -328,27 +329,5 @@ function MandelbrotView({ result, done }: { result: MandelbrotResult; done: bool
         {result.tasks} tiles, {Math.round(coverage * 100)}% of the picture, {result.maxIterations} iterations at most.
       </p>
     </Card>
-  );
-}
-
-/** An uploaded module's tasks: their stdout, first page. */
-function UploadedOutputs({ jobId }: { jobId: string }) {
-  const trpc = useTRPC();
-  const outputs = useQuery(trpc.jobs.outputs.queryOptions({ jobId, fromIndex: 0, limit: 50 }));
-  if (outputs.isPending) return <Loading label="Loading outputs…" />;
-  if (outputs.isError) return <Alert tone="error">{describeError(outputs.error)}</Alert>;
-  if (outputs.data.length === 0) return <EmptyState title="No outputs" />;
-  return (
-    <ol className="space-y-2 text-sm" aria-label="Task outputs">
-      {outputs.data.map((o) => (
-        <li key={o.index} className="rounded-lg bg-slate-50 p-3">
-          <div className="text-xs text-slate-500">
-            Task {o.index} · {o.args.join(" ")}
-            {o.elapsedMs != null ? ` · ${seconds(o.elapsedMs / 1000)}` : ""}
-          </div>
-          <pre className="mt-1 max-h-32 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-800">{o.stdout || "(no output)"}</pre>
-        </li>
-      ))}
-    </ol>
   );
 }

@@ -1,5 +1,4 @@
 "use client";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -9,7 +8,8 @@ import { bytes, credits, seconds } from "@/lib/format";
 import { maxBenefit } from "@cyclemarket/costbenefit";
 import { useStatement } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
-import { DecisionView, type DecisionRecord } from "@/components/decision";
+import type { DecisionRecord } from "@/components/decision";
+import { AnswerView } from "./answer-view";
 import { Alert, Button, Card, Field, Loading, cx, inputClass } from "@/components/ui";
 
 type SubmitJob = RouterInputs["jobs"]["submit"];
@@ -354,16 +354,7 @@ export function NewJobForm() {
             </div>
           ) : null}
         </Card>
-        {answer ? (
-          <div className="space-y-3">
-            <DecisionView decision={answer.decision} title={answer.kind === "quote" ? "Quote" : "Decision"} testId={answer.kind === "quote" ? "quote" : "decision"} />
-            {answer.jobId ? (
-              <Link href={`/jobs/${answer.jobId}`} className="block text-sm font-medium text-indigo-600 hover:underline">
-                View the job →
-              </Link>
-            ) : null}
-          </div>
-        ) : null}
+        {answer ? <AnswerView answer={answer} /> : null}
       </aside>
     </form>
   );

@@ -1,0 +1,224 @@
+// cyclemarket: the consumer's command line, on the SDK. Exit status: 0 the command did what it
+// said (a job completed), 1 the job was rejected, failed or cancelled, 2 a usage or job-file
+// mistake, 3 the market refused the request, 4 the market could not be reached or the token
+// is missing, unknown or lacks the scope.
+import { hostname } from "node:os";
+import { parseArgs } from "node:util";
+import { connect, type CycleMarket } from "../sdk/market.ts";
+import { MarketError, marketError } from "../sdk/errors.ts";
+import { isFinal, type JobView, type Progress } from "../sdk/job.ts";
+import { marketClient } from "../sdk/trpc.ts";
+import type { Reason } from "../job-file/index.ts";
+import { readLogin, saveLogin } from "./config.ts";
+import { describeDecisionReason, smallestAdmittedBenefit } from "./decision-words.ts";
+
+export const EXIT = { ok: 0, jobNotCompleted: 1, usage: 2, refused: 3, unreachable: 4 } as const;
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Whether stderr is a terminal (a redrawn progress bar) or a log (a line per change). */
+  tty: boolean;
+}
+
+const nodeIo: Io = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+  env: process.env,
+  tty: Boolean(process.stderr.isTTY),
+};
+
+const USAGE = `Usage:
+  cyclemarket quote JOBFILE [--url URL] [--token TOKEN]
+  cyclemarket submit JOBFILE [--wait] [--out DIR] [--url URL] [--token TOKEN]
+  cyclemarket status JOBID
+  cyclemarket wait JOBID [--out DIR]
+  cyclemarket results JOBID --out DIR
+  cyclemarket cancel JOBID
+  cyclemarket login --url URL --email EMAIL --password PASSWORD
+
+URL is the web app's address or the Market Manager's. CYCLEMARKET_URL and CYCLEMARKET_TOKEN
+stand for --url and --token; after \`cyclemarket login\` both may be left out.
+Exit status: 0 done (job completed), 1 job rejected, failed or cancelled, 2 usage or job file
+mistake, 3 refused by the market, 4 market unreachable or token not accepted.
+`;
+
+class UsageError extends Error {}
+
+export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        url: { type: "string" },
+        token: { type: "string" },
+        email: { type: "string" },
+        password: { type: "string" },
+        out: { type: "string" },
+        wait: { type: "boolean" },
+        interval: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    io.err(`${(e as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const { values: flags, positionals } = parsed;
+  const [command, target] = positionals;
+  if (flags.help || !command) {
+    (flags.help ? io.out : io.err)(USAGE);
+    return flags.help ? EXIT.ok : EXIT.usage;
+  }
+  try {
+    if (command === "login") return await login(flags, io);
+    const market = connectFrom(flags, io);
+    const intervalMs = flags.interval ? Number(flags.interval) * 1000 : 1000;
+    if (!target) throw new UsageError(`${command} needs a ${command === "quote" || command === "submit" ? "job file" : "job id"}.`);
+    switch (command) {
+      case "quote":
+        return await quote(market, target, io);
+      case "submit":
+        return await submit(market, target, { wait: Boolean(flags.wait || flags.out), out: flags.out, intervalMs }, io);
+      case "status":
+        return printStatus(await market.job(target).get(), io);
+      case "wait":
+        return await waitFor(market, target, { out: flags.out, intervalMs }, io);
+      case "results": {
+        if (!flags.out) throw new UsageError("results needs --out DIR.");
+        const n = await market.job(target).download(flags.out);
+        io.out(`${n} tasks' outputs written to ${flags.out}\n`);
+        return EXIT.ok;
+      }
+      case "cancel": {
+        await market.job(target).cancel();
+        io.out(`Job ${target} cancelled.\n`);
+        return EXIT.ok;
+      }
+      default:
+        throw new UsageError(`Unknown command ${JSON.stringify(command)}.`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (e instanceof MarketError) {
+      io.err(`cyclemarket: ${e.message}\n`);
+      if (e.reason && /^job-file|input-file|no-lines|too-many-lines/.test(e.reason.code)) return EXIT.usage;
+      return e.kind === "refused" ? EXIT.refused : EXIT.unreachable;
+    }
+    throw e;
+  }
+}
+
+function connectFrom(flags: { url?: string; token?: string }, io: Io): CycleMarket {
+  const saved = readLogin(io.env);
+  const url = flags.url ?? io.env.CYCLEMARKET_URL ?? saved.url;
+  const token = flags.token ?? io.env.CYCLEMARKET_TOKEN ?? saved.token;
+  if (!url) throw new UsageError("Say which market: --url URL (or CYCLEMARKET_URL, or cyclemarket login).");
+  if (!token) throw new UsageError("A consume token is needed: --token TOKEN (or CYCLEMARKET_TOKEN, or cyclemarket login).");
+  return connect({ url, token });
+}
+
+const reasonsOf = (decision: unknown): Reason[] => ((decision as { reasons?: Reason[] } | null)?.reasons ?? []);
+const because = (reasons: Reason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
+
+async function quote(market: CycleMarket, path: string, io: Io): Promise<number> {
+  const d = await market.quote(path);
+  if (d.outcome === "admitted") {
+    io.out(`Would be admitted now: price ${d.price} credits, expected completion ${d.completionAt}.\n`);
+    return EXIT.ok;
+  }
+  io.out(`Would be ${d.outcome} now${because(d.reasons)}.\n`);
+  const smallest = smallestAdmittedBenefit(d.reasons);
+  if (smallest !== null) io.out(`The smallest benefit admitted now: more than ${Number(smallest.toFixed(4))} credits.\n`);
+  return EXIT.ok;
+}
+
+async function submit(market: CycleMarket, path: string, opts: { wait: boolean; out?: string | undefined; intervalMs: number }, io: Io) {
+  const job = await market.submit(path);
+  const d = job.decision!;
+  io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${d.price} credits, expected by ${d.completionAt}` : because(d.reasons)}.\n`);
+  if (d.outcome === "rejected") return EXIT.jobNotCompleted;
+  if (!opts.wait) return EXIT.ok;
+  return waitFor(market, job.id, opts, io);
+}
+
+async function waitFor(market: CycleMarket, jobId: string, opts: { out?: string | undefined; intervalMs: number }, io: Io) {
+  const job = market.job(jobId);
+  const bar = progressBar(io);
+  const final = await job.wait({ intervalMs: opts.intervalMs, onProgress: bar });
+  if (io.tty) io.err("\n");
+  if (opts.out) {
+    const n = await job.download(opts.out);
+    io.out(`${n} tasks' outputs written to ${opts.out}\n`);
+  }
+  return printStatus(final, io);
+}
+
+function printStatus(job: JobView, io: Io): number {
+  const t = job.tasks;
+  io.out(`Job ${job.id} (${job.name}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} failed).\n`);
+  if (job.charged !== null) io.out(`Charged ${job.charged} credits.\n`);
+  const error = (job.result as { error?: Reason } | null)?.error;
+  if (job.status === "rejected") io.out(`Rejected${because(reasonsOf(job.decision))}.\n`);
+  if (job.status === "delayed") io.out(`Delayed${because(reasonsOf(job.decision))}.\n`);
+  if (error) io.out(`Failed: ${describeFailure(error)}\n`);
+  if (!isFinal(job.status) || job.status === "completed") return EXIT.ok;
+  return EXIT.jobNotCompleted;
+}
+
+function describeFailure(error: Reason): string {
+  if (error.code !== "task-failed") return describeDecisionReason(error);
+  const cause = typeof error.cause === "string" ? describeDecisionReason({ code: error.cause, exitCode: error.exitCode }) : "it failed";
+  const stderr = typeof error.stderr === "string" && error.stderr ? `\n${error.stderr}` : "";
+  return `task ${error.taskIndex} failed after ${error.attempts} attempts: ${cause}.${stderr}`;
+}
+
+/** A bar redrawn in place on a terminal; in a log, one line each time another tenth is done. */
+function progressBar(io: Io) {
+  let lastTenth = -1;
+  return (p: Progress) => {
+    const done = p.tasksDone / Math.max(1, p.taskCount);
+    const line = `${p.status.padEnd(9)} ${p.tasksDone}/${p.taskCount} done, ${p.tasks.leased} running, ${p.tasks.queued + p.tasks.pending} waiting`;
+    if (io.tty) {
+      const width = 30;
+      const filled = Math.round(done * width);
+      io.err(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${line}   `);
+    } else if (Math.floor(done * 10) !== lastTenth || isFinal(p.status)) {
+      lastTenth = Math.floor(done * 10);
+      io.err(`${line}\n`);
+    }
+  };
+}
+
+async function login(flags: { url?: string; email?: string; password?: string }, io: Io): Promise<number> {
+  const url = flags.url ?? io.env.CYCLEMARKET_URL;
+  if (!url || !flags.email || !flags.password) throw new UsageError("login needs --url, --email and --password.");
+  let res: Response;
+  try {
+    res = await fetch(`${url.replace(/\/+$/, "")}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: new URL(url).origin },
+      body: JSON.stringify({ email: flags.email, password: flags.password }),
+    });
+  } catch (e) {
+    throw new MarketError("unreachable", `Cannot reach ${url}: ${(e as Error).message}`);
+  }
+  if (!res.ok) throw new MarketError("unauthorized", res.status === 401 ? "Wrong email or password." : `Sign-in failed (HTTP ${res.status}).`);
+  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const api = marketClient(url, { cookie, origin: new URL(url).origin });
+  let token: string;
+  try {
+    token = (await api.account.tokens.create.mutate({ name: `cyclemarket on ${hostname()}`, scopes: ["consume"] })).token;
+  } catch (e) {
+    throw marketError(e);
+  }
+  const file = saveLogin({ url, token, email: flags.email }, io.env);
+  io.out(`Signed in as ${flags.email}; a consume token is kept in ${file}.\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,11 @@
+// The job file and the request the API takes: schemas, limits, checks and words. Safe in
+// browsers (no Node built-ins), so the web form and the Market Manager use exactly these.
+export { JOB_LIMITS, DEFAULT_TASK_LIMITS } from "./limits.ts";
+export { sandboxPathProblem, MAX_PATH_CHARS, type PathProblem } from "./sandbox-path.ts";
+export { toBase64, fromBase64, base64Bytes } from "./base64.ts";
+export { Sha256Hex, EnvName, TaskLimits, TaskRequest, ModuleSource, JobRequest } from "./job-request.ts";
+export { FromFile, Stdin, InputFiles, ListedTask, CountedTasks, PerLineTasks, JobTasks, JobFile, type JobFileInput } from "./job-file.ts";
+export { checkJobRequest, type JobRefusal } from "./refusal.ts";
+export { listTasks, taskRequest, jobRequest, cachedReader, JobFileProblem, type ReadFile, type JobFileReason } from "./expand.ts";
+export { describeJobReason } from "./words.ts";
+export type { Reason } from "./reason.ts";

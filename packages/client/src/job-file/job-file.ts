@@ -1,0 +1,61 @@
+// The job file: one JSON document that says everything a job is. Paths in it are relative to
+// the file's own folder. The CLI, the SDK and the web form read it; expand.ts turns it into the
+// JobRequest the API takes. Unknown keys are refused, so a misspelt "arg" is not silently dropped.
+import { z } from "zod";
+import { BenefitCurve } from "@cyclemarket/costbenefit";
+import { DEFAULT_TASK_LIMITS, JOB_LIMITS as L } from "./limits.ts";
+import { Args, Env, JobName, TaskLimits } from "./job-request.ts";
+
+/** Contents read from a file beside the job file. */
+export const FromFile = z.strictObject({ file: z.string().min(1, "Name the file.") });
+export type FromFile = z.infer<typeof FromFile>;
+
+/** Inline text, or `{ "file": PATH }` for bytes (binary is fine) read from a file. */
+export const Stdin = z.union([z.string(), FromFile]);
+export type Stdin = z.infer<typeof Stdin>;
+
+/** Sandbox path -> the local file (relative to the job file) that becomes it, or inline text. */
+export const InputFiles = z.record(z.string(), z.union([z.string().min(1), z.strictObject({ text: z.string() })]));
+export type InputFiles = z.infer<typeof InputFiles>;
+
+// One task's shape; in generated tasks `{i}` (the task's index from 0) and `{line}` (per-line
+// tasks) are put into args, inline stdin, stdin's file, env values and input files' local paths.
+const template = {
+  args: Args.default([]),
+  stdin: Stdin.optional(),
+  env: Env.optional(),
+  files: InputFiles.optional(),
+};
+
+export const ListedTask = z.strictObject(template);
+export type ListedTask = z.infer<typeof ListedTask>;
+
+export const CountedTasks = z.strictObject({ count: z.number().int().min(1).max(L.tasksPerJob, `A job has at most ${L.tasksPerJob} tasks.`), ...template });
+export type CountedTasks = z.infer<typeof CountedTasks>;
+
+/** One task per non-empty line of a text file. */
+export const PerLineTasks = z.strictObject({ lines: z.string().min(1, "Name the file whose lines make the tasks."), ...template });
+export type PerLineTasks = z.infer<typeof PerLineTasks>;
+
+export const JobTasks = z.union([
+  z.array(ListedTask).min(1, "A job has at least one task.").max(L.tasksPerJob, `A job has at most ${L.tasksPerJob} tasks.`),
+  CountedTasks,
+  PerLineTasks,
+]);
+export type JobTasks = z.infer<typeof JobTasks>;
+
+export const JobFile = z.strictObject({
+  /** A place for a link to this documentation in the file itself. */
+  $schema: z.string().optional(),
+  name: JobName,
+  /** The WebAssembly (WASI preview 1 command) module, a path relative to the job file. */
+  module: z.string().min(1, "Name the module's file."),
+  benefit: BenefitCurve,
+  replicas: z.number().int().min(1).max(5).default(1),
+  /** Estimated work of one task in seconds of a reference CPU; the market refines it from runs. */
+  workPerTask: z.number().positive().max(86_400).default(1),
+  limits: TaskLimits.default(DEFAULT_TASK_LIMITS),
+  tasks: JobTasks,
+});
+export type JobFile = z.infer<typeof JobFile>;
+export type JobFileInput = z.input<typeof JobFile>;
