@@ -57,7 +57,7 @@ function stretch(c: BenefitCurve, k: number): BenefitCurve {
   }
 }
 
-type Scenario = fc.RecordValue<typeof arbMarket>;
+type Scenario = typeof arbMarket extends fc.Arbitrary<infer T> ? T : never;
 
 function decide(sc: Scenario, pricing: "posted" | "bid", curve: BenefitCurve): Decision {
   const s = market(
