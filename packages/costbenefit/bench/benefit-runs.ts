@@ -9,7 +9,7 @@ import { benefitWorkload } from "../src/sim/workloads/benefit.ts";
 export const PRICING = ["posted", "bid"] as const;
 export type Pricing = (typeof PRICING)[number];
 
-export interface RunSpec { seed: number; load: number; run: number; horizon: number; names: string[] }
+export interface RunSpec { seed: number; load: number; run: number; horizon: number; names: string[]; feeFraction?: number; ask?: number }
 /** Per pricing rule, per policy: the simulator's result for one run. */
 export type RunResult = Record<Pricing, Record<string, SimResult>>;
 
@@ -28,10 +28,10 @@ export function settledAtBid(r: SimResult): SimResult {
 }
 
 export function runOnce(s: RunSpec): RunResult {
-  const w = benefitWorkload(createRng(s.seed).fork(`benefit/${s.load}/${s.run}`), s.load, {}, s.horizon);
+  const w = benefitWorkload(createRng(s.seed).fork(`benefit/${s.load}/${s.run}`), s.load, {}, s.horizon, s.ask);
   const out: RunResult = { posted: {}, bid: {} };
   for (const name of s.names) {
-    const sim = (pricing: Pricing) => simulate(createPolicy(name), { ...w, settings: { ...w.settings, pricing } }, createRng(s.seed).fork(`policy/${s.load}/${s.run}`));
+    const sim = (pricing: Pricing) => simulate(createPolicy(name), { ...w, settings: { ...w.settings, pricing, ...(s.feeFraction === undefined ? {} : { feeFraction: s.feeFraction }) } }, createRng(s.seed).fork(`policy/${s.load}/${s.run}`));
     out.posted[name] = sim("posted");
     out.bid[name] = readsPricing(name) ? sim("bid") : settledAtBid(out.posted[name]);
   }

@@ -35,18 +35,24 @@ function justBefore(t: number): number {
  * finish strictly before the previous one, and so on until no plan can, at most `max` + 1 plans.
  * A deadline between two consecutive completions gives the same greedy plan as the later one
  * (every task's chosen machine already finishes in time, and the feasible sets only shrink), so
- * this is every plan any candidate time could give. It reads the job's tasks, never its benefit
- * curve: the consumer picks from a menu their report cannot change, which is what makes posted
- * prices truthful (README "Pricing rules"). Trying the curve's breakpoints instead let a consumer
- * invent a deadline to conjure a plan the truth never saw.
+ * this is every plan any candidate time could give. The plans read the job's tasks, never its
+ * benefit curve: the consumer picks from a menu their report cannot change, which is what makes
+ * posted prices truthful (README "Pricing rules"). Trying the curve's breakpoints instead let a
+ * consumer invent a deadline to conjure a plan the truth was never offered.
+ *
+ * `enough(plan)` ends the walk early once no earlier plan can be worth more to the consumer: the
+ * curve is flat from the earliest possible completion to this plan's. Plans further on could
+ * only win by costing less, and a plan that must finish earlier never costs less for a one-task
+ * job (its feasible machines only shrink); pricing.test.ts checks jobs of up to three tasks.
  */
-export function menuOfPlans(ctx: SearchContext, groups: TaskShape[][], choose: Chooser, max: number): { plans: Plan[]; failure?: Reason } {
+export function menuOfPlans(ctx: SearchContext, groups: TaskShape[][], choose: Chooser, max: number, enough: (p: Plan) => boolean): { plans: Plan[]; failure?: Reason } {
   const plans: Plan[] = [];
   let deadline = Infinity;
   for (let k = 0; k <= max; k++) {
     const r = buildPlan(ctx, groups, deadline, choose);
     if (!r.ok) return { plans, failure: r.reason };
     plans.push(r.plan);
+    if (enough(r.plan)) break;
     deadline = justBefore(r.plan.completionAt);
   }
   return { plans };
@@ -56,7 +62,9 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   if (state.machineCount === 0) return { outcome: "delayed", jobId: job.id, reasons: [{ code: "no-machines" }] };
   const ctx = createContext(state, now, profile.minReputation);
   const groups = expandTasks(job);
-  const menu = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes);
+  // Nothing can complete before every task runs alone on the fastest slot (bounds.ts).
+  const bestBenefit = benefitAt(job.benefit, earliestCompletion(state, job, now) - job.arrivedAt);
+  const menu = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes, (p) => benefitAt(job.benefit, p.completionAt - job.arrivedAt) >= bestBenefit);
   const failure = menu.failure;
   let best: { plan: Plan; benefit: number; profit: number } | undefined;
   for (const plan of menu.plans) {

@@ -49,9 +49,9 @@ export function drawCurve(rng: Rng, work: number): BenefitCurve {
   return { kind: "constant", value };
 }
 
-export function benefitWorkload(rng: Rng, load: number, options: Partial<Tpds2000Options> = {}, horizonSeconds = BENEFIT_HORIZON): Workload {
+export function benefitWorkload(rng: Rng, load: number, options: Partial<Tpds2000Options> = {}, horizonSeconds = BENEFIT_HORIZON, pricePerSpeed = PRICE_PER_SPEED): Workload {
   const o = { ...TPDS2000_DEFAULTS, ...options };
-  const machines = tpds2000Machines(PRICE_PER_SPEED);
+  const machines = tpds2000Machines(pricePerSpeed);
   const capacity = machines.reduce((a, m) => a + m.speed * m.slots, 0);
   const interarrival = meanWorkPerArrival(o) / (load * capacity);
   const jobs: Job[] = tpds2000Arrivals(rng, o, interarrival).map((j, i) => ({
