@@ -19,11 +19,15 @@ out.push(`<text x="${L}" y="18" font-size="14">Benefit workload, means per run (
 
 function panel(left: number, metric: keyof Row, title: string): void {
   const ys = data.levels.flatMap((l) => names.flatMap((n) => [l.pricing.posted[n]![metric], l.pricing.bid[n]![metric]]));
-  const [y0, y1] = [Math.min(0, ...ys), Math.max(...ys)];
+  // The admit-all baselines lose far more than anyone earns under overload; clip them at minus
+  // the best figure so the policies that earn stay readable.
+  const y1 = Math.max(...ys);
+  const y0 = Math.max(Math.min(0, ...ys), -y1);
   const right = left + PW - 20;
   const px = (x: number) => left + L + ((x - x0) / (x1 - x0)) * (right - left - L);
   const py = (y: number) => T + (1 - (y - y0) / (y1 - y0)) * (Hh - T - B);
   out.push(`<text x="${left + L}" y="${T - 8}" font-weight="bold">${title}</text>`);
+  out.push(`<clipPath id="clip-${metric}"><rect x="${left + L}" y="${T}" width="${right - left - L}" height="${Hh - T - B}"/></clipPath>`);
   out.push(`<line x1="${left + L}" y1="${py(0)}" x2="${right}" y2="${py(0)}" stroke="#999" stroke-dasharray="4 3"/>`);
   out.push(`<line x1="${left + L}" y1="${T}" x2="${left + L}" y2="${Hh - B}" stroke="#333"/><line x1="${left + L}" y1="${Hh - B}" x2="${right}" y2="${Hh - B}" stroke="#333"/>`);
   for (const x of xs) out.push(`<text x="${px(x)}" y="${Hh - B + 18}" text-anchor="middle">${x}x</text>`);
@@ -36,7 +40,7 @@ function panel(left: number, metric: keyof Row, title: string): void {
     for (const p of ["posted", "bid"] as const) {
       const pts = data.levels.map((l) => `${px(l.load).toFixed(1)},${py(l.pricing[p][n]![metric]).toFixed(1)}`).join(" ");
       const dash = p === "bid" ? ` stroke-dasharray="6 4"` : "";
-      out.push(`<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="${n === "miserly" ? 3 : 1.5}"${dash} points="${pts}"/>`);
+      out.push(`<polyline clip-path="url(#clip-${metric})" fill="none" stroke="${colors[i % colors.length]}" stroke-width="${n === "miserly" ? 3 : 1.5}"${dash} points="${pts}"/>`);
     }
   });
 }

@@ -108,7 +108,7 @@ describe("posted prices are truthful", () => {
     const lie = decide(sc, "posted", { kind: "deadline", value: 30, deadline: 15 });
     expect(honest.outcome).toBe("admitted");
     expect(gain(truth, lie)).toBeLessThanOrEqual(gain(truth, honest) + 1e-9);
-    // The truth is served by the fast machine: 10 s of work, 25 - 5.5 = 19.5 better than 40 s at 0 - 0.x.
+    // The truth is served by the fast machine: 27 credits at 10 s for a price of about 5.6, against 18 at 40 s on the slow one.
     expect(honest.outcome === "admitted" && honest.completionAt).toBeCloseTo(10);
   });
 });
