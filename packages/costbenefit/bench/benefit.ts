@@ -29,7 +29,7 @@ function add(a: Row | undefined, r: SimResult, runs: number): Row {
 }
 
 async function main(): Promise<void> {
-  const runs = intArg(args, "runs", 10);
+  const runs = intArg(args, "runs", 6);
   const seed = intArg(args, "seed", 1);
   const json = args.json === true;
   const loads = [0.5, 1, 1.5, 2, 3];
