@@ -1,12 +1,13 @@
 // Admission rules. Miserly (seed 003, 4.2 and DESIGN.md steps 1-3): try each candidate completion
 // time, keep the most profitable placement, admit only if profit is positive; otherwise delay
 // while the job could still become profitable, and reject once it cannot or has waited too long.
-import { benefitAt, breakpoints } from "../benefit.ts";
+import { benefitAt } from "../benefit.ts";
 import type { Decision } from "../decision.ts";
 import type { Job } from "../job.ts";
 import type { Reason } from "../reasons.ts";
 import type { MarketState } from "../state/market-state.ts";
-import { createContext } from "../pipeline/context.ts";
+import { createContext, type SearchContext } from "../pipeline/context.ts";
+import type { TaskShape } from "../pipeline/feasibility.ts";
 import { buildPlan, expandTasks, type Chooser, type Plan } from "../pipeline/plan.ts";
 import { earliestCompletion, highestPossibleCost, lowestPossibleCost } from "./bounds.ts";
 import type { PolicyProfile } from "./profile.ts";
@@ -24,40 +25,56 @@ function admitted(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): 
   };
 }
 
-/** Candidate completion times: the curve's breakpoints still ahead, then "whenever is cheapest". */
-export function candidateTimes(job: Job, now: number, max: number): number[] {
-  const ahead = breakpoints(job.benefit)
-    .map((b) => job.arrivedAt + b)
-    .filter((t) => t > now);
-  const unique = [...new Set(ahead)].sort((a, b) => a - b).slice(0, max);
-  return [...unique, Infinity];
+/** The latest deadline that excludes a completion at `t`: plans must finish strictly earlier. */
+function justBefore(t: number): number {
+  return t - 1e-9 * Math.max(1, Math.abs(t));
+}
+
+/**
+ * The market's menu for a job: the greedy plan with no deadline, then the greedy plan that must
+ * finish strictly before the previous one, and so on until no plan can, at most `max` + 1 plans.
+ * A deadline between two consecutive completions gives the same greedy plan as the later one
+ * (every task's chosen machine already finishes in time, and the feasible sets only shrink), so
+ * this is every plan any candidate time could give. The plans read the job's tasks, never its
+ * benefit curve: the consumer picks from a menu their report cannot change, which is what makes
+ * posted prices truthful (README "Pricing rules"). Trying the curve's breakpoints instead let a
+ * consumer invent a deadline to conjure a plan the truth was never offered.
+ *
+ * `enough(plan)` ends the walk early once no earlier plan can be worth more to the consumer: the
+ * curve is flat from the earliest possible completion to this plan's. Plans further on could
+ * only win by costing less, and a plan that must finish earlier never costs less for a one-task
+ * job (its feasible machines only shrink); pricing.test.ts checks jobs of up to three tasks.
+ */
+export function menuOfPlans(ctx: SearchContext, groups: TaskShape[][], choose: Chooser, max: number, enough: (p: Plan) => boolean): { plans: Plan[]; failure?: Reason } {
+  const plans: Plan[] = [];
+  let deadline = Infinity;
+  for (let k = 0; k <= max; k++) {
+    const r = buildPlan(ctx, groups, deadline, choose);
+    if (!r.ok) return { plans, failure: r.reason };
+    plans.push(r.plan);
+    if (enough(r.plan)) break;
+    deadline = justBefore(r.plan.completionAt);
+  }
+  return { plans };
 }
 
 export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: Chooser, profile: PolicyProfile): Decision {
   if (state.machineCount === 0) return { outcome: "delayed", jobId: job.id, reasons: [{ code: "no-machines" }] };
   const ctx = createContext(state, now, profile.minReputation);
   const groups = expandTasks(job);
-  const times = candidateTimes(job, now, profile.maxCandidateTimes);
+  // Nothing can complete before every task runs alone on the fastest slot (bounds.ts).
+  const bestBenefit = benefitAt(job.benefit, earliestCompletion(state, job, now) - job.arrivedAt);
+  const menu = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes, (p) => benefitAt(job.benefit, p.completionAt - job.arrivedAt) >= bestBenefit);
+  const failure = menu.failure;
   let best: { plan: Plan; benefit: number; profit: number } | undefined;
-  let failure: Reason | undefined;
-  // The unconstrained plan first: a candidate time it already meets would give the same plan
-  // (each task's cheapest machine already finishes in time), so only earlier times are tried.
-  let unconstrainedAt = Infinity;
-  for (const t of [times[times.length - 1]!, ...times.slice(0, -1)]) {
-    if (t !== Infinity && t >= unconstrainedAt) continue;
-    const r = buildPlan(ctx, groups, t, choose);
-    if (t === Infinity && r.ok) unconstrainedAt = r.plan.completionAt;
-    if (!r.ok) {
-      failure = r.reason;
-      continue;
-    }
-    const benefit = benefitAt(job.benefit, r.plan.completionAt - job.arrivedAt);
-    const profit = surplus(state.settings, benefit, r.plan.cost);
-    if (!best || profit > best.profit) best = { plan: r.plan, benefit, profit };
+  for (const plan of menu.plans) {
+    const benefit = benefitAt(job.benefit, plan.completionAt - job.arrivedAt);
+    const profit = surplus(state.settings, benefit, plan.cost);
+    if (!best || profit > best.profit) best = { plan, benefit, profit };
   }
   if (best && best.profit > 0) {
     const { plan, benefit, profit } = best;
-    return admitted(state, job, plan, [{ code: "profitable", benefit, marginalCost: plan.cost, profit, completionAt: plan.completionAt, candidates: times.length }]);
+    return admitted(state, job, plan, [{ code: "profitable", benefit, marginalCost: plan.cost, profit, completionAt: plan.completionAt, candidates: menu.plans.length }]);
   }
 
   // seed 003, 4.2: a benefit above the highest possible cost is always admitted, even when the

@@ -66,4 +66,28 @@ describe("simulate", () => {
     expect(miserly.rejected + miserly.delayed).toBeGreaterThan(0);
     expect(miserly.profit).toBeGreaterThan(fcfs.profit);
   });
+
+  it("settles at the posted price, never above the benefit, and at b(j, t) under pay-as-bid", () => {
+    const w = benefitWorkload(createRng(3), 1, { durationSeconds: 1500 });
+    const posted = simulate(createPolicy("miserly"), { ...w, settings: { ...w.settings, pricing: "posted" } }, createRng(1));
+    const bid = simulate(createPolicy("miserly"), { ...w, settings: { ...w.settings, pricing: "bid" } }, createRng(1));
+    expect(posted.completed).toBeGreaterThan(0);
+    expect(posted.charged).toBeLessThan(posted.benefit);
+    expect(posted.consumerSurplus).toBeCloseTo(posted.benefit - posted.charged);
+    expect(posted.marketProfit).toBeCloseTo(posted.charged - posted.payments);
+    expect(posted.welfare).toBeCloseTo(posted.benefit - posted.payments);
+    expect(bid.charged).toBeCloseTo(bid.benefit);
+    expect(bid.consumerSurplus).toBeCloseTo(0);
+  });
+
+  it("decides the same under either pricing rule for every policy but miserly, so the bench settles one run both ways", () => {
+    const w = benefitWorkload(createRng(4), 1.5, { durationSeconds: 600 });
+    for (const name of ["fcfs", "tickets", "opportunity-cost", "continuous-bid", "reservation"]) {
+      const run = (pricing: "posted" | "bid") => simulate(createPolicy(name), { ...w, settings: { ...w.settings, pricing } }, createRng(1));
+      const a = run("posted");
+      const b = run("bid");
+      expect({ ...b, charged: 0, marketProfit: 0, consumerSurplus: 0 }, name).toEqual({ ...a, charged: 0, marketProfit: 0, consumerSurplus: 0 });
+      expect(b.charged, name).toBeCloseTo(a.benefit);
+    }
+  });
 });

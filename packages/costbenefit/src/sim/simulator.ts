@@ -38,11 +38,24 @@ export interface SimResult {
   /** Sum and mean of (completion - arrival) x fastest speed / CPU demand over completed jobs. */
   slowdownSum: number;
   slowdownMean: number;
-  /** Benefit paid by consumers for completed jobs (negative benefits are compensation). */
+  /** True benefit b(j, t) at completion, summed over completed jobs (the value delivered). */
   benefit: number;
   /** Paid to opportunistic producers per second of CPU use. */
   payments: number;
+  /** Benefit delivered minus producer payments: the market's profit under pay-as-bid. */
   profit: number;
+  /** The same sum under any pricing rule: charges are transfers between consumer and market. */
+  welfare: number;
+  /**
+   * What consumers were charged for completed jobs by the pricing rule in force (settlement.ts,
+   * DESIGN.md "Settlement"): posted, min(quoted price, b(j, t)); bid, b(j, t). Negative charges
+   * are compensation for a benefit that fell below zero.
+   */
+  charged: number;
+  /** Charges minus producer payments. */
+  marketProfit: number;
+  /** Sum over completed jobs of b(j, t) minus the charge. */
+  consumerSurplus: number;
   /** CPU work done over capacity x makespan. */
   utilisation: number;
   makespan: number;
@@ -80,8 +93,11 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   const demand = w.jobs.map((j) => Math.max(...j.tasks.map((t) => t.work)));
   const version = new Int32Array(profiles.length);
   const everDelayed = new Uint8Array(w.jobs.length);
+  // The price quoted at admission, per job: under posted pricing the charge is never more.
+  const quoted = new Float64Array(w.jobs.length);
+  const posted = state.settings.pricing === "posted";
 
-  const r: SimResult = { jobs: w.jobs.length, completed: 0, admitted: 0, delayed: 0, rejected: 0, slowdownSum: 0, slowdownMean: 0, benefit: 0, payments: 0, profit: 0, utilisation: 0, makespan: 0, migrations: 0, thrashSeconds: 0 };
+  const r: SimResult = { jobs: w.jobs.length, completed: 0, admitted: 0, delayed: 0, rejected: 0, slowdownSum: 0, slowdownMean: 0, benefit: 0, payments: 0, profit: 0, welfare: 0, charged: 0, marketProfit: 0, consumerSurplus: 0, utilisation: 0, makespan: 0, migrations: 0, thrashSeconds: 0 };
   const q = new EventQueue();
   w.jobs.forEach((j, i) => q.push(j.arrivedAt, ARRIVAL, i));
   // Policies with admission control re-evaluate delayed jobs at ticks.
@@ -131,6 +147,7 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
     if (d.outcome === "admitted") {
       r.admitted++;
       inSystem++;
+      quoted[ji] = d.price;
       left[ji] = d.placements.length;
       const touched = new Set<number>();
       for (const p of d.placements) {
@@ -180,7 +197,12 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
           inSystem--;
           r.completed++;
           r.slowdownSum += ((now - job.arrivedAt) * fastest) / demand[ji]!;
-          r.benefit += benefitAt(job.benefit, now - job.arrivedAt);
+          const b = benefitAt(job.benefit, now - job.arrivedAt);
+          // Posted: the quote, less if the market finished late; bid: the paper's b(j, t).
+          const charge = posted ? Math.min(quoted[ji]!, b) : b;
+          r.benefit += b;
+          r.charged += charge;
+          r.consumerSurplus += b - charge;
           r.makespan = Math.max(r.makespan, now);
         }
       }
@@ -222,6 +244,8 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   }
   r.slowdownMean = r.completed > 0 ? r.slowdownSum / r.completed : 0;
   r.profit = r.benefit - r.payments;
+  r.welfare = r.profit;
+  r.marketProfit = r.charged - r.payments;
   let work = 0;
   for (let m = 0; m < ids.length; m++) work += cluster.workDone[m]!;
   const capacity = profiles.reduce((a, p) => a + p.speed * p.slots, 0);

@@ -8,8 +8,15 @@ import type { Rng } from "../../rng.ts";
 import type { Workload } from "../simulator.ts";
 import { TPDS2000_DEFAULTS, tpds2000Arrivals, tpds2000Machines, type Tpds2000Options } from "./tpds2000.ts";
 
-/** Credits per second a speed-1 producer asks. */
-export const PRICE_PER_SPEED = 0.2;
+/**
+ * Credits per second a speed-1 producer asks: the Node worker's default `--price`. At 0.2 (a
+ * tenth to a half of what a work unit is worth to its consumer) the producers' pay was a third of
+ * what consumers were charged under posted prices, and a policy that ignores the asks lost nothing
+ * by it; at 1 it is a real cost some jobs are not worth, producers receive more than half of the
+ * charges at 1x load, and weighing asks against benefits decides welfare (README "Pricing rules"
+ * has the sweep).
+ */
+export const PRICE_PER_SPEED = 1;
 /**
  * The compute maximum H of the benefit workload, in seconds of backlog per machine. Chosen from
  * the sweep in README ("bench:benefit", H = 30 to 180): at 30 s two thirds of the batch jobs are
@@ -42,9 +49,9 @@ export function drawCurve(rng: Rng, work: number): BenefitCurve {
   return { kind: "constant", value };
 }
 
-export function benefitWorkload(rng: Rng, load: number, options: Partial<Tpds2000Options> = {}, horizonSeconds = BENEFIT_HORIZON): Workload {
+export function benefitWorkload(rng: Rng, load: number, options: Partial<Tpds2000Options> = {}, horizonSeconds = BENEFIT_HORIZON, pricePerSpeed = PRICE_PER_SPEED): Workload {
   const o = { ...TPDS2000_DEFAULTS, ...options };
-  const machines = tpds2000Machines(PRICE_PER_SPEED);
+  const machines = tpds2000Machines(pricePerSpeed);
   const capacity = machines.reduce((a, m) => a + m.speed * m.slots, 0);
   const interarrival = meanWorkPerArrival(o) / (load * capacity);
   const jobs: Job[] = tpds2000Arrivals(rng, o, interarrival).map((j, i) => ({
