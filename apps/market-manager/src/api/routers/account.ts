@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameText } from "@cyclemarket/worker-runtime";
 import { publicProcedure, producerProcedure, router, signedInProcedure } from "../trpc.ts";
 import { createApiToken } from "../../auth/tokens.ts";
 import { chooseRoles } from "../../auth/roles.ts";
@@ -10,7 +11,7 @@ export const ChooseRoles = z.object({
 });
 export type ChooseRoles = z.infer<typeof ChooseRoles>;
 
-export const CreateToken = z.object({ name: z.string().trim().min(1, "Name the token.").max(80) });
+export const CreateToken = z.object({ name: nameText(80, "A token's name") });
 export type CreateToken = z.infer<typeof CreateToken>;
 
 export const accountRouter = router({
