@@ -105,7 +105,7 @@ async function startOn(databaseDir: string, port: number, password: string, init
   } catch (e) {
     const cause = e instanceof Error ? e.message : recent.join("\n");
     const portTaken = /could not bind|address already in use|could not create any TCP\/IP sockets/i.test(recent.join("\n"));
-    await pg.stop().catch(() => {});
+    // The server has exited already (the package rejects on its exit): nothing to stop.
     return { ok: false, portTaken, error: new Error(`PostgreSQL did not start on port ${port} with data in ${databaseDir}:\n${cause}`) };
   }
 }
