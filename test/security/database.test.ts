@@ -29,8 +29,8 @@ const pgDir = () => join(dirname(market.outbox), "postgres");
 describe("the embedded PostgreSQL", () => {
   it("starts on another port when its own is taken", async () => {
     const db = market.manager.services.db;
-    const [{ port }] = await db.$queryRaw<{ port: string }[]>`SELECT current_setting('port') AS port`;
-    expect(Number(port)).not.toBe(takenPort);
+    const [row] = await db.$queryRaw<{ port: string }[]>`SELECT current_setting('port') AS port`;
+    expect(Number(row!.port)).not.toBe(takenPort);
   });
 
   it("is used by the application through a role that is not a superuser", async () => {
