@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-// Three projects so each kind of test can be run alone: unit tests sit beside the code,
+// Four projects so each kind of test can be run alone: unit tests sit beside the code,
 // integration and fault tests live under test/ and start a real PostgreSQL.
 export default defineConfig({
   test: {
@@ -22,6 +22,17 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // The attacks of a hostile or careless client, against a real market (`npm run test:security`).
+        test: {
+          name: "security",
+          include: ["test/security/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 240_000,
           fileParallelism: false,
         },
       },

@@ -10,7 +10,7 @@ const name = (process.argv[2] ?? "change").replace(/[^a-z0-9_]/gi, "_");
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-migrate-"));
 const db = await startEmbeddedPostgres({ dataDir, port: 54400 + Math.floor(Math.random() * 500) });
 try {
-  const sql = await diffSchemaAgainstMigrations(db.url);
+  const sql = await diffSchemaAgainstMigrations(db.ownerUrl);
   if (!sql) {
     console.log("The schema and the migrations agree; nothing to write.");
   } else {

@@ -4,6 +4,7 @@
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { createServer } from "node:net";
 
 export const root = resolve(import.meta.dirname, "..");
 const tsxLoader = ["--import", "tsx"];
@@ -109,7 +110,20 @@ function stopChild(child: ChildProcess | undefined, timeoutMs = 15_000) {
   });
 }
 
+/** A port someone else holds is named with the variable that moves ours, before anything starts. */
+export function assertPortFree(port: number, variable: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (e: NodeJS.ErrnoException) =>
+      reject(new Error(e.code === "EADDRINUSE" ? `Port ${port} is taken by another program; set ${variable} to a free port.` : `Port ${port}: ${e.message}`)),
+    );
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
+  await assertPortFree(opts.marketPort, "MARKET_PORT");
+  await assertPortFree(opts.webPort, "PORT");
   const marketUrl = `http://127.0.0.1:${opts.marketPort}`;
   const webUrl = `http://localhost:${opts.webPort}`;
   const tokenFile = join(opts.dataDir, "local-worker-token");

@@ -11,6 +11,10 @@ const stack = await startStack({
   pgPort: Number(process.env.MARKET_PG_PORT ?? 54329),
   workerSlots: Number(process.env.LOCAL_WORKER_SLOTS ?? 1),
   log,
+}).catch((e: unknown) => {
+  // One sentence that says what to do, not a stack.
+  console.error(`\nCycle Market did not start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
 });
 console.log(`\nCycle Market is running at ${stack.webUrl}`);
 if (stack.admin) {

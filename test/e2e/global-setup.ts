@@ -18,7 +18,8 @@ export default async function globalSetup() {
   const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-e2e-"));
   chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
   // Every test signs up from this host, and the scenarios were written for 1,000 starting credits.
-  const env = { SIGNUPS_PER_ADDRESS: "1000", SIGNUPS_PER_NETWORK: "1000", STARTING_CREDITS: "1000" };
+  // One browser plays every user from one address: the per-address limits are tested in test/security.
+  const env = { SIGNUPS_PER_ADDRESS: "1000", SIGNUPS_PER_NETWORK: "1000", STARTING_CREDITS: "1000", SIGNINS_PER_MINUTE: "1000", AUTH_REQUESTS_PER_MINUTE: "100000" };
   const stack = await startStack({ dataDir, marketPort: 4900, webPort: 3900, pgPort: 54939, workerSlots: 1, log, env });
   mkdirSync(join(root, ".tmp"), { recursive: true });
   const outbox = join(dataDir, "outbox.jsonl");

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { freePort } from "../support/market.ts";
 import { expectMarketInvariants, withDb } from "../support/books.ts";
 import {
@@ -107,7 +108,7 @@ describe("the Market Manager is killed with SIGKILL mid-run", () => {
 
     // The workers survived the outage and did work for the restarted market.
     for (const w of workers) expect(w.child.exitCode, `${w.name} exited:\n${w.out.tail()}`).toBeNull();
-    const { accepted } = await withDb(embeddedUrl(options.pgPort), (db) => expectMarketInvariants(db, jobIds));
+    const { accepted } = await withDb(embeddedUrl(options.pgPort, join(dataDir, "postgres")), (db) => expectMarketInvariants(db, jobIds));
     const before = accepted.filter((r) => r.createdAt.getTime() < killedAt);
     const after = accepted.filter((r) => r.createdAt.getTime() >= restartedAt);
     expect(before.length).toBeGreaterThanOrEqual(doneAtKill);

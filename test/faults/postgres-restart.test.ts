@@ -43,7 +43,7 @@ describe("PostgreSQL restarts under a running market", () => {
   it("the market answers again, the job completes and the ledger balances", async () => {
     const pgPort = await freePort();
     pg = await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
-    manager = await startManager({ port: await freePort(), databaseUrl: pg.url, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
+    manager = await startManager({ port: await freePort(), databaseUrl: pg.ownerUrl, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
     const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
     workers.push(await startWorker(manager.url, token, "w1"), await startWorker(manager.url, token, "w2"));
@@ -95,6 +95,6 @@ describe("PostgreSQL restarts under a running market", () => {
     expect(after.decision.outcome).toBe("admitted");
     await waitFor("the second job to complete", async () => ((await consumer.jobs.get.query({ jobId: after.jobId })).status === "completed" ? true : undefined), 60_000);
 
-    await withDb(pg.url, (db) => expectMarketInvariants(db, [jobId, after.jobId]));
+    await withDb(pg.ownerUrl, (db) => expectMarketInvariants(db, [jobId, after.jobId]));
   });
 });

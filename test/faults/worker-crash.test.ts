@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { freePort } from "../support/market.ts";
 import { expectMarketInvariants, withDb } from "../support/books.ts";
 import {
@@ -81,7 +82,7 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
     expect((job.result as { total: number }).total).toBe(SAMPLES * TASKS);
     expect(survivor.child.exitCode).toBeNull();
 
-    await withDb(embeddedUrl(pgPort), async (db) => {
+    await withDb(embeddedUrl(pgPort, join(dataDir, "postgres")), async (db) => {
       const { accepted } = await expectMarketInvariants(db, [jobId]);
       const machine = await db.machine.findUniqueOrThrow({ where: { id: victimMachine } });
       expect(machine).toMatchObject({ status: "departed", departReason: "missed-heartbeats" });

@@ -85,7 +85,7 @@ describe("starting credits", () => {
 
   it("refuses an empty role choice and changes nothing", async () => {
     const early = await signUpOnly("undecided@example.test");
-    expect((await refusal(early.account.chooseRoles.mutate({ roles: [] }))).code).toBe("trpc:BAD_REQUEST");
+    expect((await refusal(early.account.chooseRoles.mutate({ roles: [] }))).code).toBe("invalid-input");
     expect(await grants(await userId("undecided@example.test"))).toBe(0);
   });
 });

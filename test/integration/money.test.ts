@@ -161,7 +161,7 @@ describe("dedicated contracts", () => {
     expect(reason).toMatchObject({ code: "offer-refused" });
     expect(["offer-unaffordable", "offer-too-expensive"]).toContain(reason.why);
     const tooBig = await refusal(worker.worker.register.mutate(offer(256, 30, 1e13)));
-    expect(tooBig.code).toBe("trpc:BAD_REQUEST");
+    expect(tooBig.code).toBe("invalid-input");
     expect(String(tooBig.message)).toMatch(/at most 1000000000 credits/);
     expect((await refusal(worker.worker.register.mutate(offer(4, 365, 1)))).code).toBe("offer-too-long");
   });

@@ -60,7 +60,7 @@ describe("module upload", () => {
   it("refuses an increasing benefit curve before looking at the module", async () => {
     const bad = { ...upload(moduleImporting("wasi_snapshot_preview1", "proc_exit")), benefit: { kind: "piecewise", points: [{ t: 0, value: 1 }, { t: 10, value: 5 }] } };
     const reason = await refusal(consumer.jobs.submit.mutate(bad as never));
-    expect(reason.code).toBe("trpc:BAD_REQUEST");
+    expect(reason.code).toBe("invalid-input");
     await nothingStored();
   });
 

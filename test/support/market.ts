@@ -19,7 +19,16 @@ export { verificationLink };
  * The settings the tests' markets run with unless a test says otherwise: the starting credits the
  * scenarios were written for, and sign-up limits that let one test host open many accounts.
  */
-export const TEST_MARKET_ENV = { STARTING_CREDITS: "1000", SIGNUPS_PER_ADDRESS: "10000", SIGNUPS_PER_NETWORK: "10000" };
+export const TEST_MARKET_ENV = {
+  STARTING_CREDITS: "1000",
+  SIGNUPS_PER_ADDRESS: "10000",
+  SIGNUPS_PER_NETWORK: "10000",
+  // One host plays every user: the per-address and per-user limits are tested in test/security.
+  SIGNINS_PER_MINUTE: "10000",
+  AUTH_REQUESTS_PER_MINUTE: "100000",
+  QUOTES_PER_MINUTE: "100000",
+  SUBMISSIONS_PER_MINUTE: "100000",
+};
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -133,7 +142,8 @@ export async function refusal(promise: Promise<unknown>): Promise<{ code: string
   } catch (e) {
     if (e instanceof TRPCClientError) {
       const reason = (e.data as { reason?: { code: string } } | undefined)?.reason;
-      if (reason) return reason;
+      // A schema's refusal (invalid-input) lists its issues; the message says them in words.
+      if (reason) return { message: e.message, ...reason };
       return { code: `trpc:${(e.data as { code?: string } | undefined)?.code ?? "unknown"}`, message: e.message };
     }
     throw e;

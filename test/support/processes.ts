@@ -170,7 +170,9 @@ export async function startWorker(url: string, token: string, name: string): Pro
 
 export type Client = Awaited<ReturnType<typeof signUp>>;
 
-export const embeddedUrl = (pgPort: number) => `postgresql://cyclemarket:cyclemarket@127.0.0.1:${pgPort}/cyclemarket`;
+/** The embedded server's owner connection; `pgDir` holds its data and its 0600 password file. */
+export const embeddedUrl = (pgPort: number, pgDir: string) =>
+  `postgresql://cyclemarket:${encodeURIComponent(readFileSync(join(pgDir, "owner-password"), "utf8").trim())}@127.0.0.1:${pgPort}/cyclemarket`;
 
 /**
  * After a test: a PostgreSQL still running on this data folder (left by a manager that was

@@ -26,6 +26,24 @@ export const Env = z.object({
   SIGNUPS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
   SIGNUPS_PER_NETWORK: z.coerce.number().int().min(1).default(20),
   SIGNUP_WINDOW_MINUTES: z.coerce.number().min(1).default(60),
+  /** Addresses whose X-Forwarded-For and X-Forwarded-Proto are believed: the web app on this host, a TLS proxy. */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("127.0.0.1,::1")
+    .transform((s) => s.split(",").map((a) => a.trim().replace(/^::ffff:/, "")).filter(Boolean)),
+  // Limits and quotas (the README's table): each refusal names its limit and when to retry.
+  AUTH_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16 * 1024),
+  /** Sign-in attempts per client address per minute (the auth library's limiter, in PostgreSQL). */
+  SIGNINS_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  /** Any other auth request per client address per minute. */
+  AUTH_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  API_MAX_BATCH_CALLS: z.coerce.number().int().min(1).max(1000).default(20),
+  QUOTES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  SUBMISSIONS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Tasks (copies included) of a user's jobs not finished yet, delayed ones included. */
+  QUEUED_TASKS_PER_USER: z.coerce.number().int().min(1).default(50_000),
+  STREAMS_PER_MACHINE: z.coerce.number().int().min(1).default(4),
+  STREAMS_PER_USER: z.coerce.number().int().min(1).default(32),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
 });
 export type Env = z.infer<typeof Env>;

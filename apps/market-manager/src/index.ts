@@ -16,6 +16,9 @@ import { restoreMarket } from "./market/restore.ts";
 import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
 import { createServer } from "./http/server.ts";
+import { createQuotas } from "./limits/quotas.ts";
+import { authRules } from "./auth/auth-limits.ts";
+import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
 
 // A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
@@ -46,6 +49,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     publicUrl: cfg.PUBLIC_URL,
     mailer: consoleMailer(join(cfg.MARKET_DATA_DIR, "outbox.jsonl"), log),
     onVerified: async (userId) => void (market && (await ensureStartingCredits(market, userId))),
+    rateLimit: { rules: authRules(cfg), defaultMax: cfg.AUTH_REQUESTS_PER_MINUTE, addressHeader: CLIENT_ADDRESS_HEADER },
   });
   market = new Market(db, createEngine(), systemClock, log, {
     leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS,
@@ -68,7 +72,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     }),
   );
   await restoreMarket(market);
-  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log };
+  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
   const stopSweeper = startSweeper(market, 1000);

@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import type { Auth } from "./auth/auth.ts";
 import type { Market } from "./market/market.ts";
+import type { Quotas } from "./limits/quotas.ts";
 
 export interface Clock {
   now(): number;
@@ -18,4 +19,5 @@ export interface Services {
   market: Market;
   clock: Clock;
   log: Log;
+  quotas: Quotas;
 }

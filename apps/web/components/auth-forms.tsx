@@ -69,8 +69,8 @@ export function SignUpForm() {
       <form onSubmit={submit} className="mt-6 space-y-4" noValidate={false}>
         <Field label="Name">{(p) => <input {...p} name="name" required autoComplete="name" className={inputClass} />}</Field>
         <Field label="Email">{(p) => <input {...p} name="email" type="email" required autoComplete="email" className={inputClass} />}</Field>
-        <Field label="Password" hint="At least 8 characters.">
-          {(p) => <input {...p} name="password" type="password" required minLength={8} autoComplete="new-password" className={inputClass} />}
+        <Field label="Password" hint="At least 10 characters, not a common one, not your address.">
+          {(p) => <input {...p} name="password" type="password" required minLength={10} maxLength={128} autoComplete="new-password" className={inputClass} />}
         </Field>
         <fieldset>
           <legend className="text-sm font-medium text-slate-800">What do you want to do?</legend>

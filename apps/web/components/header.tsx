@@ -66,7 +66,7 @@ export function Header() {
           ) : me.data ? (
             <>
               <span className="text-slate-600" data-testid="signed-in-user" title={`Roles: ${me.data.roles.join(", ")}`}>
-                Signed in as <span className="font-medium text-slate-900">{me.data.name || me.data.email}</span>
+                Signed in as <bdi className="font-medium text-slate-900">{me.data.name || me.data.email}</bdi>
                 <span className="ml-1 hidden text-xs text-slate-400 2xl:inline">({me.data.roles.join(", ")})</span>
               </span>
               <HeaderBalance />

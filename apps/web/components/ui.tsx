@@ -10,7 +10,9 @@ export function PageHeader({ title, description, actions }: { title: string; des
   return (
     <div className="mb-8 flex flex-wrap items-end justify-between gap-4">
       <div>
-        <h1 className="text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
+        <h1 className="text-2xl font-semibold tracking-tight text-slate-900">
+          <bdi>{title}</bdi>
+        </h1>
         {description ? <p className="mt-1 max-w-2xl text-sm text-slate-600">{description}</p> : null}
       </div>
       {actions ? <div className="flex gap-2">{actions}</div> : null}

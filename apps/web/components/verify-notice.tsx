@@ -20,7 +20,7 @@ export function VerifyEmailNotice() {
     <div className="mx-auto max-w-6xl px-6 pt-6" data-testid="verify-email">
       <Alert tone="info" title="Confirm your email address">
         <p>
-          We sent a link to <span className="font-medium">{me.data.email}</span>; follow it to confirm the address is yours.{grant}
+          We sent a link to <bdi className="font-medium">{me.data.email}</bdi>; follow it to confirm the address is yours.{grant}
         </p>
         <div className="mt-2 flex flex-wrap items-center gap-3">
           <Button variant="secondary" busy={resend.isPending} disabled={resend.isSuccess} onClick={() => resend.mutate()}>

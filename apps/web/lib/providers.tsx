@@ -32,7 +32,8 @@ export function Providers({ children }: { children: ReactNode }) {
         splitLink({
           condition: (op) => op.type === "subscription",
           true: httpSubscriptionLink({ url: "/api/trpc" }),
-          false: httpBatchLink({ url: "/api/trpc" }),
+          // The Market Manager refuses a request of more calls than API_MAX_BATCH_CALLS (20 by default).
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
         }),
       ],
     }),

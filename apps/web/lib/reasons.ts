@@ -79,7 +79,33 @@ const SANDBOX_FAILURES: Record<string, string> = {
   "no-quorum": "the replicas' outputs never agreed on a majority",
 };
 
+/** The market's limits (the README's table), as a person would name them. */
+const LIMIT_WORDS: Record<string, string> = {
+  "quotes-per-minute": "quotes a minute",
+  "submissions-per-minute": "job submissions a minute",
+  "queued-tasks-per-user": "tasks of yours waiting in the market",
+  "streams-per-machine": "live connections for one machine",
+  "streams-per-user": "live connections for one user",
+  "calls-per-batch": "calls in one request",
+  "sign-ins-per-minute": "sign-in attempts a minute from this address",
+  "sign-ups-per-minute": "sign-ups a minute from this address",
+  "auth-requests-per-minute": "account requests a minute from this address",
+  "auth-body-bytes": "bytes in one account request",
+};
+const limitWords = (r: Reason) => LIMIT_WORDS[str(r, "limit") ?? ""] ?? str(r, "limit") ?? "requests";
+
 const DESCRIBE: Record<string, (r: Reason) => string> = {
+  "invalid-input": (r) =>
+    (Array.isArray(r.issues) ? (r.issues as { path?: string[]; message?: string }[]) : [])
+      .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)
+      .join(" ") || "Something in the request is not valid.",
+  "internal-error": (r) => `The market could not complete this request; try again. If it keeps failing, quote request ${str(r, "requestId") ?? "(unknown)"} to the admin.`,
+  "limit-reached": (r) => {
+    const retry = num(r, "retryAfterSeconds");
+    return `You reached a limit: at most ${number(num(r, "max"), 0)} ${limitWords(r)}.${retry ? ` Try again in ${seconds(retry)}.` : ""}`;
+  },
+  "batch-too-large": (r) => `One request may carry at most ${number(num(r, "max"), 0)} calls.`,
+  "body-too-large": (r) => `That is too large to send: at most ${number(num(r, "max"), 0)} ${limitWords(r)}.`,
   profitable: (r) =>
     `Worth running: the benefit of ${credits(num(r, "benefit"))} beats the marginal cost of ${credits(num(r, "marginalCost"))}` +
     `, completing at ${instant(num(r, "completionAt"))}.`,

@@ -3,6 +3,10 @@
 // using the same schemas as inputs and outputs; the producer loop (producer.ts) only sees the
 // WorkerApi interface, so it runs the same against the real service or an in-memory fake.
 import { z } from "zod";
+import { nameText, storableText } from "./text.ts";
+
+/** An id a worker sends back: the market made it, so anything long or odd is refused before a lookup. */
+const WireId = storableText(100, "An id");
 
 export const MachineKind = z.enum(["opportunistic", "dedicated"]);
 export type MachineKind = z.infer<typeof MachineKind>;
@@ -12,17 +16,17 @@ export const MAX_PRICE_PER_SECOND = 1_000_000;
 export const MAX_CONTRACT_PRICE = 1_000_000_000;
 
 export const RegisterRequest = z.object({
-  name: z.string().min(1).max(100),
+  name: nameText(100, "A machine's name"),
   kind: MachineKind,
   /** Tasks the machine runs at once (Web Workers or worker threads). */
   slots: z.number().int().min(1, "A machine runs at least 1 task at once.").max(256, "A machine runs at most 256 tasks at once."),
   /** Normalized work units per second of one slot (benchmark.ts); the reference machine is 1.0. */
-  speed: z.number().positive("The benchmark speed must be positive."),
+  speed: z.number().positive("The benchmark speed must be positive.").max(1e6, "The benchmark speed is at most 1e6."),
   memoryPerSlotMb: z.number().int().min(16, "Each slot needs at least 16 MB.").max(1_048_576, "At most 1 TB per slot."),
   bandwidthBytesPerSecond: z.number().positive().max(1e12, "At most 1e12 bytes per second."),
   /** Credits asked per second of successful use (opportunistic machines). */
   pricePerSecond: z.number().nonnegative("A price cannot be negative.").max(MAX_PRICE_PER_SECOND, `A price is at most ${MAX_PRICE_PER_SECOND} credits per second.`),
-  userAgent: z.string().max(500),
+  userAgent: storableText(500, "The user agent"),
   /** Dedicated machines: when the machine leaves, in ms since the epoch. */
   departsAt: z.number().int().positive().max(8.64e15).optional(),
   /** Dedicated machines: the total price asked for the contract, in credits (seed 003, c(m)). */
@@ -39,7 +43,7 @@ export const RegisterResponse = z.object({
 export type RegisterResponse = z.infer<typeof RegisterResponse>;
 
 export const LeaseRequest = z.object({
-  machineId: z.string(),
+  machineId: WireId,
   /** Most leases wanted now: the machine's free slots. */
   max: z.number().int().min(1).max(256),
 });
@@ -84,16 +88,16 @@ export type Lease = z.infer<typeof Lease>;
 export const LeaseResponse = z.object({ leases: z.array(Lease) });
 export type LeaseResponse = z.infer<typeof LeaseResponse>;
 
-export const ModuleRequest = z.object({ moduleHash: z.string() });
+export const ModuleRequest = z.object({ moduleHash: WireId });
 export type ModuleRequest = z.infer<typeof ModuleRequest>;
 
 export const ModuleResponse = z.object({ /** base64 */ bytes: z.string() });
 export type ModuleResponse = z.infer<typeof ModuleResponse>;
 
 export const HeartbeatRequest = z.object({
-  machineId: z.string(),
+  machineId: WireId,
   /** The leases whose tasks are running or waiting to be reported. */
-  leaseIds: z.array(z.string()),
+  leaseIds: z.array(WireId).max(1024),
 });
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 
@@ -107,19 +111,19 @@ export const TaskErrorCode = z.enum(["trap", "output-limit", "memory-limit", "in
 export type TaskErrorCode = z.infer<typeof TaskErrorCode>;
 
 export const ReportRequest = z.object({
-  machineId: z.string(),
+  machineId: WireId,
   /** Every report names its lease; a report for a lease that is no longer current is refused. */
-  leaseId: z.string(),
+  leaseId: WireId,
   /** -1 when the task did not exit by itself (see error). */
-  exitCode: z.number().int(),
+  exitCode: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1),
   /** base64 */
   stdout: z.string(),
   /** base64 */
   stderr: z.string(),
   /** SHA-256 hex of the stdout bytes. */
-  outputHash: z.string(),
-  elapsedMs: z.number().nonnegative(),
-  error: z.object({ code: TaskErrorCode, message: z.string() }).optional(),
+  outputHash: storableText(128, "The output hash"),
+  elapsedMs: z.number().nonnegative().max(1e10, "elapsedMs is at most 1e10."),
+  error: z.object({ code: TaskErrorCode, message: storableText(4000, "The error message") }).optional(),
 });
 export type ReportRequest = z.infer<typeof ReportRequest>;
 
@@ -130,14 +134,14 @@ export const ReportResponse = z.object({
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 
-export const DepartRequest = z.object({ machineId: z.string() });
+export const DepartRequest = z.object({ machineId: WireId });
 export type DepartRequest = z.infer<typeof DepartRequest>;
 
 /**
  * Opens the machine's work stream (`live.work`, server-sent events). `lastEventId` is the id of
  * the last offer seen; the client sends it again when it reconnects.
  */
-export const WorkStreamRequest = z.object({ machineId: z.string(), lastEventId: z.string().nullish() });
+export const WorkStreamRequest = z.object({ machineId: WireId, lastEventId: storableText(100, "The last event id").nullish() });
 export type WorkStreamRequest = z.infer<typeof WorkStreamRequest>;
 
 /** Pushed when the market has work this machine could lease now; the worker then leases as usual. */

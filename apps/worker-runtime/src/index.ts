@@ -26,6 +26,7 @@ export { toBase64, fromBase64 } from "./base64.ts";
 export type { Executor, ExecuteRequest, ExecutorLimits } from "./executor.ts";
 export { ThreadPool } from "./thread-pool.ts";
 export type { SandboxThread, SpawnThread, ThreadEvents } from "./thread-pool.ts";
+export { nameText, storableText } from "./text.ts";
 export * as messages from "./messages.ts";
 export {
   MachineKind,

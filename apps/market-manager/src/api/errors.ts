@@ -9,7 +9,7 @@ export type Reason = { code: string; [detail: string]: unknown };
 export class Refusal extends TRPCError {
   readonly reason: Reason;
   constructor(
-    code: "BAD_REQUEST" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED",
+    code: "BAD_REQUEST" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "TOO_MANY_REQUESTS",
     reason: Reason,
     message: string,
   ) {
@@ -24,4 +24,6 @@ export const refuse = {
   notFound: (what: string) => new Refusal("NOT_FOUND", { code: "not-found", what }, `No such ${what}.`),
   conflict: (reason: Reason, message: string) => new Refusal("CONFLICT", reason, message),
   tooLarge: (reason: Reason, message: string) => new Refusal("PAYLOAD_TOO_LARGE", reason, message),
+  /** A limit was reached: the reason names it and says when to retry (the response carries Retry-After). */
+  tooMany: (reason: Reason & { limit: string; retryAfterSeconds: number }, message: string) => new Refusal("TOO_MANY_REQUESTS", reason, message),
 };

@@ -1,11 +1,11 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import { z } from "zod";
 import type { IncomingHttpHeaders } from "node:http";
 import { fromNodeHeaders } from "better-auth/node";
 import type { Role, TokenScope } from "../db/generated/enums.ts";
 import type { Services } from "../services.ts";
 import { userForToken } from "../auth/tokens.ts";
 import { Refusal, refuse } from "./errors.ts";
+import { publicError } from "./public-error.ts";
 
 export interface Caller {
   id: string;
@@ -24,21 +24,23 @@ export interface Caller {
 export interface Context {
   services: Services;
   caller: Caller | null;
+  /** Names this request in the market's log; an error's response carries it too. */
+  requestId: string;
 }
 
-export async function createContext(services: Services, headers: IncomingHttpHeaders): Promise<Context> {
+export async function createContext(services: Services, headers: IncomingHttpHeaders, requestId: string): Promise<Context> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "")?.[1];
   if (bearer) {
     const found = await userForToken(services.db, bearer);
-    if (!found) return { services, caller: null };
+    if (!found) return { services, caller: null, requestId };
     const { user, tokenId, scopes } = found;
-    return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId, scopes } };
+    return { services, requestId, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId, scopes } };
   }
   const session = await services.auth.api.getSession({ headers: fromNodeHeaders(headers) });
-  if (!session) return { services, caller: null };
+  if (!session) return { services, caller: null, requestId };
   const user = await services.db.user.findUnique({ where: { id: session.user.id } });
-  if (!user) return { services, caller: null };
-  return { services, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" } };
+  if (!user) return { services, caller: null, requestId };
+  return { services, requestId, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" } };
 }
 
 const t = initTRPC.context<Context>().create({
@@ -47,17 +49,7 @@ const t = initTRPC.context<Context>().create({
   // Subscriptions (server-sent events): a ping keeps idle streams open through proxies, and a
   // client that hears nothing, not even a ping, for the reconnect time connects again.
   sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
-  errorFormatter({ shape, error }) {
-    const cause = error instanceof Refusal ? error : error.cause instanceof Refusal ? error.cause : null;
-    return {
-      ...shape,
-      data: {
-        ...shape.data,
-        reason: cause?.reason ?? null,
-        zodIssues: error.cause instanceof z.ZodError ? error.cause.issues.map((i) => ({ path: i.path.map(String), message: i.message })) : null,
-      },
-    };
-  },
+  errorFormatter: ({ shape, error, ctx }) => publicError(shape, error, ctx?.requestId ?? null),
 });
 
 export const router = t.router;

@@ -2,6 +2,8 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { Db } from "../db/client.ts";
 import type { Mailer } from "./mailer.ts";
+import type { AuthRule } from "./auth-limits.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-policy.ts";
 
 export interface AuthOptions {
   db: Db;
@@ -10,6 +12,8 @@ export interface AuthOptions {
   mailer: Mailer;
   /** Called once a user has proved they own their address (starting credits are granted then). */
   onVerified: (userId: string) => Promise<void>;
+  /** The limiter's rules per route (auth-limits.ts) and the one header it reads the client's address from. */
+  rateLimit: { rules: Record<string, AuthRule | false>; defaultMax: number; addressHeader: string };
 }
 
 /**
@@ -17,7 +21,7 @@ export interface AuthOptions {
  * user is sent a verification link at once; they can sign in and look around before they follow
  * it, but the market grants starting credits only to verified addresses (one grant per address).
  */
-export function createAuth({ db, secret, publicUrl, mailer, onVerified }: AuthOptions) {
+export function createAuth({ db, secret, publicUrl, mailer, onVerified, rateLimit }: AuthOptions) {
   return betterAuth({
     appName: "Cycle Market",
     baseURL: publicUrl,
@@ -25,7 +29,16 @@ export function createAuth({ db, secret, publicUrl, mailer, onVerified }: AuthOp
     secret,
     trustedOrigins: [publicUrl, publicUrl.replace("localhost", "127.0.0.1")],
     database: prismaAdapter(db, { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
+    // The full policy (variety, common passwords, the address) is checked at the door (http/auth-body.ts).
+    emailAndPassword: { enabled: true, minPasswordLength: PASSWORD_MIN_LENGTH, maxPasswordLength: PASSWORD_MAX_LENGTH, autoSignIn: true },
+    // Counters in PostgreSQL, so guessing a password gains nothing from a restart.
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      window: 60,
+      max: rateLimit.defaultMax,
+      customRules: Object.fromEntries(Object.entries(rateLimit.rules).map(([path, rule]) => [path, rule && { window: rule.window, max: rule.max }])),
+    },
     emailVerification: {
       sendOnSignUp: true,
       autoSignInAfterVerification: true,
@@ -42,7 +55,11 @@ export function createAuth({ db, secret, publicUrl, mailer, onVerified }: AuthOp
     },
     session: { expiresIn: 60 * 60 * 24 * 14 },
     telemetry: { enabled: false },
-    advanced: { database: { generateId: () => crypto.randomUUID() } },
+    advanced: {
+      database: { generateId: () => crypto.randomUUID() },
+      // Only the HTTP layer sets this header, from the socket or a trusted proxy (http/auth-route.ts).
+      ipAddress: { ipAddressHeaders: [rateLimit.addressHeader] },
+    },
   });
 }
 

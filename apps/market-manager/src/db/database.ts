@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
-import { startEmbeddedPostgres } from "./embedded.ts";
+import { APP_ROLE, startEmbeddedPostgres } from "./embedded.ts";
+import { grantAppTables } from "./roles.ts";
 import { applyMigrations } from "./migrate.ts";
 
 export interface Database {
@@ -12,15 +13,22 @@ export interface Database {
 
 /** The configured PostgreSQL, or the embedded one under the data folder; migrated either way. */
 export async function openDatabase(cfg: Config, log: (line: string) => void): Promise<Database> {
-  let url = cfg.DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log });
-    url = pg.url;
-    stop = pg.stop;
-    log(`embedded PostgreSQL on port ${cfg.MARKET_PG_PORT}, data in ${join(cfg.MARKET_DATA_DIR, "postgres")}`);
+  if (cfg.DATABASE_URL) {
+    // The operator's database, as the operator's role: its rights are theirs to choose.
+    const appliedMigrations = await applyMigrations(cfg.DATABASE_URL);
+    if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
+    return { url: cfg.DATABASE_URL, embedded: false, appliedMigrations, stop: async () => {} };
   }
-  const appliedMigrations = await applyMigrations(url);
-  if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
-  return { url, embedded: !cfg.DATABASE_URL, appliedMigrations, stop };
+  const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log });
+  log(`embedded PostgreSQL on port ${pg.port}, data in ${join(cfg.MARKET_DATA_DIR, "postgres")}`);
+  try {
+    // Migrations as the owner; the application then connects as its own role (roles.ts).
+    const appliedMigrations = await applyMigrations(pg.ownerUrl);
+    if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
+    await grantAppTables(pg.ownerUrl, APP_ROLE);
+    return { url: pg.url, embedded: true, appliedMigrations, stop: pg.stop };
+  } catch (e) {
+    await pg.stop();
+    throw e;
+  }
 }

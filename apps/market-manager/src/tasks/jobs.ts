@@ -15,6 +15,7 @@ import { escrowJob } from "../ledger/settlement.ts";
 import { ExampleName, exampleModule, planExample } from "./examples.ts";
 import { ModuleSource } from "@cyclemarket/client/job-file";
 import { prepareModuleSource, requireStoredModule, type TaskLimitsStored } from "./job-request.ts";
+import { nameText, storableText } from "@cyclemarket/worker-runtime";
 
 export const MAX_TASKS = 10_000;
 const EXAMPLE_MEMORY_MB = 16;
@@ -83,7 +84,7 @@ function termsOf(market: Market, benefit: BenefitCurve, price: number | null) {
 }
 
 const TaskInput = z.object({
-  args: z.array(z.string().max(4096)).max(256).default([]),
+  args: z.array(storableText(4096, "A task argument")).max(256, "A task has at most 256 arguments.").default([]),
   stdin: z.string().max(1_400_000, "A task's stdin is limited to 1 MB.").default(""),
 });
 
@@ -108,7 +109,7 @@ export const JobSource = z.discriminatedUnion("kind", [
 export type JobSource = z.infer<typeof JobSource>;
 
 export const SubmitJob = z.object({
-  name: z.string().trim().min(1, "Give the job a name.").max(120),
+  name: nameText(120, "A job's name"),
   source: JobSource,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),

@@ -23,7 +23,7 @@ export function AccountPanel({ me }: { me: Me }) {
             </div>
             <div>
               <dt className="text-slate-500">Email</dt>
-              <dd className="font-medium text-slate-900">{me.email}</dd>
+              <dd className="font-medium text-slate-900"><bdi>{me.email}</bdi></dd>
             </div>
           </dl>
         </Card>
@@ -202,7 +202,7 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
             <tbody className="divide-y divide-slate-100">
               {tokens.data.map((t) => (
                 <tr key={t.id}>
-                  <td className="py-2 font-medium text-slate-900">{t.name}</td>
+                  <td className="py-2 font-medium text-slate-900"><bdi>{t.name}</bdi></td>
                   <td className="py-2 font-mono text-xs text-slate-600">{t.prefix}…</td>
                   <td className="py-2 text-slate-600">{t.scopes.join(", ")}</td>
                   <td className="py-2 text-slate-600">{dateTime(t.createdAt)}</td>

@@ -117,7 +117,7 @@ function MachinesTable({ machines }: { machines: Overview["machines"] }) {
             {machines.map((m) => (
               <tr key={m.id} className={m.status === "departed" ? "text-slate-400" : undefined}>
                 <td className="py-2 pr-4">
-                  <span className="block font-medium text-slate-900">{m.name}</span>
+                  <bdi className="block font-medium text-slate-900">{m.name}</bdi>
                   <span className="block text-xs text-slate-500">
                     {m.owner} · <span className="font-mono">{m.id.slice(0, 8)}</span>
                   </span>
@@ -166,7 +166,7 @@ function JobsTable({ jobs }: { jobs: Overview["jobs"] }) {
               <tr key={j.id}>
                 <td className="py-2 pr-4">
                   <Link href={`/jobs/${j.id}`} className="font-medium text-indigo-600 hover:underline">
-                    {j.name}
+                    <bdi>{j.name}</bdi>
                   </Link>
                   <span className="block text-xs text-slate-500">{j.example ?? "uploaded module"}</span>
                 </td>

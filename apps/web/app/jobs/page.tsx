@@ -44,7 +44,7 @@ function JobList() {
             <tr key={j.id} className="hover:bg-slate-50">
               <td className="px-4 py-3">
                 <Link href={`/jobs/${j.id}`} className="font-medium text-indigo-600 hover:underline">
-                  {j.name}
+                  <bdi>{j.name}</bdi>
                 </Link>
                 <div className="text-xs text-slate-500">{j.example ?? "uploaded module"}</div>
               </td>

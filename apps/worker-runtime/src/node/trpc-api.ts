@@ -18,7 +18,8 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url: endpoint, EventSource: NodeEventSource, eventSourceOptions: { headers } }),
-        false: httpBatchLink({ url: endpoint, headers }),
+        // The Market Manager refuses a request of more calls than API_MAX_BATCH_CALLS (20 by default).
+        false: httpBatchLink({ url: endpoint, headers, maxItems: 10 }),
       }),
     ],
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

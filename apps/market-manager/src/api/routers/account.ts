@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameText } from "@cyclemarket/worker-runtime";
 import { publicProcedure, router, sessionProcedure, SCOPE_OF_ROLE } from "../trpc.ts";
 import { createApiToken } from "../../auth/tokens.ts";
 import { chooseRoles } from "../../auth/roles.ts";
@@ -14,7 +15,7 @@ export const TokenScopeName = z.enum(["produce", "consume"]);
 export type TokenScopeName = z.infer<typeof TokenScopeName>;
 
 export const CreateToken = z.object({
-  name: z.string().trim().min(1, "Name the token.").max(80),
+  name: nameText(80, "A token's name"),
   /** What the token may do: run workers (produce), submit and read jobs (consume). */
   scopes: z.array(TokenScopeName).min(1, "Choose what the token may do.").default(["produce"]),
 });

@@ -6,9 +6,12 @@ import { EXAMPLES } from "../../tasks/examples.ts";
 import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
 import { cancelJob } from "../../tasks/cancel.ts";
 import { Sha256Hex } from "@cyclemarket/client/job-file";
+import { checkQueuedTasks, perMinute } from "../limit-procedures.ts";
 
 export const ModuleRef = z.object({ hash: Sha256Hex });
 export type ModuleRef = z.infer<typeof ModuleRef>;
+
+const tasksIn = (input: SubmitJob) => (input.source.kind === "example" ? input.source.taskCount : input.source.tasks.length);
 
 export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
 
@@ -30,10 +33,18 @@ export const jobsRouter = router({
       defaultWorkPerTask: e.defaultWorkPerTask,
     })),
   ),
-  quote: consumerProcedure.input(SubmitJob).mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES)),
-  submit: consumerProcedure
+  quote: consumerProcedure
+    .use(({ ctx, next }) => (perMinute("quotes-per-minute", ctx.services.config.QUOTES_PER_MINUTE, ctx.services.quotas.quote(ctx.caller.id)), next()))
     .input(SubmitJob)
-    .mutation(({ ctx, input }) => submitJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
+    .mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES)),
+  submit: consumerProcedure
+    .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
+    .input(SubmitJob)
+    .mutation(({ ctx, input }) => {
+      const { config, market } = ctx.services;
+      checkQueuedTasks(market, ctx.caller.id, tasksIn(input) * input.replicas, config.QUEUED_TASKS_PER_USER);
+      return submitJob(market, ctx.caller, input, config.MAX_MODULE_BYTES);
+    }),
   /** Whether the market already holds a module (PUT /api/modules stores one): a second upload is not needed. */
   module: consumerProcedure
     .input(ModuleRef)

@@ -7,6 +7,9 @@ import { changes } from "../live/changes.ts";
 import { workOnOffer } from "../live/work.ts";
 import { marketOverview } from "../market-overview.ts";
 import type { Market } from "../../market/market.ts";
+import type { Services } from "../../services.ts";
+import { refuse } from "../errors.ts";
+import { holdStream } from "../limit-procedures.ts";
 
 // Subscriptions over server-sent events: the market pushes what used to be polled. Each stream
 // holds one listener on the market's events while its client is connected (live/changes.ts).
@@ -23,17 +26,38 @@ const MARKET_REFRESH_MS = 10_000;
 const MARKET_MIN_GAP_MS = 500;
 
 /** A worker's stream for its own machine only, refused exactly as `worker.lease` is refused. */
-const machineStreamProcedure = workerProcedure.input(WorkStreamRequest).use(({ ctx, input, next }) => {
+const machineStreamProcedure = workerProcedure.input(WorkStreamRequest).use(({ ctx, input, signal, next }) => {
   ownMachine(ctx.services.market, ctx.caller, input.machineId);
-  return next();
+  const max = ctx.services.config.STREAMS_PER_MACHINE;
+  return holdStream(
+    () => ctx.services.quotas.machineStreams.take(input.machineId),
+    () => streamRefusal("streams-per-machine", max),
+    signal,
+    () => userStream(ctx, signal, next),
+  );
 });
+
+/** Streams open at once per machine and per user: each holds a listener on the market's events. */
+function streamRefusal(limit: "streams-per-machine" | "streams-per-user", max: number) {
+  return refuse.tooMany(
+    { code: "limit-reached", limit, max, retryAfterSeconds: 10 },
+    `At most ${max} live streams may be open ${limit === "streams-per-machine" ? "for one machine" : "for one user"}; close one first.`,
+  );
+}
+
+function userStream<T extends { ok: boolean }>(ctx: { caller: { id: string }; services: Services }, signal: AbortSignal | undefined, next: () => Promise<T>) {
+  const max = ctx.services.config.STREAMS_PER_USER;
+  return holdStream(() => ctx.services.quotas.userStreams.take(ctx.caller.id), () => streamRefusal("streams-per-user", max), signal, next);
+}
+
+const adminStreamProcedure = adminProcedure.use(({ ctx, signal, next }) => userStream(ctx, signal, next));
 
 export const liveRouter = router({
   /**
    * The admin's market overview (`admin.overview`), sent when it connects and again whenever the
    * market changes. A client that reconnects with the version it already shows is not sent it again.
    */
-  market: adminProcedure.input(LiveResume).subscription(async function* ({ ctx, input, signal }) {
+  market: adminStreamProcedure.input(LiveResume).subscription(async function* ({ ctx, input, signal }) {
     const { db, market } = ctx.services;
     let shown = input?.lastEventId ?? null;
     for await (const _ of changes(market, signal, { everyMs: MARKET_REFRESH_MS, minGapMs: MARKET_MIN_GAP_MS })) {

@@ -137,7 +137,7 @@ function JobDetails({ job }: { job: Job }) {
                 {job.machines.map((m, i) => (
                   <li key={m.id ?? i} className="flex items-center justify-between gap-2 py-2">
                     <span className="min-w-0">
-                      <span className="block truncate font-medium text-slate-900">{m.name ?? m.id?.slice(0, 8) ?? "unknown machine"}</span>
+                      <bdi className="block truncate font-medium text-slate-900">{m.name ?? m.id?.slice(0, 8) ?? "unknown machine"}</bdi>
                       {m.kind ? <span className="text-xs text-slate-500">{m.kind}</span> : null}
                     </span>
                     <span className="shrink-0 tabular-nums text-slate-600">
