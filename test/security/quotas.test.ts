@@ -16,7 +16,7 @@ const machine = { name: "m", kind: "opportunistic", slots: 1, speed: 1, memoryPe
 
 async function tokenFor(email: string, roles: ("consumer" | "producer")[]) {
   const user = await market.signUp(email, [...roles, "producer"]);
-  const { token } = await user.account.tokens.create.mutate({ name: "quota" });
+  const { token } = await user.account.tokens.create.mutate({ name: "quota", scopes: roles.includes("consumer") ? ["produce", "consume"] : ["produce"] });
   return { authorization: `Bearer ${token}` };
 }
 
