@@ -1,5 +1,5 @@
 "use client";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 import { number, seconds } from "@/lib/format";
@@ -20,6 +20,11 @@ export function TaskOutputs({ jobId, done, total }: { jobId: string; done: numbe
   const [starts, setStarts] = useState<number[]>([0]);
   const from = starts[starts.length - 1]!;
   const outputs = useQuery({ ...trpc.jobs.outputs.queryOptions({ jobId, fromIndex: from, limit: PAGE }), placeholderData: (p) => p });
+  // New outputs arrive as tasks finish: read the page again whenever the count of finished tasks moves.
+  const { refetch } = outputs;
+  useEffect(() => {
+    void refetch();
+  }, [done, refetch]);
   const archive = `/api/jobs/${jobId}/archive.tar`;
   return (
     <div className="space-y-3">
