@@ -4,11 +4,13 @@
 import { TPDS2000_DEFAULTS, type Tpds2000Options } from "../sim/workloads/tpds2000.ts";
 import type { EMosixParameters } from "./first-cheaper.ts";
 import type { MosixParameters } from "./mosix.ts";
-import { PAPER_N } from "./paper-cost.ts";
+import { PAPER_N, type CpuLoad } from "./paper-cost.ts";
 
 export interface PaperProfile {
   /** The cost's base n (the paper: the number of machines, 6). */
   n: number;
+  /** How the cost counts CPU load (paper-cost.ts, `CpuLoad`), for E-PVM and E-Mosix alike. */
+  cpuLoad: CpuLoad;
   workload: Tpds2000Options;
   mosix: MosixParameters;
   eMosix: EMosixParameters;
@@ -16,6 +18,7 @@ export interface PaperProfile {
 
 export const PAPER_PROFILE: PaperProfile = {
   n: PAPER_N,
+  cpuLoad: "jobs",
   workload: {
     ...TPDS2000_DEFAULTS,
     // Searched (README): the published averages need slowdowns near 10 for every policy while round
@@ -49,6 +52,7 @@ export const PAPER_PROFILE: PaperProfile = {
 export function withOverrides(base: PaperProfile, o: Partial<{ [K in keyof PaperProfile]: Partial<PaperProfile[K]> }>): PaperProfile {
   return {
     n: o.n ?? base.n,
+    cpuLoad: o.cpuLoad ?? base.cpuLoad,
     workload: { ...base.workload, ...o.workload },
     mosix: { ...base.mosix, ...o.mosix },
     eMosix: { ...base.eMosix, ...o.eMosix },
