@@ -22,6 +22,7 @@ export function offerRound(c: ClusterView, ctx: TickContext, lmax: LmaxTracker, 
   const set: number[] = [];
   for (let m = 0; m < c.speed.length; m++) {
     for (const task of [...c.tasks[m]!]) {
+      if (!ctx.movable(task)) continue;
       const mem = c.taskMemory[task]!;
       const here = currentCost(loadOf(c, m, cpu), mem, lmax.value, n);
       const k = randomOthers(c.speed.length, m, offerSet, rng, set);

@@ -25,7 +25,7 @@ export interface MosixParameters {
 }
 
 /** A machine's view of the others' loads: jobs, memory used, as last reported. */
-interface LoadVector {
+export interface LoadVector {
   jobs: Float64Array;
   memoryUsed: Float64Array;
 }
@@ -39,7 +39,7 @@ function oldest(c: ClusterView, m: number, ctx: TickContext, fits: (task: number
   let age = -1;
   for (const task of c.tasks[m]!) {
     const a = ctx.attained(task);
-    if (a > age && fits(task)) {
+    if (a > age && fits(task) && ctx.movable(task)) {
       best = task;
       age = a;
     }

@@ -24,6 +24,8 @@ export interface ClusterView {
 /** What a periodic round may do and read, applied at once so the next decision sees it. */
 export interface TickContext {
   move(task: number, to: number): void;
+  /** Whether the job may move now (it has stayed its minimum residence where it is). */
+  movable(task: number): boolean;
   /** CPU a job has received so far (what an operating system knows of a process's age). */
   attained(task: number): number;
 }
