@@ -38,7 +38,7 @@ export function runRange(req: RunsRequest): RunsResult {
     out.offeredLoad.push(run.offeredLoad);
     const machineSeconds = (span: number): number => run.machines.length * Math.max(1, span);
     for (const name of req.paper) {
-      const res = simulatePaper(createPaperPolicy(name, req.profile), run.machines, run.jobs, createRng(req.seed).fork(`policy/${r}`));
+      const res = simulatePaper(createPaperPolicy(name, req.profile), run.machines, run.jobs, createRng(req.seed).fork(`policy/${r}`), req.profile.migration);
       push(name, res.slowdownSum, res.completed, res.slowdownMean, res.thrashSeconds / machineSeconds(res.makespan));
     }
     for (const name of req.market) {

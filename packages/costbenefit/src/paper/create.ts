@@ -9,8 +9,8 @@ import { createPvm } from "./round-robin.ts";
 export function createPaperPolicy(name: PaperPolicyName, p: PaperProfile): PaperPolicy {
   switch (name) {
     case "pvm": return createPvm();
-    case "e-pvm": return createEPvm(p.n);
+    case "e-pvm": return createEPvm(p.n, p.cpuLoad);
     case "mosix": return createMosix(p.mosix);
-    case "e-mosix": return createEMosix(p.eMosix, p.n);
+    case "e-mosix": return createEMosix(p.eMosix, p.n, p.cpuLoad);
   }
 }

@@ -3,8 +3,8 @@
 // whose marginal cost for it is below what it costs where it is.
 import type { Rng } from "../rng.ts";
 import { LmaxTracker, leastCostMachine } from "./least-cost.ts";
-import { currentCost, marginalCost } from "./paper-cost.ts";
-import { loadOf, randomOthers, type ClusterView, type PaperPolicy, type TickContext } from "./paper-policy.ts";
+import { currentCost, marginalCost, type CpuLoad } from "./paper-cost.ts";
+import { cpuLoadOf, loadOf, randomOthers, type ClusterView, type PaperPolicy, type TickContext } from "./paper-policy.ts";
 
 export interface EMosixParameters {
   /** X: seconds between offer rounds. */
@@ -17,19 +17,20 @@ export interface EMosixParameters {
  * One offer round. Machines in order, each job on a machine in the order it holds them; every
  * move is applied before the next offer, so later offers see it. Returns the number of moves.
  */
-export function offerRound(c: ClusterView, ctx: TickContext, lmax: LmaxTracker, offerSet: number, n: number, rng: Rng): number {
+export function offerRound(c: ClusterView, ctx: TickContext, lmax: LmaxTracker, offerSet: number, n: number, rng: Rng, cpu: CpuLoad = "jobs"): number {
   let moves = 0;
   const set: number[] = [];
   for (let m = 0; m < c.speed.length; m++) {
     for (const task of [...c.tasks[m]!]) {
+      if (!ctx.movable(task)) continue;
       const mem = c.taskMemory[task]!;
-      const here = currentCost(loadOf(c, m), mem, lmax.value, n);
+      const here = currentCost(loadOf(c, m, cpu), mem, lmax.value, n);
       const k = randomOthers(c.speed.length, m, offerSet, rng, set);
       for (let i = 0; i < k; i++) {
         const t = set[i]!;
-        if (marginalCost(loadOf(c, t), mem, lmax.value, n) < here) {
+        if (marginalCost(loadOf(c, t, cpu), mem, lmax.value, n) < here) {
           ctx.move(task, t);
-          lmax.see(c.tasks[t]!.length);
+          lmax.see(cpuLoadOf(c, t, cpu));
           moves++;
           break;
         }
@@ -39,18 +40,18 @@ export function offerRound(c: ClusterView, ctx: TickContext, lmax: LmaxTracker, 
   return moves;
 }
 
-export function createEMosix(p: EMosixParameters, n: number): PaperPolicy {
+export function createEMosix(p: EMosixParameters, n: number, cpu: CpuLoad = "jobs"): PaperPolicy {
   const lmax = new LmaxTracker();
   return {
     name: "e-mosix",
     tickSeconds: p.intervalSeconds,
     place(c, memoryMb) {
-      const m = leastCostMachine(c, memoryMb, lmax.value, n);
-      lmax.see(c.tasks[m]!.length + 1);
+      const m = leastCostMachine(c, memoryMb, lmax.value, n, cpu);
+      lmax.see(cpuLoadOf(c, m, cpu, 1));
       return m;
     },
     tick(c, ctx, rng) {
-      offerRound(c, ctx, lmax, p.offerSet, n, rng);
+      offerRound(c, ctx, lmax, p.offerSet, n, rng, cpu);
     },
   };
 }

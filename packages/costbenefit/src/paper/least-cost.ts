@@ -1,14 +1,14 @@
 // E-PVM (TPDS 2000; seed 003 section 6): each arriving job goes to the machine where it adds the
 // least to C = n^(memory used / memory) + n^(jobs / L_max), and never moves.
-import { marginalCost, nextLmax } from "./paper-cost.ts";
-import { loadOf, type ClusterView, type PaperPolicy } from "./paper-policy.ts";
+import { marginalCost, nextLmax, type CpuLoad } from "./paper-cost.ts";
+import { cpuLoadOf, loadOf, type ClusterView, type PaperPolicy } from "./paper-policy.ts";
 
 /** The machine of least marginal cost for a job of `memoryMb`; the first one on a tie. */
-export function leastCostMachine(c: ClusterView, memoryMb: number, lmax: number, n: number): number {
+export function leastCostMachine(c: ClusterView, memoryMb: number, lmax: number, n: number, cpu: CpuLoad = "jobs"): number {
   let best = 0;
   let bestCost = Infinity;
   for (let m = 0; m < c.speed.length; m++) {
-    const cost = marginalCost(loadOf(c, m), memoryMb, lmax, n);
+    const cost = marginalCost(loadOf(c, m, cpu), memoryMb, lmax, n);
     if (cost < bestCost) {
       best = m;
       bestCost = cost;
@@ -25,14 +25,14 @@ export class LmaxTracker {
   }
 }
 
-export function createEPvm(n: number): PaperPolicy {
+export function createEPvm(n: number, cpu: CpuLoad = "jobs"): PaperPolicy {
   const lmax = new LmaxTracker();
   return {
     name: "e-pvm",
     tickSeconds: 0,
     place(c, memoryMb) {
-      const m = leastCostMachine(c, memoryMb, lmax.value, n);
-      lmax.see(c.tasks[m]!.length + 1);
+      const m = leastCostMachine(c, memoryMb, lmax.value, n, cpu);
+      lmax.see(cpuLoadOf(c, m, cpu, 1));
       return m;
     },
     tick() {},

@@ -14,6 +14,20 @@ export interface MosixParameters {
   threshold: number;
   /** Where an arriving job starts before Mosix balances it: its home node in round robin, or a random one. */
   arrival: "round-robin" | "random";
+  /**
+   * What a machine knows of the others: `subset`, only the loads the machines of this tick's
+   * subset sent it, fresh; `vector`, a load vector that keeps every load it was ever sent, so
+   * entries are as old as the last message from that machine (each machine sends its load to
+   * `subset` random others per tick) and a machine that looked light stays light in it until it
+   * reports again.
+   */
+  knowledge?: "subset" | "vector";
+}
+
+/** A machine's view of the others' loads: jobs, memory used, as last reported. */
+export interface LoadVector {
+  jobs: Float64Array;
+  memoryUsed: Float64Array;
 }
 
 const relativeLoad = (c: ClusterView, m: number, extra = 0): number => (c.tasks[m]!.length + extra) / c.speed[m]!;
@@ -25,7 +39,7 @@ function oldest(c: ClusterView, m: number, ctx: TickContext, fits: (task: number
   let age = -1;
   for (const task of c.tasks[m]!) {
     const a = ctx.attained(task);
-    if (a > age && fits(task)) {
+    if (a > age && fits(task) && ctx.movable(task)) {
       best = task;
       age = a;
     }
@@ -33,17 +47,42 @@ function oldest(c: ClusterView, m: number, ctx: TickContext, fits: (task: number
   return best;
 }
 
-/** One Mosix tick: each machine in turn ushers or balances at most one job. */
-export function mosixRound(c: ClusterView, ctx: TickContext, p: MosixParameters, rng: Rng): number {
-  let moves = 0;
+/**
+ * The load-vector exchange of one tick: every machine sends its current load to `subset` random
+ * others, which overwrite their entry for it.
+ */
+function exchange(c: ClusterView, p: MosixParameters, rng: Rng, vectors: LoadVector[]): void {
   const set: number[] = [];
   for (let m = 0; m < c.speed.length; m++) {
+    const k = randomOthers(c.speed.length, m, p.subset, rng, set);
+    for (let i = 0; i < k; i++) {
+      vectors[set[i]!]!.jobs[m] = c.tasks[m]!.length;
+      vectors[set[i]!]!.memoryUsed[m] = c.memoryUsed[m]!;
+    }
+  }
+}
+
+/**
+ * One Mosix tick: each machine in turn ushers or balances at most one job. With `vectors` (the
+ * `vector` knowledge) a machine chooses among all others by the loads they last reported; the
+ * job still moves only where it fits in the target's actual free memory (the target refuses it
+ * otherwise).
+ */
+export function mosixRound(c: ClusterView, ctx: TickContext, p: MosixParameters, rng: Rng, vectors?: LoadVector[]): number {
+  let moves = 0;
+  const set: number[] = [];
+  if (vectors) exchange(c, p, rng, vectors);
+  const all = Array.from({ length: c.speed.length }, (_, i) => i);
+  for (let m = 0; m < c.speed.length; m++) {
     if (c.tasks[m]!.length === 0) continue;
-    const known = set.slice(0, randomOthers(c.speed.length, m, p.subset, rng, set));
+    const v = vectors?.[m];
+    const known = v ? all.filter((t) => t !== m) : set.slice(0, randomOthers(c.speed.length, m, p.subset, rng, set));
+    const seenFree = (t: number): number => (v ? c.memoryMb[t]! - v.memoryUsed[t]! : freeMemory(c, t));
+    const seenLoad = (t: number, extra: number): number => (v ? (v.jobs[t]! + extra) / c.speed[t]! : relativeLoad(c, t, extra));
     if (c.memoryUsed[m]! > c.memoryMb[m]!) {
       // Ushering: the machine with the most free memory among those known, if the job fits there.
       let to = -1;
-      for (const t of known) if (to < 0 || freeMemory(c, t) > freeMemory(c, to)) to = t;
+      for (const t of known) if (to < 0 || seenFree(t) > seenFree(to)) to = t;
       const task = to < 0 ? -1 : oldest(c, m, ctx, (x) => c.taskMemory[x]! <= freeMemory(c, to));
       if (task >= 0) {
         ctx.move(task, to);
@@ -54,8 +93,8 @@ export function mosixRound(c: ClusterView, ctx: TickContext, p: MosixParameters,
     // Balancing: to the least relatively loaded machine known, if that still leaves it lighter
     // than the source by the threshold; never where the job does not fit in free memory.
     let to = -1;
-    for (const t of known) if (to < 0 || relativeLoad(c, t, 1) < relativeLoad(c, to, 1)) to = t;
-    if (to < 0 || relativeLoad(c, m) - relativeLoad(c, to, 1) <= p.threshold) continue;
+    for (const t of known) if (to < 0 || seenLoad(t, 1) < seenLoad(to, 1)) to = t;
+    if (to < 0 || relativeLoad(c, m) - seenLoad(to, 1) <= p.threshold) continue;
     const task = oldest(c, m, ctx, (x) => c.taskMemory[x]! <= freeMemory(c, to));
     if (task >= 0) {
       ctx.move(task, to);
@@ -67,6 +106,9 @@ export function mosixRound(c: ClusterView, ctx: TickContext, p: MosixParameters,
 
 export function createMosix(p: MosixParameters): PaperPolicy {
   let next = 0;
+  // Made at the first tick, when the cluster's size is known; everyone starts out knowing every
+  // machine empty.
+  let vectors: LoadVector[] | undefined;
   return {
     name: "mosix",
     tickSeconds: p.tickSeconds,
@@ -77,7 +119,11 @@ export function createMosix(p: MosixParameters): PaperPolicy {
       return m;
     },
     tick(c, ctx, rng) {
-      mosixRound(c, ctx, p, rng);
+      if (p.knowledge === "vector") {
+        const k = c.speed.length;
+        vectors ??= Array.from({ length: k }, () => ({ jobs: new Float64Array(k), memoryUsed: new Float64Array(k) }));
+      }
+      mosixRound(c, ctx, p, rng, vectors);
     },
   };
 }

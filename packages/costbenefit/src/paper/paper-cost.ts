@@ -6,12 +6,23 @@
 /** The paper's n: the number of machines in its cluster. */
 export const PAPER_N = 6;
 
-/** A machine as the cost sees it: jobs on it, memory they hold, its memory. */
+/**
+ * A machine as the cost sees it: jobs on it, memory they hold, its memory, and the speed its CPU
+ * load is counted in (1: jobs; the machine's speed: jobs per unit of speed, see `CpuLoad`).
+ */
 export interface MachineLoad {
   jobs: number;
   memoryUsedMb: number;
   memoryMb: number;
+  speed?: number;
 }
+
+/**
+ * How the cost counts a machine's CPU load: the number of jobs, or the jobs divided by the
+ * machine's speed (its load relative to its capacity, as the paper's related-machines model
+ * has it: a job adds 1/speed).
+ */
+export type CpuLoad = "jobs" | "jobs-per-speed";
 
 /**
  * L_max after a machine has been seen with `load` jobs: it starts at 1 and doubles while the load
@@ -26,7 +37,7 @@ export function nextLmax(lmax: number, load: number): number {
 
 /** C = n^(memory used / memory) + n^(jobs / L_max). */
 export function machineCost(m: MachineLoad, lmax: number, n = PAPER_N): number {
-  return Math.pow(n, m.memoryUsedMb / m.memoryMb) + Math.pow(n, m.jobs / lmax);
+  return Math.pow(n, m.memoryUsedMb / m.memoryMb) + Math.pow(n, m.jobs / ((m.speed ?? 1) * lmax));
 }
 
 /**
@@ -36,7 +47,8 @@ export function machineCost(m: MachineLoad, lmax: number, n = PAPER_N): number {
  */
 export function marginalCost(m: MachineLoad, memoryMb: number, lmax: number, n = PAPER_N): number {
   const a = Math.log(n);
-  return Math.exp((a * m.memoryUsedMb) / m.memoryMb) * Math.expm1((a * memoryMb) / m.memoryMb) + Math.exp((a * m.jobs) / lmax) * Math.expm1(a / lmax);
+  const l = (m.speed ?? 1) * lmax;
+  return Math.exp((a * m.memoryUsedMb) / m.memoryMb) * Math.expm1((a * memoryMb) / m.memoryMb) + Math.exp((a * m.jobs) / l) * Math.expm1(a / l);
 }
 
 /**
@@ -45,5 +57,6 @@ export function marginalCost(m: MachineLoad, memoryMb: number, lmax: number, n =
  */
 export function currentCost(m: MachineLoad, memoryMb: number, lmax: number, n = PAPER_N): number {
   const a = Math.log(n);
-  return -Math.exp((a * m.memoryUsedMb) / m.memoryMb) * Math.expm1((-a * memoryMb) / m.memoryMb) - Math.exp((a * m.jobs) / lmax) * Math.expm1(-a / lmax);
+  const l = (m.speed ?? 1) * lmax;
+  return -Math.exp((a * m.memoryUsedMb) / m.memoryMb) * Math.expm1((-a * memoryMb) / m.memoryMb) - Math.exp((a * m.jobs) / l) * Math.expm1(-a / l);
 }

@@ -2,6 +2,7 @@
 // runs them alike. They see the cluster as the paper's machine model has it (jobs, memory, speed)
 // and nothing the paper's schedulers could not know (no remaining work).
 import type { Rng } from "../rng.ts";
+import type { CpuLoad, MachineLoad } from "./paper-cost.ts";
 
 export const PAPER_POLICY_NAMES = ["pvm", "e-pvm", "mosix", "e-mosix"] as const;
 export type PaperPolicyName = (typeof PAPER_POLICY_NAMES)[number];
@@ -23,6 +24,8 @@ export interface ClusterView {
 /** What a periodic round may do and read, applied at once so the next decision sees it. */
 export interface TickContext {
   move(task: number, to: number): void;
+  /** Whether the job may move now (it has stayed its minimum residence where it is). */
+  movable(task: number): boolean;
   /** CPU a job has received so far (what an operating system knows of a process's age). */
   attained(task: number): number;
 }
@@ -53,4 +56,11 @@ export function randomOthers(count: number, self: number, k: number, rng: Rng, o
   return take;
 }
 
-export const loadOf = (c: ClusterView, m: number) => ({ jobs: c.tasks[m]!.length, memoryUsedMb: c.memoryUsed[m]!, memoryMb: c.memoryMb[m]! });
+/** Machine `m` as the paper's cost sees it, its CPU load counted as `cpu` says (paper-cost.ts). */
+export const loadOf = (c: ClusterView, m: number, cpu: CpuLoad = "jobs"): MachineLoad => ({
+  jobs: c.tasks[m]!.length, memoryUsedMb: c.memoryUsed[m]!, memoryMb: c.memoryMb[m]!, speed: cpu === "jobs" ? 1 : c.speed[m]!,
+});
+
+/** The CPU load L_max is compared with: jobs, or jobs per unit of speed. */
+export const cpuLoadOf = (c: ClusterView, m: number, cpu: CpuLoad, extra = 0): number =>
+  (c.tasks[m]!.length + extra) / (cpu === "jobs" ? 1 : c.speed[m]!);

@@ -27,8 +27,25 @@ export interface PaperRunResult {
 const ARRIVAL = 0;
 const COMPLETE = 1;
 const TICK = 2;
+const LAND = 3;
 
-export function simulatePaper(policy: PaperPolicy, machines: readonly PaperMachine[], jobs: readonly RawJob[], rng: Rng): PaperRunResult {
+/**
+ * What a migration costs. The paper's simulator charged none that we know of; here a moved job
+ * leaves its machine at once and runs nowhere for memory / bandwidth seconds (its address space
+ * crossing the network), then lands on the target with the work it had left. A job in transit is
+ * on no machine, so no policy can move it again, and after landing it must stay at least
+ * `minResidenceSeconds` before it may move again (policies ask `TickContext.movable`): with both,
+ * a job cannot be bounced faster than it is carried and always progresses.
+ */
+export interface MigrationCost {
+  /** MB per second; Infinity for free, instant moves. */
+  bandwidthMbPerSecond: number;
+  minResidenceSeconds: number;
+}
+
+export const FREE_MIGRATION: MigrationCost = { bandwidthMbPerSecond: Infinity, minResidenceSeconds: 0 };
+
+export function simulatePaper(policy: PaperPolicy, machines: readonly PaperMachine[], jobs: readonly RawJob[], rng: Rng, migration: MigrationCost = FREE_MIGRATION): PaperRunResult {
   const count = machines.length;
   const fastest = Math.max(...machines.map((m) => m.speed));
   const cluster = new Cluster(machines.map((m) => m.speed), machines.map((m) => m.memoryMb), jobs.length);
@@ -47,13 +64,29 @@ export function simulatePaper(policy: PaperPolicy, machines: readonly PaperMachi
   };
   let now = 0;
   const touched = new Set<number>();
+  const landTo = new Int32Array(jobs.length);
+  const landWork = new Float64Array(jobs.length);
+  const settledAt = new Float64Array(jobs.length).fill(-Infinity);
   const ctx = {
     move(task: number, to: number): void {
       const from = cluster.taskMachine[task]!;
+      const mem = cluster.taskMemory[task]!;
       const rem = cluster.remove(task, now);
-      cluster.add(to, task, rem, cluster.taskMemory[task]!, now);
-      touched.add(from).add(to);
+      touched.add(from);
       r.migrations++;
+      const transfer = mem / migration.bandwidthMbPerSecond;
+      if (transfer > 0) {
+        landTo[task] = to;
+        landWork[task] = rem;
+        q.push(now + transfer, LAND, task);
+        return;
+      }
+      cluster.add(to, task, rem, mem, now);
+      settledAt[task] = now;
+      touched.add(to);
+    },
+    movable(task: number): boolean {
+      return now - settledAt[task]! >= migration.minResidenceSeconds;
     },
     attained(task: number): number {
       return jobs[task]!.work - cluster.remaining(task, now);
@@ -84,6 +117,11 @@ export function simulatePaper(policy: PaperPolicy, machines: readonly PaperMachi
         r.makespan = Math.max(r.makespan, now);
       }
       schedule(m);
+    } else if (ev.kind === LAND) {
+      const task = ev.arg;
+      cluster.add(landTo[task]!, task, landWork[task]!, jobs[task]!.memoryMb, now);
+      settledAt[task] = now;
+      schedule(landTo[task]!);
     } else {
       if (inSystem > 0) {
         touched.clear();
