@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { BYTEPATTERN_WASM, bytepatternOutput } from "../support/bytepattern.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { root, startWorker, stopGently, tempDir, type WorkerProcess } from "../support/processes.ts";
 
@@ -12,27 +13,11 @@ import { root, startWorker, stopGently, tempDir, type WorkerProcess } from "../s
 // every task's output must come back byte for byte, and a job that does not complete must say
 // why in words with a non-zero exit.
 
-const MODULE = join(root, "apps/worker-runtime/examples/c/bytepattern.wasm");
 const COUNT = 20;
 let market: TestMarket;
 let consumeToken: string;
 let worker: WorkerProcess | undefined;
 const dir = tempDir("cyclemarket-c-binary-");
-
-const u32 = (v: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(v >>> 0);
-  return b;
-};
-
-/** What bytepattern.c writes for `bytepattern n` with this stdin (its header comment is the spec). */
-function expected(n: number, stdin: Buffer): Buffer {
-  const pattern = Buffer.from(Array.from({ length: 256 }, (_, k) => (k * (2 * n + 1) + n) & 0xff));
-  const key = 0xa5 ^ (n & 0xff);
-  let hash = 2166136261;
-  for (const b of stdin) hash = Math.imul(hash ^ b, 16777619) >>> 0;
-  return Buffer.concat([Buffer.from([0x89, 0x43, 0x4d, 0x00]), u32(n), u32(stdin.length), pattern, Buffer.from(stdin.map((b) => b ^ key)), u32(hash)]);
-}
 
 const cli = (args: string[]) =>
   promisify(execFile)(process.execPath, [join(root, "packages/client/bin/cyclemarket.mjs"), ...args], { cwd: dir, env: { ...process.env, XDG_CONFIG_HOME: join(dir, "config") }, maxBuffer: 1 << 24 }).then(
@@ -52,7 +37,7 @@ beforeAll(async () => {
   consumeToken = (await consumer.account.tokens.create.mutate({ name: "scripts", scopes: ["consume"] })).token;
   const producer = await market.signUp("c-lab@example.test", ["producer"]);
   const produceToken = (await producer.account.tokens.create.mutate({ name: "fleet", scopes: ["produce"] })).token;
-  copyFileSync(MODULE, join(dir, "bytepattern.wasm"));
+  copyFileSync(BYTEPATTERN_WASM, join(dir, "bytepattern.wasm"));
   worker = await startWorker(market.url, produceToken, "c-lab");
 }, 120_000);
 afterAll(async () => {
@@ -76,7 +61,7 @@ describe("a C program with binary stdout, through the CLI", () => {
     const manifest = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { tasks: { index: number; args: string[]; exitCode: number; outputHash: string }[] };
     expect(manifest.tasks.map((t) => t.index)).toEqual(Array.from({ length: COUNT }, (_, i) => i));
     for (let i = 0; i < COUNT; i++) {
-      const want = expected(i, Buffer.from(stdin, "utf8"));
+      const want = bytepatternOutput(i, Buffer.from(stdin, "utf8"));
       const got = readFileSync(join(out, `${i}.out`));
       expect(got.equals(want), `task ${i}'s output`).toBe(true);
       expect(got.includes(0)).toBe(true);
