@@ -40,3 +40,16 @@ test("a job file and its module submitted through the page; the archive holds ev
   const manifest = JSON.parse(files.get("results.json")!.toString("utf8")) as { tasks: { index: number; exitCode: number }[] };
   expect(manifest.tasks.map((t) => [t.index, t.exitCode])).toEqual(Array.from({ length: COUNT }, (_, i) => [i, 0]));
 });
+
+test("the simple form shows the job file it will submit", async ({ page }) => {
+  await signUp(page, "Form User", `formfile-${Date.now()}@example.test`);
+  await page.goto("/jobs/new");
+  await page.getByRole("radio", { name: /upload/i }).check({ force: true });
+  await page.getByLabel("Module (.wasm)").setInputFiles(BYTEPATTERN_WASM);
+  await page.getByLabel("Task arguments (one task per line)").fill("0\n1");
+  await page.getByLabel("Job name").fill("Two patterns");
+  const shown = page.getByTestId("form-job-file");
+  await shown.locator("summary").click();
+  const json = JSON.parse((await shown.locator("pre").textContent())!) as Record<string, unknown>;
+  expect(json).toMatchObject({ name: "Two patterns", module: "bytepattern.wasm", replicas: 1, tasks: [{ args: ["0"] }, { args: ["1"] }] });
+});
