@@ -1,29 +1,10 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { STACK_FILE } from "./global-setup.ts";
 import { root } from "../../scripts/stack.ts";
-import { verificationLink } from "../support/outbox.ts";
+import { signUp, stack } from "./users.ts";
 
 // The whole market through its pages, in Chromium: a consumer submits a Monte Carlo job while a
 // second tab sells this browser's cycles; the local Node worker and the browser share the work.
-
-const stack = () => JSON.parse(readFileSync(STACK_FILE, "utf8")) as { admin: { email: string; password: string } | null; outbox: string };
-
-/** Signs up through the page, then follows the link the market mailed, as a new user does. */
-async function signUp(page: Page, name: string, email: string) {
-  await page.goto("/signup");
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("a long enough password");
-  await page.getByRole("radio", { name: /both/i }).check();
-  await page.getByRole("button", { name: /sign up|create/i }).click();
-  await expect(page.getByTestId("signed-in-user")).toContainText(name);
-  await expect(page.getByTestId("verify-email")).toContainText(email);
-  await page.goto(verificationLink(stack().outbox, email));
-  await expect(page.getByTestId("signed-in-user")).toContainText(name);
-  await expect(page.getByTestId("verify-email")).toHaveCount(0);
-}
 
 async function signIn(page: Page, email: string, password: string) {
   await page.goto("/signin");

@@ -5,18 +5,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findClang } from "./clang.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "wasi-tests");
 const srcDir = join(root, "src");
 const outDir = join(root, "build");
-const clang = process.env.CLANG ?? "clang";
-
-try {
-  execFileSync(clang, ["--version"], { stdio: "ignore" });
-} catch {
-  console.error(`build-wasi-tests: ${clang} was not found; install clang, lld, wasi-libc and the wasm32 compiler runtime (see wasi-tests/README.md)`);
-  process.exit(1);
-}
+const clang = findClang("build-wasi-tests");
 
 mkdirSync(outDir, { recursive: true });
 const programs = readdirSync(srcDir).filter((f) => f.endsWith(".c")).sort();

@@ -10,6 +10,7 @@ import { useStatement } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
 import type { DecisionRecord } from "@/components/decision";
 import { AnswerView } from "./answer-view";
+import { formJobFile } from "@/lib/form-job-file";
 import { Alert, Button, Card, Field, Loading, cx, inputClass } from "@/components/ui";
 
 type SubmitJob = RouterInputs["jobs"]["submit"];
@@ -335,6 +336,27 @@ export function NewJobForm() {
             </Button>
           </div>
           <BalanceCheck statement={statement.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} />
+          {mode === "upload" && curve ? (
+            <details className="mt-4 text-sm" data-testid="form-job-file">
+              <summary className="cursor-pointer font-medium text-slate-800">The job file this submits</summary>
+              <p className="mt-1 text-xs text-slate-600">The same job as JSON, for the job-file tab or the cyclemarket command line.</p>
+              <pre className="mt-2 max-h-64 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">
+                {JSON.stringify(
+                  formJobFile({
+                    name: name.trim() || (upload.fileName ?? "My job"),
+                    moduleName: upload.fileName ?? "program.wasm",
+                    tasks: uploadTasks,
+                    benefit: curve,
+                    replicas: Number(replicas) || 1,
+                    workPerTask: Number(upload.workPerTask) || 1,
+                    memoryMb: Number(upload.memoryMbPerTask) || 64,
+                  }),
+                  null,
+                  2,
+                )}
+              </pre>
+            </details>
+          ) : null}
           {showErrors && Object.keys(errors).length > 0 ? (
             <div className="mt-4">
               <Alert tone="error" title="Check the form">

@@ -1,0 +1,55 @@
+import { readFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+import { BYTEPATTERN_WASM, bytepatternOutput } from "../support/bytepattern.ts";
+import { untar } from "../support/tar.ts";
+import { signUp } from "./users.ts";
+
+// A consumer who has a job file and a module, not a form: both go onto /jobs/new's job-file tab,
+// the market's Node worker runs the C example (binary stdout), and "Download all" gives back
+// every task's bytes and the manifest in one archive.
+
+const COUNT = 5;
+const STDIN = "from the page\n";
+
+test("a job file and its module submitted through the page; the archive holds every output byte for byte", async ({ page }) => {
+  await signUp(page, "Job File User", `jobfile-${Date.now()}@example.test`);
+  await page.goto("/jobs/new");
+  await page.getByRole("tab", { name: "Use a job file" }).click();
+  const jobFile = {
+    name: "byte patterns from the page",
+    module: "bytepattern.wasm",
+    benefit: { kind: "constant", value: 20 },
+    limits: { memoryMb: 16, wallSeconds: 10 },
+    tasks: { count: COUNT, args: ["{i}"], stdin: STDIN },
+  };
+  await page.getByLabel("Job file, module and input files").setInputFiles([
+    { name: "patterns.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(jobFile, null, 2)) },
+    { name: "bytepattern.wasm", mimeType: "application/wasm", buffer: readFileSync(BYTEPATTERN_WASM) },
+  ]);
+  // The dropped job file replaces the example in the editor, and the module is listed.
+  await expect(page.getByLabel("The job file")).toHaveValue(/byte patterns from the page/);
+  await expect(page.getByLabel("Files added")).toContainText("bytepattern.wasm");
+  await page.getByRole("button", { name: "Submit job file" }).click();
+  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-all").click()]);
+  const files = untar(readFileSync((await download.path())!));
+  expect([...files.keys()].filter((n) => n.endsWith(".out")).sort()).toEqual(Array.from({ length: COUNT }, (_, i) => `${i}.out`).sort());
+  for (let i = 0; i < COUNT; i++) expect(files.get(`${i}.out`)!.equals(bytepatternOutput(i, Buffer.from(STDIN))), `task ${i}'s output`).toBe(true);
+  const manifest = JSON.parse(files.get("results.json")!.toString("utf8")) as { tasks: { index: number; exitCode: number }[] };
+  expect(manifest.tasks.map((t) => [t.index, t.exitCode])).toEqual(Array.from({ length: COUNT }, (_, i) => [i, 0]));
+});
+
+test("the simple form shows the job file it will submit", async ({ page }) => {
+  await signUp(page, "Form User", `formfile-${Date.now()}@example.test`);
+  await page.goto("/jobs/new");
+  await page.getByRole("radio", { name: /upload/i }).check({ force: true });
+  await page.getByLabel("Module (.wasm)").setInputFiles(BYTEPATTERN_WASM);
+  await page.getByLabel("Task arguments (one task per line)").fill("0\n1");
+  await page.getByLabel("Job name").fill("Two patterns");
+  const shown = page.getByTestId("form-job-file");
+  await shown.locator("summary").click();
+  const json = JSON.parse((await shown.locator("pre").textContent())!) as Record<string, unknown>;
+  expect(json).toMatchObject({ name: "Two patterns", module: "bytepattern.wasm", replicas: 1, tasks: [{ args: ["0"] }, { args: ["1"] }] });
+});

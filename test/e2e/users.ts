@@ -1,0 +1,23 @@
+import { readFileSync } from "node:fs";
+import { expect, type Page } from "@playwright/test";
+import { STACK_FILE } from "./global-setup.ts";
+import { verificationLink } from "../support/outbox.ts";
+
+// Users for the end-to-end specs: the market global-setup started, and sign-up as a person does.
+
+export const stack = () => JSON.parse(readFileSync(STACK_FILE, "utf8")) as { admin: { email: string; password: string } | null; outbox: string };
+
+/** Signs up through the page, then follows the link the market mailed, as a new user does. */
+export async function signUp(page: Page, name: string, email: string) {
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a long enough password");
+  await page.getByRole("radio", { name: /both/i }).check();
+  await page.getByRole("button", { name: /sign up|create/i }).click();
+  await expect(page.getByTestId("signed-in-user")).toContainText(name);
+  await expect(page.getByTestId("verify-email")).toContainText(email);
+  await page.goto(verificationLink(stack().outbox, email));
+  await expect(page.getByTestId("signed-in-user")).toContainText(name);
+  await expect(page.getByTestId("verify-email")).toHaveCount(0);
+}
