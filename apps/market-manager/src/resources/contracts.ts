@@ -15,8 +15,7 @@ const nothing = () => {};
  * Pays a dedicated machine its share of the contract for presence heard up to `upTo` (ms), in
  * `tx`; returns what to apply to memory once `tx` has committed.
  */
-export async function accrueContract(market: Market, tx: Tx, m: LiveMachine, upTo: number): Promise<() => void> {
-  void market;
+export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Promise<() => void> {
   if (m.kind !== "dedicated" || m.contractPriceMicro === null || m.departsAt === null || m.contractStartAt === null) return nothing;
   const from = m.contractPaidUntil ?? m.contractStartAt;
   const a = contractAccrual({
@@ -47,7 +46,7 @@ export async function accrueContract(market: Market, tx: Tx, m: LiveMachine, upT
 export async function resumeContract(market: Market, m: LiveMachine, now: number): Promise<void> {
   if (m.kind !== "dedicated") return;
   const apply = await market.db.$transaction(async (tx) => {
-    const apply = await accrueContract(market, tx, m, m.lastHeartbeatAt);
+    const apply = await accrueContract(tx, m, m.lastHeartbeatAt);
     await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(Math.max(now, m.contractPaidUntil ?? 0)) } });
     return apply;
   });
@@ -62,7 +61,7 @@ export async function accrueContracts(market: Market): Promise<void> {
     if (m.kind !== "dedicated" || now - (m.contractPaidUntil ?? m.contractStartAt ?? now) < CONTRACT_ACCRUAL_MS) continue;
     await market.serial(async () => {
       if (!market.state.machines.has(m.id)) return;
-      (await market.db.$transaction((tx) => accrueContract(market, tx, m, m.lastHeartbeatAt)))();
+      (await market.db.$transaction((tx) => accrueContract(tx, m, m.lastHeartbeatAt)))();
     });
   }
 }

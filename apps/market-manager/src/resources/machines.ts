@@ -175,7 +175,7 @@ export async function departMachine(market: Market, machineId: string, reason: "
     requeue = await market.db.$transaction(async (tx) => {
       // A dedicated machine is paid for the presence heard up to its last heartbeat; the rest of
       // its contract, never delivered, is never paid.
-      paid = await accrueContract(market, tx, machine, machine.lastHeartbeatAt);
+      paid = await accrueContract(tx, machine, machine.lastHeartbeatAt);
       await tx.machine.update({
         where: { id: machineId },
         data: { status: "departed", departedAt: new Date(now), departReason: reason },
