@@ -11,7 +11,8 @@ import { completeTask } from "../tasks/results.ts";
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
 /** The job file's per-task limits where it set them (tasks/job-request.ts), the market's otherwise. */
-function leaseLimits(stored: unknown) {
+/** A task's limits: the job file's own wall time and memory where it gave them, else the market's defaults. */
+export function leaseLimits(stored: unknown) {
   const own = (stored ?? {}) as Partial<typeof TASK_LIMITS>;
   return { ...TASK_LIMITS, ...(own.wallMs ? { wallMs: own.wallMs } : {}), ...(own.memoryPages ? { memoryPages: own.memoryPages } : {}) };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, runPay } from "@cyclemarket/costbenefit";
-import { TASK_LIMITS } from "../resources/leases.ts";
+import { leaseLimits } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
@@ -27,14 +27,14 @@ const EXAMPLE_MEMORY_MB = 16;
  * (`runPay` with an unbounded report), instead of once at its expected time. Never more than the
  * highest benefit; what is not used comes back at settlement.
  */
-function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", workPerTask: number): bigint {
+function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", workPerTask: number, wallMs: number): bigint {
   const highest = Math.max(0, maxBenefit(benefit));
   if (pricing === "bid") return toMicro(highest);
   let contingency = 0;
   for (const p of d.placements) {
     const m = market.state.machines.get(p.machineId);
     if (!m || m.kind !== "opportunistic") continue;
-    const run = { workPerTask, speed: m.speed, pricePerSecond: toCredits(m.pricePerSecondMicro), wallSeconds: TASK_LIMITS.wallMs / 1000, escrowLeft: Infinity };
+    const run = { workPerTask, speed: m.speed, pricePerSecond: toCredits(m.pricePerSecondMicro), wallSeconds: wallMs / 1000, escrowLeft: Infinity };
     // A report longer than any cap: what the engine pays a run at most on this machine.
     const most = runPay(market.settings.terms, { ...run, reportedSeconds: Number.MAX_VALUE }).amount;
     const expected = runPay(market.settings.terms, { ...run, reportedSeconds: workPerTask / m.speed }).amount;
@@ -232,7 +232,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     const spec = specOf(jobId, now, job, input.benefit, input.replicas);
     const decision = market.engine.decide(spec, now);
     const pricing = market.adminSettings.pricing;
-    const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, job.workPerTask) : 0n;
+    const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, job.workPerTask, leaseLimits(job.taskLimits).wallMs) : 0n;
     const held = await balance(market.db, { kind: "consumer", userId: caller.id });
     if (held < needed) throw refuseBalance(held, needed);
     const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
@@ -351,7 +351,8 @@ export async function reevaluateDelayed(market: Market) {
       if (decision.outcome === "delayed") continue;
       let admitted = decision.outcome === "admitted" ? decision : null;
       const pricing = market.adminSettings.pricing;
-      const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask) : 0n;
+      const limits = admitted ? await market.db.job.findUnique({ where: { id: job.id }, select: { taskLimits: true } }) : null;
+      const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, leaseLimits(limits?.taskLimits).wallMs) : 0n;
       if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
         decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
         admitted = null;
