@@ -75,10 +75,10 @@ export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
  */
 export async function settleCompleted(
   tx: Tx,
-  s: { jobId: string; consumerId: string; charge: bigint; compensation: bigint; penaltyHeld: bigint; seconds: number; memo: unknown },
+  s: { jobId: string; consumerId: string; charge: bigint; compensation: bigint; penaltyHeld: bigint; paidToProducers: bigint; seconds: number; memo: unknown },
 ) {
   const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const paid = await paidForJob(tx, s.jobId);
+  const paid = s.paidToProducers;
   const toMarket = s.charge - paid + (s.penaltyHeld - s.compensation);
   await post(tx, {
     kind: "settlement",

@@ -39,6 +39,8 @@ export interface LiveJob {
   workPerTask: number;
   /** What the consumer declared; measurements well above it make lateness the consumer's own. */
   declaredWorkPerTask: number;
+  /** Each task's wall-time limit (its job file's, else the market's default): no run can honestly take longer. */
+  wallMs: number;
   memoryMbPerTask: number;
   /** The consumer's escrow for the job and the market's penalty hold beside it (micro-credits). */
   escrowMicro: bigint;

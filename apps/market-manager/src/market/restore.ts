@@ -2,6 +2,7 @@ import type { Market } from "./market.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
+import { leaseLimits } from "../resources/leases.ts";
 
 /**
  * Rebuilds the live market from PostgreSQL after a start or a crash: machines still active,
@@ -40,6 +41,7 @@ export async function restoreMarket(market: Market) {
       tasksDone: job.tasksDone,
       workPerTask: job.workPerTask,
       declaredWorkPerTask: job.declaredWorkPerTask ?? job.workPerTask,
+      wallMs: leaseLimits(job.taskLimits).wallMs,
       memoryMbPerTask: job.memoryMbPerTask,
       escrowMicro: job.escrowMicro,
       penaltyHeldMicro: job.penaltyHeldMicro,

@@ -2,7 +2,6 @@ import { refinedWork } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob, LiveMachine } from "../market/live.ts";
 import type { Tx } from "../ledger/ledger.ts";
-import { leaseLimits } from "./leases.ts";
 
 // Runs shorter than this measure start-up more than work.
 const MIN_SECONDS = 0.02;
@@ -17,12 +16,11 @@ const MIN_SECONDS = 0.02;
  */
 export async function refine(market: Market, tx: Tx, machine: LiveMachine, job: LiveJob, seconds: number) {
   if (!(seconds >= MIN_SECONDS) || machine.ownerId === job.ownerId) return;
-  const row = await tx.job.findUnique({ where: { id: job.id }, select: { taskLimits: true } });
   const workPerTask = refinedWork(market.settings.terms, {
     reportedSeconds: seconds,
     workPerTask: job.workPerTask,
     speed: machine.speed,
-    wallSeconds: leaseLimits(row?.taskLimits).wallMs / 1000,
+    wallSeconds: job.wallMs / 1000,
   });
   await tx.job.update({ where: { id: job.id }, data: { workPerTask } });
   // Memory follows the database only after the commit; an estimate slightly ahead after a

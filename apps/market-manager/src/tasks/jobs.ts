@@ -307,6 +307,7 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
         tasksDone: 0,
         workPerTask: job.workPerTask,
         declaredWorkPerTask: job.workPerTask,
+        wallMs: leaseLimits(job.taskLimits).wallMs,
         memoryMbPerTask: job.memoryMbPerTask,
         escrowMicro: decision.outcome === "admitted" ? needed : 0n,
         penaltyHeldMicro: penaltyHeld,
@@ -351,8 +352,7 @@ export async function reevaluateDelayed(market: Market) {
       if (decision.outcome === "delayed") continue;
       let admitted = decision.outcome === "admitted" ? decision : null;
       const pricing = market.adminSettings.pricing;
-      const limits = admitted ? await market.db.job.findUnique({ where: { id: job.id }, select: { taskLimits: true } }) : null;
-      const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, leaseLimits(limits?.taskLimits).wallMs) : 0n;
+      const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
       if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
         decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
         admitted = null;

@@ -9,7 +9,6 @@ import { benefitAt, estimateContradicted, runPay, settleCharge, type BenefitCurv
 import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { payRun, paidForJob, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
-import { leaseLimits } from "../resources/leases.ts";
 
 interface Completion {
   machine: LiveMachine;
@@ -138,8 +137,6 @@ export async function completeTask(market: Market, c: Completion) {
  */
 class RunPayer {
   exhausted = false;
-  /** The job's own wall-time limit (its job file's, else the default): no run can honestly take longer. */
-  private wallSeconds: number | undefined;
   constructor(
     private market: Market,
     private tx: Tx,
@@ -148,10 +145,6 @@ class RunPayer {
 
   async run(m: { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number }, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean) {
     const job = this.market.state.jobs.get(this.jobId)!;
-    if (this.wallSeconds === undefined) {
-      const row = await this.tx.job.findUnique({ where: { id: this.jobId }, select: { taskLimits: true } });
-      this.wallSeconds = leaseLimits(row?.taskLimits).wallMs / 1000;
-    }
     const escrow = await balance(this.tx, { kind: "escrow", jobId: this.jobId });
     const p = runPay(this.market.settings.terms, {
       reportedSeconds: elapsedMs / 1000,
@@ -159,7 +152,7 @@ class RunPayer {
       speed: m.speed,
       // Dedicated machines are paid by their contract, not per run.
       pricePerSecond: m.kind === "opportunistic" ? toCredits(m.pricePerSecondMicro) : 0,
-      wallSeconds: this.wallSeconds,
+      wallSeconds: job.wallMs / 1000,
       escrowLeft: toCredits(escrow - job.penaltyHeldMicro),
     });
     const amount = toMicro(p.amount);
@@ -240,6 +233,7 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
     charge: maxBig(toMicro(terms.charge), paid),
     compensation: toMicro(terms.compensation),
     penaltyHeld: job.penaltyHeldMicro,
+    paidToProducers: paid,
     seconds: took,
     memo: terms.reasons,
   });
