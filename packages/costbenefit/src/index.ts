@@ -4,7 +4,7 @@
 // Benefit curves (seed 003, 4.2)
 export { BenefitCurve, benefitAt, maxBenefit, minBenefit, breakpoints, MAX_CREDITS, MAX_SECONDS, MAX_POINTS } from "./benefit.ts";
 // Costs (seed 003, 4.1 and 4.3)
-export { resourceCost, resourceMarginalCost, marginalCost, toCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
+export { resourceCost, resourceMarginalCost, marginalCost, resourceCostSlopeLn, unitsToCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
 export type { MarginalCost, MarginalCostInput } from "./cost.ts";
 // Inputs and outputs, one zod schema and its type under one name
 export { MachineProfile, OpportunisticMachine, DedicatedMachine, DedicatedOffer } from "./machine.ts";

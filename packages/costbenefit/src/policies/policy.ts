@@ -6,9 +6,11 @@ import type { Rng } from "../rng.ts";
 import type { MarketState } from "../state/market-state.ts";
 import { createContext } from "../pipeline/context.ts";
 import { buildPlan } from "../pipeline/plan.ts";
-import { admitAll, miserlyAdmit } from "./admission.ts";
+import { admitAll } from "./admit-all.ts";
+import { miserlyAdmit } from "./miserly.ts";
 import { migrationMoves } from "./migration.ts";
-import { considerDedicatedOffer } from "./offer.ts";
+import { reviewDelayed } from "./outcomes.ts";
+import { considerDedicatedOffer } from "./purchase.ts";
 import { chooserFor } from "./placement.ts";
 import { buildContinuousBidPolicy } from "./continuous-bid.ts";
 import { buildOpportunityCostPolicy } from "./opportunity-cost.ts";
@@ -81,15 +83,8 @@ export function buildPolicy(name: string, profile: PolicyProfile): Policy {
       return out;
     },
     tick(state, now) {
-      const reevaluate: string[] = [];
-      const reject: TickResult["reject"] = [];
-      const maxDelay = state.settings.maxDelaySeconds;
-      for (const d of state.delayed.values()) {
-        const waited = now - d.job.arrivedAt;
-        if (waited >= maxDelay) reject.push({ jobId: d.job.id, reasons: [{ code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: maxDelay }] });
-        else if (d.epoch < state.epoch) reevaluate.push(d.job.id);
-      }
-      return { reevaluate, reject, moves: migrationMoves(state, now, profile) };
+      const { reject, changed } = reviewDelayed(state, now);
+      return { reevaluate: changed.map((d) => d.job.id), reject, moves: migrationMoves(state, now, profile) };
     },
     considerDedicatedOffer,
   };

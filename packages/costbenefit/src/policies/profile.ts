@@ -51,7 +51,7 @@ export const PolicyProfile = z.object({
       bookable: z.number().positive().max(10).default(1),
     })
     .default({ pMaxSeconds: 3600, slack: 4, fallbackValuePerWork: 1, bookable: 1 }),
-  /** Most plans miserly tries, each finishing before the last, besides the one with no deadline (admission.ts). */
+  /** Most plans miserly tries, each finishing before the last, besides the one with no deadline (miserly.ts). */
   maxCandidateTimes: z.number().int().min(1).max(1000).default(16),
 });
 export type PolicyProfile = z.infer<typeof PolicyProfile>;

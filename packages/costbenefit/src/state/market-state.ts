@@ -1,6 +1,7 @@
 // The live market in memory: machines, the tasks queued and running on them, the market's link,
 // and the jobs waiting for re-evaluation. Deterministic: every method takes `now`; nothing reads a
 // clock. The Market Manager keeps one instance up to date; the simulator drives another.
+import { resourceCostSlopeLn } from "../cost.ts";
 import { MachineProfile, type MachineProfileInput } from "../machine.ts";
 import type { Job, PendingTask } from "../job.ts";
 import { MarketSettings, type MarketSettingsInput } from "../settings.ts";
@@ -292,13 +293,12 @@ export class MarketState {
    * P ln(n) n^u / (capacity H) + cps / speed. Since e^x - 1 >= x, w times this is a lower bound
    * of the exact compute marginal plus payment, which lets the search prune safely.
    */
-  unitKey(slot: number, now: number): number {
+  unitKey(slot: number, now: number, n = this.n): number {
     const m = this.machines;
     const H = this._settings.horizonSeconds;
-    const n = this.n;
-    const u = m.remaining(slot, now) / m.f.capacity[slot]! / H;
-    const ln = Math.log(n);
-    return (this._settings.priceConstant * ln * Math.exp(u * ln)) / (m.f.capacity[slot]! * H) + m.f.pricePerSecond[slot]! / m.f.speed[slot]!;
+    const capacity = m.f.capacity[slot]!;
+    const backlogSeconds = m.remaining(slot, now) / capacity;
+    return (this._settings.priceConstant * resourceCostSlopeLn(Math.log(n), backlogSeconds, H)) / capacity + m.f.pricePerSecond[slot]! / m.f.speed[slot]!;
   }
 
   /**
@@ -329,8 +329,7 @@ export class MarketState {
   memoryKey(slot: number): number {
     const m = this.machines;
     const max = m.f.memoryPerSlot[slot]! * m.f.slots[slot]!;
-    const ln = Math.log(this.n);
-    return (this._settings.priceConstant * ln * Math.exp((ln * m.f.runningMemory[slot]!) / max)) / max;
+    return this._settings.priceConstant * resourceCostSlopeLn(Math.log(this.n), m.f.runningMemory[slot]!, max);
   }
 
   private rekey(slot: number, now: number): void {
