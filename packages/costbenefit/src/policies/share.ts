@@ -10,9 +10,9 @@ import { createContext, type SearchContext } from "../pipeline/context.ts";
 import { buildPlan, expandTasks, type Chooser } from "../pipeline/plan.ts";
 import type { DelayedJob, MarketState } from "../state/market-state.ts";
 import { jobLoads, TermsBook, deriveTerms, type JobLoad, type JobTerms } from "./job-terms.ts";
-import { admitted, delayOrReject, reviewDelayed } from "./outcomes.ts";
+import { delayOrReject, reviewDelayed } from "./outcomes.ts";
 import { considerDedicatedOffer } from "./purchase.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy } from "./types.ts";
 import type { PolicyProfile } from "./profile.ts";
 
 /** Everything one decision of a share policy reads: the state, the time, the jobs in the market. */
@@ -52,9 +52,6 @@ export function unboundedContext(call: ShareCall): SearchContext {
 export function planJob(call: ShareCall, job: Job, choose: Chooser) {
   return buildPlan(unboundedContext(call), expandTasks(job), Infinity, choose);
 }
-
-/** Admitted with the plan, at the share policy's own charge under posted pricing (outcomes.ts). */
-export const admittedDecision = admitted;
 
 /** A job that cannot start now waits, and is rejected once it has waited the maximum. */
 export function waitOrReject(call: ShareCall, job: Job, why: Reason, never = false): Decision {

@@ -8,9 +8,9 @@ const rng = createRng(7);
 
 describe("tickets (seed 002, Computational Co-op)", () => {
   // Jobs x and y each run one task and queue another; a third machine falls idle.
-  function contended(valueX: number, valueY: number) {
+  function contended(valueX: number, valueY: number, migration: "least-usage" | "none" = "least-usage") {
     const s = market([opp("a"), opp("b")]);
-    const p = createPolicy("tickets");
+    const p = createPolicy("tickets", { migration: { rule: migration } });
     const x = job("x", { kind: "constant", value: valueX }, [{ work: 50 }, { work: 50 }]);
     const y = job("y", { kind: "constant", value: valueY }, [{ work: 50 }, { work: 50 }]);
     for (const [j, m] of [[x, "a"], [y, "b"]] as const) {
@@ -30,6 +30,10 @@ describe("tickets (seed 002, Computational Co-op)", () => {
     ]);
     // Swap the tickets and the slot goes to y.
     expect(contended(10, 100)[0]).toMatchObject({ taskId: "y.t1", toMachineId: "c" });
+  });
+
+  it("moves nothing when its profile's migration rule is none", () => {
+    expect(contended(100, 10, "none")).toEqual([]);
   });
 
   it("never preempts: a job arriving when every slot is taken waits, oldest first", () => {

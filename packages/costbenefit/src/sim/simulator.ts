@@ -6,7 +6,7 @@ import type { Decision } from "../decision.ts";
 import type { Job } from "../job.ts";
 import type { MachineProfileInput } from "../machine.ts";
 import { MachineProfile } from "../machine.ts";
-import type { Policy } from "../policies/policy.ts";
+import type { Policy } from "../policies/types.ts";
 import type { Rng } from "../rng.ts";
 import type { MarketSettingsInput } from "../settings.ts";
 import { MarketState } from "../state/market-state.ts";
