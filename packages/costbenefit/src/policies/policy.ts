@@ -26,7 +26,7 @@ export type { Policy } from "./types.ts";
 export function createPolicy(name: PolicyName | string, overrides: Partial<PolicyProfileInput> = {}): Policy {
   if (!isPolicyName(name)) throw new Error(`unknown policy ${name}`);
   const base = POLICY_PROFILES[name] as PolicyProfileInput;
-  const migration = base.migration || overrides.migration ? { migration: { rule: "none", ...base.migration, ...overrides.migration } } : {};
+  const migration = base.migration || overrides.migration ? { migration: { rule: "none" as const, ...base.migration, ...overrides.migration } } : {};
   return buildPolicy(name, parseProfile(name, { ...base, ...overrides, ...migration }));
 }
 
@@ -38,7 +38,7 @@ const SHARE_BUILDERS: Record<ShareRule, (name: string, profile: PolicyProfile) =
 };
 
 /** The profile, or an error that names the policy and says in words what is wrong with it. */
-function parseProfile(name: string, input: PolicyProfileInput): PolicyProfile {
+function parseProfile(name: string, input: unknown): PolicyProfile {
   const r = PolicyProfile.safeParse(input);
   if (!r.success) throw new Error(`policy ${name}: ${z.prettifyError(r.error)}`);
   return r.data;
