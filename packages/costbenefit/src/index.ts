@@ -28,8 +28,10 @@ export type { PolicyProfileInput } from "./policies/profile.ts";
 export { POLICY_NAMES, POLICY_PROFILES, isPolicyName } from "./policies/registry.ts";
 export type { PolicyName } from "./policies/registry.ts";
 // Money: what a run is worth, what a job is charged, what a dedicated machine has earned
-export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
-export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ChargeReason, ContractAccrualInput } from "./settlement.ts";
+export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, ChargeReason, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
+export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ContractAccrualInput } from "./settlement.ts";
 // Randomness is always passed in
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";
+export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, LimitName, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
+export type { MarketReasonCode } from "./vocabulary.ts";
