@@ -33,5 +33,6 @@ export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, Co
 // Randomness is always passed in
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";
+export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
 export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, LimitName, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
 export type { MarketReasonCode } from "./vocabulary.ts";
