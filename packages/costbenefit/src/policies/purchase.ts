@@ -19,8 +19,8 @@ export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer
   const n = Math.max(2, state.machineCount + 1);
   const m = state.machines;
   let unitPrice = Infinity;
-  for (let slot = 0; slot < m.end; slot++) {
-    if (m.live(slot)) unitPrice = Math.min(unitPrice, state.unitKey(slot, now, n));
+  for (let row = 0; row < m.end; row++) {
+    if (m.live(row)) unitPrice = Math.min(unitPrice, state.unitKey(row, now, n));
   }
   const capacityWork = offer.speed * offer.slots * (offer.departureAt - now);
   // An empty market: the offered machine's own idle quote.

@@ -31,7 +31,7 @@ export function reservedRate(terms: JobTerms): number {
 }
 
 interface Book {
-  /** Reserved work units per second on each machine slot (with lending). */
+  /** Reserved work units per second on each machine row (with lending). */
   perMachine: Float64Array;
   /** Sum over jobs in the market of their reservations. */
   total: number;
@@ -84,7 +84,7 @@ function bestFit(call: ShareCall, book: Book, jobRate: number, jobWork: number, 
       failed.reason = { code: "reservation-unplaceable", taskId: task.id, ratePerSecond: rho, largestSpare };
       return undefined;
     }
-    book.perMachine[c.slot]! += rho;
+    book.perMachine[c.row]! += rho;
     return c;
   };
 }

@@ -59,7 +59,7 @@ export function waitOrReject(call: ShareCall, job: Job, why: Reason, never = fal
   return delayOrReject(call.state, job, call.now, why);
 }
 
-/** Free slots per machine slot index (slots minus running and queued tasks), and their sum. */
+/** Free slots per machine row (slots minus running and queued tasks), and their sum. */
 export function freeSlots(state: MarketState): { free: Int32Array; total: number } {
   const m = state.machines;
   const free = new Int32Array(m.end);

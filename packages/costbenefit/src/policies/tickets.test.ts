@@ -23,7 +23,7 @@ describe("tickets (seed 002, Computational Co-op)", () => {
     return p.tick(s, 1, rng).moves;
   }
 
-  it("gives a free slot to the job with the least resources used per ticket", () => {
+  it("gives a free row to the job with the least resources used per ticket", () => {
     // Both hold one slot: x has 100 tickets (r/t = 0.01), y has 10 (r/t = 0.1).
     expect(contended(100, 10)).toEqual([
       { taskId: "x.t1", fromMachineId: "a", toMachineId: "c", reasons: [{ code: "least-usage-per-ticket", jobId: "x", usagePerTicket: 0.01, tickets: 100 }] },
@@ -36,7 +36,7 @@ describe("tickets (seed 002, Computational Co-op)", () => {
     expect(contended(100, 10, "none")).toEqual([]);
   });
 
-  it("never preempts: a job arriving when every slot is taken waits, oldest first", () => {
+  it("never preempts: a job arriving when every row is taken waits, oldest first", () => {
     const s = market([opp("a")]);
     const p = createPolicy("tickets");
     const first = job("first", { kind: "constant", value: 10 });
