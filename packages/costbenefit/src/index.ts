@@ -36,3 +36,5 @@ export type { Rng } from "./rng.ts";
 export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
 export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, LimitName, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
 export type { MarketReasonCode } from "./vocabulary.ts";
+export { quorumOf, tallyCopies } from "./quorum.ts";
+export type { CopyVote, Tally } from "./quorum.ts";
