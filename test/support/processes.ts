@@ -105,6 +105,8 @@ export interface ManagerOptions {
   pgPort?: number;
   databaseUrl?: string;
   leaseTimeoutMs: number;
+  /** The clone to run it from (this one unless said). */
+  repo?: string;
 }
 
 export interface ManagerProcess {
@@ -131,9 +133,10 @@ export function startManager(o: ManagerOptions): Promise<ManagerProcess> {
 async function startManagerOn(port: number, o: ManagerOptions): Promise<ManagerProcess> {
   const tokenFile = join(o.dataDir, "local-worker-token");
   const { DATABASE_URL: _inherited, ...env } = process.env;
-  const child = fork(join(root, "apps/market-manager/src/main.ts"), [], {
+  const repo = o.repo ?? root;
+  const child = fork(join(repo, "apps/market-manager/src/main.ts"), [], {
     execArgv: ["--import", "tsx"],
-    cwd: root,
+    cwd: repo,
     env: {
       ...env,
       MARKET_PORT: String(port),
