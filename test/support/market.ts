@@ -73,7 +73,8 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     ...TEST_MARKET_ENV,
     ...env,
   });
-  const manager = await startMarketManager(cfg, () => {});
+  // MARKET_LOG=1 shows the market's log (and the stacks of its 500s) while a test runs.
+  const manager = await startMarketManager(cfg, process.env.MARKET_LOG ? (line) => console.log(`[market] ${line}`) : () => {});
   const url = `http://127.0.0.1:${manager.port}`;
   return {
     url,

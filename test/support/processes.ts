@@ -107,6 +107,8 @@ export interface ManagerOptions {
   leaseTimeoutMs: number;
   /** The clone to run it from (this one unless said). */
   repo?: string;
+  /** Settings over the tests' usual ones (TEST_MARKET_ENV). */
+  env?: Record<string, string>;
 }
 
 export interface ManagerProcess {
@@ -147,6 +149,7 @@ async function startManagerOn(port: number, o: ManagerOptions): Promise<ManagerP
       LEASE_TIMEOUT_MS: String(o.leaseTimeoutMs),
       LOCAL_WORKER_TOKEN_FILE: tokenFile,
       ...TEST_MARKET_ENV,
+      ...o.env,
     },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
