@@ -4,7 +4,7 @@
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createServer } from "node:net";
+import { portIsFree, PortTakenError } from "../apps/market-manager/src/net/free-port.ts";
 
 export const root = resolve(import.meta.dirname, "..");
 const tsxLoader = ["--import", "tsx"];
@@ -111,13 +111,48 @@ function stopChild(child: ChildProcess | undefined, timeoutMs = 15_000) {
 }
 
 /** A port someone else holds is named with the variable that moves ours, before anything starts. */
-export function assertPortFree(port: number, variable: string): Promise<void> {
+export async function assertPortFree(port: number, variable: string): Promise<void> {
+  if (!(await portIsFree(port))) throw new PortTakenError(port, variable);
+}
+
+/**
+ * `next start` on `port`, resolved once this server (not another program on the port) says it is
+ * ready; a taken port rejects with PortTakenError naming PORT.
+ */
+export function startWebApp(o: { port: number; host?: string; env: Record<string, string>; log: (line: string) => void }): Promise<ChildProcess> {
+  const web = spawn("npx", ["next", "start", "-p", String(o.port), ...(o.host ? ["-H", o.host] : [])], {
+    cwd: join(root, "apps/web"),
+    env: { ...process.env, ...o.env, PORT: String(o.port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const seen: string[] = [];
+  prefixed(web, "web", (line) => {
+    seen.push(line);
+    o.log(line);
+  });
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", (e: NodeJS.ErrnoException) =>
-      reject(new Error(e.code === "EADDRINUSE" ? `Port ${port} is taken by another program; set ${variable} to a free port.` : `Port ${port}: ${e.message}`)),
-    );
-    probe.listen(port, () => probe.close(() => resolve()));
+    const timer = setTimeout(() => {
+      stopChild(web).then(() => reject(new Error(`the web app was not ready within 60 s:\n${seen.slice(-10).join("\n")}`)));
+    }, 60_000);
+    const ready = setInterval(() => {
+      if (seen.some((l) => /\bReady in\b/.test(l))) {
+        clearInterval(ready);
+        clearTimeout(timer);
+        web.off("exit", onExit);
+        resolve(web);
+      }
+    }, 50);
+    const onExit = (code: number | null) => {
+      clearInterval(ready);
+      clearTimeout(timer);
+      // The output is read a moment after the exit: the last lines may still be on their way.
+      setTimeout(() => {
+        if (seen.some((l) => /EADDRINUSE/.test(l))) reject(new PortTakenError(o.port, "PORT"));
+        else reject(new Error(`the web app exited with ${code} before it was ready:\n${seen.slice(-10).join("\n")}`));
+      }, 100);
+    };
+    web.once("exit", onExit);
   });
 }
 
@@ -154,18 +189,18 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   children.manager = manager;
   prefixed(manager, "market", opts.log);
   const ready = await new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
-    manager.once("message", (m) => resolve(m as { admin: Stack["admin"] }));
+    manager.once("message", (m: { kind: string; admin: Stack["admin"]; port: number; variable: string }) =>
+      m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : resolve(m),
+    );
     manager.once("exit", (code) => reject(new Error(`the Market Manager exited with ${code} before it was ready`)));
   });
 
-  const web = spawn("npx", ["next", "start", "-p", String(opts.webPort)], {
-    cwd: join(root, "apps/web"),
-    env: { ...process.env, ...baseEnv, MARKET_API_URL: marketUrl, PORT: String(opts.webPort) },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  children.web = web;
-  prefixed(web, "web", opts.log);
+  try {
+    children.web = await startWebApp({ port: opts.webPort, env: { ...baseEnv, MARKET_API_URL: marketUrl }, log: opts.log });
+  } catch (e) {
+    await stopChild(manager, 30_000);
+    throw e;
+  }
   await waitForHttp(webUrl, 60_000);
 
   const workerToken = readFileSync(tokenFile, "utf8").trim();

@@ -1,21 +1,27 @@
 // `npm start`: the whole market on this machine. Ctrl-C stops everything cleanly.
 import { join } from "node:path";
-import { buildWebIfStale, root, startStack } from "./stack.ts";
+import { assertPortFree, buildWebIfStale, root, startStack } from "./stack.ts";
 
 const log = (line: string) => console.log(line);
+const marketPort = Number(process.env.MARKET_PORT ?? 4000);
+const webPort = Number(process.env.PORT ?? 3000);
+// One sentence that says what to do, not a stack.
+const didNotStart = (e: unknown): never => {
+  console.error(`\nCycle Market did not start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+};
+// A taken port is named before the build, not after a minute of it. (The embedded PostgreSQL
+// moves to another port by itself: nothing outside the market connects to it.)
+await Promise.all([assertPortFree(marketPort, "MARKET_PORT"), assertPortFree(webPort, "PORT")]).catch(didNotStart);
 await buildWebIfStale(log);
 const stack = await startStack({
   dataDir: process.env.MARKET_DATA_DIR ?? join(root, ".data"),
-  marketPort: Number(process.env.MARKET_PORT ?? 4000),
-  webPort: Number(process.env.PORT ?? 3000),
+  marketPort,
+  webPort,
   pgPort: Number(process.env.MARKET_PG_PORT ?? 54329),
   workerSlots: Number(process.env.LOCAL_WORKER_SLOTS ?? 1),
   log,
-}).catch((e: unknown) => {
-  // One sentence that says what to do, not a stack.
-  console.error(`\nCycle Market did not start: ${e instanceof Error ? e.message : String(e)}`);
-  process.exit(1);
-});
+}).catch(didNotStart);
 console.log(`\nCycle Market is running at ${stack.webUrl}`);
 if (stack.admin) {
   console.log("\nThis is a new market. Its admin account (shown only this once):");

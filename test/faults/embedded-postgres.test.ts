@@ -44,7 +44,7 @@ const alive = (pid: number) => {
 };
 
 async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: embeddedUrl(port, pgDir) });
+  const client = new pg.Client({ connectionString: embeddedUrl(pgDir) });
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];

@@ -43,7 +43,7 @@ describe("PostgreSQL restarts under a running market", () => {
   it("the market answers again, the job completes and the ledger balances", async () => {
     const pgPort = await freePort();
     pg = await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
-    manager = await startManager({ port: await freePort(), databaseUrl: pg.ownerUrl, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
+    manager = await startManager({ databaseUrl: pg.ownerUrl, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
     const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
     workers.push(await startWorker(manager.url, token, "w1"), await startWorker(manager.url, token, "w2"));

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../support/market.ts";
 import { expectMarketInvariants, withDb } from "../support/books.ts";
 import {
   embeddedUrl,
@@ -38,8 +37,7 @@ afterAll(async () => {
 
 describe("a Node worker is killed with SIGKILL mid-task", () => {
   it("the market notices it departed, runs its task elsewhere, and never accepts its work after its death", async () => {
-    const pgPort = await freePort();
-    manager = await startManager({ port: await freePort(), pgPort, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
+    manager = await startManager({ dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
     const admin = await signIn(manager.url, manager.admin!.email, manager.admin!.password);
     const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
@@ -82,7 +80,7 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
     expect((job.result as { total: number }).total).toBe(SAMPLES * TASKS);
     expect(survivor.child.exitCode).toBeNull();
 
-    await withDb(embeddedUrl(pgPort, join(dataDir, "postgres")), async (db) => {
+    await withDb(embeddedUrl(join(dataDir, "postgres")), async (db) => {
       const { accepted } = await expectMarketInvariants(db, [jobId]);
       const machine = await db.machine.findUniqueOrThrow({ where: { id: victimMachine } });
       expect(machine).toMatchObject({ status: "departed", departReason: "missed-heartbeats" });

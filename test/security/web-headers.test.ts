@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
-import { buildWebIfStale, root } from "../../scripts/stack.ts";
-import { freePort } from "../support/market.ts";
-import { waitFor } from "../support/processes.ts";
+import type { ChildProcess } from "node:child_process";
+import { buildWebIfStale, startWebApp } from "../../scripts/stack.ts";
+import { onFreePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 // Every page of the web app carries the security headers, and nothing says what serves it.
 
@@ -12,15 +10,11 @@ let base: string;
 
 beforeAll(async () => {
   await buildWebIfStale(() => {});
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  web = spawn("npx", ["next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: join(root, "apps/web"),
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", MARKET_API_URL: "http://127.0.0.1:9" },
-    stdio: "ignore",
-    detached: true,
+  const env = { NEXT_TELEMETRY_DISABLED: "1", MARKET_API_URL: "http://127.0.0.1:9" };
+  await onFreePort(async (port) => {
+    web = await startWebApp({ port, host: "127.0.0.1", env, log: () => {} });
+    base = `http://127.0.0.1:${port}`;
   });
-  await waitFor("the web app", async () => ((await fetch(base).catch(() => null))?.ok ? true : undefined), 60_000);
 });
 afterAll(async () => {
   // npx runs the server in the group started here: stop the whole group.

@@ -4,12 +4,12 @@
 // the Node worker do.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { verificationLink } from "./outbox.ts";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
 import { NodeEventSource } from "../../apps/worker-runtime/src/node/event-source.ts";
 import { loadConfig, startMarketManager, type AppRouter } from "../../apps/market-manager/src/index.ts";
+import { freePort } from "../../apps/market-manager/src/net/free-port.ts";
 import type { RunningManager } from "../../apps/market-manager/src/index.ts";
 
 export const PUBLIC_URL = "http://localhost:3999";
@@ -30,16 +30,8 @@ export const TEST_MARKET_ENV = {
   SUBMISSIONS_PER_MINUTE: "100000",
 };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A free port below the ephemeral range, so no outgoing connection can take it before we bind it. */
+export { freePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 export interface TestMarket {
   url: string;
@@ -81,7 +73,8 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     ...TEST_MARKET_ENV,
     ...env,
   });
-  const manager = await startMarketManager(cfg, () => {});
+  // MARKET_LOG=1 shows the market's log (and the stacks of its 500s) while a test runs.
+  const manager = await startMarketManager(cfg, process.env.MARKET_LOG ? (line) => console.log(`[market] ${line}`) : () => {});
   const url = `http://127.0.0.1:${manager.port}`;
   return {
     url,

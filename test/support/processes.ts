@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PUBLIC_URL, TEST_MARKET_ENV, signIn, signUp } from "./market.ts";
+import { onFreePort, PortTakenError } from "../../apps/market-manager/src/net/free-port.ts";
 
 export { signIn, signUp };
 
@@ -97,17 +98,23 @@ export function tempDir(prefix: string) {
 }
 
 export interface ManagerOptions {
-  port: number;
+  /** The API's port; when none is given a free one is chosen, and another if that one is taken. */
+  port?: number;
   dataDir: string;
-  /** The embedded PostgreSQL's port (ignored with databaseUrl). */
+  /** The embedded PostgreSQL's port (ignored with databaseUrl); it moves by itself when taken. */
   pgPort?: number;
   databaseUrl?: string;
   leaseTimeoutMs: number;
+  /** The clone to run it from (this one unless said). */
+  repo?: string;
+  /** Settings over the tests' usual ones (TEST_MARKET_ENV). */
+  env?: Record<string, string>;
 }
 
 export interface ManagerProcess {
   child: ChildProcess;
   url: string;
+  port: number;
   out: Output;
   admin: { email: string; password: string } | null;
   /** The file the manager keeps its local worker's API token in (a producer's token). */
@@ -116,16 +123,25 @@ export interface ManagerProcess {
   outbox: string;
 }
 
-/** `node --import tsx apps/market-manager/src/main.ts`, resolved once it says it is ready. */
-export async function startManager(o: ManagerOptions): Promise<ManagerProcess> {
+/**
+ * `node --import tsx apps/market-manager/src/main.ts`, resolved once it says it is ready. A port
+ * the test named is used or refused (PortTakenError); a port chosen here is retried elsewhere.
+ */
+export function startManager(o: ManagerOptions): Promise<ManagerProcess> {
+  if (o.port !== undefined) return startManagerOn(o.port, o);
+  return onFreePort((port) => startManagerOn(port, o));
+}
+
+async function startManagerOn(port: number, o: ManagerOptions): Promise<ManagerProcess> {
   const tokenFile = join(o.dataDir, "local-worker-token");
   const { DATABASE_URL: _inherited, ...env } = process.env;
-  const child = fork(join(root, "apps/market-manager/src/main.ts"), [], {
+  const repo = o.repo ?? root;
+  const child = fork(join(repo, "apps/market-manager/src/main.ts"), [], {
     execArgv: ["--import", "tsx"],
-    cwd: root,
+    cwd: repo,
     env: {
       ...env,
-      MARKET_PORT: String(o.port),
+      MARKET_PORT: String(port),
       MARKET_DATA_DIR: o.dataDir,
       ...(o.pgPort ? { MARKET_PG_PORT: String(o.pgPort) } : {}),
       ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
@@ -133,6 +149,7 @@ export async function startManager(o: ManagerOptions): Promise<ManagerProcess> {
       LEASE_TIMEOUT_MS: String(o.leaseTimeoutMs),
       LOCAL_WORKER_TOKEN_FILE: tokenFile,
       ...TEST_MARKET_ENV,
+      ...o.env,
     },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
@@ -140,12 +157,13 @@ export async function startManager(o: ManagerOptions): Promise<ManagerProcess> {
   const ready = await new Promise<{ admin: ManagerProcess["admin"] }>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`the Market Manager exited (${code}) before it was ready:\n${out.tail()}`));
     child.once("exit", onExit);
-    child.once("message", (m) => {
+    child.once("message", (m: { kind: string; admin: ManagerProcess["admin"]; port: number; variable: string }) => {
       child.off("exit", onExit);
-      resolve(m as { admin: ManagerProcess["admin"] });
+      if (m.kind === "port-taken") void exit(child).then(() => reject(new PortTakenError(m.port, m.variable)));
+      else resolve(m);
     });
   });
-  return { child, url: `http://127.0.0.1:${o.port}`, out, admin: ready.admin, tokenFile, outbox: join(o.dataDir, "outbox.jsonl") };
+  return { child, url: `http://127.0.0.1:${port}`, port, out, admin: ready.admin, tokenFile, outbox: join(o.dataDir, "outbox.jsonl") };
 }
 
 export interface WorkerProcess {
@@ -170,9 +188,14 @@ export async function startWorker(url: string, token: string, name: string): Pro
 
 export type Client = Awaited<ReturnType<typeof signUp>>;
 
-/** The embedded server's owner connection; `pgDir` holds its data and its 0600 password file. */
-export const embeddedUrl = (pgPort: number, pgDir: string) =>
-  `postgresql://cyclemarket:${encodeURIComponent(readFileSync(join(pgDir, "owner-password"), "utf8").trim())}@127.0.0.1:${pgPort}/cyclemarket`;
+/**
+ * The running embedded server's owner connection; `pgDir` holds its data and its 0600 password
+ * file. Its port is read from the server's lock file, since a taken port moves it elsewhere.
+ */
+export function embeddedUrl(pgDir: string) {
+  const port = Number(readFileSync(join(pgDir, "pgdata/postmaster.pid"), "utf8").split("\n")[3]);
+  return `postgresql://cyclemarket:${encodeURIComponent(readFileSync(join(pgDir, "owner-password"), "utf8").trim())}@127.0.0.1:${port}/cyclemarket`;
+}
 
 /**
  * After a test: a PostgreSQL still running on this data folder (left by a manager that was

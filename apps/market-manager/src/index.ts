@@ -20,6 +20,7 @@ import { createQuotas } from "./limits/quotas.ts";
 import { authRules } from "./auth/auth-limits.ts";
 import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
+import { isAddressInUse, PortTakenError } from "./net/free-port.ts";
 
 // A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
 export const MAX_ATTEMPTS = 3;
@@ -28,6 +29,7 @@ export const MAX_DELAY_MS = 10 * 60_000;
 
 export type { AppRouter } from "./api/router.ts";
 export { loadConfig } from "./config.ts";
+export { PortTakenError } from "./net/free-port.ts";
 
 export interface RunningManager {
   port: number;
@@ -77,10 +79,17 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
   const stopSweeper = startSweeper(market, 1000);
   const server = createServer(services);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(cfg.MARKET_PORT, cfg.MARKET_HOST, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(cfg.MARKET_PORT, cfg.MARKET_HOST, resolve);
+    });
+  } catch (e) {
+    stopSweeper();
+    await db.$disconnect();
+    await database.stop();
+    throw isAddressInUse(e) ? new PortTakenError(cfg.MARKET_PORT, "MARKET_PORT") : e;
+  }
   return {
     port: (server.address() as AddressInfo).port,
     services,

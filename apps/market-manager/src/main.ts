@@ -1,10 +1,17 @@
 import { loadConfig } from "./config.ts";
-import { startMarketManager } from "./index.ts";
+import { PortTakenError, startMarketManager } from "./index.ts";
 
 // The Market Manager as a process: `tsx apps/market-manager/src/main.ts`.
 const log = (line: string) => console.log(`[market] ${line}`);
 const cfg = loadConfig();
-const manager = await startMarketManager(cfg, log);
+const manager = await startMarketManager(cfg, log).catch((e: unknown) => {
+  // A taken port is a fact the user can act on: one sentence, and the launcher is told which port.
+  if (!(e instanceof PortTakenError)) throw e;
+  log(e.message);
+  process.send?.({ kind: "port-taken", port: e.port, variable: e.variable }, () => process.exit(2));
+  if (!process.send) process.exit(2);
+  return new Promise<never>(() => {});
+});
 log(`API listening on http://${cfg.MARKET_HOST}:${manager.port}`);
 if (process.send) process.send({ kind: "ready", port: manager.port, admin: manager.admin });
 

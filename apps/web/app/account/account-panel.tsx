@@ -19,7 +19,9 @@ export function AccountPanel({ me }: { me: Me }) {
           <dl className="space-y-2 text-sm">
             <div>
               <dt className="text-slate-500">Name</dt>
-              <dd className="font-medium text-slate-900">{me.name}</dd>
+              <dd className="font-medium text-slate-900">
+                <bdi>{me.name}</bdi>
+              </dd>
             </div>
             <div>
               <dt className="text-slate-500">Email</dt>

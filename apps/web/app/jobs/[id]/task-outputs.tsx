@@ -49,8 +49,8 @@ export function TaskOutputs({ jobId, done, total }: { jobId: string; done: numbe
           {outputs.data.map((o) => (
             <li key={o.index} className="rounded-lg bg-slate-50 p-3">
               <div className="text-xs text-slate-500">
-                Task {o.index} · {o.args.join(" ")}
-                {o.elapsedMs != null ? ` · ${seconds(o.elapsedMs / 1000)}` : ""} · {o.machineName}
+                Task {o.index} · <bdi>{o.args.join(" ")}</bdi>
+                {o.elapsedMs != null ? ` · ${seconds(o.elapsedMs / 1000)}` : ""} · <bdi>{o.machineName}</bdi>
               </div>
               {o.stdoutText !== null ? (
                 <pre className="mt-1 max-h-32 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-800">{o.stdoutText || "(no output)"}</pre>
