@@ -11,7 +11,7 @@ import { runProducer, type ProducerEvent } from "../../worker-runtime/src/produc
 import type { Executor } from "../../worker-runtime/src/executor.ts";
 import type { WorkerApi } from "../../worker-runtime/src/api.ts";
 import { EMPTY_OUTPUT_HASH } from "../../worker-runtime/src/sandbox.ts";
-import { clientFor, PUBLIC_URL, signUp, TEST_MARKET_ENV } from "../../../test/support/market.ts";
+import { clientFor, freePort, PUBLIC_URL, signUp, TEST_MARKET_ENV } from "../../../test/support/market.ts";
 import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
 
@@ -86,9 +86,10 @@ function descendants(root: number): number[] {
 
 export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string> } = {}): Promise<BenchManager> {
   const execArgv = ["--import", "tsx", ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
+  const pgPort = String(await freePort());
   const child: ChildProcess = fork(join(import.meta.dirname, "manager.ts"), [], {
     execArgv,
-    env: { ...process.env, BENCH_MARKET_ENV: JSON.stringify({ ...BENCH_MARKET_ENV, ...options.env }) },
+    env: { ...process.env, BENCH_MARKET_ENV: JSON.stringify({ ...BENCH_MARKET_ENV, MARKET_PG_PORT: pgPort, ...options.env }) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const ready = await new Promise<{ port: number; outbox: string }>((resolve, reject) => {
