@@ -79,9 +79,12 @@ export const liveRouter = router({
   work: machineStreamProcedure.subscription(async function* ({ ctx, input, signal }) {
     const market = ctx.services.market;
     let offered: string | null = null;
-    for await (const _ of changes(market, signal)) {
+    // Woken only by events about this machine, or when it is idle and work spare elsewhere (market/work-routes.ts).
+    const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark);
+    for await (const _ of changes(market, signal, { listen })) {
       const machine = ownMachine(market, ctx.caller, input.machineId);
       const available = workOnOffer(market, machine);
+      market.workRoutes.markIdle(machine.id, available <= 0);
       // The same offer to the same machine state says nothing new.
       const offer = available > 0 ? `${available}/${machine.queue.length}/${machine.leases.size}` : null;
       if (offer !== null && offer !== offered) {
