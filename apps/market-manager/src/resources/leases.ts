@@ -6,7 +6,7 @@ import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
 import { ownMachine } from "./machines.ts";
-import { completeTask } from "../tasks/results.ts";
+import { ReportBatch } from "../tasks/report-batch.ts";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -175,9 +175,27 @@ export interface TaskReport {
   error?: { code: string; message?: string } | undefined;
 }
 
-/** A worker's result for the lease it names; anything but the current lease is refused. */
+/** Each market's reports waiting for their group commit. */
+const batches = new WeakMap<Market, ReportBatch>();
+
+/**
+ * A worker's result for the lease it names; anything but the current lease is refused. What needs
+ * no market state (sizes, the hash) is checked on arrival; the rest at the report's turn, in its
+ * group commit (tasks/report-batch.ts). The answer comes once the result is durable.
+ */
 export async function reportResult(market: Market, caller: Caller, report: TaskReport, signal?: AbortSignal) {
-  return market.serial(async () => {
+  const stdout = Buffer.from(report.stdout, "base64");
+  const stderr = Buffer.from(report.stderr, "base64");
+  if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
+    throw refuse.tooLarge({ code: "output-too-large", bytes: stdout.length, max: TASK_LIMITS.outputBytes }, "The task's output is over the limit.");
+  }
+  const hash = createHash("sha256").update(stdout).digest("hex");
+  if (hash !== report.outputHash) {
+    throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
+  }
+  ownMachine(market, caller, report.machineId);
+  const ok = report.exitCode === 0 && !report.error;
+  const resolve = () => {
     const machine = ownMachine(market, caller, report.machineId);
     const lease = market.state.leases.get(report.leaseId);
     if (!lease || lease.machineId !== machine.id) {
@@ -186,21 +204,13 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
         "This lease is not current (it expired, was abandoned, or belongs to another machine); the result was not accepted.",
       );
     }
-    const stdout = Buffer.from(report.stdout, "base64");
-    const stderr = Buffer.from(report.stderr, "base64");
-    if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
-      throw refuse.tooLarge({ code: "output-too-large", bytes: stdout.length, max: TASK_LIMITS.outputBytes }, "The task's output is over the limit.");
-    }
-    const hash = createHash("sha256").update(stdout).digest("hex");
-    if (hash !== report.outputHash) {
-      throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
-    }
     const task = market.state.tasks.get(lease.taskId);
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
-    const ok = report.exitCode === 0 && !report.error;
-    await completeTask(market, { machine, lease, task, ok, stdout, stderr, hash, report });
-    return { accepted: ok, reason: ok ? undefined : { code: report.error?.code ?? "nonzero-exit", exitCode: report.exitCode } };
-  }, { signal });
+    return { machine, lease, task, ok, stdout, stderr, hash, report };
+  };
+  let batch = batches.get(market);
+  if (!batch) batches.set(market, (batch = new ReportBatch(market)));
+  return batch.add(resolve, signal);
 }
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */

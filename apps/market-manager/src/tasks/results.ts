@@ -10,7 +10,7 @@ import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { payRun, paidForJob, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
 
-interface Completion {
+export interface Completion {
   machine: LiveMachine;
   lease: LiveLease;
   task: LiveTask;
@@ -37,6 +37,19 @@ const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, 
  * job's escrow; a job whose escrow runs out stops and is settled.
  */
 export async function completeTask(market: Market, c: Completion) {
+  const step = prepareCompletion(market, c);
+  step.apply(await market.db.$transaction((tx) => step.write(tx)));
+}
+
+export type CompletionStep = ReturnType<typeof prepareCompletion>;
+
+/**
+ * completeTask in three parts, so several reports can share one transaction (tasks/report-batch.ts):
+ * the decision, taken from memory now; `write`, its rows, inside a transaction; `apply`, memory
+ * once that transaction committed. `count` moves the job's done count ahead of the commit for a
+ * later report of the same group to see, and `uncount` takes it back if the group fails.
+ */
+export function prepareCompletion(market: Market, c: Completion) {
   const { task, lease, machine } = c;
   const job = market.state.jobs.get(task.jobId)!;
   const now = market.clock.now();
@@ -66,7 +79,7 @@ export async function completeTask(market: Market, c: Completion) {
   const givesUp = (failedRun || rerun.length > 0) && task.attempts >= market.settings.maxAttempts;
   const requeueThese = givesUp ? [] : failedRun ? [task] : rerun;
 
-  const { requeue, resultId, exhausted } = await market.db.$transaction(async (tx) => {
+  const write = async (tx: Tx) => {
     const pay = new RunPayer(market, tx, job.id);
     const result = await tx.result.create({
       data: {
@@ -111,27 +124,36 @@ export async function completeTask(market: Market, c: Completion) {
     else if (pay.exhausted) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
     else if (givesUp) await failJob(market, tx, job.id, task, c, now);
     const ends = finishesJob || pay.exhausted || givesUp;
-    return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted };
-  });
-
-  market.state.leases.delete(lease.id);
-  machine.leases.delete(lease.id);
-  if (c.ok) {
-    Object.assign(task, { state: "done", resultId, outputHash: c.hash, producerId: machine.ownerId });
-    market.engine.taskFinished(task.id, machine.id, c.report.elapsedMs / 1000, now);
-  }
-  if (agreed) for (const t of copies) t.agreedHash = agreed;
-  if (decidesNow) job.tasksDone += 1;
-  if (requeue) {
-    for (const t of requeueThese) {
-      t.machineId = null;
-      t.outputHash = undefined;
-      t.attempts = Math.max(t.attempts, task.attempts);
+    return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted, ends };
+  };
+  let counted = false;
+  const count = () => {
+    if (decidesNow && !counted) (job.tasksDone += 1), (counted = true);
+  };
+  const uncount = () => {
+    if (counted) (job.tasksDone -= 1), (counted = false);
+  };
+  const apply = ({ requeue, resultId, exhausted }: Awaited<ReturnType<typeof write>>) => {
+    market.state.leases.delete(lease.id);
+    machine.leases.delete(lease.id);
+    if (c.ok) {
+      Object.assign(task, { state: "done", resultId, outputHash: c.hash, producerId: machine.ownerId });
+      market.engine.taskFinished(task.id, machine.id, c.report.elapsedMs / 1000, now);
     }
-    requeue.apply();
-  }
-  if (finishesJob || givesUp || exhausted) forgetJob(market, job.id);
-  market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
+    if (agreed) for (const t of copies) t.agreedHash = agreed;
+    count();
+    if (requeue) {
+      for (const t of requeueThese) {
+        t.machineId = null;
+        t.outputHash = undefined;
+        t.attempts = Math.max(t.attempts, task.attempts);
+      }
+      requeue.apply();
+    }
+    if (finishesJob || givesUp || exhausted) forgetJob(market, job.id);
+    market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
+  };
+  return { write, apply, count, uncount };
 }
 
 /**
