@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createApiToken, userForToken } from "./auth/tokens.ts";
+import { createApiToken, TokenCache, userForToken } from "./auth/tokens.ts";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
@@ -74,7 +74,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     }),
   );
   await restoreMarket(market);
-  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock) };
+  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
   const stopSweeper = startSweeper(market, 1000);
@@ -99,6 +99,8 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await market.serial(async () => {});
+      await market.liveness.flush().catch(() => {});
+      await services.tokens.close();
       await db.$disconnect();
       await database.stop();
     },

@@ -3,6 +3,7 @@ import type { Db } from "./db/client.ts";
 import type { Auth } from "./auth/auth.ts";
 import type { Market } from "./market/market.ts";
 import type { Quotas } from "./limits/quotas.ts";
+import type { TokenCache } from "./auth/tokens.ts";
 
 export interface Clock {
   now(): number;
@@ -20,4 +21,6 @@ export interface Services {
   clock: Clock;
   log: Log;
   quotas: Quotas;
+  /** API tokens answered from memory (auth/tokens.ts). */
+  tokens: TokenCache;
 }

@@ -125,6 +125,8 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     const retry = num(r, "retryAfterSeconds");
     return `You reached a limit: at most ${number(num(r, "max"), 0)} ${limitWords(r)}.${retry ? ` Try again in ${seconds(retry)}.` : ""}`;
   },
+  "market-busy": (r) => `The market is busy right now (over ${number(num(r, "max"), 0)} calls waiting); try again in ${seconds(num(r, "retryAfterSeconds") ?? 1)}.`,
+  "client-gone": () => "The request was closed before the market reached it; nothing was done.",
   "batch-too-large": (r) => `One request may carry at most ${number(num(r, "max"), 0)} calls.`,
   "body-too-large": (r) => `That is too large to send: at most ${number(num(r, "max"), 0)} ${limitWords(r)}.`,
   profitable: (r) =>

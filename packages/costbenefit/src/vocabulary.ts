@@ -38,6 +38,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("request-too-large", { bytes: num, maxBytes: num }),
   reason("too-many-signups", { scope: z.enum(["address", "network"]), limit: num, windowMinutes: num, retryAfterSeconds: num }),
   reason("not-found", { what: str }),
+  reason("market-busy", { limit: str, max: num, retryAfterSeconds: num }),
+  reason("client-gone", {}),
   reason("already-verified", {}),
   // Tokens.
   reason("token-scope", { needed: str, scopes: z.array(str) }),

@@ -11,7 +11,7 @@ export type Reason = MarketReason;
 export class Refusal extends TRPCError {
   readonly reason: Reason;
   constructor(
-    code: "BAD_REQUEST" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "TOO_MANY_REQUESTS",
+    code: "BAD_REQUEST" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" | "CLIENT_CLOSED_REQUEST",
     reason: Reason,
     message: string,
   ) {
@@ -28,4 +28,8 @@ export const refuse = {
   tooLarge: (reason: Reason, message: string) => new Refusal("PAYLOAD_TOO_LARGE", reason, message),
   /** A limit was reached: the reason names it and says when to retry (the response carries Retry-After). */
   tooMany: (reason: Extract<Reason, { code: "limit-reached" }>, message: string) => new Refusal("TOO_MANY_REQUESTS", reason, message),
+  /** The market cannot take the call now (its queue is full): 503 with Retry-After; try again then. */
+  busy: (reason: Extract<Reason, { code: "market-busy" }>, message: string) => new Refusal("SERVICE_UNAVAILABLE", reason, message),
+  /** The caller went away before its turn: nobody hears this answer, and nothing was done. */
+  gone: () => new Refusal("CLIENT_CLOSED_REQUEST", { code: "client-gone" }, "The client closed the request before the market reached it; nothing was done."),
 };

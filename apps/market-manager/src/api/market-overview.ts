@@ -37,8 +37,8 @@ export async function marketOverview(db: Db, market: Market) {
       };
     }),
     jobs,
-    /** Open live streams (dashboards and workers): each holds one listener on the market's events. */
-    streams: market.events.listenerCount("event"),
+    /** Open live streams: dashboards listen to the market's events, work streams to their machine's route. */
+    streams: market.events.listenerCount("event") + market.workRoutes.size(),
   };
 }
 

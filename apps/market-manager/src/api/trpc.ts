@@ -3,7 +3,6 @@ import type { IncomingHttpHeaders } from "node:http";
 import { fromNodeHeaders } from "better-auth/node";
 import type { Role, TokenScope } from "../db/generated/enums.ts";
 import type { Services } from "../services.ts";
-import { userForToken } from "../auth/tokens.ts";
 import { Refusal, refuse } from "./errors.ts";
 import { publicError } from "./public-error.ts";
 
@@ -31,7 +30,7 @@ export interface Context {
 export async function createContext(services: Services, headers: IncomingHttpHeaders, requestId: string): Promise<Context> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "")?.[1];
   if (bearer) {
-    const found = await userForToken(services.db, bearer);
+    const found = await services.tokens.lookup(bearer);
     if (!found) return { services, caller: null, requestId };
     const { user, tokenId, scopes } = found;
     return { services, requestId, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId, scopes } };

@@ -23,7 +23,67 @@ export async function userForToken(db: Db, token: string) {
   if (!token.startsWith(PREFIX)) return null;
   const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
   if (!row || row.revokedAt) return null;
-  // Recording use is best effort; it must not slow or fail the request.
-  void db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
   return { user: row.user, tokenId: row.id, scopes: row.scopes };
+}
+
+export type TokenHolder = NonNullable<Awaited<ReturnType<typeof userForToken>>>;
+
+/** How long a token's holder is believed without asking the database again (roles, a revocation by another process). */
+const TOKEN_TTL_MS = 10_000;
+/** Use of tokens is written this often, all tokens in one statement. */
+const LAST_USED_FLUSH_MS = 30_000;
+
+/**
+ * Every worker call carries its token: it is looked up in PostgreSQL once and then answered from
+ * memory, so thousands of machines calling every few seconds cost no query each. A revocation or
+ * a change of roles here forgets the entry at once; anything changed elsewhere is seen within
+ * TOKEN_TTL_MS. When a token was last used is recorded in batches, not per call.
+ */
+export class TokenCache {
+  private held = new Map<string, { holder: TokenHolder | null; until: number }>();
+  private used = new Set<string>();
+  private timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private db: Db,
+    private now: () => number = Date.now,
+  ) {
+    this.timer = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  async lookup(token: string): Promise<TokenHolder | null> {
+    if (!token.startsWith(PREFIX)) return null;
+    const key = hashToken(token);
+    const now = this.now();
+    let entry = this.held.get(key);
+    if (!entry || entry.until <= now) {
+      // Unknown tokens are remembered too, briefly: a flood of bad tokens costs one query each per TTL.
+      entry = { holder: await userForToken(this.db, token), until: now + TOKEN_TTL_MS };
+      if (this.held.size > 100_000) this.held.clear();
+      this.held.set(key, entry);
+    }
+    if (entry.holder) this.used.add(entry.holder.tokenId);
+    return entry.holder;
+  }
+
+  /** A token was revoked, or its user's roles changed: the next call asks the database. */
+  forget(match: { tokenId?: string; userId?: string }) {
+    for (const [key, { holder }] of this.held) {
+      if (holder && (holder.tokenId === match.tokenId || holder.user.id === match.userId)) this.held.delete(key);
+    }
+  }
+
+  /** Records when the tokens used since the last flush were used (best effort: it must not fail a request). */
+  async flush() {
+    if (!this.used.size) return;
+    const ids = [...this.used];
+    this.used.clear();
+    await this.db.apiToken.updateMany({ where: { id: { in: ids } }, data: { lastUsedAt: new Date(this.now()) } }).catch(() => {});
+  }
+
+  async close() {
+    clearInterval(this.timer);
+    await this.flush();
+  }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { Refusal, type Reason } from "../api/errors.ts";
 import { toJson } from "../db/client.ts";
@@ -41,24 +42,6 @@ export class LedgerError extends Refusal {
 
 const MARKET_OWNER = "market";
 
-async function accountId(tx: Tx, ref: AccountRef): Promise<string> {
-  if (ref.kind === "escrow") {
-    const row = await tx.ledgerAccount.upsert({
-      where: { jobId: ref.jobId },
-      create: { kind: "escrow", jobId: ref.jobId },
-      update: {},
-    });
-    return row.id;
-  }
-  const userId = ref.kind === "market" ? MARKET_OWNER : ref.userId;
-  const row = await tx.ledgerAccount.upsert({
-    where: { kind_userId: { kind: ref.kind, userId } },
-    create: { kind: ref.kind, userId },
-    update: {},
-  });
-  return row.id;
-}
-
 /**
  * Records one balanced entry. Returns false (and changes nothing) when an entry with the same
  * unique key exists already; throws LedgerError when an account other than the market's would
@@ -71,32 +54,56 @@ export async function post(
   const postings = entry.postings.filter((p) => p.amount !== 0n || p.keep);
   const sum = postings.reduce((s, p) => s + p.amount, 0n);
   if (sum !== 0n) throw new Error(`unbalanced ledger entry ${entry.uniqueKey}: postings sum to ${sum}`);
-  if (await tx.ledgerEntry.findUnique({ where: { uniqueKey: entry.uniqueKey }, select: { id: true } })) return false;
-  const created = await tx.ledgerEntry.create({
-    data: { kind: entry.kind, uniqueKey: entry.uniqueKey, jobId: entry.jobId, taskId: entry.taskId, memo: toJson(entry.memo ?? {}) },
-  });
-  for (const p of postings) {
-    const id = await accountId(tx, p.account);
-    if (p.amount < 0n) {
-      // A conditional update: the debit happens only if the balance stays at or above its floor.
-      const count = await tx.$executeRaw`UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" + ${p.amount} WHERE "id" = ${id} AND "balanceMicro" + ${p.amount} >= "minBalanceMicro"`;
-      if (count !== 1) {
-        const row = await tx.ledgerAccount.findUniqueOrThrow({ where: { id } });
-        throw new LedgerError({
-          code: "insufficient-credits",
-          account: p.account.kind,
-          balance: toCredits(row.balanceMicro),
-          floor: toCredits(row.minBalanceMicro),
-          needed: toCredits(-p.amount),
-        });
-      }
-    } else {
-      await tx.ledgerAccount.update({ where: { id }, data: { balanceMicro: { increment: p.amount } } });
-    }
-    await tx.ledgerPosting.create({ data: { entryId: created.id, accountId: id, amountMicro: p.amount } });
-  }
+  // One statement per entry, one per posting and one for all postings' rows: an entry is on the
+  // path of every report, so no account is looked up before it is moved.
+  const [created] = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
+    VALUES (${randomUUID()}, ${entry.kind}, ${entry.uniqueKey}, ${entry.jobId ?? null}, ${entry.taskId ?? null}, ${JSON.stringify(toJson(entry.memo ?? {}))}::jsonb)
+    ON CONFLICT ("uniqueKey") DO NOTHING RETURNING id`;
+  if (!created) return false;
+  const rows: { entryId: string; accountId: string; amountMicro: bigint }[] = [];
+  for (const p of postings) rows.push({ entryId: created.id, accountId: await move(tx, p), amountMicro: p.amount });
+  if (rows.length) await tx.ledgerPosting.createMany({ data: rows });
   return true;
 }
+
+/** Moves one posting's amount on its account (made on first use) and returns the account's id. */
+async function move(tx: Tx, p: Posting): Promise<string> {
+  const ref = p.account;
+  if (p.amount < 0n) {
+    // A conditional update: the debit happens only if the balance stays at or above its floor.
+    const [row] =
+      ref.kind === "escrow"
+        ? await tx.$queryRaw<{ id: string }[]>`UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" + ${p.amount} WHERE "jobId" = ${ref.jobId} AND "balanceMicro" + ${p.amount} >= "minBalanceMicro" RETURNING id`
+        : await tx.$queryRaw<{ id: string }[]>`UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" + ${p.amount} WHERE kind = ${ref.kind}::"AccountKind" AND "userId" = ${ownerOf(ref)} AND "balanceMicro" + ${p.amount} >= "minBalanceMicro" RETURNING id`;
+    if (row) return row.id;
+    const id = await credit(tx, ref, 0n);
+    const held = await tx.ledgerAccount.findUniqueOrThrow({ where: { id } });
+    throw new LedgerError({
+      code: "insufficient-credits",
+      account: ref.kind,
+      balance: toCredits(held.balanceMicro),
+      floor: toCredits(held.minBalanceMicro),
+      needed: toCredits(-p.amount),
+    });
+  }
+  return credit(tx, ref, p.amount);
+}
+
+/** Adds a non-negative amount to an account, making the account if it is new, in one statement. */
+async function credit(tx: Tx, ref: AccountRef, amount: bigint): Promise<string> {
+  const [row] =
+    ref.kind === "escrow"
+      ? await tx.$queryRaw<{ id: string }[]>`
+          INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro") VALUES (${randomUUID()}, 'escrow', ${ref.jobId}, ${amount})
+          ON CONFLICT ("jobId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro" RETURNING id`
+      : await tx.$queryRaw<{ id: string }[]>`
+          INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro") VALUES (${randomUUID()}, ${ref.kind}::"AccountKind", ${ownerOf(ref)}, ${amount})
+          ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro" RETURNING id`;
+  return row!.id;
+}
+
+const ownerOf = (ref: Exclude<AccountRef, { kind: "escrow" }>) => (ref.kind === "market" ? MARKET_OWNER : ref.userId);
 
 /** What an account may still spend: its balance above its floor. */
 export async function spendable(db: Db | Tx, ref: AccountRef): Promise<bigint> {

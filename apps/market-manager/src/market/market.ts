@@ -5,6 +5,12 @@ import type { Db } from "../db/client.ts";
 import type { Clock, Log } from "../services.ts";
 import type { Engine } from "./engine.ts";
 import { LiveState, type LiveMachine } from "./live.ts";
+import { Liveness } from "../resources/liveness.ts";
+import { refuse } from "../api/errors.ts";
+import { WorkRoutes } from "./work-routes.ts";
+
+/** Calls waiting for the market's lock beyond this many are refused with 503 and Retry-After, not queued for minutes. */
+export const MAX_QUEUED_STEPS = 2000;
 
 export interface MarketSettings {
   leaseTimeoutMs: number;
@@ -36,6 +42,12 @@ export class Market {
   revision = 0;
   private queuedOn = new Set<string>();
   private tail: Promise<unknown> = Promise.resolve();
+  /** Steps waiting for the lock or running. */
+  queuedSteps = 0;
+  /** Heartbeats heard, written to PostgreSQL in batches (resources/liveness.ts). */
+  readonly liveness: Liveness;
+  /** Wakes the work streams of the machines an event concerns, not every stream (work-routes.ts). */
+  readonly workRoutes = new WorkRoutes(this);
   /** The admin's settings in force (see settings.ts); set at start. */
   adminSettings!: import("./settings.ts").AdminSettings;
 
@@ -47,12 +59,31 @@ export class Market {
     readonly settings: MarketSettings,
   ) {
     this.events.setMaxListeners(0);
+    this.liveness = new Liveness(db);
     this.state.onQueued = (machineId) => this.queued(machineId);
   }
 
-  /** Runs `step` after every step before it has finished, so state changes never interleave. */
-  serial<T>(step: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(step, step);
+  /**
+   * Runs `step` after every step before it has finished, so state changes never interleave. A
+   * caller's call (`from`) is refused at once when too many wait already, and dropped unrun when
+   * its client has gone by the time its turn comes; the market's own steps always run.
+   */
+  serial<T>(step: () => Promise<T>, from?: { signal?: AbortSignal | undefined }): Promise<T> {
+    if (from && this.queuedSteps >= MAX_QUEUED_STEPS) {
+      return Promise.reject(
+        refuse.busy({ code: "market-busy", limit: "queued-calls", max: MAX_QUEUED_STEPS, retryAfterSeconds: 1 }, "The market is busy; try again in a second."),
+      );
+    }
+    this.queuedSteps += 1;
+    const guarded = async () => {
+      try {
+        if (from?.signal?.aborted) throw refuse.gone();
+        return await step();
+      } finally {
+        this.queuedSteps -= 1;
+      }
+    };
+    const run = this.tail.then(guarded, guarded);
     this.tail = run.catch(() => {});
     return run;
   }
@@ -60,6 +91,7 @@ export class Market {
   emit(event: MarketEvent): void {
     this.revision += 1;
     this.events.emit("event", event);
+    this.workRoutes.route(event);
   }
 
   /**

@@ -4,6 +4,7 @@ import { expireLeases } from "../resources/leases.ts";
 import { reevaluateDelayed } from "../tasks/jobs.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
+import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
 
 /**
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
@@ -39,6 +40,7 @@ export function forgiveSilence(market: Market) {
 }
 
 export function startSweeper(market: Market, everyMs: number) {
+  const flushing = setInterval(() => void market.liveness.flush().catch((e) => market.log(`heartbeats not written yet: ${e instanceof Error ? e.message : String(e)}`)), LIVENESS_FLUSH_MS);
   let running = false;
   let failed = false;
   const timer = setInterval(() => {
@@ -54,5 +56,8 @@ export function startSweeper(market: Market, everyMs: number) {
       })
       .finally(() => (running = false));
   }, everyMs);
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    clearInterval(flushing);
+  };
 }

@@ -32,7 +32,8 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
   if (amount > left) amount = left;
   if (amount <= 0n || paidUntil <= from) return nothing;
   await payContract(tx, { machineId: m.id, producerId: m.ownerId, amount, fromMs: from, toMs: paidUntil });
-  await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount } } });
+  // Heartbeats reach the database lazily (liveness.ts); the presence a payment is for is recorded with it.
+  await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount }, lastHeartbeatAt: new Date(upTo) } });
   return () => {
     m.contractPaidUntil = paidUntil;
     m.contractPaidMicro += amount;

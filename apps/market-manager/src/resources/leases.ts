@@ -6,7 +6,7 @@ import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
 import { ownMachine } from "./machines.ts";
-import { completeTask } from "../tasks/results.ts";
+import { ReportBatch } from "../tasks/report-batch.ts";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -22,36 +22,40 @@ export function leaseLimits(stored: unknown) {
  * other machines hold queued tasks nobody has started, from the longest of those queues
  * (rebalancing: an idle slot takes queued work, DESIGN.md "Rebalancing").
  */
-export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number) {
+export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal) {
+  // A lease call is a sign of life too, heard on arrival.
+  const heard = market.clock.now();
+  const mine = ownMachine(market, caller, machineId);
+  mine.lastHeartbeatAt = heard;
+  market.liveness.heard(machineId, heard);
   return market.serial(async () => {
     const machine = ownMachine(market, caller, machineId);
     const now = market.clock.now();
-    machine.lastHeartbeatAt = now;
     const room = Math.max(0, Math.min(max, machine.slots * 2 - machine.leases.size));
     const picked = pickTasks(market, machine, room);
-    if (!picked.length) {
-      await market.db.machine.update({ where: { id: machineId }, data: { lastHeartbeatAt: new Date(now) } });
-      return { leases: [] };
-    }
+    if (!picked.length) return { leases: [] };
     const expiresAt = now + market.settings.leaseTimeoutMs;
-    const rows = await market.db.$transaction(async (tx) => {
-      await tx.machine.update({ where: { id: machineId }, data: { lastHeartbeatAt: new Date(now) } });
-      const out = [];
-      for (const task of picked) {
-        const moved = await tx.task.updateMany({
-          where: { id: task.id, status: "queued" },
-          data: { status: "leased", machineId, attempts: { increment: 1 } },
-        });
-        if (moved.count !== 1) throw new Error(`task ${task.id} was not queued in the database`);
-        const lease = await tx.lease.create({
-          data: { taskId: task.id, machineId, issuedAt: new Date(now), expiresAt: new Date(expiresAt) },
-          include: { task: { include: { job: { select: { moduleHash: true, taskLimits: true } } } } },
-        });
-        out.push(lease);
-      }
+    const ids = picked.map((t) => t.id);
+    // A handful of statements for the whole call, however many tasks it hands out.
+    const { rows, inputs } = await market.db.$transaction(async (tx) => {
+      const moved = await tx.task.updateMany({
+        where: { id: { in: ids }, status: "queued" },
+        data: { status: "leased", machineId, attempts: { increment: 1 } },
+      });
+      if (moved.count !== ids.length) throw new Error(`${ids.length - moved.count} of ${ids.length} tasks were not queued in the database`);
+      const rows = await tx.lease.createManyAndReturn({
+        data: ids.map((taskId) => ({ taskId, machineId, issuedAt: new Date(now), expiresAt: new Date(expiresAt) })),
+        select: { id: true, taskId: true },
+      });
+      const inputs = await tx.task.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, jobId: true, args: true, stdin: true, env: true, files: true, job: { select: { moduleHash: true, taskLimits: true } } },
+      });
       const jobIds = [...new Set(picked.map((t) => t.jobId))];
       await tx.job.updateMany({ where: { id: { in: jobIds }, status: "admitted" }, data: { status: "running" } });
-      return out;
+      const order = new Map(ids.map((id, i) => [id, i]));
+      rows.sort((a, b) => order.get(a.taskId)! - order.get(b.taskId)!);
+      return { rows, inputs: new Map(inputs.map((t) => [t.id, t])) };
     });
     for (const task of picked) {
       const from = task.machineId;
@@ -74,21 +78,24 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
       }
     }
     return {
-      leases: rows.map((row) => ({
-        leaseId: row.id,
-        taskId: row.taskId,
-        seed: baseTaskId(row.taskId),
-        jobId: row.task.jobId,
-        moduleHash: row.task.job.moduleHash,
-        args: row.task.args,
-        stdin: Buffer.from(row.task.stdin).toString("base64"),
-        ...(row.task.env ? { env: row.task.env as Record<string, string> } : {}),
-        ...(row.task.files ? { files: row.task.files as Record<string, string> } : {}),
-        limits: leaseLimits(row.task.job.taskLimits),
-        expiresAt,
-      })),
+      leases: rows.map((row) => {
+        const task = inputs.get(row.taskId)!;
+        return {
+          leaseId: row.id,
+          taskId: row.taskId,
+          seed: baseTaskId(row.taskId),
+          jobId: task.jobId,
+          moduleHash: task.job.moduleHash,
+          args: task.args,
+          stdin: Buffer.from(task.stdin).toString("base64"),
+          ...(task.env ? { env: task.env as Record<string, string> } : {}),
+          ...(task.files ? { files: task.files as Record<string, string> } : {}),
+          limits: leaseLimits(task.job.taskLimits),
+          expiresAt,
+        };
+      }),
     };
-  });
+  }, { signal });
 }
 
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
@@ -133,23 +140,28 @@ function stuckOn(market: Market, taskId: string, machineId: string): boolean {
   return task !== undefined && siblingOn(market.state, task, machineId) !== undefined;
 }
 
-export async function heartbeat(market: Market, caller: Caller, machineId: string, leaseIds: string[]) {
-  return market.serial(async () => {
-    const machine = ownMachine(market, caller, machineId);
-    const now = market.clock.now();
-    machine.lastHeartbeatAt = now;
-    const current = leaseIds.filter((id) => machine.leases.has(id));
-    const expiresAt = now + market.settings.leaseTimeoutMs;
-    await market.db.$transaction([
-      market.db.machine.update({ where: { id: machineId }, data: { lastHeartbeatAt: new Date(now) } }),
-      market.db.lease.updateMany({ where: { id: { in: current }, status: "active" }, data: { expiresAt: new Date(expiresAt) } }),
-    ]);
-    for (const id of current) {
-      const lease = market.state.leases.get(id);
-      if (lease) lease.expiresAt = expiresAt;
+/**
+ * A machine is alive when its heartbeat arrives: memory says so and its leases are renewed at once,
+ * without the market's lock (nothing here waits), and PostgreSQL hears it in the next batch
+ * (resources/liveness.ts). A queue of other calls can then never make a heartbeat late.
+ */
+export function heartbeat(market: Market, caller: Caller, machineId: string, leaseIds: string[]) {
+  const machine = ownMachine(market, caller, machineId);
+  const now = market.clock.now();
+  machine.lastHeartbeatAt = now;
+  market.liveness.heard(machineId, now);
+  const expiresAt = now + market.settings.leaseTimeoutMs;
+  const expiredLeaseIds: string[] = [];
+  for (const id of leaseIds) {
+    const lease = machine.leases.has(id) ? market.state.leases.get(id) : undefined;
+    if (!lease) {
+      expiredLeaseIds.push(id);
+      continue;
     }
-    return { expiredLeaseIds: leaseIds.filter((id) => !machine.leases.has(id)) };
-  });
+    lease.expiresAt = expiresAt;
+    market.liveness.renewed(id, expiresAt);
+  }
+  return { expiredLeaseIds };
 }
 
 export interface TaskReport {
@@ -163,9 +175,27 @@ export interface TaskReport {
   error?: { code: string; message?: string } | undefined;
 }
 
-/** A worker's result for the lease it names; anything but the current lease is refused. */
-export async function reportResult(market: Market, caller: Caller, report: TaskReport) {
-  return market.serial(async () => {
+/** Each market's reports waiting for their group commit. */
+const batches = new WeakMap<Market, ReportBatch>();
+
+/**
+ * A worker's result for the lease it names; anything but the current lease is refused. What needs
+ * no market state (sizes, the hash) is checked on arrival; the rest at the report's turn, in its
+ * group commit (tasks/report-batch.ts). The answer comes once the result is durable.
+ */
+export async function reportResult(market: Market, caller: Caller, report: TaskReport, signal?: AbortSignal) {
+  const stdout = Buffer.from(report.stdout, "base64");
+  const stderr = Buffer.from(report.stderr, "base64");
+  if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
+    throw refuse.tooLarge({ code: "output-too-large", bytes: stdout.length, max: TASK_LIMITS.outputBytes }, "The task's output is over the limit.");
+  }
+  const hash = createHash("sha256").update(stdout).digest("hex");
+  if (hash !== report.outputHash) {
+    throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
+  }
+  ownMachine(market, caller, report.machineId);
+  const ok = report.exitCode === 0 && !report.error;
+  const resolve = () => {
     const machine = ownMachine(market, caller, report.machineId);
     const lease = market.state.leases.get(report.leaseId);
     if (!lease || lease.machineId !== machine.id) {
@@ -174,21 +204,13 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
         "This lease is not current (it expired, was abandoned, or belongs to another machine); the result was not accepted.",
       );
     }
-    const stdout = Buffer.from(report.stdout, "base64");
-    const stderr = Buffer.from(report.stderr, "base64");
-    if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
-      throw refuse.tooLarge({ code: "output-too-large", bytes: stdout.length, max: TASK_LIMITS.outputBytes }, "The task's output is over the limit.");
-    }
-    const hash = createHash("sha256").update(stdout).digest("hex");
-    if (hash !== report.outputHash) {
-      throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
-    }
     const task = market.state.tasks.get(lease.taskId);
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
-    const ok = report.exitCode === 0 && !report.error;
-    await completeTask(market, { machine, lease, task, ok, stdout, stderr, hash, report });
-    return { accepted: ok, reason: ok ? undefined : { code: report.error?.code ?? "nonzero-exit", exitCode: report.exitCode } };
-  });
+    return { machine, lease, task, ok, stdout, stderr, hash, report };
+  };
+  let batch = batches.get(market);
+  if (!batch) batches.set(market, (batch = new ReportBatch(market)));
+  return batch.add(resolve, signal);
 }
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */

@@ -30,7 +30,7 @@ export const MAX_SPEED = 50;
 export const MAX_CONTRACT_DAYS = 90;
 
 /** The Resource Manager takes a machine's profile after its benchmark. */
-export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer) {
+export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal) {
   if (!(offer.speed > 0 && offer.speed <= MAX_SPEED)) {
     throw refuse.badRequest(
       { code: "implausible-speed", speed: offer.speed, max: MAX_SPEED },
@@ -111,7 +111,7 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
     await placePendingTasks(market);
     market.emit({ kind: "machine", machineId: row.id });
     return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market) };
-  });
+  }, { signal });
 }
 
 export function heartbeatInterval(market: Market): number {

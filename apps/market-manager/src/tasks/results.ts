@@ -10,7 +10,7 @@ import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { payRun, paidForJob, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
 
-interface Completion {
+export interface Completion {
   machine: LiveMachine;
   lease: LiveLease;
   task: LiveTask;
@@ -37,6 +37,19 @@ const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, 
  * job's escrow; a job whose escrow runs out stops and is settled.
  */
 export async function completeTask(market: Market, c: Completion) {
+  const step = prepareCompletion(market, c);
+  step.apply(await market.db.$transaction((tx) => step.write(tx)));
+}
+
+export type CompletionStep = ReturnType<typeof prepareCompletion>;
+
+/**
+ * completeTask in three parts, so several reports can share one transaction (tasks/report-batch.ts):
+ * the decision, taken from memory now; `write`, its rows, inside a transaction; `apply`, memory
+ * once that transaction committed. `count` moves the job's done count ahead of the commit for a
+ * later report of the same group to see, and `uncount` takes it back if the group fails.
+ */
+export function prepareCompletion(market: Market, c: Completion) {
   const { task, lease, machine } = c;
   const job = market.state.jobs.get(task.jobId)!;
   const now = market.clock.now();
@@ -61,7 +74,7 @@ export async function completeTask(market: Market, c: Completion) {
   const givesUp = (failedRun || rerun.length > 0) && task.attempts >= market.settings.maxAttempts;
   const requeueThese = givesUp ? [] : failedRun ? [task] : rerun;
 
-  const { requeue, resultId, exhausted } = await market.db.$transaction(async (tx) => {
+  const write = async (tx: Tx) => {
     const pay = new RunPayer(market, tx, job.id);
     const result = await tx.result.create({
       data: {
@@ -76,24 +89,29 @@ export async function completeTask(market: Market, c: Completion) {
         error: c.report.error ? toJson(c.report.error) : undefined,
         createdAt: new Date(now),
       },
+      select: { id: true },
     });
-    await tx.lease.update({ where: { id: lease.id }, data: { status: "completed", endedAt: new Date(now) } });
-    if (c.ok) await tx.task.update({ where: { id: task.id }, data: { status: "done", completedAt: new Date(now) } });
+    await tx.lease.update({ where: { id: lease.id }, data: { status: "completed", endedAt: new Date(now) }, select: { id: true } });
+    // This task's row changes once, at the end, with everything this report decides about it.
+    const taskRow: { status?: "done"; completedAt?: Date; acceptedResultId?: string; agreedOwners?: number } = c.ok ? { status: "done", completedAt: new Date(now) } : {};
 
     if (agreed) {
       // The copies that now stand judged: all done copies when the quorum is reached now, this
       // one alone when it arrives after the quorum.
       const judged = decidesNow ? copies.filter((t) => t === task || t.state === "done") : [task];
       for (const t of judged) {
-        const r = t === task ? { id: result.id, hash: c.hash } : { id: t.resultId!, hash: t.outputHash! };
-        await judge(market, tx, pay, t, r, r.hash === agreed);
+        const r = t === task ? { id: result.id, hash: c.hash, machine, elapsedMs: storedMs(c.report.elapsedMs) } : { id: t.resultId!, hash: t.outputHash! };
+        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, t === task);
+        if (accepted && t === task) taskRow.acceptedResultId = accepted;
       }
       if (decidesNow) {
-        await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } } });
-        await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { agreedOwners } });
+        await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } }, select: { id: true } });
+        if (copies.length === 1) taskRow.agreedOwners = agreedOwners;
+        else await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { agreedOwners } });
       }
       await refine(market, tx, machine, job, c.report.elapsedMs / 1000);
     }
+    if (Object.keys(taskRow).length) await tx.task.update({ where: { id: task.id }, data: taskRow, select: { id: true } });
     // seed 003, 5.5.2 pays successful use; a failed run used the producer's time all the same,
     // so it is paid for what the market vouches for and charged to the consumer (the quote says so).
     if (failedRun) await pay.run(machine, task, result.id, c.report.elapsedMs, true);
@@ -101,27 +119,36 @@ export async function completeTask(market: Market, c: Completion) {
     else if (pay.exhausted) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
     else if (givesUp) await failJob(market, tx, job.id, task, c, now);
     const ends = finishesJob || pay.exhausted || givesUp;
-    return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted };
-  });
-
-  market.state.leases.delete(lease.id);
-  machine.leases.delete(lease.id);
-  if (c.ok) {
-    Object.assign(task, { state: "done", resultId, outputHash: c.hash, producerId: machine.ownerId });
-    market.engine.taskFinished(task.id, machine.id, c.report.elapsedMs / 1000, now);
-  }
-  if (agreed) for (const t of copies) t.agreedHash = agreed;
-  if (decidesNow) job.tasksDone += 1;
-  if (requeue) {
-    for (const t of requeueThese) {
-      t.machineId = null;
-      t.outputHash = undefined;
-      t.attempts = Math.max(t.attempts, task.attempts);
+    return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted, ends };
+  };
+  let counted = false;
+  const count = () => {
+    if (decidesNow && !counted) (job.tasksDone += 1), (counted = true);
+  };
+  const uncount = () => {
+    if (counted) (job.tasksDone -= 1), (counted = false);
+  };
+  const apply = ({ requeue, resultId, exhausted }: Awaited<ReturnType<typeof write>>) => {
+    market.state.leases.delete(lease.id);
+    machine.leases.delete(lease.id);
+    if (c.ok) {
+      Object.assign(task, { state: "done", resultId, outputHash: c.hash, producerId: machine.ownerId });
+      market.engine.taskFinished(task.id, machine.id, c.report.elapsedMs / 1000, now);
     }
-    requeue.apply();
-  }
-  if (finishesJob || givesUp || exhausted) forgetJob(market, job.id);
-  market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
+    if (agreed) for (const t of copies) t.agreedHash = agreed;
+    count();
+    if (requeue) {
+      for (const t of requeueThese) {
+        t.machineId = null;
+        t.outputHash = undefined;
+        t.attempts = Math.max(t.attempts, task.attempts);
+      }
+      requeue.apply();
+    }
+    if (finishesJob || givesUp || exhausted) forgetJob(market, job.id);
+    market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
+  };
+  return { write, apply, count, uncount };
 }
 
 /**
@@ -138,7 +165,7 @@ class RunPayer {
     private jobId: string,
   ) {}
 
-  async run(m: { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number }, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean) {
+  async run(m: { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number }, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean, accepted = false) {
     const job = this.market.state.jobs.get(this.jobId)!;
     const escrow = await balance(this.tx, { kind: "escrow", jobId: this.jobId });
     const p = runPay(this.market.settings.terms, {
@@ -164,7 +191,7 @@ class RunPayer {
         failed,
       });
     }
-    await this.tx.result.update({ where: { id: resultId }, data: { paidMicro: amount, implausible: p.implausible } });
+    await this.tx.result.update({ where: { id: resultId }, data: { paidMicro: amount, implausible: p.implausible, ...(accepted ? { accepted: true } : {}) }, select: { id: true } });
     if (p.implausible) {
       await setReputation(this.market, this.tx, m, m.reputation * REPUTATION_PENALTY);
       this.market.log(`machine ${m.id.slice(0, 8)} reported ${(elapsedMs / 1000).toFixed(1)} s for a run its speed allows ${p.capSeconds.toFixed(1)} s; paid at the cap`);
@@ -173,18 +200,34 @@ class RunPayer {
   }
 }
 
-/** Accepts and pays a copy whose output is the quorum's, or marks its machine down. */
-async function judge(market: Market, tx: Tx, pay: RunPayer, copy: LiveTask, result: { id: string; hash: string }, agrees: boolean) {
-  const row = await tx.result.findUniqueOrThrow({ where: { id: result.id }, include: { machine: true } });
+/**
+ * Accepts and pays a copy whose output is the quorum's, or marks its machine down. Returns the
+ * accepted result's id; the task row of the copy being reported (`own`) is left to the caller,
+ * which writes it once.
+ */
+async function judge(
+  market: Market,
+  tx: Tx,
+  pay: RunPayer,
+  copy: LiveTask,
+  result: { id: string; hash: string; machine?: LiveMachine; elapsedMs?: number },
+  agrees: boolean,
+  own: boolean,
+): Promise<string | null> {
+  // The report in hand says who ran it and for how long; an earlier copy's result is read back.
+  const row =
+    result.machine && result.elapsedMs !== undefined
+      ? { id: result.id, machineId: result.machine.id, elapsedMs: result.elapsedMs, machine: result.machine }
+      : await tx.result.findUniqueOrThrow({ where: { id: result.id }, include: { machine: true } });
   const m = market.state.machines.get(row.machineId) ?? row.machine;
   if (agrees) {
-    await tx.result.update({ where: { id: row.id }, data: { accepted: true } });
-    await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id } });
-    await pay.run(m, copy, row.id, row.elapsedMs, false);
+    if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
+    await pay.run(m, copy, row.id, row.elapsedMs, false, true);
   }
   const now = market.state.machines.get(row.machineId)?.reputation ?? m.reputation;
   const reputation = agrees ? Math.min(1, now + REPUTATION_REWARD) : now * REPUTATION_PENALTY;
   await setReputation(market, tx, m, reputation);
+  return agrees ? row.id : null;
 }
 
 async function setReputation(market: Market, tx: Tx, m: { id: string; reputation: number }, reputation: number) {

@@ -5,12 +5,14 @@ export interface ChangeOptions {
   everyMs?: number;
   /** At least this long between two wake-ups, so a busy market does not rebuild a costly view per event. */
   minGapMs?: number;
+  /** Hears only the events routed to it (a machine's work stream); default: every market event. */
+  listen?: (mark: () => void) => () => void;
 }
 
 /**
  * One stream's view of the live market's changes: a wake-up at the start, then one per burst of
  * events of any kind (the views pushed depend on all of them). A stream that is slow to send gets
- * one wake-up for many events, never a backlog. Its one listener on `market.events` goes when the
+ * one wake-up for many events, never a backlog. Its one listener (on `market.events`, or its route) goes when the
  * request's signal aborts (the client went away, cleanly or not) or when the stream itself ends.
  */
 export async function* changes(market: Market, signal: AbortSignal | undefined, options: ChangeOptions = {}): AsyncGenerator<void> {
@@ -35,7 +37,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     poke();
     paused.end();
   };
-  market.events.on("event", mark);
+  const unlisten = options.listen ? options.listen(mark) : (market.events.on("event", mark), () => void market.events.off("event", mark));
   signal?.addEventListener("abort", onAbort);
   const timer = options.everyMs ? setInterval(mark, options.everyMs) : undefined;
   try {
@@ -52,7 +54,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
   } finally {
     paused.end();
     clearInterval(timer);
-    market.events.off("event", mark);
+    unlisten();
     signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -1,8 +1,6 @@
 import type { Market } from "../../market/market.ts";
 import type { LiveMachine } from "../../market/live.ts";
-
-/** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
-const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, m.slots - m.leases.size));
+import { spare } from "../../market/work-routes.ts";
 
 /** The market's spare queued tasks, counted once per version of the live state for all streams. */
 const spareAt = new WeakMap<Market, { revision: number; total: number }>();

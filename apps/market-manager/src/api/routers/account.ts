@@ -42,7 +42,12 @@ export const accountRouter = router({
     return { sent: true };
   }),
 
-  chooseRoles: sessionProcedure.input(ChooseRoles).mutation(({ ctx, input }) => chooseRoles(ctx.services.market, ctx.caller, input.roles)),
+  chooseRoles: sessionProcedure.input(ChooseRoles).mutation(async ({ ctx, input }) => {
+    const chosen = await chooseRoles(ctx.services.market, ctx.caller, input.roles);
+    // The user's tokens act with the roles just chosen from the next call on.
+    ctx.services.tokens.forget({ userId: ctx.caller.id });
+    return chosen;
+  }),
 
   // Tokens are managed signed in only: a token cannot mint another (its own scopes or wider).
   tokens: router({
@@ -69,6 +74,7 @@ export const accountRouter = router({
         data: { revokedAt: new Date() },
       });
       if (count !== 1) throw refuse.notFound("token");
+      ctx.services.tokens.forget({ tokenId: input.id });
       return { revoked: true };
     }),
   }),

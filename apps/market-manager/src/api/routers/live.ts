@@ -73,21 +73,20 @@ export const liveRouter = router({
 
   /**
    * Tells a worker's machine that the market has work for it (when it connects, and whenever that
-   * becomes true or the work on offer changes); the worker then leases with `worker.lease`, so
+   * its queue grows); the worker then leases with `worker.lease`, so
    * leases stay transactional and recoverable. Ends with `machine-departed` once the machine is gone.
    */
   work: machineStreamProcedure.subscription(async function* ({ ctx, input, signal }) {
     const market = ctx.services.market;
-    let offered: string | null = null;
-    for await (const _ of changes(market, signal)) {
+    // Woken only by events about this machine, or when it is idle and work spare elsewhere (market/work-routes.ts).
+    const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark);
+    for await (const _ of changes(market, signal, { listen })) {
       const machine = ownMachine(market, ctx.caller, input.machineId);
       const available = workOnOffer(market, machine);
-      // The same offer to the same machine state says nothing new.
-      const offer = available > 0 ? `${available}/${machine.queue.length}/${machine.leases.size}` : null;
-      if (offer !== null && offer !== offered) {
-        yield tracked(versionOf(market), { machineId: machine.id, available } satisfies WorkOffer);
-      }
-      offered = offer;
+      market.workRoutes.markIdle(machine.id, available <= 0);
+      // Only an event about this machine's queue (or spare work while it idles) wakes the stream,
+      // so every wake-up with work on offer is news to the worker.
+      if (available > 0) yield tracked(versionOf(market), { machineId: machine.id, available } satisfies WorkOffer);
     }
   }),
 });

@@ -6,8 +6,8 @@ import { heartbeat, leaseTasks, reportResult } from "../../resources/leases.ts";
 
 // The wire messages of the producer protocol: one schema per message, shared with the workers.
 export const workerRouter = router({
-  register: workerProcedure.input(RegisterRequest).mutation(({ ctx, input }) => registerMachine(ctx.services.market, ctx.caller, input)),
-  lease: workerProcedure.input(LeaseRequest).mutation(({ ctx, input }) => leaseTasks(ctx.services.market, ctx.caller, input.machineId, input.max)),
+  register: workerProcedure.input(RegisterRequest).mutation(({ ctx, input, signal }) => registerMachine(ctx.services.market, ctx.caller, input, signal)),
+  lease: workerProcedure.input(LeaseRequest).mutation(({ ctx, input, signal }) => leaseTasks(ctx.services.market, ctx.caller, input.machineId, input.max, signal)),
   module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => {
     const row = await ctx.services.db.module.findUnique({ where: { hash: input.moduleHash }, select: { bytes: true } });
     if (!row) throw refuse.notFound("module");
@@ -16,7 +16,7 @@ export const workerRouter = router({
   heartbeat: workerProcedure
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
-  report: workerProcedure.input(ReportRequest).mutation(({ ctx, input }) => reportResult(ctx.services.market, ctx.caller, input)),
+  report: workerProcedure.input(ReportRequest).mutation(({ ctx, input, signal }) => reportResult(ctx.services.market, ctx.caller, input, signal)),
   depart: workerProcedure.input(DepartRequest).mutation(async ({ ctx, input }) => {
     const market = ctx.services.market;
     await market.serial(async () => {

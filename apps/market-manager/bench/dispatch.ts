@@ -1,0 +1,90 @@
+// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--json] [--profile]
+//
+// Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
+// sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
+// every worker idles on its work stream; the time from the submission leaving the consumer to a
+// worker holding the lease. Then throughput: N trivial tasks in jobs of J, end to end (decisions,
+// leases, reports, payments, settlements), and the Market Manager's CPU per task. Last, the books.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, until } from "./harness.ts";
+
+const opt = args({ workers: 10, tasks: 2000, slots: 4, jobTasks: 1000, probes: 30 });
+const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+
+const manager = await startBenchManager(profileDir ? { profileDir } : {});
+try {
+  const buyer = await consumer(manager, "buyer@bench.test");
+  const tokens = await Promise.all([0, 1, 2, 3].map((i) => producerToken(manager, `seller${i}@bench.test`)));
+  const timings = new Timings();
+  const firstLease = new Map<string, number>();
+  const fleet = startFleet({
+    url: manager.url,
+    tokens,
+    machines: opt.workers,
+    slots: opt.slots,
+    timings,
+    onLease: (jobId, at) => void (firstLease.has(jobId) || firstLease.set(jobId, at)),
+  });
+  await until("every worker's work stream", () => fleet.ready() >= opt.workers, 120_000);
+  const jobIds: string[] = [];
+
+  // Submit to lease, for an idle worker.
+  const toLease = new Timings();
+  for (let i = 0; i < opt.probes; i++) {
+    const before = fleet.accepted();
+    const sent = performance.now();
+    const { jobId } = await buyer.jobs.submit.mutate(trivialJob(`probe ${i}`, 1));
+    jobIds.push(jobId);
+    await until("the probe's lease", () => firstLease.has(jobId), 30_000, 1);
+    toLease.add("submitToLease", firstLease.get(jobId)! - sent);
+    await until("the probe's report", () => fleet.accepted() > before, 30_000, 1);
+  }
+
+  // Throughput, end to end.
+  timings.clear();
+  const acceptedBefore = fleet.accepted();
+  const cpuBefore = manager.cpu();
+  const started = performance.now();
+  const submissions: Promise<unknown>[] = [];
+  for (let left = opt.tasks, j = 0; left > 0; left -= opt.jobTasks, j++) {
+    submissions.push(buyer.jobs.submit.mutate(trivialJob(`load ${j}`, Math.min(left, opt.jobTasks))).then(({ jobId }) => jobIds.push(jobId)));
+  }
+  await Promise.all(submissions);
+  await until("every task's report", () => fleet.accepted() - acceptedBefore >= opt.tasks, 30 * 60_000, 5);
+  // The job's settlement follows its last accepted report in the same transaction.
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = manager.cpu();
+  const rssMb = manager.rssMb();
+  await fleet.stop();
+  const { books } = await manager.audit(jobIds);
+  const probe = toLease.summary("submitToLease");
+  const pick = (kind: string) => {
+    const s = timings.summary(kind);
+    return { p50: s.p50, p99: s.p99, count: s.count };
+  };
+  print(
+    {
+      workers: opt.workers,
+      slots: opt.slots,
+      tasks: opt.tasks,
+      tasksPerSecond: round(opt.tasks / seconds, 1),
+      submitToLeaseMs: { p50: probe.p50, p99: probe.p99 },
+      leaseMs: pick("lease"),
+      reportMs: pick("report"),
+      heartbeatMs: pick("heartbeat"),
+      managerCpuMsPerTask: round((cpuAfter.managerMs - cpuBefore.managerMs) / opt.tasks, 3),
+      postgresCpuMsPerTask: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / opt.tasks, 3),
+      rssMb: round(rssMb, 0),
+      refusedReports: fleet.refused(),
+      lost: books.lost,
+      books,
+      ...(fleet.errors().length ? { workerErrors: fleet.errors().slice(0, 5) } : {}),
+    },
+    opt.json,
+  );
+} finally {
+  await manager.stop();
+}
+process.exit(0);

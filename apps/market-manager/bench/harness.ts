@@ -1,0 +1,297 @@
+// What both load benches share: a Market Manager in its own process with its own embedded
+// PostgreSQL, users signed up as people are, simulated workers that run the Node worker's own
+// producer loop over its own tRPC client (real HTTP, real work streams) with an executor that
+// finishes every task at once with the expected output, and the figures the benches print.
+import { fork, type ChildProcess } from "node:child_process";
+import { setMaxListeners } from "node:events";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
+import { runProducer, type ProducerEvent } from "../../worker-runtime/src/producer.ts";
+import type { Executor } from "../../worker-runtime/src/executor.ts";
+import type { WorkerApi } from "../../worker-runtime/src/api.ts";
+import { EMPTY_OUTPUT_HASH } from "../../worker-runtime/src/sandbox.ts";
+import { clientFor, freePort, PUBLIC_URL, signUp, TEST_MARKET_ENV } from "../../../test/support/market.ts";
+import { moduleImporting } from "../../../test/support/wasm.ts";
+import type { Books } from "./audit.ts";
+
+/** The market's settings for a bench: room for many jobs, tasks and credits per user. */
+export const BENCH_MARKET_ENV = {
+  ...TEST_MARKET_ENV,
+  PUBLIC_URL,
+  STARTING_CREDITS: "100000",
+  MARKET_RESERVE: "1000000000000",
+  SUBMISSIONS_PER_MINUTE: "1000000",
+  QUEUED_TASKS_PER_USER: "10000000",
+  STREAMS_PER_USER: "100000",
+};
+
+export function args(defaults: Record<string, number>) {
+  const out: Record<string, number> & { json: boolean; profile: boolean } = { ...defaults, json: false, profile: false };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i]!.replace(/^--/, "");
+    if (name === "json" || name === "profile") out[name] = true;
+    else if (name in defaults) out[name] = Number(argv[++i]);
+    else throw new Error(`unknown option --${name}; options: ${Object.keys(defaults).map((k) => `--${k} N`).join(" ")} --json --profile`);
+  }
+  return out;
+}
+
+// ---- the manager's process
+
+export interface BenchManager {
+  url: string;
+  outbox: string;
+  pid: number;
+  /** CPU time (user + system) of the manager and of its PostgreSQL, in ms. */
+  cpu(): { managerMs: number; postgresMs: number };
+  /** The manager's resident memory now, in MB. */
+  rssMb(): number;
+  audit(jobIds: string[]): Promise<{ books: Books; departed: number }>;
+  stop(): Promise<void>;
+}
+
+const TICK_MS = 1000 / 100; // /proc reports CPU in clock ticks of 10 ms on Linux
+
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every process under `root` (PostgreSQL's postmaster and backends under the manager). */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, p] of parent) if (p === pid) (out.push(child), walk(child));
+  };
+  walk(root);
+  return out;
+}
+
+export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string> } = {}): Promise<BenchManager> {
+  const execArgv = ["--import", "tsx", ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
+  const pgPort = String(await freePort());
+  const child: ChildProcess = fork(join(import.meta.dirname, "manager.ts"), [], {
+    execArgv,
+    env: { ...process.env, BENCH_MARKET_ENV: JSON.stringify({ ...BENCH_MARKET_ENV, MARKET_PG_PORT: pgPort, ...options.env }) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const ready = await new Promise<{ port: number; outbox: string }>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the bench's market manager exited with ${code}`)));
+    child.on("message", (m: { kind: string; port: number; outbox: string }) => m.kind === "ready" && resolve(m));
+  });
+  const pid = child.pid!;
+  let pgPids: number[] = [];
+  return {
+    url: `http://127.0.0.1:${ready.port}`,
+    outbox: ready.outbox,
+    pid,
+    cpu() {
+      // Backends come and go with connections: look again each time.
+      pgPids = descendants(pid);
+      return { managerMs: procCpuMs(pid), postgresMs: pgPids.reduce((s, p) => s + procCpuMs(p), 0) };
+    },
+    rssMb() {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      return m ? Number(m[1]) / 1024 : 0;
+    },
+    audit(jobIds) {
+      return new Promise((resolve) => {
+        const on = (m: { kind: string; books: Books; departed: number }) => {
+          if (m.kind !== "audit") return;
+          child.off("message", on);
+          resolve(m);
+        };
+        child.on("message", on);
+        child.send({ kind: "audit", jobIds });
+      });
+    },
+    stop() {
+      return new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.send({ kind: "stop" });
+      });
+    },
+  };
+}
+
+// ---- people
+
+export type Consumer = Awaited<ReturnType<typeof signUp>>;
+
+export async function consumer(manager: BenchManager, email: string): Promise<Consumer> {
+  return signUp(manager.url, email, ["consumer"], manager.outbox);
+}
+
+/** A producer's API token, as a Node worker is started with. */
+export async function producerToken(manager: BenchManager, email: string): Promise<string> {
+  const producer = await signUp(manager.url, email, ["producer"]);
+  return (await producer.account.tokens.create.mutate({ name: "bench" })).token;
+}
+
+export { clientFor };
+
+/** The smallest valid job module: every task exits at once with empty output. */
+const MODULE_BASE64 = Buffer.from(moduleImporting("wasi_snapshot_preview1", "proc_exit")).toString("base64");
+
+export function trivialJob(name: string, tasks: number) {
+  return {
+    name,
+    source: { kind: "upload" as const, moduleBase64: MODULE_BASE64, tasks: Array.from({ length: tasks }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMbPerTask: 16 },
+    benefit: { kind: "constant" as const, value: 100 },
+  };
+}
+
+// ---- figures
+
+export class Timings {
+  private samples = new Map<string, number[]>();
+  add(kind: string, ms: number) {
+    let list = this.samples.get(kind);
+    if (!list) this.samples.set(kind, (list = []));
+    list.push(ms);
+  }
+  summary(kind: string) {
+    const list = [...(this.samples.get(kind) ?? [])].sort((a, b) => a - b);
+    const at = (q: number) => (list.length ? round(list[Math.min(list.length - 1, Math.floor(q * list.length))]!) : null);
+    return { count: list.length, p50: at(0.5), p99: at(0.99), max: list.length ? round(list[list.length - 1]!) : null };
+  }
+  clear() {
+    this.samples.clear();
+  }
+}
+
+export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+// ---- simulated workers
+
+/** Finishes every task at once with empty output and its true hash: no sandbox runs. */
+function instantExecutor(slots: number): Executor {
+  return {
+    slots,
+    run: async () => ({ exitCode: 0, stdout: new Uint8Array(0), stderr: new Uint8Array(0), outputHash: EMPTY_OUTPUT_HASH, elapsedMs: 1 }),
+    benchmark: async () => ({ speed: 1, durationMs: 1, iterations: 1 }) as never,
+    close: async () => {},
+  };
+}
+
+/** The worker's API with every call timed; each lease handed out is told to `onLease`. */
+function timedApi(api: WorkerApi, timings: Timings, onLease: (jobId: string, at: number) => void): WorkerApi {
+  const timed =
+    <I, O>(kind: string, call: (input: I) => Promise<O>) =>
+    async (input: I) => {
+      const start = performance.now();
+      try {
+        return await call(input);
+      } finally {
+        timings.add(kind, performance.now() - start);
+      }
+    };
+  return {
+    ...api,
+    register: timed("register", api.register),
+    heartbeat: timed("heartbeat", api.heartbeat),
+    report: timed("report", api.report),
+    module: api.module,
+    depart: api.depart,
+    lease: async (input) => {
+      const answer = await timed("lease", api.lease)(input);
+      const at = performance.now();
+      for (const l of answer.leases) onLease(l.jobId, at);
+      return answer;
+    },
+  };
+}
+
+export interface Fleet {
+  /** Machines registered and with a live work stream. */
+  ready(): number;
+  accepted(): number;
+  refused(): number;
+  errors(): string[];
+  stop(): Promise<void>;
+}
+
+export function startFleet(options: {
+  url: string;
+  tokens: string[];
+  machines: number;
+  slots: number;
+  timings: Timings;
+  onLease?: (jobId: string, at: number) => void;
+  onReported?: () => void;
+  /** Machines start this far apart, as a fleet joining a market does. */
+  staggerMs?: number;
+}): Fleet {
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal); // every machine's loop waits on it
+  let ready = 0;
+  let accepted = 0;
+  let refused = 0;
+  const errors: string[] = [];
+  const runs: Promise<unknown>[] = [];
+  for (let i = 0; i < options.machines; i++) {
+    const token = options.tokens[i % options.tokens.length]!;
+    const api = timedApi(createTrpcApi(options.url, token), options.timings, options.onLease ?? (() => {}));
+    const onEvent = (e: ProducerEvent) => {
+      if (e.type === "stream" && e.state === "live") ready++;
+      else if (e.type === "stream" && e.state !== "live") ready--;
+      else if (e.type === "reported") {
+        if (e.accepted) accepted++;
+        else refused++;
+        options.onReported?.();
+      } else if (e.type === "error" && errors.length < 20) errors.push(`${e.stage}: ${e.message}`);
+    };
+    const start = async () => {
+      if (options.staggerMs) await new Promise((r) => setTimeout(r, i * options.staggerMs!));
+      return runProducer({
+        api,
+        executor: instantExecutor(options.slots),
+        machine: { name: `bench-${i}`, kind: "opportunistic", speed: 1, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" },
+        signal: stop.signal,
+        onEvent,
+        registerAttempts: 1000,
+      });
+    };
+    runs.push(start().catch((e) => errors.push(`producer: ${e instanceof Error ? e.message : String(e)}`)));
+  }
+  return {
+    ready: () => ready,
+    accepted: () => accepted,
+    refused: () => refused,
+    errors: () => errors,
+    async stop() {
+      stop.abort();
+      await Promise.allSettled(runs);
+    },
+  };
+}
+
+export async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20) {
+  const end = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function print(figures: Record<string, unknown>, json: boolean) {
+  if (json) console.log(JSON.stringify(figures));
+  else console.log(JSON.stringify(figures, null, 2));
+}

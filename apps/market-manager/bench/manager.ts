@@ -1,0 +1,32 @@
+// The Market Manager as the benches run it: its own process (so its CPU time is its own), its own
+// embedded PostgreSQL in a temporary folder, the real HTTP API on a free port. The parent talks to
+// it over the IPC channel: it is told the port, asks for the audit of the books, and stops it.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, startMarketManager } from "../src/index.ts";
+import { audit } from "./audit.ts";
+
+const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-bench-"));
+chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
+const env = JSON.parse(process.env.BENCH_MARKET_ENV ?? "{}") as Record<string, string>;
+const cfg = loadConfig({ MARKET_DATA_DIR: dataDir, MARKET_PORT: "0", LOG_LEVEL: "silent", ...env });
+const departures: string[] = [];
+const manager = await startMarketManager(cfg, (line) => {
+  if (/departed \(missed-heartbeats\)/.test(line)) departures.push(line);
+  if (process.env.BENCH_MARKET_LOG) process.stderr.write(`[market] ${line}\n`);
+});
+
+async function stop() {
+  await manager.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+process.on("message", (msg: { kind: string; jobIds?: string[] }) => {
+  if (msg.kind === "audit") {
+    void audit(manager.services.db, msg.jobIds ?? []).then((books) => process.send!({ kind: "audit", books, departed: departures.length }));
+  } else if (msg.kind === "stop") void stop();
+});
+process.on("SIGTERM", () => void stop());
+process.send!({ kind: "ready", port: manager.port, outbox: join(dataDir, "outbox.jsonl") });

@@ -1,0 +1,134 @@
+import type { Market } from "../market/market.ts";
+import { MAX_QUEUED_STEPS } from "../market/market.ts";
+import { refuse } from "../api/errors.ts";
+import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
+import type { Completion } from "./results.ts";
+
+/** Reports that share one transaction at most. */
+export const MAX_REPORTS_PER_COMMIT = 200;
+
+interface Waiting {
+  /** Finds the report's lease and task in the live market at its turn, or refuses it. */
+  resolve: () => Completion;
+  signal: AbortSignal | undefined;
+  done: (value: ReturnType<typeof answer>) => void;
+  fail: (e: unknown) => void;
+}
+
+function answer(c: Completion) {
+  return { accepted: c.ok, reason: c.ok ? undefined : { code: c.report.error?.code ?? "nonzero-exit", exitCode: c.report.exitCode } };
+}
+
+/**
+ * Group commit for results. Reports that arrive while the market is busy wait together and are
+ * written in one transaction at their turn: one commit (one flush of PostgreSQL's log) for many
+ * results instead of one each. Each report is still answered only after the transaction holding
+ * it committed, and keeps every guarantee of completeTask: each is decided from memory in order,
+ * later ones seeing the job's done count of earlier ones. Reports whose decision depends on other
+ * copies (replicas) or on the engine placing work again (failed runs) run alone, as does a report
+ * for a job that an earlier report of the group ended. If the group's transaction fails, its
+ * reports are run again one by one, so one bad report cannot fail the others.
+ */
+export class ReportBatch {
+  private waiting: Waiting[] = [];
+  private scheduled = false;
+
+  constructor(private market: Market) {}
+
+  add(resolve: () => Completion, signal: AbortSignal | undefined) {
+    if (this.market.queuedSteps + this.waiting.length >= MAX_QUEUED_STEPS) {
+      throw refuse.busy({ code: "market-busy", limit: "queued-calls", max: MAX_QUEUED_STEPS, retryAfterSeconds: 1 }, "The market is busy; try again in a second.");
+    }
+    return new Promise<ReturnType<typeof answer>>((done, fail) => {
+      this.waiting.push({ resolve, signal, done, fail });
+      this.schedule();
+    });
+  }
+
+  private schedule() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    void this.market.serial(() => this.drain()).catch((e) => this.market.log(`reports not written: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  private async drain() {
+    this.scheduled = false;
+    const batch = this.waiting.splice(0, MAX_REPORTS_PER_COMMIT);
+    if (this.waiting.length) this.schedule();
+    const group: { item: Waiting; c: Completion }[] = [];
+    const alone: Waiting[] = [];
+    const ended = new Set<string>();
+    const leases = new Set<string>();
+    for (const item of batch) {
+      if (item.signal?.aborted) {
+        item.fail(refuse.gone());
+        continue;
+      }
+      let c: Completion;
+      try {
+        c = item.resolve();
+      } catch (e) {
+        item.fail(e);
+        continue;
+      }
+      const job = this.market.state.jobs.get(c.task.jobId);
+      // Only a successful run of a task without copies is decided by its own report alone.
+      if (!job || !c.ok || job.replicas !== 1 || leases.has(c.lease.id)) {
+        alone.push(item);
+        continue;
+      }
+      leases.add(c.lease.id);
+      group.push({ item, c });
+    }
+    if (group.length) await this.commit(group, ended);
+    // Decided afresh, after the group: its commit may have ended their job or their lease.
+    await this.runAlone(alone);
+  }
+
+  private async runAlone(items: Waiting[]) {
+    for (const item of items) {
+      try {
+        const c = item.resolve();
+        await completeTask(this.market, c);
+        item.done(answer(c));
+      } catch (e) {
+        item.fail(e);
+      }
+    }
+  }
+
+  private async commit(group: { item: Waiting; c: Completion }[], ended: Set<string>) {
+    const done: { item: Waiting; c: Completion; step: CompletionStep; written: Awaited<ReturnType<CompletionStep["write"]>> }[] = [];
+    const later: Waiting[] = [];
+    try {
+      await this.market.db.$transaction(
+        async (tx) => {
+          for (const g of group) {
+            if (ended.has(g.c.task.jobId)) {
+              later.push(g.item);
+              continue;
+            }
+            // Decided in turn: this report sees the done count of the ones before it.
+            const step = prepareCompletion(this.market, g.c);
+            const written = await step.write(tx);
+            step.count();
+            done.push({ ...g, step, written });
+            if (written.ends) ended.add(g.c.task.jobId);
+          }
+        },
+        { timeout: 60_000 },
+      );
+    } catch {
+      // Memory moves only after a commit: undo the counts, then give each report its own transaction.
+      for (const d of done) d.step.uncount();
+      await this.runAlone(group.map((g) => g.item));
+      return;
+    }
+    for (const d of done) {
+      d.step.apply(d.written);
+      d.item.done(answer(d.c));
+    }
+    // Reports for a job the group ended: alone now, and refused as stale as they would have been.
+    await this.runAlone(later);
+  }
+}
