@@ -5,6 +5,8 @@ import type { Market } from "../market/market.ts";
 import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
+import type { Reason } from "../market/engine.ts";
+import { idleTake } from "@cyclemarket/costbenefit";
 import { ownMachine } from "./machines.ts";
 import { ReportBatch } from "../tasks/report-batch.ts";
 
@@ -32,7 +34,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
     const machine = ownMachine(market, caller, machineId);
     const now = market.clock.now();
     const room = Math.max(0, Math.min(max, machine.slots * 2 - machine.leases.size));
-    const picked = pickTasks(market, machine, room);
+    const { picked, taken } = pickTasks(market, machine, room);
     if (!picked.length) return { leases: [] };
     const expiresAt = now + market.settings.leaseTimeoutMs;
     const ids = picked.map((t) => t.id);
@@ -65,6 +67,12 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
       task.state = "leased";
       task.attempts += 1;
       market.engine.taskStarted(task.id, machineId, now);
+    }
+    // Work taken from other machines' queues is a move with the engine's reason: say so, one line per source.
+    const bySource = new Map<string, Taken[]>();
+    for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
+    for (const [from, moves] of bySource) {
+      market.log(`idle machine ${machineId.slice(0, 8)} took ${moves.length} queued task(s) from ${from.slice(0, 8)}: ${JSON.stringify(moves[0]!.reason)}`);
     }
     for (const row of rows) {
       market.state.leases.set(row.id, { id: row.id, taskId: row.taskId, machineId, expiresAt });
@@ -104,13 +112,32 @@ function ranHere(market: Market, task: LiveTask, machineId: string, picked: Live
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
-function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask[] {
+/** A task an idle machine took from another machine's queue, and the engine's reason it could. */
+interface Taken {
+  taskId: string;
+  fromMachineId: string;
+  reason: Reason;
+}
+
+const perSecond = (micro: bigint) => Number(micro) / 1_000_000;
+
+/**
+ * The machine's own queue first; then, when it has room left, queued work of other machines, the
+ * longest queues (per slot) first and from their back, as far as the engine's idle-take rule
+ * allows (a copy its holder may never run; other work only from a machine that asks no less).
+ * Each machine is left what it can start itself right now.
+ */
+function pickTasks(market: Market, machine: LiveMachine, room: number): { picked: LiveTask[]; taken: Taken[] } {
   const picked: LiveTask[] = [];
-  const takeFrom = (ids: string[]) => {
+  const taken: Taken[] = [];
+  const takeFrom = (ids: string[], from?: { machineId: string; reason: Reason }) => {
     for (const id of ids) {
       if (picked.length >= room) return;
       const task = market.state.tasks.get(id);
-      if (task?.state === "queued" && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) picked.push(task);
+      if (task?.state === "queued" && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
+        picked.push(task);
+        if (from) taken.push({ taskId: task.id, fromMachineId: from.machineId, reason: from.reason });
+      }
     }
   };
   takeFrom(machine.queue);
@@ -118,21 +145,18 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask
     const others = [...market.state.machines.values()]
       .filter((m) => m.id !== machine.id && m.queue.length > 0)
       .sort((a, b) => b.queue.length / b.slots - a.queue.length / a.slots);
+    const asks = (holderMayNotRun: boolean, other: LiveMachine) =>
+      idleTake({ takerPricePerSecond: perSecond(machine.pricePerSecondMicro), holderPricePerSecond: perSecond(other.pricePerSecondMicro), holderMayNotRun });
     for (const other of others) {
-      // A copy its own machine may never run (its owner ran a sibling) is anyone else's to take;
-      // otherwise a copy sent back to the one machine left would wait there after others connect.
-      takeFrom(other.queue.filter((id) => stuckOn(market, id, other.id)));
-      // The rest only if this machine asks no more per second than the one the engine chose:
-      // otherwise an expensive machine could take every task placed on a cheap one and be paid its
-      // own price for it. (Per second, not per unit of work: benchmarks of equal machines differ a
-      // little, and equal asking prices should share work.) Leave the other machine what it can
-      // start itself right now; take from the back.
-      if (machine.pricePerSecondMicro > other.pricePerSecondMicro) continue;
-      takeFrom(other.queue.slice(Math.max(0, other.slots - other.leases.size)).reverse());
+      const stuck = other.queue.filter((id) => stuckOn(market, id, other.id));
+      if (stuck.length) takeFrom(stuck, { machineId: other.id, reason: asks(true, other).reason });
+      const rule = asks(false, other);
+      if (!rule.take) continue;
+      takeFrom(other.queue.slice(Math.max(0, other.slots - other.leases.size)).reverse(), { machineId: other.id, reason: rule.reason });
       if (picked.length >= room) break;
     }
   }
-  return picked;
+  return { picked, taken };
 }
 
 function stuckOn(market: Market, taskId: string, machineId: string): boolean {
