@@ -1,9 +1,10 @@
 import { loadConfig } from "./config.ts";
 import { startMarketManager } from "./index.ts";
+import { createLog } from "./ops/log.ts";
 
-// The Market Manager as a process: `tsx apps/market-manager/src/main.ts`.
-const log = (line: string) => console.log(`[market] ${line}`);
+// The Market Manager as a process: `tsx apps/market-manager/src/main.ts`. Its log is JSON lines.
 const cfg = loadConfig();
+const log = createLog(cfg.LOG_LEVEL);
 const manager = await startMarketManager(cfg, log);
 log(`API listening on http://${cfg.MARKET_HOST}:${manager.port}`);
 if (process.send) process.send({ kind: "ready", port: manager.port, admin: manager.admin });

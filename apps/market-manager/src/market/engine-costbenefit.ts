@@ -89,7 +89,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
               completionAt: d.completionAt * 1000,
               price: d.price,
               priceParts: d.priceParts,
-              placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId })),
+              placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId, marginalCost: p.marginalCost, expectedFinishAt: p.expectedFinishAt })),
               reasons: d.reasons,
             }
           : { outcome: d.outcome, reasons: d.reasons };

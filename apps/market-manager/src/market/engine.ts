@@ -27,7 +27,8 @@ export type Decision =
       price: number;
       /** What the price is made of (credits): producers' expected payments, congestion, the market's fee. */
       priceParts?: { producerPayments: number; congestion: number; fee: number } | undefined;
-      placements: { taskId: string; machineId: string }[];
+      /** Where each task goes; the engine's marginal cost (credits) and expected finish (seconds) there, when it gives them. */
+      placements: { taskId: string; machineId: string; marginalCost?: number; expectedFinishAt?: number }[];
       reasons: Reason[];
     }
   | { outcome: "delayed" | "rejected"; reasons: Reason[] };

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
@@ -66,6 +67,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
       market.state.leases.set(row.id, { id: row.id, taskId: row.taskId, machineId, expiresAt });
       machine.leases.add(row.id);
     }
+    opsOf(market).metrics.leases.inc(rows.length);
     for (const jobId of new Set(picked.map((t) => t.jobId))) {
       const job = market.state.jobs.get(jobId);
       if (job) {
@@ -169,6 +171,7 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
     const machine = ownMachine(market, caller, report.machineId);
     const lease = market.state.leases.get(report.leaseId);
     if (!lease || lease.machineId !== machine.id) {
+      opsOf(market).metrics.reports.inc({ outcome: "stale" });
       throw refuse.conflict(
         { code: "stale-lease", leaseId: report.leaseId },
         "This lease is not current (it expired, was abandoned, or belongs to another machine); the result was not accepted.",
@@ -187,6 +190,7 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
     const ok = report.exitCode === 0 && !report.error;
     await completeTask(market, { machine, lease, task, ok, stdout, stderr, hash, report });
+    opsOf(market).metrics.reports.inc({ outcome: ok ? "succeeded" : "failed" });
     return { accepted: ok, reason: ok ? undefined : { code: report.error?.code ?? "nonzero-exit", exitCode: report.exitCode } };
   });
 }
