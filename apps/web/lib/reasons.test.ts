@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Exclusions, Reason } from "@cyclemarket/costbenefit";
+import { SERVICE_DECISION_CODES } from "@cyclemarket/market-manager/decision-codes";
 import { describeReason, hasWords } from "./reasons";
 
 // Every reason the engine can give reaches the user in words, never as a raw code.
@@ -8,6 +9,10 @@ const engineCodes = Reason.options.map((o) => o.shape.code.value as string);
 describe("the words for the engine's reasons", () => {
   it("exist for every code the engine can give", () => {
     expect(engineCodes.filter((c) => !hasWords(c))).toEqual([]);
+  });
+
+  it("exist for every code the market's decision log gives of its own", () => {
+    expect(SERVICE_DECISION_CODES.filter((c) => !hasWords(c))).toEqual([]);
   });
 
   it("name every exclusion a placement search can count", () => {
