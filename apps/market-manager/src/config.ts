@@ -45,6 +45,8 @@ export const Env = z.object({
   STREAMS_PER_MACHINE: z.coerce.number().int().min(1).default(4),
   STREAMS_PER_USER: z.coerce.number().int().min(1).default(32),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
+  // How often the market's vital signs are written to its history (README "History").
+  HISTORY_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 });
 export type Env = z.infer<typeof Env>;
 

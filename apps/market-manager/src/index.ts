@@ -15,6 +15,8 @@ import { createEngine } from "./market/engine-costbenefit.ts";
 import { restoreMarket } from "./market/restore.ts";
 import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
+import { startSampler } from "./ops/sampler.ts";
+import { opsOf } from "./ops/ops.ts";
 import { createServer } from "./http/server.ts";
 import { createQuotas } from "./limits/quotas.ts";
 import { authRules } from "./auth/auth-limits.ts";
@@ -74,10 +76,12 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     }),
   );
   await restoreMarket(market);
+  opsOf(market).restored = true;
   const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
   const stopSweeper = startSweeper(market, 1000);
+  const stopSampler = startSampler(market, cfg.HISTORY_SAMPLE_MS);
   const server = createServer(services);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -86,6 +90,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     });
   } catch (e) {
     stopSweeper();
+    stopSampler();
     await db.$disconnect();
     await database.stop();
     throw isAddressInUse(e) ? new PortTakenError(cfg.MARKET_PORT, "MARKET_PORT") : e;
@@ -96,6 +101,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     admin,
     async stop() {
       stopSweeper();
+      await stopSampler();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await market.serial(async () => {});

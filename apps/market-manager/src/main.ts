@@ -1,9 +1,10 @@
 import { loadConfig } from "./config.ts";
 import { PortTakenError, startMarketManager } from "./index.ts";
+import { createLog } from "./ops/log.ts";
 
-// The Market Manager as a process: `tsx apps/market-manager/src/main.ts`.
-const log = (line: string) => console.log(`[market] ${line}`);
+// The Market Manager as a process: `tsx apps/market-manager/src/main.ts`. Its log is JSON lines.
 const cfg = loadConfig();
+const log = createLog(cfg.LOG_LEVEL);
 const manager = await startMarketManager(cfg, log).catch((e: unknown) => {
   // A taken port is a fact the user can act on: one sentence, and the launcher is told which port.
   if (!(e instanceof PortTakenError)) throw e;

@@ -4,6 +4,7 @@
 import { BenefitCurve, benefitAt, breakpoints } from "@cyclemarket/costbenefit";
 import { credits, seconds } from "@/lib/format";
 import { Button, Field, inputClass } from "./ui";
+import { BenefitChart } from "./benefit-chart";
 
 export type CurveKind = BenefitCurve["kind"];
 
@@ -158,28 +159,14 @@ function PointsEditor({ draft, onChange, err }: { draft: BenefitDraft; onChange:
   );
 }
 
-/** A small drawing of b(t), so the consumer sees what they are promising. */
+/** b(t) with its axes and breakpoints, so the consumer sees what they are promising. */
 function CurvePreview({ curve }: { curve: BenefitCurve }) {
-  const marks = breakpoints(curve);
-  const horizon = Math.max(60, ...marks.map((m) => m * 1.25));
-  const samples = Array.from({ length: 81 }, (_, i) => (horizon * i) / 80);
-  const values = samples.map((t) => benefitAt(curve, t));
-  const hi = Math.max(0, ...values);
-  const lo = Math.min(0, ...values);
-  const span = hi - lo || 1;
-  const W = 320;
-  const H = 90;
-  const x = (t: number) => (t / horizon) * W;
-  const y = (v: number) => H - ((v - lo) / span) * H;
-  const path = samples.map((t, i) => `${i === 0 ? "M" : "L"}${x(t).toFixed(1)},${y(values[i]!).toFixed(1)}`).join(" ");
+  const horizon = Math.max(60, ...breakpoints(curve).map((m) => m * 1.25));
   return (
     <figure className="rounded-lg bg-slate-50 p-3">
-      <svg viewBox={`-4 -4 ${W + 8} ${H + 8}`} className="h-24 w-full max-w-sm" role="img" aria-label="Preview of the curve">
-        <line x1={0} x2={W} y1={y(0)} y2={y(0)} stroke="#cbd5e1" strokeDasharray="4 3" />
-        <path d={path} fill="none" stroke="#4f46e5" strokeWidth={2.5} />
-      </svg>
+      <BenefitChart curve={curve} height={180} label="Preview of the curve" testId="curve-preview" />
       <figcaption className="mt-1 text-xs text-slate-500">
-        {credits(values[0]!)} if done at once · {credits(values[values.length - 1]!)} after {seconds(horizon)}
+        {credits(benefitAt(curve, 0))} if done at once · {credits(benefitAt(curve, horizon))} after {seconds(horizon)}
       </figcaption>
     </figure>
   );

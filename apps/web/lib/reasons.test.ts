@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Exclusions, JobFileReason, MARKET_REASON_CODES, Reason, SandboxFailure } from "@cyclemarket/costbenefit";
 import { describeJobReason } from "@cyclemarket/client/job-file";
+import { SERVICE_DECISION_CODES } from "@cyclemarket/market-manager/decision-codes";
 import { describeReason, hasWords } from "./reasons";
 
 // Every reason the market can give reaches the user in words, never as a raw code. The table is
@@ -32,6 +33,11 @@ describe("the words for the market's reasons", () => {
     const words = describeReason({ code: "unprofitable", benefit: 5, marginalCost: 9, completionAt: at });
     expect(words).not.toContain("1970");
     expect(words).toContain("Nov 23");
+  });
+
+  it("exist for every code the market's decision log gives of its own, all of them in the vocabulary", () => {
+    expect(SERVICE_DECISION_CODES.filter((c) => !hasWords(c))).toEqual([]);
+    for (const c of SERVICE_DECISION_CODES) expect(MARKET_REASON_CODES).toContain(c);
   });
 
   it("name every exclusion a placement search can count", () => {

@@ -188,6 +188,11 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     return `It waited ${seconds(waited == null ? null : waited / 1000)} for capacity, longer than the maximum of ${seconds(max == null ? null : max / 1000)}.`;
   },
   "capacity-changed": () => "The market changed while deciding; the decision was made again.",
+  // The service's own codes in the decision log (market-manager ops/decision-codes.ts).
+  "machine-left": () => "The machine left the market: its producer stopped it.",
+  "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",
+  "contract-ended": () => "The machine's dedicated contract ended, so it left the market.",
+  "placed-again": () => "Placed again: the tasks had lost their machine (it left, their lease expired or a run failed).",
   rebalance: (r) => `Moved to lower the cost from ${number(num(r, "costBefore"))} to ${number(num(r, "costAfter"))}.`,
   "load-balance": (r) => `Moved to balance load (${number(num(r, "loadBefore"))} to ${number(num(r, "loadAfter"))}).`,
   "idle-take": (r) =>

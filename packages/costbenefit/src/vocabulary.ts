@@ -68,6 +68,11 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("output-too-large", { bytes: num, max: num }),
   reason("hash-mismatch", { claimed: str, actual: str }),
   reason("no-output", { index: num }),
+  // The decision log's own entries: why a machine left, and tasks placed again after losing theirs.
+  reason("machine-left", {}),
+  reason("missed-heartbeats", {}),
+  reason("contract-ended", {}),
+  reason("placed-again", {}),
   // A decision recorded before the engine owned the wait rule: kept so old records still read.
   reason("waited-too-long", { waitedMs: num, maxDelayMs: num }),
 ]);

@@ -10,7 +10,8 @@ import { marketBooks } from "../ledger/statement.ts";
 export async function marketOverview(db: Db, market: Market) {
   const machines = await db.machine.findMany({
     orderBy: [{ status: "asc" }, { registeredAt: "desc" }],
-    take: 500,
+    // The dashboard pages through them; a thousand machines are a few hundred kilobytes.
+    take: 2000,
     include: { owner: { select: { email: true } } },
   });
   const jobs = await jobSummaries(db, {});

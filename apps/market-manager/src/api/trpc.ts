@@ -5,6 +5,7 @@ import type { Role, TokenScope } from "../db/generated/enums.ts";
 import type { Services } from "../services.ts";
 import { Refusal, refuse } from "./errors.ts";
 import { publicError } from "./public-error.ts";
+import { opsOf } from "../ops/ops.ts";
 
 export interface Caller {
   id: string;
@@ -52,9 +53,19 @@ const t = initTRPC.context<Context>().create({
 });
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
 
-export const signedInProcedure = t.procedure.use(({ ctx, next }) => {
+/** Every query's and mutation's latency, by procedure, for /metrics (a stream's lifetime is not latency). */
+const timed = t.procedure.use(async ({ ctx, path, type, next }) => {
+  if (type === "subscription") return next();
+  const end = opsOf(ctx.services.market).metrics.api.startTimer({ procedure: path, type });
+  const result = await next();
+  end({ ok: String(result.ok) });
+  return result;
+});
+
+export const publicProcedure = timed;
+
+export const signedInProcedure = timed.use(({ ctx, next }) => {
   if (!ctx.caller) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first." });
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });

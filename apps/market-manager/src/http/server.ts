@@ -11,6 +11,7 @@ import { refuseHttp, sendRefusal } from "./respond.ts";
 import { JOB_LIMITS } from "@cyclemarket/client/job-file";
 import { uploadModule } from "./modules.ts";
 import { download, isDownload } from "./downloads.ts";
+import { opsRoute } from "./ops-routes.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
@@ -38,7 +39,7 @@ export function createServer(services: Services) {
     },
     onError: ({ error, path, ctx }) => {
       // The stack stays here, under the request id the caller was given.
-      if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error ${ctx?.requestId ?? "?"} in ${path ?? "?"}: ${error.stack ?? error.message}`);
+      if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error in ${path ?? "?"}: ${error.stack ?? error.message}`, { level: "error", requestId: ctx?.requestId ?? "?", procedure: path });
     },
   });
   const signups = signupLimiter(
@@ -89,17 +90,18 @@ export function createServer(services: Services) {
     const path = url.split("?")[0]!;
     if (path === "/api/modules" && (req.method === "PUT" || req.method === "POST")) return void uploadModule(services, req, res);
     if (req.method === "GET" && isDownload(path)) return void download(services, req, res);
-    if (url === "/healthz") {
-      res.writeHead(200, { "content-type": "application/json" });
-      return void res.end(JSON.stringify({ ok: true, machines: services.market.state.machines.size }));
-    }
+    if (await opsRoute(services, req, res, path)) return;
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ code: "NOT_FOUND", message: "Not found." }));
   };
   return http.createServer((req, res) => {
     const requestId = randomUUID();
+    const started = performance.now();
+    res.once("finish", () =>
+      services.log("request", { level: "debug", requestId, method: req.method, path: req.url?.split("?")[0], status: res.statusCode, ms: Math.round(performance.now() - started) }),
+    );
     handle(req, res, requestId).catch((e: unknown) => {
-      services.log(`error ${requestId} on ${req.method} ${req.url}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      services.log(`error on ${req.method} ${req.url}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, { level: "error", requestId });
       if (res.headersSent) return void res.destroy();
       refuseHttp(res, 500, { code: "INTERNAL_SERVER_ERROR", message: `The market could not complete this request (request ${requestId}).`, reason: { code: "internal-error", requestId } }, requestId);
     });

@@ -1,4 +1,5 @@
 import type { Market } from "./market.ts";
+import { recordDecisions } from "../ops/decisions.ts";
 
 /**
  * DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
@@ -15,6 +16,11 @@ export async function rebalance(market: Market) {
     if (!moves.length) return 0;
     await market.db.$transaction(async (tx) => {
       for (const m of moves) await tx.task.updateMany({ where: { id: m.taskId, status: "queued" }, data: { machineId: m.toMachineId } });
+      await recordDecisions(market, tx, moves.map((m) => {
+        const jobId = market.state.tasks.get(m.taskId)?.jobId ?? null;
+        const userId = (jobId && market.state.jobs.get(jobId)?.ownerId) || null;
+        return { outcome: "move", at: now, jobId, userId, machineId: m.toMachineId, tasks: 1, reasons: m.reasons, detail: { fromMachineId: m.fromMachineId } };
+      }));
     });
     for (const m of moves) {
       const task = market.state.tasks.get(m.taskId)!;

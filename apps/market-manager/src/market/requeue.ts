@@ -1,6 +1,8 @@
 import { demandOf } from "./engine.ts";
 import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
+import { placementEntries, recordDecisions } from "../ops/decisions.ts";
+import { PLACED_AGAIN } from "../ops/decision-codes.ts";
 
 type Tx = Parameters<Parameters<Market["db"]["$transaction"]>[0]>[0];
 
@@ -24,9 +26,23 @@ export async function planRequeue(market: Market, tx: Tx, tasks: LiveTask[]) {
       data: { machineId, status: machineId ? "queued" : "pending" },
     });
   }
+  await recordDecisions(market, tx, placedAgainEntries(market, live, placement));
   return {
     apply() {
       for (const t of live) market.state.enqueue(t, placement.get(t.id) ?? null);
     },
   };
+}
+
+/** Tasks given a machine again, one log line per job and machine (the engine gives no costs here). */
+function placedAgainEntries(market: Market, tasks: LiveTask[], placement: Map<string, string | null>) {
+  const now = market.clock.now();
+  const byJob = new Map<string, { taskId: string; machineId: string }[]>();
+  for (const t of tasks) {
+    const machineId = placement.get(t.id);
+    if (machineId) byJob.set(t.jobId, [...(byJob.get(t.jobId) ?? []), { taskId: t.id, machineId }]);
+  }
+  return [...byJob].flatMap(([jobId, placed]) =>
+    placementEntries(placed, { at: now, jobId, userId: market.state.jobs.get(jobId)?.ownerId ?? null }, [{ code: PLACED_AGAIN }]),
+  );
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
@@ -78,6 +79,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
       market.state.leases.set(row.id, { id: row.id, taskId: row.taskId, machineId, expiresAt });
       machine.leases.add(row.id);
     }
+    opsOf(market).metrics.leases.inc(rows.length);
     for (const jobId of new Set(picked.map((t) => t.jobId))) {
       const job = market.state.jobs.get(jobId);
       if (job) {
@@ -223,6 +225,7 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
     const machine = ownMachine(market, caller, report.machineId);
     const lease = market.state.leases.get(report.leaseId);
     if (!lease || lease.machineId !== machine.id) {
+      opsOf(market).metrics.reports.inc({ outcome: "stale" });
       throw refuse.conflict(
         { code: "stale-lease", leaseId: report.leaseId },
         "This lease is not current (it expired, was abandoned, or belongs to another machine); the result was not accepted.",
@@ -234,7 +237,9 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
   };
   let batch = batches.get(market);
   if (!batch) batches.set(market, (batch = new ReportBatch(market)));
-  return batch.add(resolve, signal);
+  const answered = await batch.add(resolve, signal);
+  opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
+  return answered;
 }
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */

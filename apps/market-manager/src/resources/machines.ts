@@ -1,4 +1,6 @@
 import type { Caller } from "../api/trpc.ts";
+import { recordDecisions } from "../ops/decisions.ts";
+import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
@@ -185,6 +187,7 @@ export async function departMachine(market: Market, machineId: string, reason: "
         where: { machineId, status: "active" },
         data: { status: "abandoned", endedAt: new Date(now) },
       });
+      await recordDecisions(market, tx, [{ outcome: "departure", at: now, machineId, userId: machine.ownerId, tasks: released.length, reasons: [{ code: DEPARTURE_CODES[reason] }] }]);
       return planRequeue(market, tx, released);
     });
   } catch (e) {

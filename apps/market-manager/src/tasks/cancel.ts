@@ -1,4 +1,5 @@
 import { refuse } from "../api/errors.ts";
+import { timedSettlement } from "../ops/ops.ts";
 import type { Market } from "../market/market.ts";
 import { settleUnfinished } from "../ledger/settlement.ts";
 import { toCredits } from "../ledger/ledger.ts";
@@ -21,7 +22,7 @@ export async function cancelJob(market: Market, jobId: string) {
       // marked after the lock, in chunks: nothing reads a cancelled job's tasks as work.
       await tx.task.updateMany({ where: { jobId, status: "leased" }, data: { status: "failed", machineId: null } });
       await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
-      const charge = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "cancelled", penaltyHeld: job.penaltyHeldMicro });
+      const charge = await timedSettlement(market, "cancelled", () => settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: "cancelled", penaltyHeld: job.penaltyHeldMicro }));
       await tx.job.update({ where: { id: jobId }, data: { status: "cancelled", completedAt: new Date(now), chargedMicro: charge } });
       return charge;
     });

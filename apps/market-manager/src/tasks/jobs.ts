@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
+import { opsOf } from "../ops/ops.ts";
 import { z } from "zod";
 import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, runPay } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
@@ -311,6 +313,7 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
         escrowMicro: decision.outcome === "admitted" ? needed : 0n,
       },
     });
+    await recordDecisions(market, tx, jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: caller.id, tasks: job.tasks.length }, now));
     let hold = 0n;
     if (decision.outcome === "admitted") {
       hold = await holdPenalty(tx, input.benefit, decision.price);
@@ -349,6 +352,7 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
     if (decision.outcome === "admitted") market.engine.commit(spec, decision);
   }
   market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
+  opsOf(market).metrics.submissions.inc({ outcome: status });
   market.emit({ kind: "job", jobId, ownerId: caller.id });
   return { jobId, decision: record };
 }
@@ -387,14 +391,16 @@ export async function reevaluateDelayed(market: Market) {
       }
       const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
       const final = decision;
+      const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve);
       const penaltyHeld = await market.db.$transaction(async (tx) => {
+        await recordDecisions(market, tx, jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now));
         const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
         if (admitted) await escrowJob(tx, job.id, job.ownerId, needed, hold);
         await tx.job.update({
           where: { id: job.id },
           data: {
             status: final.outcome,
-            decision: toJson(decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve)),
+            decision: toJson(record),
             decidedAt: new Date(now),
             expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
             quotedPriceMicro: admitted ? toMicro(admitted.price) : null,

@@ -1,4 +1,5 @@
 import type { Market } from "../market/market.ts";
+import { timedSettlement } from "../ops/ops.ts";
 import type { LiveLease, LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import type { TaskReport } from "../resources/leases.ts";
@@ -264,7 +265,7 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
     penaltyHeld: toCredits(job.penaltyHeldMicro),
     consumerCausedLateness: estimateContradicted(market.settings.terms, job.declaredWorkPerTask, job.workPerTask),
   });
-  const charged = await settleCompleted(tx, {
+  const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, {
     jobId,
     consumerId: job.ownerId,
     // The engine's floats become money once, here; the charge never rounds below what was paid out.
@@ -274,7 +275,7 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
     paidToProducers: paid,
     seconds: took,
     memo: terms.reasons,
-  });
+  }));
   await tx.job.update({
     where: { id: jobId },
     data: { status: "completed", completedAt: new Date(now), chargedMicro: charged, result: toJson(combineOutputs(job.example, texts)) },
@@ -287,7 +288,7 @@ async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c:
   const job = market.state.jobs.get(jobId)!;
   await tx.task.updateMany({ where: { jobId, status: { in: ["pending", "queued", "leased"] } }, data: { status: "failed", machineId: null } });
   await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
-  const charged = await settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: why ?? "failed", penaltyHeld: job.penaltyHeldMicro });
+  const charged = await timedSettlement(market, why ?? "failed", () => settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: why ?? "failed", penaltyHeld: job.penaltyHeldMicro }));
   const cause = why ?? (c.ok ? "no-quorum" : (c.report.error?.code ?? "nonzero-exit"));
   await tx.job.update({
     where: { id: jobId },

@@ -6,8 +6,10 @@ import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { credits, dateTime, number, relative } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { RequireRole } from "@/components/session";
-import { Alert, Badge, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat, cx } from "@/components/ui";
+import { Alert, Badge, Button, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat, cx } from "@/components/ui";
 import { SettingsPanel } from "./settings-panel";
+import { HistoryCharts } from "./history-charts";
+import { useState } from "react";
 
 type Overview = RouterOutputs["admin"]["overview"];
 
@@ -28,16 +30,16 @@ function Dashboard() {
   if (overview.isPending) return <Loading label="Loading the market…" />;
   if (overview.isError) return <Alert tone="error" title="The market overview could not be loaded">{describeError(overview.error)}</Alert>;
   const { machines, jobs } = overview.data;
-  const active = machines.filter((m) => m.status === "active");
-  const unfinished = jobs.filter((j) => ["admitted", "running", "delayed"].includes(j.status));
   return (
     <div className="space-y-6">
-      <dl className="grid grid-cols-2 gap-3 md:grid-cols-4">
-        <Stat label="Machines in the market" value={active.length} testId="admin-active-machines" />
-        <Stat label="Slots" value={active.reduce((s, m) => s + m.slots, 0)} />
-        <Stat label="Tasks running" value={active.reduce((s, m) => s + m.running, 0)} />
-        <Stat label="Jobs in progress" value={unfinished.length} />
-      </dl>
+      <PulseStats />
+      <p className="text-sm">
+        <Link href="/admin/decisions" className="font-medium text-indigo-600 hover:underline">
+          The decision log
+        </Link>{" "}
+        <span className="text-slate-500">: every admission, delay, rejection, placement, move and departure, with its reasons.</span>
+      </p>
+      <HistoryCharts />
       <Books books={overview.data.books} />
       <MachinesTable machines={machines} />
       <JobsTable jobs={jobs} />
@@ -92,10 +94,52 @@ function reputationTone(r: number): string {
   return r >= 0.9 ? "text-emerald-700" : r >= 0.5 ? "text-amber-700" : "text-rose-700";
 }
 
-function MachinesTable({ machines }: { machines: Overview["machines"] }) {
+/** Machines shown at once; a market of thousands pages through them. */
+const MACHINES_PER_PAGE = 50;
+
+/** The market's figures of the moment, sent by the market every second (live.pulse). */
+function PulseStats() {
+  const trpc = useTRPC();
+  const pulse = useSubscription(trpc.live.pulse.subscriptionOptions()).data;
+  const v = (n: number | undefined) => (pulse ? number(n, 0) : "…");
   return (
-    <Card title="Machines" className="overflow-x-auto">
-      {machines.length === 0 ? (
+    <dl className="grid grid-cols-2 gap-3 md:grid-cols-6" data-testid="admin-pulse" data-updated={pulse?.at ?? ""}>
+      <Stat label="Machines in the market" value={v(pulse?.machines)} testId="admin-active-machines" />
+      <Stat label="Slots" value={v(pulse?.slots)} />
+      <Stat label="Tasks running" value={v(pulse?.running)} />
+      <Stat label="Tasks queued" value={v(pulse?.queued)} />
+      <Stat label="Utilisation" value={pulse ? `${number(pulse.utilisation * 100, 0)}%` : "…"} />
+      <Stat label="Jobs in progress" value={v(pulse?.jobs)} />
+    </dl>
+  );
+}
+
+function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(all.length / MACHINES_PER_PAGE));
+  const at = Math.min(page, pages - 1);
+  const machines = all.slice(at * MACHINES_PER_PAGE, (at + 1) * MACHINES_PER_PAGE);
+  return (
+    <Card
+      title="Machines"
+      className="overflow-x-auto"
+      actions={
+        pages > 1 ? (
+          <nav aria-label="Machine pages" className="flex items-center gap-2 text-xs text-slate-600">
+            <Button variant="secondary" disabled={at === 0} onClick={() => setPage(at - 1)}>
+              Previous
+            </Button>
+            <span data-testid="machine-page">
+              {at * MACHINES_PER_PAGE + 1}–{Math.min(all.length, (at + 1) * MACHINES_PER_PAGE)} of {all.length}
+            </span>
+            <Button variant="secondary" disabled={at >= pages - 1} onClick={() => setPage(at + 1)}>
+              Next
+            </Button>
+          </nav>
+        ) : null
+      }
+    >
+      {all.length === 0 ? (
         <EmptyState title="No machines yet">Open the Produce page in a browser, or start a Node worker with an API token.</EmptyState>
       ) : (
         <table className="min-w-full text-sm" aria-label="Machines">

@@ -2,9 +2,15 @@ import { adminProcedure, router } from "../trpc.ts";
 import { marketOverview } from "../market-overview.ts";
 import { AdminSettingsPatch, changeSettings } from "../../market/settings.ts";
 import { POLICY_NAMES } from "@cyclemarket/costbenefit";
+import { HistoryRange, historyRange } from "../../ops/history.ts";
+import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
 
 export const adminRouter = router({
   overview: adminProcedure.query(({ ctx }) => marketOverview(ctx.services.db, ctx.services.market)),
+  /** The market's vital signs over the last `seconds` (README "History"). */
+  history: adminProcedure.input(HistoryRange).query(({ ctx, input }) => historyRange(ctx.services.db, input, ctx.services.clock.now())),
+  /** The decision log: every admission, delay, rejection, placement, move and departure, with reasons. */
+  decisions: adminProcedure.input(DecisionFilter).query(({ ctx, input }) => listDecisions(ctx.services.db, input)),
 
   settings: router({
     get: adminProcedure.query(async ({ ctx }) => {

@@ -5,6 +5,8 @@ import { SubmitJob, quoteJob, submitJob } from "../../tasks/jobs.ts";
 import { EXAMPLES } from "../../tasks/examples.ts";
 import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
 import { cancelJob } from "../../tasks/cancel.ts";
+import { jobProgress } from "../../tasks/progress.ts";
+import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
 import { Sha256Hex } from "@cyclemarket/client/job-file";
 import { checkQueuedTasks, perMinute } from "../limit-procedures.ts";
 
@@ -51,6 +53,12 @@ export const jobsRouter = router({
     .query(({ ctx, input }) => ctx.services.db.module.findUnique({ where: { hash: input.hash }, select: { hash: true, size: true } })),
   list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
   get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.market, input.jobId)),
+  /** When its tasks were done, against its benefit curve (the job page's chart). */
+  progress: jobOwnerProcedure.query(({ ctx, input }) => jobProgress(ctx.services.db, input.jobId)),
+  /** The market's decisions about this job, newest first. */
+  decisions: jobOwnerProcedure
+    .input(DecisionFilter.pick({ cursor: true, pageSize: true, outcome: true }))
+    .query(({ ctx, input }) => listDecisions(ctx.services.db, { ...input, jobId: input.jobId })),
   cancel: jobOwnerProcedure.mutation(({ ctx, input }) => cancelJob(ctx.services.market, input.jobId)),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))

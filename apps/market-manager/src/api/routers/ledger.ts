@@ -1,4 +1,5 @@
 import { router, signedInProcedure } from "../trpc.ts";
+import { earningsSeries } from "../../ledger/earnings-series.ts";
 import { producerEarnings, statement } from "../../ledger/statement.ts";
 import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
 
@@ -11,4 +12,6 @@ export const ledgerRouter = router({
   }),
   /** A producer's earnings per hour over the last day, and what its work sold for. */
   earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
+  /** The same earnings per hour over two days and per day over thirty, for the earnings chart. */
+  earningsSeries: signedInProcedure.query(({ ctx }) => earningsSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
 });

@@ -10,6 +10,8 @@ import type { Market } from "../../market/market.ts";
 import type { Services } from "../../services.ts";
 import { refuse } from "../errors.ts";
 import { holdStream } from "../limit-procedures.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { marketPulse } from "../../ops/pulse.ts";
 
 // Subscriptions over server-sent events: the market pushes what used to be polled. Each stream
 // holds one listener on the market's events while its client is connected (live/changes.ts).
@@ -24,6 +26,8 @@ const versionOf = (market: Market) => `${market.run}.${market.revision}`;
 const MARKET_REFRESH_MS = 10_000;
 /** A busy market's dashboard is rebuilt at most this often. */
 const MARKET_MIN_GAP_MS = 500;
+/** The admin's figures of the moment are sent this often. */
+const PULSE_MS = 1000;
 
 /** A worker's stream for its own machine only, refused exactly as `worker.lease` is refused. */
 const machineStreamProcedure = workerProcedure.input(WorkStreamRequest).use(({ ctx, input, signal, next }) => {
@@ -68,6 +72,15 @@ export const liveRouter = router({
       }
       shown = null;
       yield tracked(version, await marketOverview(db, market));
+    }
+  }),
+
+  /** The market's figures of the moment (ops/pulse.ts), once a second, for the admin's dashboard. */
+  pulse: adminStreamProcedure.subscription(async function* ({ ctx, signal }) {
+    const { market, clock } = ctx.services;
+    while (!signal?.aborted) {
+      yield marketPulse(market, clock.now());
+      await sleep(PULSE_MS, undefined, { signal }).catch(() => {});
     }
   }),
 

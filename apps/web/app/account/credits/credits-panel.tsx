@@ -4,6 +4,7 @@ import { credits, dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { StatementTable, useStatement } from "@/components/balance";
 import { Alert, Card, Loading, Stat, cx } from "@/components/ui";
+import { EarningsChart } from "@/components/earnings-chart";
 
 type Filter = "all" | "consumer" | "producer";
 const FILTERS: [Filter, string][] = [
@@ -28,6 +29,9 @@ export function CreditsPanel() {
         <Stat label="Held in escrow for your jobs" value={credits(inEscrow)} testId="escrow-balance" />
         <Stat label="Earned as a producer" value={credits(producerBalance)} testId="producer-balance" />
       </dl>
+      <Card title="Earnings as a producer">
+        <EarningsChart />
+      </Card>
       <Card
         title="Statement"
         actions={

@@ -20,6 +20,7 @@ import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, Progre
 import { CancelJob } from "./cancel-job";
 import { MoneyCard } from "./money-card";
 import { TaskOutputs } from "./task-outputs";
+import { ProgressChart } from "./progress-chart";
 
 type Job = RouterOutputs["jobs"]["get"];
 type Output = RouterOutputs["jobs"]["outputs"][number];
@@ -102,6 +103,8 @@ function JobDetails({ job }: { job: Job }) {
             ) : null}
             <CancelJob jobId={job.id} status={job.status} />
           </Card>
+
+          <ProgressChart jobId={job.id} live={!finished} />
 
           {failure ? (
             <Alert tone="error" title="The job failed">

@@ -1,0 +1,14 @@
+// The reason codes the service itself gives in the decision log (the engine's are in
+// @cyclemarket/costbenefit's Reason). The web's words test checks each has a sentence.
+
+/** Why a machine left the market. */
+export const DEPARTURE_CODES = {
+  left: "machine-left",
+  "missed-heartbeats": "missed-heartbeats",
+  "contract-ended": "contract-ended",
+} as const;
+
+/** A task that lost its machine (departure, expired lease, failed run) was given another. */
+export const PLACED_AGAIN = "placed-again";
+
+export const SERVICE_DECISION_CODES: readonly string[] = [...Object.values(DEPARTURE_CODES), PLACED_AGAIN];

@@ -1,0 +1,97 @@
+import type { Market } from "../market/market.ts";
+import type { JobSpec } from "../market/engine.ts";
+import { TIERS, type Sample } from "./rollup.ts";
+import { runRollup } from "./history.ts";
+import { opsOf } from "./ops.ts";
+
+/**
+ * The reference task whose price the history follows: one task of a minute's work on the
+ * reference machine, 64 MB, worth far more than any price so that the engine's answer is the
+ * marginal price of a minute of work now (its marginal cost and the market's fee).
+ */
+export const REFERENCE_TASK = { work: 60, memoryMb: 64, benefit: { kind: "constant", value: 10_000 } } as const;
+
+function referencePrice(market: Market, now: number): number | null {
+  const spec: JobSpec = {
+    id: "reference",
+    arrivedAt: now,
+    benefit: REFERENCE_TASK.benefit,
+    replicas: 1,
+    tasks: [{ id: "reference-0", work: REFERENCE_TASK.work, memoryMb: REFERENCE_TASK.memoryMb, bytes: 0 }],
+  };
+  const d = market.engine.decide(spec, now);
+  return d.outcome === "admitted" ? d.price : null;
+}
+
+/**
+ * The market's vital signs now, read from the live state in memory (no lock: a sample taken
+ * between two halves of a step is off by that step, which the next sample corrects) and the
+ * ledger's running totals.
+ */
+export async function takeSample(market: Market, now: number): Promise<Sample> {
+  const s = { machinesOpportunistic: 0, machinesDedicated: 0, slotsOpportunistic: 0, slotsDedicated: 0, running: 0 };
+  for (const m of market.state.machines.values()) {
+    if (m.kind === "dedicated") (s.machinesDedicated += 1), (s.slotsDedicated += m.slots);
+    else (s.machinesOpportunistic += 1), (s.slotsOpportunistic += m.slots);
+    s.running += m.leases.size;
+  }
+  let queued = 0;
+  for (const t of market.state.tasks.values()) if (t.state === "queued" || t.state === "pending") queued += 1;
+  const slots = s.slotsOpportunistic + s.slotsDedicated;
+  const interval = opsOf(market).interval;
+  const counts = { ...interval };
+  interval.admissions = interval.delays = interval.rejections = 0;
+  const { db } = market;
+  const [charged, paid, marketAccount, granted] = await Promise.all([
+    db.job.aggregate({ _sum: { chargedMicro: true } }),
+    db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { account: { kind: "producer" }, entry: { kind: { in: ["payment", "contract"] } } } }),
+    db.ledgerAccount.findFirst({ where: { kind: "market" }, select: { balanceMicro: true } }),
+    db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { kind: "grant" }, account: { kind: "consumer" } } }),
+  ]);
+  return {
+    resolution: TIERS[0]!.resolution,
+    at: new Date(now),
+    machinesOpportunistic: s.machinesOpportunistic,
+    machinesDedicated: s.machinesDedicated,
+    slotsOpportunistic: s.slotsOpportunistic,
+    slotsDedicated: s.slotsDedicated,
+    utilisation: slots > 0 ? s.running / slots : 0,
+    queuedTasks: queued,
+    runningTasks: s.running,
+    ...counts,
+    referencePrice: referencePrice(market, now),
+    chargedMicro: charged._sum.chargedMicro ?? 0n,
+    producerPaidMicro: paid._sum.amountMicro ?? 0n,
+    // As the admin's books count it: starting credits are a gift, not a cost of trading.
+    profitMicro: (marketAccount?.balanceMicro ?? 0n) + (granted._sum.amountMicro ?? 0n),
+  };
+}
+
+/**
+ * Samples the market every `everyMs` and rolls the history up every `rollupEveryMs`. A failed
+ * sample (the database is away) is logged and skipped: history shows the gap.
+ */
+export function startSampler(market: Market, everyMs: number, rollupEveryMs = 60_000) {
+  let busy: Promise<void> | null = null;
+  let lastRollup = 0;
+  const step = async () => {
+    const now = market.clock.now();
+    const sample = await takeSample(market, now);
+    await market.db.marketSample.upsert({ where: { resolution_at: { resolution: sample.resolution, at: sample.at } }, create: sample, update: {} });
+    opsOf(market).metrics.samples.inc();
+    if (now - lastRollup >= rollupEveryMs) {
+      lastRollup = now;
+      await runRollup(market.db, now);
+    }
+  };
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = step()
+      .catch((e) => market.log(`history sample failed: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => (busy = null));
+  }, everyMs);
+  return async () => {
+    clearInterval(timer);
+    await busy;
+  };
+}

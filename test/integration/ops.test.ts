@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+
+// What an operator sees of a running market: its history filling in, the decision log, and the
+// service endpoints a monitoring system scrapes.
+
+let market: TestMarket;
+type Client = Awaited<ReturnType<TestMarket["signUp"]>>;
+let admin: Client;
+let consumer: Client;
+let worker: ReturnType<TestMarket["tokenClient"]>;
+
+beforeAll(async () => {
+  market = await startTestMarket({ HISTORY_SAMPLE_MS: "200" });
+  const { email, password } = market.manager.admin!;
+  admin = await market.signIn(email, password);
+  consumer = await market.signUp("ops-buyer@example.test", ["consumer"]);
+  const producer = await market.signUp("ops-seller@example.test", ["producer"]);
+  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+});
+afterAll(() => market?.stop());
+
+const machine = { name: "ops-rack", kind: "opportunistic" as const, slots: 2, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.5, userAgent: "test" };
+const job = { name: "ops pi", source: { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: 100_000 }, taskCount: 3 }, benefit: { kind: "constant" as const, value: 50 } };
+
+describe("the market's history", () => {
+  it("records machines, slots and admissions as they happen, and reaches the present", async () => {
+    const { machineId } = await worker.worker.register.mutate(machine);
+    const { decision } = await consumer.jobs.submit.mutate(job);
+    expect(decision.outcome).toBe("admitted");
+    await expect
+      .poll(async () => {
+        const { samples } = await admin.admin.history.query({ seconds: 900 });
+        const last = samples.at(-1);
+        return { machines: last?.machinesOpportunistic, slots: last?.slotsOpportunistic, queued: last?.queuedTasks, admissions: samples.reduce((s, x) => s + x.admissions, 0) };
+      }, { timeout: 10_000 })
+      .toEqual({ machines: 1, slots: 2, queued: 3, admissions: 1 });
+    const { samples, resolution } = await admin.admin.history.query({ seconds: 900 });
+    expect(resolution).toBe(5);
+    // A minute of work on an idle market has a price, and the engine gives it.
+    expect(samples.at(-1)!.referencePrice).toBeGreaterThan(0);
+    await worker.worker.depart.mutate({ machineId });
+  });
+
+  it("is for admins only", async () => {
+    expect((await refusal(consumer.admin.history.query({ seconds: 900 }))).code).toBe("trpc:FORBIDDEN");
+  });
+});
+
+describe("the decision log", () => {
+  it("shows a job's admission with its reasons and where its tasks were placed, filterable by job and outcome", async () => {
+    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "ops-rack-2" });
+    const { jobId } = await consumer.jobs.submit.mutate(job);
+    const { decisions } = await admin.admin.decisions.query({ jobId });
+    const admission = decisions.find((d) => d.outcome === "admission");
+    expect(admission).toMatchObject({ jobId, jobName: "ops pi", user: "ops-buyer@example.test", tasks: 3 });
+    expect(admission!.reasons.map((r) => r.code)).toContain("profitable");
+    const placement = decisions.find((d) => d.outcome === "placement")!;
+    expect(placement).toMatchObject({ machineId, machineName: "ops-rack-2", tasks: 3 });
+    expect(placement.detail!.marginalCost).toEqual(expect.any(Number));
+    expect(placement.detail!.expectedFinishAt).toBeGreaterThan(Date.now() - 60_000);
+    // The owner reads the same record from the job's page.
+    expect((await consumer.jobs.decisions.query({ jobId, outcome: "admission" })).decisions.map((d) => d.id)).toEqual([admission!.id]);
+    // A departure is logged with why, and its tasks are placed again.
+    await worker.worker.depart.mutate({ machineId });
+    const departures = (await admin.admin.decisions.query({ machineId, outcome: "departure" })).decisions;
+    // Its queue held this job's 3 tasks and the 3 of the first test's job, placed again on it when it came.
+    expect(departures).toMatchObject([{ outcome: "departure", tasks: 6, reasons: [{ code: "machine-left" }] }]);
+    const again = (await admin.admin.decisions.query({ machineId, outcome: "placement" })).decisions.filter((d) => d.reasons.some((r) => r.code === "placed-again"));
+    expect(again.map((d) => d.tasks)).toEqual([3]);
+    expect((await admin.admin.decisions.query({ user: "nobody@example.test" })).decisions).toEqual([]);
+  });
+
+  it("pages without repeating or skipping a decision", async () => {
+    const all = (await admin.admin.decisions.query({ pageSize: 200 })).decisions.map((d) => d.id);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { decisions: { id: string }[]; next: string | null } = await admin.admin.decisions.query({ pageSize: 2, cursor });
+      paged.push(...page.decisions.map((d) => d.id));
+      cursor = page.next;
+    } while (cursor);
+    expect(paged).toEqual(all);
+    expect(all.length).toBeGreaterThan(3);
+  });
+});
+
+describe("service endpoints", () => {
+  it("answers /healthz at once and /readyz once the database answers", async () => {
+    const health = await fetch(`${market.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true });
+    const ready = await fetch(`${market.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true, database: true, restored: true });
+  });
+
+  it("serves counters and histograms in the Prometheus text format", async () => {
+    const res = await fetch(`${market.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(text).toMatch(/^cyclemarket_decisions_total\{outcome="admission"\} [1-9]/m);
+    expect(text).toMatch(/^cyclemarket_submissions_total\{outcome="admitted"\} [1-9]/m);
+    expect(text).toMatch(/^cyclemarket_api_duration_seconds_count\{procedure="jobs.submit",type="mutation",ok="true"\} [1-9]/m);
+    expect(text).toMatch(/^cyclemarket_db_pool_connections\{state="total"\} \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(text).toMatch(/^cyclemarket_history_samples_total [1-9]/m);
+  });
+});
