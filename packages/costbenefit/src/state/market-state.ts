@@ -294,6 +294,8 @@ export class MarketState {
    */
   unitKey(slot: number, now: number): number {
     const m = this.machines;
+    // Switched-off capacity sorts last: the search reaches it only when nothing else fits.
+    if (m.f.available[slot] === 0) return Infinity;
     const H = this._settings.horizonSeconds;
     const n = this.n;
     const u = m.remaining(slot, now) / m.f.capacity[slot]! / H;
@@ -328,6 +330,7 @@ export class MarketState {
    */
   memoryKey(slot: number): number {
     const m = this.machines;
+    if (m.f.available[slot] === 0) return Infinity;
     const max = m.f.memoryPerSlot[slot]! * m.f.slots[slot]!;
     const ln = Math.log(this.n);
     return (this._settings.priceConstant * ln * Math.exp((ln * m.f.runningMemory[slot]!) / max)) / max;
