@@ -54,5 +54,6 @@ export type MachineProfileInput = z.input<typeof MachineProfile>;
 /** A dedicated machine offered to the market: accepted or rejected at once (seed 003, 5.5.2). */
 export const DedicatedOffer = DedicatedMachine;
 export type DedicatedOffer = z.infer<typeof DedicatedOffer>;
+export type DedicatedOfferInput = z.input<typeof DedicatedOffer>;
 
 export { MAX_SECONDS };

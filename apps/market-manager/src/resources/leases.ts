@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { baseTaskId, offeredSlots, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
 import { ownMachine } from "./machines.ts";
@@ -27,7 +27,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
     const machine = ownMachine(market, caller, machineId);
     const now = market.clock.now();
     machine.lastHeartbeatAt = now;
-    const room = Math.max(0, Math.min(max, machine.slots * 2 - machine.leases.size));
+    const room = Math.max(0, Math.min(max, offeredSlots(machine) * 2 - machine.leases.size));
     const picked = pickTasks(market, machine, room);
     if (!picked.length) {
       await market.db.machine.update({ where: { id: machineId }, data: { lastHeartbeatAt: new Date(now) } });
@@ -121,7 +121,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): LiveTask
       // little, and equal asking prices should share work.) Leave the other machine what it can
       // start itself right now; take from the back.
       if (machine.pricePerSecondMicro > other.pricePerSecondMicro) continue;
-      takeFrom(other.queue.slice(Math.max(0, other.slots - other.leases.size)).reverse());
+      takeFrom(other.queue.slice(Math.max(0, offeredSlots(other) - other.leases.size)).reverse());
       if (picked.length >= room) break;
     }
   }
@@ -148,7 +148,7 @@ export async function heartbeat(market: Market, caller: Caller, machineId: strin
       const lease = market.state.leases.get(id);
       if (lease) lease.expiresAt = expiresAt;
     }
-    return { expiredLeaseIds: leaseIds.filter((id) => !machine.leases.has(id)) };
+    return { expiredLeaseIds: leaseIds.filter((id) => !machine.leases.has(id)), controls: machine.controls };
   });
 }
 

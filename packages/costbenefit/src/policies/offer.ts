@@ -1,7 +1,7 @@
 // DESIGN.md "Dedicated purchase rule" (seed 003, 5.5.2: dedicated machines "should be purchased
 // based on the price the system would put on that resource immediately after accepting it").
 import type { OfferDecision } from "../decision.ts";
-import { DedicatedOffer } from "../machine.ts";
+import { DedicatedOffer, type DedicatedOfferInput } from "../machine.ts";
 import type { MarketState } from "../state/market-state.ts";
 
 /**
@@ -11,7 +11,7 @@ import type { MarketState } from "../state/market-state.ts";
  * idle quote is not used: it is P ln(n) / (capacity H), so capacity x time x quote would not depend
  * on the machine's size or on how busy the market is.
  */
-export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer, now: number, budget = Infinity): OfferDecision {
+export function considerDedicatedOffer(state: MarketState, input: DedicatedOfferInput, now: number, budget = Infinity): OfferDecision {
   const offer = DedicatedOffer.parse(input);
   if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
   const s = state.settings;

@@ -1,8 +1,8 @@
 import type { Market } from "../../market/market.ts";
-import type { LiveMachine } from "../../market/live.ts";
+import { offeredSlots, type LiveMachine } from "../../market/live.ts";
 
 /** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
-const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, m.slots - m.leases.size));
+const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
 
 /** The market's spare queued tasks, counted once per version of the live state for all streams. */
 const spareAt = new WeakMap<Market, { revision: number; total: number }>();
@@ -23,7 +23,7 @@ function spareTotal(market: Market): number {
  * hint that turns out empty costs one empty lease.
  */
 export function workOnOffer(market: Market, machine: LiveMachine): number {
-  const room = machine.slots * 2 - machine.leases.size;
+  const room = offeredSlots(machine) * 2 - machine.leases.size;
   if (room <= 0) return 0;
   return Math.min(room, machine.queue.length + spareTotal(market) - spare(machine));
 }
