@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { MAX_SCHEDULE_CHARS, parseSchedule } from "./schedule.ts";
 
-export const HandBack = z.enum(["finish", "now"]);
+export const HandBack = z.enum(["finish", "now"], { error: "Hand-back is \"finish\" (leased tasks finish) or \"now\" (they go back to the market at once)." });
 export type HandBack = z.infer<typeof HandBack>;
 
 export const ScheduleText = z
