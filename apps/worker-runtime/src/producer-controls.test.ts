@@ -48,7 +48,7 @@ describe("the producer loop under the producer's controls", () => {
     await until(() => market.registered.length === 1);
     await new Promise((r) => setTimeout(r, 400));
     expect(market.registered[0]!.controls).toMatchObject({ paused: true });
-    expect(market.leaseCalls).toEqual([]);
+    expect(market.leaseTimes).toEqual([]);
     expect(events.find((e) => e.type === "capacity")).toMatchObject({ offering: false, reason: "paused" });
 
     changes.send({ paused: false });
@@ -71,7 +71,7 @@ describe("the producer loop under the producer's controls", () => {
     controller.abort();
     await done;
     // Leases that found work: the first, then one after each rest. Each gap is at least run + rest = 2 x run.
-    const gaps = market.leaseCalls.slice(1, 3).map((t, i) => t - market.leaseCalls[i]!);
+    const gaps = market.leaseTimes.slice(1, 3).map((t, i) => t - market.leaseTimes[i]!);
     for (const [i, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(2 * finished[i]! - 5);
   });
 
@@ -89,9 +89,9 @@ describe("the producer loop under the producer's controls", () => {
     await until(() => events.some((e) => e.type === "abandoned"));
     expect(events.find((e) => e.type === "abandoned")).toMatchObject({ reason: "handed-back" });
     await until(() => market.offers.some((o) => o.available === false));
-    const calls = market.leaseCalls.length;
+    const calls = market.leaseTimes.length;
     await new Promise((r) => setTimeout(r, 300));
-    expect(market.leaseCalls.length).toBe(calls);
+    expect(market.leaseTimes.length).toBe(calls);
     expect(market.reports).toEqual([]);
     ownerIdle = true;
     await until(() => market.offers.at(-1)?.available === true);

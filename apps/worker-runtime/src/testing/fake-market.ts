@@ -19,7 +19,7 @@ export class FakeMarket implements WorkerApi {
   controls = MachineControls.parse({});
   offers: OfferRequest[] = [];
   /** Lease calls, with when they were made (ms, performance.now()). */
-  leaseCalls: number[] = [];
+  leaseTimes: number[] = [];
   private nextLease = 0;
   private readonly handedOut = new Map<string, string>();
 
@@ -34,7 +34,7 @@ export class FakeMarket implements WorkerApi {
     return { machineId: "m1", leaseTimeoutMs: 10_000, heartbeatIntervalMs: 50, controls: this.controls };
   }
   async lease({ max }: { machineId: string; max: number }) {
-    this.leaseCalls.push(performance.now());
+    this.leaseTimes.push(performance.now());
     const leases = this.queue.splice(0, max).map((t) => ({ ...t, leaseId: `l${this.nextLease++}`, expiresAt: Date.now() + 10_000 }));
     for (const l of leases) {
       this.leases.set(l.leaseId, l);
