@@ -2,6 +2,7 @@
 // Every page renders decisions, refusals and failures through describeReason.
 import { credits, number, seconds, time } from "./format";
 import { describeJobReason } from "@cyclemarket/client/job-file";
+import { OUTAGE_WORDS, isOutage } from "./outage";
 
 export type Reason = { code: string; [detail: string]: unknown };
 
@@ -17,6 +18,7 @@ function instant(value: number | null): string {
 }
 
 const EXCLUSION_WORDS: Record<string, string> = {
+  unavailable: "switched off by their producers (paused, outside their schedule, or in use)",
   memory: "too little memory",
   reputation: "too low a reputation",
   replica: "already given another copy of the task",
@@ -99,6 +101,7 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
     (Array.isArray(r.issues) ? (r.issues as { path?: string[]; message?: string }[]) : [])
       .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)
       .join(" ") || "Something in the request is not valid.",
+  "database-unavailable": () => "The market's database cannot be reached right now; the page reconnects by itself.",
   "internal-error": (r) => `The market could not complete this request; try again. If it keeps failing, quote request ${str(r, "requestId") ?? "(unknown)"} to the admin.`,
   "limit-reached": (r) => {
     const retry = num(r, "retryAfterSeconds");
@@ -275,9 +278,8 @@ export function describeError(error: unknown): string {
       .join(" ");
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (/fetch failed|Failed to fetch|NetworkError|ECONNREFUSED|Unexpected token|is not valid JSON/i.test(message)) {
-    return "The market cannot be reached right now. Is the Market Manager running?";
-  }
+  // A transport failure's text is the library's, not the market's: it never reaches a person.
+  if (isOutage(error)) return OUTAGE_WORDS;
   if (data?.code && message === data.code) return TRPC_CODES[data.code] ?? message;
   return message || (data?.code ? (TRPC_CODES[data.code] ?? data.code) : "Something went wrong.");
 }

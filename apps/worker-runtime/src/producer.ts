@@ -31,6 +31,8 @@ export type ProducerEvent =
   | { type: "finished"; leaseId: string; taskId: string; jobId: string; exitCode: number; elapsedMs: number; error?: SandboxError }
   | { type: "reported"; leaseId: string; taskId: string; accepted: boolean; reason?: { code: string } }
   | { type: "abandoned"; leaseId: string; taskId: string; reason: "expired" | "stopping" | "handed-back" }
+  /** The market stopped answering (its manager or database away), or answers again. */
+  | { type: "market"; reachable: boolean }
   /** The capacity the machine offers changed: on (reason null), or off and why; with the controls in force. */
   | { type: "capacity"; offering: boolean; reason: OffReason | null; controls: MachineControls }
   | { type: "idle"; waitMs: number }
@@ -130,8 +132,51 @@ const controlsFrom = (answer: { controls?: unknown }, current: MachineControls) 
   return parsed?.success ? parsed.data : current;
 };
 
+/**
+ * The same API, telling `onChange` when calls stop getting answers (a call that failed without
+ * one: refusalOf is null) and when they get them again. A refusal is an answer.
+ */
+function watchReachability(api: WorkerApi, onChange: (reachable: boolean) => void): WorkerApi {
+  let reachable = true;
+  const set = (r: boolean) => {
+    if (r === reachable) return;
+    reachable = r;
+    onChange(r);
+  };
+  const watched = <I, O>(call: (input: I) => Promise<O>) => (input: I) =>
+    call(input).then(
+      (out) => (set(true), out),
+      (e: unknown) => {
+        set(refusalOf(e) !== null);
+        throw e;
+      },
+    );
+  return {
+    register: watched(api.register.bind(api)),
+    lease: watched(api.lease.bind(api)),
+    module: watched(api.module.bind(api)),
+    heartbeat: watched(api.heartbeat.bind(api)),
+    report: watched(api.report.bind(api)),
+    depart: watched(api.depart.bind(api)),
+    ...(api.offer ? { offer: watched(api.offer.bind(api)) } : {}),
+    ...(api.watchWork
+      ? {
+          watchWork: (input, handlers) =>
+            api.watchWork!(input, {
+              ...handlers,
+              state: (state) => {
+                if (state === "live") set(true);
+                handlers.state(state);
+              },
+            }),
+        }
+      : {}),
+  };
+}
+
 export async function runProducer(options: ProducerOptions): Promise<ProducerSummary> {
-  const { api, executor, signal } = options;
+  const { executor, signal } = options;
+  const api = watchReachability(options.api, (reachable) => emit({ type: "market", reachable }));
   const slots = Math.max(1, Math.min(options.slots ?? executor.slots, executor.slots));
   const backoff = { minMs: 250, maxMs: 5_000, liveMs: 30_000, ...options.idleBackoff };
   const reportBackoff = options.reportBackoff ?? { minMs: 500, maxMs: 5_000 };
@@ -276,6 +321,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
    * the producer chose that.
    */
   let offerInFlight = false;
+  let emittedControls = "";
   function checkCapacity(force: boolean): void {
     const conditions = local();
     const available = locallyAvailable(controls, conditions);
@@ -298,13 +344,16 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
           checkCapacity(false);
         });
     }
-    const reason = offReason(unsentPatch ? MachineControls.parse({ ...controls, ...unsentPatch }) : controls, conditions);
+    const effective = unsentPatch ? MachineControls.parse({ ...controls, ...unsentPatch }) : controls;
+    const reason = offReason(effective, conditions);
     const nowOffering = reason === null;
-    if (!force && nowOffering === offering && reason === offSince) return;
+    const shown = JSON.stringify(effective);
+    if (!force && nowOffering === offering && reason === offSince && shown === emittedControls) return;
     offering = nowOffering;
     offSince = reason;
-    emit({ type: "capacity", offering, reason, controls });
-    if (!offering && controls.handBack === "now") for (const leaseId of [...running.keys()]) abandon(leaseId, "handed-back");
+    emittedControls = shown;
+    emit({ type: "capacity", offering, reason, controls: effective });
+    if (!offering && effective.handBack === "now") for (const leaseId of [...running.keys()]) abandon(leaseId, "handed-back");
     if (offering) wakeForWork();
   }
 
@@ -439,7 +488,6 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       const id: string = machineId;
       if (!offering) {
         // Switched off: lease nothing until the controls or the machine's own conditions change.
-        if (running.size === 0) emit({ type: "idle", waitMs: backoff.liveMs });
         await idle(backoff.liveMs);
         continue;
       }

@@ -154,6 +154,8 @@ function describe(event: ProducerEvent): string | null {
       return `error while trying to ${event.stage}: ${event.message}`;
     case "departed":
       return `departed from the market`;
+    case "market":
+      return event.reachable ? "the market answers again" : "the market is not answering; running tasks go on and their results are kept until it is back";
     case "capacity":
       return event.offering
         ? `offering capacity (${describeControls(event.controls)})`
