@@ -69,12 +69,16 @@ describe("producer controls", () => {
     const [lease] = await leaseWithin(machineId, 10_000);
     expect(lease).toBeDefined();
     const jobId = lease!.jobId;
+    const attempts = async () => (await market.manager.services.db.task.findUniqueOrThrow({ where: { id: lease!.taskId } })).attempts;
+    const leasedAttempts = await attempts();
 
     // "Hand them back now": the lease ends, the worker hears it at its next heartbeat, and the task is waiting again.
     await worker.worker.offer.mutate({ machineId, available: false, controls: { handBack: "now" } });
     const beat = await worker.worker.heartbeat.mutate({ machineId, leaseIds: [lease!.leaseId] });
     expect(beat.expiredLeaseIds).toEqual([lease!.leaseId]);
     expect((await consumer.jobs.get.query({ jobId })).tasks.leased).toBe(0);
+    // Given back is not a failed try: the task's attempts are as before the lease.
+    expect(await attempts()).toBe(leasedAttempts - 1);
     expect(await leaseWithin(machineId, 1_000)).toEqual([]);
 
     // "Let them finish": back on, lease, switch off again; the lease stays current and its report is taken.

@@ -54,6 +54,8 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
           where: { id: { in: handedBack.map((h) => h.leaseId) }, status: "active" },
           data: { status: "abandoned", endedAt: new Date(now) },
         });
+        // A run the producer gave back is not a failed try of the task: it does not count toward the job's limit.
+        await tx.task.updateMany({ where: { id: { in: handedBack.map((h) => h.task.id) }, attempts: { gt: 0 } }, data: { attempts: { decrement: 1 } } });
       }
       return planRequeue(market, tx, [...queued, ...handedBack.map((h) => h.task)]);
     });
@@ -68,6 +70,7 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
     market.state.leases.delete(leaseId);
     machine.leases.delete(leaseId);
     task.machineId = null;
+    task.attempts = Math.max(0, task.attempts - 1);
   }
   requeue.apply();
   if (wasOffering !== isOffering || queued.length || handedBack.length) {
