@@ -1,6 +1,7 @@
 // The browser producer's sandbox in Chromium: the same Web Worker pool the /produce page uses
-// runs C programs built with wasi-libc. Their stdout must be a pipe (not a terminal), so an
-// unmodified bzip2 compresses stdin to stdout, with the bytes Node's own WASI host gives.
+// runs C programs built with wasi-libc. Their stdout must be a pipe (not a terminal), so
+// unmodified bzip2, gzip and xz compress stdin to stdout, with the bytes Node's own WASI host
+// gives, and decompress it again.
 // Needs no market: `E2E_STACK=off npx playwright test test/e2e/sandbox-pipes.spec.ts` runs it alone.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +10,7 @@ import { build } from "esbuild";
 import { expect, test } from "@playwright/test";
 import { root } from "../../scripts/stack.ts";
 import { runInReference, wasiProgram } from "../../apps/worker-runtime/src/testing/wasi-programs.ts";
+import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 
 const runtime = join(root, "apps/worker-runtime/src");
 
@@ -17,10 +19,10 @@ const PAGE_ENTRY = `
 import { createBrowserPool } from ${JSON.stringify(join(runtime, "browser.ts"))};
 const pool = createBrowserPool({ slots: 1, createWorker: () => new Worker("/worker.js", { type: "module" }) });
 const fromBase64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-globalThis.runTask = async (module, args, stdin) => {
+globalThis.runTask = async (module, args, stdin, memoryPages, wallMs) => {
   const bytes = fromBase64(module);
   const hash = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const r = await pool.run({ moduleHash: hash, module: bytes, args, stdin: fromBase64(stdin), seed: "e2e", limits: { wallMs: 30000, memoryPages: 1024, outputBytes: 1 << 20 } });
+  const r = await pool.run({ moduleHash: hash, module: bytes, args, stdin: fromBase64(stdin), seed: "e2e", limits: { wallMs, memoryPages, outputBytes: 1 << 20 } });
   let binary = "";
   for (const b of r.stdout) binary += String.fromCharCode(b);
   return { exitCode: r.exitCode, error: r.error ?? null, stdout: btoa(binary), stderr: new TextDecoder().decode(r.stderr) };
@@ -54,17 +56,20 @@ test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
-test("the browser sandbox gives a C program pipes for stdout, and bzip2 compresses stdin to stdout", async ({ page }) => {
+test("the browser sandbox gives C programs pipes for stdout, so bzip2, gzip and xz compress stdin to stdout; a slot stopped at its wall time goes on", async ({ page }) => {
   await page.goto(`${baseUrl}/`);
   await page.addScriptTag({ url: "/page.js", type: "module" });
   await page.waitForFunction(() => "runTask" in globalThis);
   type Result = { exitCode: number; error: unknown; stdout: string; stderr: string };
-  const run = (name: string, args: string[], stdin: Uint8Array) =>
-    page.evaluate(([m, a, s]) => (globalThis as unknown as { runTask: (...x: unknown[]) => Promise<Result> }).runTask(m, a, s), [
-      base64(wasiProgram(name)),
+  const runModule = (module: Uint8Array, args: string[], stdin: Uint8Array, memoryPages = 1024, wallMs = 30_000) =>
+    page.evaluate(([m, a, s, p, w]) => (globalThis as unknown as { runTask: (...x: unknown[]) => Promise<Result> }).runTask(m, a, s, p, w), [
+      base64(module),
       args,
       base64(stdin),
+      memoryPages,
+      wallMs,
     ] as const);
+  const run = (name: string, args: string[], stdin: Uint8Array, memoryPages = 1024) => runModule(wasiProgram(name), args, stdin, memoryPages);
 
   const streams = await run("streams", [], new TextEncoder().encode("browser stdin"));
   expect(streams.error).toBeNull();
@@ -74,9 +79,23 @@ test("the browser sandbox gives a C program pipes for stdout, and bzip2 compress
   expect(streams.stderr).toBe("to stderr\n");
 
   const input = new TextEncoder().encode("compress me in the browser\n".repeat(2000));
-  const bzip2 = await run("bzip2", ["-c"], input);
-  expect(bzip2.error).toBeNull();
-  expect(bzip2.stderr).toBe("");
-  expect(bzip2.exitCode).toBe(0);
-  expect(Buffer.from(bzip2.stdout, "base64")).toEqual(Buffer.from(runInReference("bzip2", { args: ["-c"], stdin: input }).bytes));
+  // xz's default preset needs about 94 MiB to compress.
+  for (const [name, memoryPages] of [["bzip2", 1024], ["gzip", 1024], ["xz", 2048]] as const) {
+    const packed = await run(name, ["-c"], input, memoryPages);
+    expect(packed.error, name).toBeNull();
+    expect(packed.stderr, name).toBe("");
+    expect(packed.exitCode, name).toBe(0);
+    const bytes = Buffer.from(packed.stdout, "base64");
+    expect(bytes, name).toEqual(Buffer.from(runInReference(name, { args: ["-c"], stdin: input }).bytes));
+    const unpacked = await run(name, ["-d", "-c"], bytes, memoryPages);
+    expect(unpacked.exitCode, name).toBe(0);
+    expect(Buffer.from(unpacked.stdout, "base64"), name).toEqual(Buffer.from(input));
+  }
+
+  // A task stopped at its wall time: the slot goes on at once with the pool's spare worker.
+  const stopped = await runModule(wat(LOOP_WAT), [], new Uint8Array(0), 16, 300);
+  expect(stopped.error).toMatchObject({ code: "timeout" });
+  const after = await run("streams", [], new TextEncoder().encode("after a timeout"));
+  expect(after.error).toBeNull();
+  expect(Buffer.from(after.stdout, "base64").toString()).toContain("stdin bytes: 15");
 });

@@ -1,20 +1,20 @@
 // Reasons are data (a code and the numbers behind it); this is the one place they become words.
 // Every page renders decisions, refusals and failures through describeReason.
-import { credits, number, seconds, time } from "./format";
+// The table of sentences is keyed by the market's vocabulary (MarketReasonCode, from the engine
+// package): a code the market can give without a sentence here does not compile.
+import { credits, dateTime, number, seconds } from "./format";
 import { describeJobReason } from "@cyclemarket/client/job-file";
 import { OUTAGE_WORDS, isOutage } from "./outage";
+import { JobFileReason, type MarketReasonCode, type SandboxFailure } from "@cyclemarket/costbenefit";
 
 export type Reason = { code: string; [detail: string]: unknown };
 
 const num = (r: Reason, key: string): number | null => (typeof r[key] === "number" ? (r[key] as number) : null);
 const str = (r: Reason, key: string): string | null => (typeof r[key] === "string" ? (r[key] as string) : null);
 
-/** The engine's instants: epoch milliseconds, epoch seconds, or seconds after the job arrived. */
+/** An instant of a reason: milliseconds since the epoch, as every time on the wire is. */
 function instant(value: number | null): string {
-  if (value == null) return "an unknown time";
-  if (value > 1e11) return time(value);
-  if (value > 1e9) return time(value * 1000);
-  return `${seconds(value)} after arrival`;
+  return value == null ? "an unknown time" : dateTime(value);
 }
 
 const EXCLUSION_WORDS: Record<string, string> = {
@@ -56,7 +56,8 @@ function holders(value: unknown): string {
   return `the ${one ? "one" : "ones"} ${verb} ${one ? "copy" : "copies"} ${listed(numbers)}`;
 }
 
-const MODULE_REFUSALS: Record<string, (r: Reason) => string> = {
+/** Module refusals by the sandbox's own code; the market sends them as `module-<code>`. */
+const MODULE_REFUSALS = {
   "too-large": (r) => `The module is over the size limit: ${number(num(r, "bytes"), 0)} bytes, the limit is ${number(num(r, "maxBytes"), 0)}.`,
   "not-wasm": () => "The file is not a WebAssembly module (it does not start with the WebAssembly header).",
   "invalid-wasm": (r) => `The file is not valid WebAssembly${str(r, "detail") ? `: ${str(r, "detail")}` : ""}.`,
@@ -67,9 +68,9 @@ const MODULE_REFUSALS: Record<string, (r: Reason) => string> = {
   "no-memory": () => "The module does not export its memory.",
   "unsupported-memory": (r) => `The module's memory is not supported (${str(r, "feature") ?? "unknown feature"}).`,
   "memory-too-large": (r) => `The module starts with ${num(r, "initialPages")} pages of memory; the limit is ${num(r, "maxMemoryPages")} pages.`,
-};
+} satisfies Record<string, (r: Reason) => string>;
 
-const SANDBOX_FAILURES: Record<string, string> = {
+const SANDBOX_FAILURES: Record<SandboxFailure, string> = {
   trap: "the program crashed (a WebAssembly trap)",
   timeout: "the task ran past its time limit",
   "output-limit": "the task wrote more output than allowed",
@@ -96,7 +97,27 @@ const LIMIT_WORDS: Record<string, string> = {
 };
 const limitWords = (r: Reason) => LIMIT_WORDS[str(r, "limit") ?? ""] ?? str(r, "limit") ?? "requests";
 
-const DESCRIBE: Record<string, (r: Reason) => string> = {
+/** Job file reasons: the client package holds their words, for the CLI too. */
+const JOB_FILE_WORDS = Object.fromEntries(
+  JobFileReason.options.map((o) => [o.shape.code.value, (r: Reason) => describeJobReason(r) ?? `${r.code}.`]),
+) as Record<JobFileReason["code"], (r: Reason) => string>;
+
+const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
+  ...JOB_FILE_WORDS,
+  "module-too-large": (r) => describeJobReason(r) ?? MODULE_REFUSALS["too-large"](r),
+  "module-unknown": (r) => describeJobReason(r) ?? `The market has no module with hash ${str(r, "hash") ?? "?"}: upload it first.`,
+  "module-not-wasm": MODULE_REFUSALS["not-wasm"],
+  "module-invalid-wasm": MODULE_REFUSALS["invalid-wasm"],
+  "module-forbidden-import": MODULE_REFUSALS["forbidden-import"],
+  "module-no-start": MODULE_REFUSALS["no-start"],
+  "module-bad-start-signature": MODULE_REFUSALS["bad-start-signature"],
+  "module-no-memory": MODULE_REFUSALS["no-memory"],
+  "module-unsupported-memory": MODULE_REFUSALS["unsupported-memory"],
+  "module-memory-too-large": MODULE_REFUSALS["memory-too-large"],
+  "token-scope": (r) => describeJobReason(r)!,
+  "token-cannot-mint": (r) => describeJobReason(r)!,
+  "scope-needs-role": (r) => describeJobReason(r)!,
+  "request-too-large": (r) => describeJobReason(r)!,
   "invalid-input": (r) =>
     (Array.isArray(r.issues) ? (r.issues as { path?: string[]; message?: string }[]) : [])
       .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)
@@ -170,6 +191,12 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
   "capacity-changed": () => "The market changed while deciding; the decision was made again.",
   rebalance: (r) => `Moved to lower the cost from ${number(num(r, "costBefore"))} to ${number(num(r, "costAfter"))}.`,
   "load-balance": (r) => `Moved to balance load (${number(num(r, "loadBefore"))} to ${number(num(r, "loadAfter"))}).`,
+  "idle-take": (r) =>
+    str(r, "why") === "holder-may-not-run"
+      ? "Taken by an idle machine: the machine it waited on may not run it, because its owner ran another copy of the task."
+      : str(r, "why") === "dearer"
+        ? `Left where it was: the idle machine asks ${credits(num(r, "takerPricePerSecond"))} a second, more than the ${credits(num(r, "holderPricePerSecond"))} of the machine it waits on.`
+        : `Taken by an idle machine that asks no more (${credits(num(r, "takerPricePerSecond"))} a second) than the one it waited on (${credits(num(r, "holderPricePerSecond"))}).`,
   "memory-ushering": (r) => `Moved for memory: ${number(num(r, "memoryUsedMb"), 0)} of ${number(num(r, "memoryMaxMb"), 0)} MB in use.`,
   "offer-accepted": (r) => `The offer of ${credits(num(r, "contractPrice"))} is accepted: the capacity is worth ${credits(num(r, "value"))} to the market.`,
   "offer-too-expensive": (r) => `The offer of ${credits(num(r, "contractPrice"))} is refused: the capacity is worth only ${credits(num(r, "value"))} to the market.`,
@@ -194,7 +221,7 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
     const price = num(r, "contractPrice");
     const value = num(r, "value");
     if (price != null && value != null) return `The market does not buy this machine's time: the offer of ${credits(price)} is more than the ${credits(value)} the capacity is worth to it.`;
-    const inner = why && why !== "offer-refused" && DESCRIBE[why] ? ` ${DESCRIBE[why]!({ ...r, code: why })}` : "";
+    const inner = why && why !== "offer-refused" && hasWords(why) ? ` ${describeReason({ ...r, code: why })}` : "";
     return `The market does not buy this machine's time at that price.${inner}`;
   },
   "offer-in-the-past": () => "The offer ends before now: a dedicated machine must stay for some time.",
@@ -216,31 +243,29 @@ const DESCRIBE: Record<string, (r: Reason) => string> = {
   "not-your-machine": () => "That machine belongs to someone else.",
   "hash-mismatch": () => "The reported output hash does not match the output.",
   "output-too-large": (r) => `The task's output is over the limit (${number(num(r, "bytes"), 0)} bytes, at most ${number(num(r, "max"), 0)}).`,
+  "no-output": (r) => `Task ${num(r, "index") ?? "?"} has no accepted output yet.`,
   "not-found": (r) => `No such ${str(r, "what") ?? "thing"}, or it is not yours.`,
   "bad-example-params": () => "The example's parameters are not valid.",
   "task-failed": (r) => {
     const cause = str(r, "cause");
-    const why = cause ? (SANDBOX_FAILURES[cause] ?? cause) : num(r, "exitCode") ? `the program exited with code ${num(r, "exitCode")}` : "it failed";
+    const why = cause ? (Object.hasOwn(SANDBOX_FAILURES, cause) ? SANDBOX_FAILURES[cause as SandboxFailure] : cause) : num(r, "exitCode") ? `the program exited with code ${num(r, "exitCode")}` : "it failed";
     return `Task ${num(r, "taskIndex") ?? "?"} failed ${num(r, "attempts") ?? "several"} times: ${why}.`;
   },
 };
 
-/** One clear sentence for a reason; unknown codes fall back to the code and its numbers. */
 /** Whether a code has words of its own (the rest fall back to the code and its numbers). */
 export function hasWords(code: string): boolean {
-  return code in DESCRIBE || code in MODULE_REFUSALS || code in SANDBOX_FAILURES;
+  return Object.hasOwn(DESCRIBE, code) || Object.hasOwn(MODULE_REFUSALS, code) || Object.hasOwn(SANDBOX_FAILURES, code);
 }
 
+/** One clear sentence for a reason; a code from outside the vocabulary falls back to the code and its numbers. */
 export function describeReason(reason: Reason): string {
-  const known = DESCRIBE[reason.code];
+  const known = Object.hasOwn(DESCRIBE, reason.code) ? DESCRIBE[reason.code as MarketReasonCode] : undefined;
   if (known) return known(reason);
-  // Job files, module uploads and tokens: the client package holds those words for the CLI too.
-  const jobFile = describeJobReason(reason);
-  if (jobFile) return jobFile;
-  const moduleCode = reason.code.startsWith("module-") ? reason.code.slice("module-".length) : null;
-  const moduleRefusal = moduleCode ? MODULE_REFUSALS[moduleCode] : MODULE_REFUSALS[reason.code];
+  // A module refusal as the sandbox names it (the worker's own checks, before any upload).
+  const moduleRefusal = Object.hasOwn(MODULE_REFUSALS, reason.code) ? MODULE_REFUSALS[reason.code as keyof typeof MODULE_REFUSALS] : undefined;
   if (moduleRefusal) return moduleRefusal(reason);
-  const sandbox = SANDBOX_FAILURES[reason.code];
+  const sandbox = Object.hasOwn(SANDBOX_FAILURES, reason.code) ? SANDBOX_FAILURES[reason.code as SandboxFailure] : undefined;
   if (sandbox) return `${sandbox[0]!.toUpperCase()}${sandbox.slice(1)}.`;
   const details = Object.entries(reason)
     .filter(([k, v]) => k !== "code" && (typeof v === "number" || typeof v === "string" || typeof v === "boolean"))

@@ -1,14 +1,15 @@
 // `npm run bench:sandbox`: prints (1) the sandbox's time against Node's own WASI host for a
 // CPU-heavy module, both on this thread (goal: at most 1.05x); (2) the time a trivial task takes
 // through a one-slot Node pool, i.e. the per-task overhead; (3) how long a pool thread takes to
-// be ready, next to an empty worker thread on the same machine. Figures, not pass/fail: the
-// machine's load moves them.
+// be ready, next to an empty worker thread on the same machine, and how long a slot whose thread
+// was stopped at its wall time waits before its next task runs (with the pool's spare thread and
+// without). Figures, not pass/fail: the machine's load moves them.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { createNodePool, startSandboxThread } from "../src/node/pool.ts";
 import { compileTaskModule, runTask, sha256Hex } from "../src/sandbox.ts";
-import { wat } from "../src/testing/fixtures.ts";
+import { LOOP_WAT, wat } from "../src/testing/fixtures.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TRIVIAL_TASKS = Number(process.env.BENCH_TASKS ?? 300);
@@ -93,6 +94,37 @@ async function threadStarts(): Promise<void> {
   );
 }
 
+/** A task stopped at its wall time, then a trivial task on the same slot: how long that one takes. */
+async function afterTimeout(spareThread: boolean): Promise<number[]> {
+  const trivial = wat(`(module (memory (export "memory") 1) (func (export "_start")))`);
+  const loop = wat(LOOP_WAT);
+  const limits = { memoryPages: 16, outputBytes: 1024 };
+  const task = { moduleHash: await sha256Hex(trivial), module: trivial, args: [], seed: "next", limits: { ...limits, wallMs: 10_000 } };
+  const runaway = { moduleHash: await sha256Hex(loop), module: loop, args: [], seed: "loop", limits: { ...limits, wallMs: 50 } };
+  const pool = createNodePool({ slots: 1, spareThread });
+  await pool.run(task); // threads loaded, module compiled
+  const times: number[] = [];
+  for (let i = 0; i < THREAD_STARTS / 2; i++) {
+    await new Promise((r) => setTimeout(r, 500)); // time for the next spare to load
+    if ((await pool.run(runaway)).error?.code !== "timeout") throw new Error("the runaway task was not stopped");
+    const t = performance.now();
+    const r = await pool.run(task);
+    times.push(performance.now() - t);
+    if (r.error) throw new Error(`task after a timeout failed: ${r.error.message}`);
+  }
+  await pool.close();
+  return times;
+}
+
+async function replacements(): Promise<void> {
+  const spare = await afterTimeout(true);
+  const cold = await afterTimeout(false);
+  console.log(
+    `next task on a slot whose thread was stopped at its wall time (${spare.length} times): p50 ${ms(median(spare))} (max ${ms(Math.max(...spare))}) with the spare thread; p50 ${ms(median(cold))} starting a thread then`,
+  );
+}
+
 await cpuHeavy();
 await trivialTasks();
 await threadStarts();
+await replacements();

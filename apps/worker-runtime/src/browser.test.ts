@@ -23,7 +23,8 @@ const pool = createBrowserPool({ slots: 2, createWorker: nodeWebWorker });
 afterAll(() => pool.close());
 const limits = { wallMs: 10_000, memoryPages: 64, outputBytes: 1024 };
 
-describe("browser pool", () => {
+// Each stand-in thread starts a TypeScript loader (a real Web Worker loads a bundle): slow on a busy machine.
+describe("browser pool", { timeout: 30_000 }, () => {
   it("runs a task in the Web Worker entry and gets the same hash as another run", async () => {
     const module = exampleBytes("montecarlo");
     const moduleHash = await sha256Hex(module);

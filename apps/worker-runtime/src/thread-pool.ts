@@ -1,8 +1,9 @@
 // A pool of sandbox threads with a wall-time limit per task, independent of the kind of
 // thread: src/node/pool.ts gives it worker_threads, src/browser.ts gives it Web Workers.
 // A thread that runs past its task's limit is terminated (the only way to stop a module in
-// an endless loop) and a replacement starts loading at once, so the slot's next task does not
-// wait for it; the other slots are not involved.
+// an endless loop); the slot takes the pool's spare thread, already loaded, so its next task
+// does not wait for a thread to start, and a new spare starts loading in the background. The
+// other slots are not involved.
 import type { BenchmarkResult } from "./benchmark.ts";
 import type { ExecuteRequest, Executor } from "./executor.ts";
 import { MESSAGE_VERSION, ThreadToHost, type HostToThread } from "./messages.ts";
@@ -33,6 +34,13 @@ interface Pending {
   signal?: AbortSignal;
 }
 
+/** A thread and whom its messages are for: a slot, or nobody while it is the pool's spare. */
+interface Handle {
+  thread: SandboxThread;
+  ready: boolean;
+  owner: Slot | null;
+}
+
 interface Slot {
   thread: SandboxThread | null;
   /** The thread said it has loaded; until then its start-up time does not count against a task. */
@@ -51,6 +59,11 @@ interface Slot {
 const MODULE_CACHE_SIZE = 16;
 /** How long a new thread may take to load its script before its task is given up. */
 const THREAD_LOAD_MS = 30_000;
+/**
+ * How long after a slot took the spare the next spare starts loading: loading takes a core for
+ * tens of milliseconds, which would otherwise fall on the slot's next task.
+ */
+const NEXT_SPARE_DELAY_MS = 100;
 
 export class ThreadPool implements Executor {
   private readonly pool: Slot[];
@@ -58,10 +71,13 @@ export class ThreadPool implements Executor {
   private readonly modules = new Map<string, Promise<WebAssembly.Module>>();
   private nextRunId = 0;
   private closed = false;
+  /** A loaded thread no slot uses yet, taken by a slot whose thread was stopped or died. */
+  private spare: Handle | null = null;
 
   constructor(
     readonly slots: number,
     private readonly spawn: SpawnThread,
+    private readonly options: { spareThread?: boolean } = {},
   ) {
     if (!Number.isInteger(slots) || slots < 1) throw new Error(`a pool needs at least one slot, got ${slots}`);
     this.pool = Array.from({ length: slots }, () => ({ thread: null, ready: false, current: null }));
@@ -106,9 +122,13 @@ export class ThreadPool implements Executor {
     });
   }
 
-  /** Starts every slot's thread now, so the first tasks do not wait for threads to load. */
+  /**
+   * Starts every slot's thread now, so the first tasks do not wait for threads to load, and the
+   * spare thread (unless the pool was made without one).
+   */
   warm(): this {
-    for (const slot of this.pool) if (!slot.thread && !this.closed) slot.thread = this.spawnFor(slot);
+    for (const slot of this.pool) if (!slot.thread && !this.closed) this.giveThread(slot);
+    this.startSpare();
     return this;
   }
 
@@ -120,6 +140,8 @@ export class ThreadPool implements Executor {
       slot.thread?.terminate();
       slot.thread = null;
     }
+    this.spare?.thread.terminate();
+    this.spare = null;
   }
 
   private compiled(hash: string, bytes: Uint8Array, memoryPages: number): Promise<WebAssembly.Module> {
@@ -173,11 +195,8 @@ export class ThreadPool implements Executor {
     job.signal?.addEventListener("abort", onAbort, { once: true });
     slot.current = { runId, job, started, posted: false, timer: null, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
 
-    if (!slot.thread) {
-      slot.ready = false;
-      slot.thread = this.spawnFor(slot);
-    }
-    const thread = slot.thread;
+    if (!slot.thread) this.giveThread(slot);
+    const thread = slot.thread!;
     Promise.resolve(job.send(runId)).then(
       (message) => {
         if (slot.current?.runId !== runId) return; // aborted while compiling
@@ -194,19 +213,46 @@ export class ThreadPool implements Executor {
     );
   }
 
-  private spawnFor(slot: Slot): SandboxThread {
-    const thread: SandboxThread = this.spawn({
+  /** Gives the slot the spare thread if there is one (the next spare loads soon after), else a new one. */
+  private giveThread(slot: Slot): void {
+    const handle = this.spare ?? this.spawnThread();
+    if (handle === this.spare) this.spare = null;
+    handle.owner = slot;
+    slot.thread = handle.thread;
+    slot.ready = handle.ready;
+    if (this.options.spareThread !== false) setTimeout(() => this.startSpare(), NEXT_SPARE_DELAY_MS);
+  }
+
+  private startSpare(): void {
+    if (this.options.spareThread !== false && !this.spare && !this.closed) this.spare = this.spawnThread();
+  }
+
+  private spawnThread(): Handle {
+    const handle: Handle = { thread: null!, ready: false, owner: null };
+    handle.thread = this.spawn({
       message: (raw) => {
-        if (slot.thread !== thread) return; // a terminated thread's last words
+        const slot = handle.owner;
+        if (!slot) {
+          if (ThreadToHost.safeParse(raw).data?.type === "ready") handle.ready = true;
+          return;
+        }
+        if (slot.thread !== handle.thread) return; // a terminated thread's last words
         this.onMessage(slot, raw);
       },
       error: (error) => {
-        if (slot.thread !== thread) return;
+        const slot = handle.owner;
+        if (!slot) {
+          // A spare that died is dropped; the next one starts only when a slot takes a thread, so
+          // threads that cannot load are not restarted in a loop.
+          if (this.spare === handle) this.spare = null;
+          return;
+        }
+        if (slot.thread !== handle.thread) return;
         this.replaceThread(slot);
         if (slot.current) this.finish(slot, (job, elapsed) => job.fail("crashed", `the sandbox thread died: ${error.message}`, elapsed));
       },
     });
-    return thread;
+    return handle;
   }
 
   /** The wall clock starts once the thread has loaded and has the task, not while compiling. */
@@ -246,13 +292,13 @@ export class ThreadPool implements Executor {
     this.finish(slot, (job, elapsed) => job.fail(code, message, elapsed));
   }
 
-  /** Terminates the slot's thread and starts loading its successor (none once the pool is closed). */
+  /** Terminates the slot's thread and gives it its successor (none once the pool is closed). */
   private replaceThread(slot: Slot): void {
     const old = slot.thread;
     slot.thread = null;
     slot.ready = false;
     old?.terminate();
-    if (!this.closed) slot.thread = this.spawnFor(slot);
+    if (!this.closed) this.giveThread(slot);
   }
 
   private finish(slot: Slot, settle: (job: Pending, elapsedMs: number) => void): void {

@@ -9,15 +9,9 @@ import { PAPER_POLICY_NAMES } from "../src/paper/paper-policy.ts";
 import { PAPER_PROFILE } from "../src/paper/profile.ts";
 import { byJobMean, byRunMean } from "../src/sim/stats.ts";
 import { intArg, table } from "./args.ts";
+import { PUBLISHED } from "./paper-published.ts";
 import type { RunsRequest, RunsResult } from "./paper-runs.ts";
 
-/** Published averages over 3,000 runs, by job and by run (TPDS 2000; seed 003 section 6). */
-export const PUBLISHED = {
-  pvm: { byJob: 15.404, byRun: 14.334 },
-  "e-pvm": { byJob: 10.701, byRun: 9.795 },
-  mosix: { byJob: 9.421, byRun: 8.557 },
-  "e-mosix": { byJob: 8.203, byRun: 7.479 },
-} as const;
 /** Issue 15's targets: each average within 25%, each ratio within 0.08, ours <= 0.85 x E-Mosix. */
 const AVERAGE_TOLERANCE = 0.25;
 const RATIO_TOLERANCE = 0.08;

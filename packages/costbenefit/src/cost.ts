@@ -21,6 +21,16 @@ export function marginalCostLn(lnN: number, usage: number, max: number, demand: 
   return Math.exp((lnN * usage) / max) * Math.expm1((lnN * demand) / max);
 }
 
+/**
+ * The slope of n^(usage/max) at `usage`: ln(n) n^(usage/max) / max, with ln(n) given. A small
+ * extra demand d costs about d times this; since e^x - 1 >= x, d times the slope is a lower bound
+ * of the exact marginal cost, which is what the placement search's pruning keys and the purchase
+ * rule's unit price rely on.
+ */
+export function resourceCostSlopeLn(lnN: number, usage: number, max: number): number {
+  return (lnN * Math.exp((lnN * usage) / max)) / max;
+}
+
 /** What placing a task costs on one machine, split by resource, as data for explanations. */
 export interface MarginalCost {
   /** Abstract cost units (DESIGN.md: compute backlog over H). */
@@ -64,13 +74,13 @@ export function marginalCost(i: MarginalCostInput): MarginalCost {
   const compute = resourceMarginalCost(n, i.backlogSeconds, H, i.work / i.capacity);
   const memory = resourceMarginalCost(n, i.memoryUsedMb, i.memoryMaxMb, i.memoryMb);
   const network = resourceMarginalCost(n, i.committedBytes, i.linkBytesPerSecond * H, i.bytes);
-  const credits = toCredits(compute + memory + network, i.priceConstant);
+  const credits = unitsToCredits(compute + memory + network, i.priceConstant);
   const payment = expectedPayment(i.pricePerSecond, i.work, i.speed);
   return { compute, memory, network, credits, payment, total: credits + payment };
 }
 
 /** Abstract cost units to credits by the market's price constant P (credits per cost unit). */
-export function toCredits(costUnits: number, priceConstant: number): number {
+export function unitsToCredits(costUnits: number, priceConstant: number): number {
   return costUnits * priceConstant;
 }
 

@@ -4,7 +4,7 @@
 // Benefit curves (seed 003, 4.2)
 export { BenefitCurve, benefitAt, maxBenefit, minBenefit, breakpoints, MAX_CREDITS, MAX_SECONDS, MAX_POINTS } from "./benefit.ts";
 // Costs (seed 003, 4.1 and 4.3)
-export { resourceCost, resourceMarginalCost, marginalCost, toCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
+export { resourceCost, resourceMarginalCost, marginalCost, resourceCostSlopeLn, unitsToCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
 export type { MarginalCost, MarginalCostInput } from "./cost.ts";
 // Inputs and outputs, one zod schema and its type under one name
 export { MachineProfile, OpportunisticMachine, DedicatedMachine, DedicatedOffer } from "./machine.ts";
@@ -28,8 +28,15 @@ export type { PolicyProfileInput } from "./policies/profile.ts";
 export { POLICY_NAMES, POLICY_PROFILES, isPolicyName } from "./policies/registry.ts";
 export type { PolicyName } from "./policies/registry.ts";
 // Money: what a run is worth, what a job is charged, what a dedicated machine has earned
-export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
-export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ChargeReason, ContractAccrualInput } from "./settlement.ts";
+export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, ChargeReason, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
+export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ContractAccrualInput } from "./settlement.ts";
 // Randomness is always passed in
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";
+export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
+export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, LimitName, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
+export type { MarketReasonCode } from "./vocabulary.ts";
+export { quorumOf, tallyCopies } from "./quorum.ts";
+export type { CopyVote, Tally } from "./quorum.ts";
+export { idleTake } from "./policies/idle-take.ts";
+export type { TakeInput } from "./policies/idle-take.ts";

@@ -35,9 +35,9 @@ function expectedPayments(state: MarketState, job: Job, plan: Plan): number {
   const f = state.machines.f;
   let total = 0;
   for (const p of plan.placements) {
-    const slot = state.machines.bySlotId.get(p.machineId);
-    if (slot === undefined) continue;
-    total += (f.pricePerSecond[slot]! * (work.get(p.taskId.split("~")[0]!) ?? 0)) / f.speed[slot]!;
+    const row = state.machines.rowById.get(p.machineId);
+    if (row === undefined) continue;
+    total += (f.pricePerSecond[row]! * (work.get(p.taskId.split("~")[0]!) ?? 0)) / f.speed[row]!;
   }
   return total;
 }

@@ -120,12 +120,15 @@ export interface Charge {
   reasons: ChargeReason[];
 }
 
-export type ChargeReason =
-  | { code: "charged-price"; price: number; benefit: number }
-  | { code: "charged-benefit"; benefit: number }
-  | { code: "charged-producer-time"; benefit: number; paidToProducers: number }
-  | { code: "penalty-paid"; penalty: number; cap: number }
-  | { code: "penalty-void"; penalty: number; why: "estimate-contradicted" };
+/** Why a job was charged what it was: part of the market's vocabulary (vocabulary.ts). */
+export const ChargeReason = z.discriminatedUnion("code", [
+  z.object({ code: z.literal("charged-price"), price: z.number(), benefit: z.number() }),
+  z.object({ code: z.literal("charged-benefit"), benefit: z.number() }),
+  z.object({ code: z.literal("charged-producer-time"), benefit: z.number(), paidToProducers: z.number() }),
+  z.object({ code: z.literal("penalty-paid"), penalty: z.number(), cap: z.number() }),
+  z.object({ code: z.literal("penalty-void"), penalty: z.number(), why: z.literal("estimate-contradicted") }),
+]);
+export type ChargeReason = z.infer<typeof ChargeReason>;
 
 /**
  * Settlement of a completed job. Posted pricing: the consumer pays the price quoted at admission,

@@ -1,10 +1,12 @@
 import { TRPCError } from "@trpc/server";
+import type { MarketReason } from "@cyclemarket/costbenefit";
 
 /**
- * A refusal with its reason as data: a code and the numbers behind it. Words are rendered at
- * the edge (the web app, the CLI); the message here is a plain fallback for logs and curl.
+ * A refusal with its reason as data: a code of the market's vocabulary and the numbers behind
+ * it. Words are rendered at the edge (the web app, the CLI); the message here is a plain fallback
+ * for logs and curl.
  */
-export type Reason = { code: string; [detail: string]: unknown };
+export type Reason = MarketReason;
 
 export class Refusal extends TRPCError {
   readonly reason: Reason;
@@ -25,5 +27,5 @@ export const refuse = {
   conflict: (reason: Reason, message: string) => new Refusal("CONFLICT", reason, message),
   tooLarge: (reason: Reason, message: string) => new Refusal("PAYLOAD_TOO_LARGE", reason, message),
   /** A limit was reached: the reason names it and says when to retry (the response carries Retry-After). */
-  tooMany: (reason: Reason & { limit: string; retryAfterSeconds: number }, message: string) => new Refusal("TOO_MANY_REQUESTS", reason, message),
+  tooMany: (reason: Extract<Reason, { code: "limit-reached" }>, message: string) => new Refusal("TOO_MANY_REQUESTS", reason, message),
 };

@@ -33,7 +33,7 @@ export function createServer(services: Services) {
     createContext: ({ req }) => createContext(services, req.headers, requestIds.get(req) ?? randomUUID()),
     // A refusal for a limit says when to retry in the header clients and proxies know.
     responseMeta: ({ errors }) => {
-      const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
+      const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && "retryAfterSeconds" in e.reason && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
       return retry > 0 ? { headers: { "retry-after": String(retry) } } : {};
     },
     onError: ({ error, path, ctx }) => {

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import { Refusal, type Reason } from "../api/errors.ts";
 import { toJson } from "../db/client.ts";
 
 // A double-entry ledger in micro-credits. Every entry's postings sum to zero, so the sum of all
@@ -24,9 +25,17 @@ export interface Posting {
   keep?: boolean;
 }
 
-export class LedgerError extends Error {
-  constructor(readonly reason: { code: string; [k: string]: unknown }) {
-    super(reason.code);
+/**
+ * A debit the ledger refused (it would take an account below its floor). A refusal like any
+ * other: the caller is told why in the market's vocabulary, never an internal error.
+ */
+export class LedgerError extends Refusal {
+  constructor(reason: Extract<Reason, { code: "insufficient-credits" }>) {
+    super(
+      "PRECONDITION_FAILED",
+      reason,
+      `The ${reason.account ?? "account"} balance of ${reason.balance ?? 0} credits cannot cover ${reason.needed} credits.`,
+    );
   }
 }
 

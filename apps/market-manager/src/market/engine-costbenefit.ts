@@ -4,18 +4,33 @@ import {
   commitReplacement,
   createPolicy,
   createRng,
-  type BenefitCurve,
   type Decision as EngineDecision,
   type Job,
   type MarketSettingsInput,
   type PendingTask,
   type Policy,
+  type Reason,
 } from "@cyclemarket/costbenefit";
 import type { Decision, Engine, JobSpec, TaskDemand } from "./engine.ts";
 import { offeredCapacity, type LiveMachine } from "./live.ts";
 
 // The engine works in seconds on the market's clock; the service in milliseconds.
 const sec = (ms: number) => ms / 1000;
+const ms = (seconds: number) => seconds * 1000;
+
+/** The instants a reason can carry (engine seconds); durations keep their unit in their name. */
+const INSTANTS = ["completionAt", "deadlineAt", "earliestCompletionAt", "departureAt", "now"] as const;
+
+/** A reason with its instants in milliseconds since the epoch, as everything on the wire is. */
+export function wireReason(reason: Reason): Reason {
+  let out: Record<string, unknown> | undefined;
+  for (const key of INSTANTS) {
+    const v = (reason as Record<string, unknown>)[key];
+    if (typeof v === "number" && Number.isFinite(v)) (out ??= { ...reason })[key] = ms(v);
+  }
+  return (out ?? reason) as Reason;
+}
+const wire = (reasons: readonly Reason[]) => reasons.map(wireReason);
 const MICRO = 1_000_000;
 // Browsers cannot measure their bandwidth to us yet; assume a modest link until they do.
 const DEFAULT_BANDWIDTH = 1_000_000;
@@ -53,9 +68,20 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     id: spec.id,
     arrivedAt: sec(spec.arrivedAt),
     tasks: spec.tasks,
-    benefit: spec.benefit as BenefitCurve,
+    benefit: spec.benefit,
     replicas: spec.replicas,
   });
+  const answer = (job: Job, d: EngineDecision): Decision =>
+    d.outcome === "admitted"
+      ? {
+          outcome: "admitted",
+          completionAt: ms(d.completionAt),
+          price: d.price,
+          priceParts: d.priceParts,
+          placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId, expectedFinishAt: ms(p.expectedFinishAt), marginalCost: p.marginalCost })),
+          reasons: wire(d.reasons),
+        }
+      : { outcome: d.outcome, reasons: wire(d.reasons) };
   const forget = (taskId: string) => {
     if (state.tasks.has(taskId)) state.taskFinished(taskId, last, 0);
   };
@@ -75,7 +101,8 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     considerOffer(m: LiveMachine, now: number, budget: number) {
       const p = profileOf(m);
       if (p.kind !== "dedicated") return { accept: true, reasons: [] };
-      return policy.considerDedicatedOffer(state, p, at(now), budget);
+      const d = policy.considerDedicatedOffer(state, p, at(now), budget);
+      return { accept: d.accept, reasons: wire(d.reasons) };
     },
     removeMachine(machineId) {
       state.removeMachine(machineId, last);
@@ -83,19 +110,13 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     decide(spec, now) {
       const job = toJob(spec);
       const d = policy.admit(state, job, at(now), rng);
-      const out: Decision =
-        d.outcome === "admitted"
-          ? {
-              outcome: "admitted",
-              completionAt: d.completionAt * 1000,
-              price: d.price,
-              priceParts: d.priceParts,
-              placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId })),
-              reasons: d.reasons,
-            }
-          : { outcome: d.outcome, reasons: d.reasons };
+      const out = answer(job, d);
       decided.set(out, { job, decision: d });
       return out;
+    },
+    quote(spec, now) {
+      const job = toJob(spec);
+      return answer(job, policy.quote(state, job, at(now), rng));
     },
     commit(_spec, decision) {
       const original = decided.get(decision);
@@ -111,7 +132,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     },
     place(tasks: TaskDemand[], now) {
       at(now);
-      const pending = tasks.map((t) => demands.get(t.id) ?? { ...t, jobId: "?" });
+      const pending = tasks;
       for (const t of pending) {
         forget(t.id);
         demands.set(t.id, t);
@@ -124,9 +145,8 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     },
     assume(tasks, machineId) {
       for (const t of tasks) {
-        const pending = { ...t, jobId: demands.get(t.id)?.jobId ?? "?" };
-        demands.set(t.id, pending);
-        if (!state.tasks.has(t.id)) state.assignTask(pending, machineId, last);
+        demands.set(t.id, t);
+        if (!state.tasks.has(t.id)) state.assignTask(t, machineId, last);
       }
     },
     taskStarted(taskId, _machineId, now) {
@@ -140,7 +160,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       if (state.tasks.has(taskId) && state.hasMachine(to)) state.moveTask(taskId, to, last);
     },
     proposeMoves(now) {
-      return policy.tick(state, at(now), rng).moves;
+      return policy.tick(state, at(now), rng).moves.map((m) => ({ ...m, reasons: wire(m.reasons) }));
     },
     taskDropped(taskId) {
       demands.delete(taskId);

@@ -1,33 +1,51 @@
 // The one place the service talks to the cost-benefit engine. The engine decides; this file
-// only translates between the live market's records and the engine's inputs and outputs.
-import type { LiveMachine } from "./live.ts";
+// only translates between the live market's records and the engine's inputs and outputs. The
+// vocabulary is the engine's own (its Reason union, its task demand); the one translation is of
+// time: the engine counts seconds on the market's clock, the service and the wire milliseconds
+// since the epoch, so every instant in a decision or a reason leaves here in milliseconds.
+import type { BenefitCurve, MarketReason, PendingTask } from "@cyclemarket/costbenefit";
+import type { LiveJob, LiveMachine, LiveTask } from "./live.ts";
 
-export interface TaskDemand {
-  id: string;
-  work: number;
-  memoryMb: number;
-  bytes: number;
+/** Any reason the market gives: the engine's, or the service's own (vocabulary.ts). */
+export type Reason = MarketReason;
+
+/** A task as the engine sees it: its id, its job, and its demand. */
+export type TaskDemand = PendingTask;
+
+/** The demand of one task of a live job, as the engine knows it. */
+export function demandOf(task: Pick<LiveTask, "id" | "jobId">, job: Pick<LiveJob, "workPerTask" | "memoryMbPerTask">): TaskDemand {
+  return { id: task.id, jobId: task.jobId, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 };
 }
 
 export interface JobSpec {
   id: string;
+  /** Milliseconds since the epoch. */
   arrivedAt: number;
-  tasks: TaskDemand[];
-  benefit: unknown;
+  tasks: Omit<TaskDemand, "jobId">[];
+  benefit: BenefitCurve;
   /** Copies of each task, each on a different machine. */
   replicas: number;
 }
 
-export type Reason = { code: string; [detail: string]: unknown };
+/** Where one task copy goes and why it was chosen (the placement's explanation). */
+export interface PlacementRecord {
+  taskId: string;
+  machineId: string;
+  /** Milliseconds since the epoch. */
+  expectedFinishAt: number;
+  /** Credits: the congestion cost it adds plus the producer's expected pay. */
+  marginalCost: number;
+}
 
 export type Decision =
   | {
       outcome: "admitted";
+      /** Milliseconds since the epoch. */
       completionAt: number;
       price: number;
       /** What the price is made of (credits): producers' expected payments, congestion, the market's fee. */
       priceParts?: { producerPayments: number; congestion: number; fee: number } | undefined;
-      placements: { taskId: string; machineId: string }[];
+      placements: PlacementRecord[];
       reasons: Reason[];
     }
   | { outcome: "delayed" | "rejected"; reasons: Reason[] };
@@ -50,6 +68,8 @@ export interface Engine {
   removeMachine(machineId: string): void;
   /** The market's answer to a job, without committing anything. */
   decide(job: JobSpec, now: number): Decision;
+  /** The same answer shown to a consumer before submitting: the policy learns nothing from it. */
+  quote(job: JobSpec, now: number): Decision;
   /** Makes an admitted decision part of the engine's view of the machines' loads. */
   commit(job: JobSpec, decision: Decision & { outcome: "admitted" }): void;
   /** Chooses machines for tasks that lost theirs (departures, expired leases, failures). */

@@ -1,6 +1,7 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
+import type { BenefitCurve } from "@cyclemarket/costbenefit";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
 
@@ -74,7 +75,7 @@ export interface LiveJob {
   replicas: number;
   arrivedAt: number;
   /** The job's BenefitCurve, kept for re-evaluation while the job is delayed. */
-  benefit: unknown;
+  benefit: BenefitCurve;
 }
 
 export interface LiveTask {

@@ -1,3 +1,4 @@
+import { demandOf } from "./engine.ts";
 import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
 
@@ -10,10 +11,7 @@ type Tx = Parameters<Parameters<Market["db"]["$transaction"]>[0]>[0];
  */
 export async function planRequeue(market: Market, tx: Tx, tasks: LiveTask[]) {
   const live = tasks.filter((t) => market.state.jobs.has(t.jobId));
-  const demands = live.map((t) => {
-    const job = market.state.jobs.get(t.jobId)!;
-    return { id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 };
-  });
+  const demands = live.map((t) => demandOf(t, market.state.jobs.get(t.jobId)!));
   const placement = demands.length ? market.engine.place(demands, market.clock.now()) : new Map<string, string | null>();
   const byMachine = new Map<string | null, string[]>();
   for (const t of live) {

@@ -1,4 +1,6 @@
+import { BenefitCurve } from "@cyclemarket/costbenefit";
 import type { Market } from "./market.ts";
+import { demandOf } from "./engine.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
@@ -49,7 +51,8 @@ export async function restoreMarket(market: Market) {
       pricing: job.pricing === "bid" ? "bid" : "posted",
       replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
-      benefit: job.benefit,
+      // Checked by the schema when the job was submitted; parsed again so memory holds the type.
+      benefit: BenefitCurve.parse(job.benefit),
     });
     const agreed = new Map<string, string>();
     for (const t of job.tasks) {
@@ -62,7 +65,7 @@ export async function restoreMarket(market: Market) {
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
         continue;
       }
-      const demand = [{ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 }];
+      const demand = [demandOf(task, job)];
       const lease = t.leases[0];
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
         Object.assign(task, { state: "leased", machineId: lease.machineId });

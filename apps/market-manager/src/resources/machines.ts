@@ -3,6 +3,7 @@ import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
+import { demandOf } from "../market/engine.ts";
 import { randomUUID } from "node:crypto";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget } from "./contracts.ts";
@@ -50,7 +51,7 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   return market.serial(async () => {
     const now = market.clock.now();
     if (dedicated && offer.departsAt! <= now) {
-      throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt, now }, "The offer ends before now; a dedicated machine must stay for some time.");
+      throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt!, now }, "The offer ends before now; a dedicated machine must stay for some time.");
     }
     if (dedicated && offer.departsAt! - now > MAX_CONTRACT_DAYS * 86_400_000) {
       throw refuse.badRequest(
@@ -204,7 +205,7 @@ export async function departMachine(market: Market, machineId: string, reason: "
     market.engine.assume(
       released.flatMap((t) => {
         const job = market.state.jobs.get(t.jobId);
-        return job ? [{ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 }] : [];
+        return job ? [demandOf(t, job)] : [];
       }),
       machineId,
     );

@@ -5,7 +5,7 @@ import { leaseLimits } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import type { Decision, JobSpec, Reason } from "../market/engine.ts";
+import { demandOf, type Decision, type JobSpec, type Reason } from "../market/engine.ts";
 import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId, type LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
@@ -208,7 +208,7 @@ function decisionRecord(market: Market, d: Decision, replicas: number, benefit: 
     ? {
         outcome: d.outcome,
         reasons,
-        completionAt: new Date(d.completionAt).toISOString(),
+        completionAt: d.completionAt,
         price: d.price,
         priceParts: d.priceParts ?? null,
         terms: termsOf(market, benefit, d.price),
@@ -220,7 +220,7 @@ function decisionRecord(market: Market, d: Decision, replicas: number, benefit: 
 export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
   const job = await prepare(market.db, input, maxModuleBytes);
   const now = market.clock.now();
-  return market.serial(async () => decisionRecord(market, market.engine.decide(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas, input.benefit));
+  return market.serial(async () => decisionRecord(market, market.engine.quote(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas, input.benefit));
 }
 
 /** The Task Manager takes the job; the engine decides; the decision is stored before it is told. */
@@ -345,7 +345,7 @@ export async function reevaluateDelayed(market: Market) {
         arrivedAt: job.arrivedAt,
         benefit: job.benefit,
         replicas: job.replicas,
-        tasks: tasks.filter((t) => t.replica === 0).map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
+        tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
       };
       // The engine rejects a job that waited past its maximum (max-wait-exceeded); the service adds no rule of its own.
       let decision: Decision = market.engine.decide(spec, now);

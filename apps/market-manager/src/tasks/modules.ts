@@ -1,3 +1,4 @@
+import type { ModuleReason } from "@cyclemarket/costbenefit";
 import { createHash } from "node:crypto";
 import { validateModule, describeModuleRefusal } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
@@ -13,7 +14,8 @@ export function checkModule(bytes: Uint8Array, maxBytes: number) {
   const verdict = validateModule(bytes, { maxBytes, maxMemoryPages: MAX_MEMORY_PAGES });
   if (!verdict.ok) {
     const code = verdict.reason.code === "too-large" ? "tooLarge" : "badRequest";
-    throw refuse[code]({ ...verdict.reason, code: `module-${verdict.reason.code}` }, describeModuleRefusal(verdict.reason));
+    const reason = { ...verdict.reason, code: `module-${verdict.reason.code}` } as ModuleReason;
+    throw refuse[code](reason, describeModuleRefusal(verdict.reason));
   }
   return { hash: createHash("sha256").update(bytes).digest("hex"), info: verdict.info };
 }

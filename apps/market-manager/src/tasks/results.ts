@@ -5,7 +5,7 @@ import type { TaskReport } from "../resources/leases.ts";
 import { combineOutputs } from "./examples.ts";
 import { forgetJob } from "./cancel.ts";
 import { toBytes, toJson } from "../db/client.ts";
-import { benefitAt, estimateContradicted, runPay, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
+import { benefitAt, estimateContradicted, runPay, settleCharge, tallyCopies, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { payRun, paidForJob, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
@@ -41,24 +41,19 @@ export async function completeTask(market: Market, c: Completion) {
   const job = market.state.jobs.get(task.jobId)!;
   const now = market.clock.now();
   const copies = market.state.copies(task);
-  const quorum = Math.floor(job.replicas / 2) + 1;
 
-  // Decide from memory what this report does, then make it so in one transaction.
+  // Decide from memory what this report does (the engine's quorum rule), then make it so in one transaction.
   const decidedBefore = copies.find((t) => t.agreedHash)?.agreedHash ?? null;
   let agreed = decidedBefore;
   let agreedOwners = 0;
   let rerun: LiveTask[] = [];
   if (c.ok && !agreed) {
-    // One owner's machines count once: a quorum of one owner's machines verifies nothing.
-    const votes = new Map<string, Set<string>>();
-    const vote = (hash: string, owner: string) => votes.set(hash, (votes.get(hash) ?? new Set()).add(owner));
-    for (const t of copies) if (t !== task && t.state === "done" && t.outputHash) vote(t.outputHash, t.producerId ?? t.machineId ?? t.id);
-    vote(c.hash, machine.ownerId);
-    const winner = [...votes].find(([, owners]) => owners.size >= quorum);
-    agreed = winner?.[0] ?? null;
-    agreedOwners = winner?.[1].size ?? 0;
-    const stillRunning = copies.some((t) => t !== task && t.state !== "done");
-    if (!agreed && !stillRunning) rerun = copies; // every copy ran and no majority of owners agrees
+    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id }));
+    votes.push({ hash: c.hash, owner: machine.ownerId });
+    const tally = tallyCopies(votes, job.replicas, copies.some((t) => t !== task && t.state !== "done"));
+    agreed = tally.agreed;
+    agreedOwners = tally.owners;
+    if (tally.rerun) rerun = copies; // every copy ran and no majority of owners agrees
   }
   const decidesNow = !decidedBefore && agreed !== null;
   const finishesJob = decidesNow && job.tasksDone + 1 >= job.taskCount;

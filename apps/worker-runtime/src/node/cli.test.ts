@@ -8,6 +8,17 @@ import { serveWorkerApi, type FakeTrpcServer } from "../testing/trpc-server.ts";
 import { parseCommand } from "./cli.ts";
 
 const bin = fileURLToPath(new URL("../../bin/worker.mjs", import.meta.url));
+
+// Started with a module hook that refuses any TypeScript source or loader: the CLI runs the built
+// JavaScript only (its threads load their own bundle, dist/pool-thread.mjs).
+const NO_TYPESCRIPT_HOOKS = `export async function resolve(specifier, context, next) {
+  if (/(^|[\\/])tsx([\\/]|$)|\\.ts$/.test(specifier)) throw new Error("a TypeScript module was loaded: " + specifier);
+  return next(specifier, context);
+}`;
+const noTypeScript = [
+  "--import",
+  `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(NO_TYPESCRIPT_HOOKS)}`)});`)}`,
+];
 let server: FakeTrpcServer | null = null;
 afterEach(async () => {
   await server?.close();
@@ -52,14 +63,14 @@ describe("parseCommand", () => {
 });
 
 describe("cyclemarket-worker", () => {
-  it("benchmarks, registers over tRPC, runs and reports tasks, and departs on SIGTERM with exit 0", async () => {
+  it("benchmarks, registers over tRPC, runs and reports tasks, and departs on SIGTERM with exit 0, loading no TypeScript", async () => {
     const market = new FakeMarket();
     const moduleHash = await market.addModule(exampleBytes("primes"));
     for (let i = 0; i < 3; i++) {
       market.queue.push({ taskId: `t${i}`, jobId: "j", moduleHash, args: [String(i * 1000), String((i + 1) * 1000)], stdin: "", limits: { wallMs: 10_000, memoryPages: 64, outputBytes: 1024 } });
     }
     server = await serveWorkerApi(market);
-    const child = spawn(process.execPath, [bin, "--url", server.url, "--token", "secret-token", "--slots", "2", "--name", "cli test"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...noTypeScript, bin, "--url", server.url, "--token", "secret-token", "--slots", "2", "--name", "cli test"], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));

@@ -10,6 +10,8 @@ export interface NodePoolOptions {
   slots: number;
   /** Heap limit of each thread in MiB; the module's own memory is capped separately. Default 512. */
   threadHeapMb?: number;
+  /** Keep one loaded thread in reserve for a slot whose thread is stopped or dies. Default true. */
+  spareThread?: boolean;
 }
 
 export const THREAD_ENTRY = new URL("../../dist/pool-thread.mjs", import.meta.url);
@@ -38,5 +40,5 @@ export function createNodePool(options: NodePoolOptions): ThreadPool {
       post: (message) => worker.postMessage(message),
       terminate: () => void worker.terminate(),
     };
-  }).warm();
+  }, { spareThread: options.spareThread }).warm();
 }

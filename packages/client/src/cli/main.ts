@@ -124,13 +124,15 @@ function connectFrom(flags: { url?: string; token?: string }, io: Io): CycleMark
   return connect({ url, token });
 }
 
+/** An instant on the wire (milliseconds since the epoch) as the reader's local date and time. */
+const when = (at: unknown) => (typeof at === "number" || typeof at === "string" ? new Date(at).toLocaleString() : "unknown");
 const reasonsOf = (decision: unknown): Reason[] => ((decision as { reasons?: Reason[] } | null)?.reasons ?? []);
 const because = (reasons: Reason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
 
 async function quote(market: CycleMarket, path: string, io: Io): Promise<number> {
   const d = await market.quote(path);
   if (d.outcome === "admitted") {
-    io.out(`Would be admitted now: price ${d.price} credits, expected completion ${d.completionAt}.\n`);
+    io.out(`Would be admitted now: price ${d.price} credits, expected completion ${when(d.completionAt)}.\n`);
     return EXIT.ok;
   }
   io.out(`Would be ${d.outcome} now${because(d.reasons)}.\n`);
@@ -142,7 +144,7 @@ async function quote(market: CycleMarket, path: string, io: Io): Promise<number>
 async function submit(market: CycleMarket, path: string, opts: { wait: boolean; out?: string | undefined; intervalMs: number }, io: Io) {
   const job = await market.submit(path);
   const d = job.decision!;
-  io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${d.price} credits, expected by ${d.completionAt}` : because(d.reasons)}.\n`);
+  io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${d.price} credits, expected by ${when(d.completionAt)}` : because(d.reasons)}.\n`);
   if (d.outcome === "rejected") return EXIT.jobNotCompleted;
   if (!opts.wait) return EXIT.ok;
   return waitFor(market, job.id, opts, io);

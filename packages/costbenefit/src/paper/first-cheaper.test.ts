@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createRng, type Rng } from "../rng.ts";
 import { LmaxTracker, leastCostMachine } from "./least-cost.ts";
 import { offerRound } from "./first-cheaper.ts";
-import { currentCost, marginalCost } from "./paper-cost.ts";
+import { currentCost, machineCost, marginalCost } from "./paper-cost.ts";
 import type { ClusterView, TickContext } from "./paper-policy.ts";
 
 /** A mutable cluster whose moves the test can watch. */
@@ -66,6 +66,24 @@ describe("E-Mosix: each job moves to the first offered machine cheaper than wher
     lmax.see(2);
     offerRound(c, c, lmax, 2, 6, createRng(3));
     expect(c.moves).toEqual([]);
+  });
+
+  it("moves a job only when that lowers the cluster's total cost: a job more there than here is not enough", () => {
+    // The job's current cost is the cost of its machine with it minus without it, so with equal
+    // memory a move pays only when the target holds at least two jobs fewer: 3 against 2 stays
+    // (after a move it would be 2 against 3), 4 against 2 moves.
+    const total = (jobs: number[][]): number => jobs.reduce((a, js) => a + machineCost({ jobs: js.length, memoryUsedMb: js.length, memoryMb: 64 }, 4, 6), 0);
+    const stay = cluster([[0, 1, 2], [3, 4]], [64, 64], [1, 1, 1, 1, 1]);
+    const lmax = new LmaxTracker();
+    lmax.see(4);
+    offerRound(stay, stay, lmax, 1, 6, createRng(1));
+    expect(stay.moves).toEqual([]);
+    const go = cluster([[0, 1, 2, 3], [4, 5]], [64, 64], [1, 1, 1, 1, 1, 1]);
+    const before = total(go.tasks as number[][]);
+    offerRound(go, go, lmax, 1, 6, createRng(1));
+    expect(go.moves).toEqual([[0, 1]]);
+    expect(go.tasks.map((js) => js.length)).toEqual([3, 3]);
+    expect(total(go.tasks as number[][])).toBeLessThan(before);
   });
 
   it("moves jobs off a machine over its memory, each move seen by the next offer", () => {

@@ -14,6 +14,13 @@ export interface EMosixParameters {
 }
 
 /**
+ * Below this relative difference the costs are equal. A machine holding one job more than another
+ * with the same memory costs the job exactly what the other would charge it; computed two ways,
+ * the two can differ in the last bit, and the job would move and the next offer move one back.
+ */
+const TIE = 1e-9;
+
+/**
  * One offer round. Machines in order, each job on a machine in the order it holds them; every
  * move is applied before the next offer, so later offers see it. Returns the number of moves.
  */
@@ -28,7 +35,7 @@ export function offerRound(c: ClusterView, ctx: TickContext, lmax: LmaxTracker, 
       const k = randomOthers(c.speed.length, m, offerSet, rng, set);
       for (let i = 0; i < k; i++) {
         const t = set[i]!;
-        if (marginalCost(loadOf(c, t, cpu), mem, lmax.value, n) < here) {
+        if (marginalCost(loadOf(c, t, cpu), mem, lmax.value, n) < here * (1 - TIE)) {
           ctx.move(task, t);
           lmax.see(cpuLoadOf(c, t, cpu));
           moves++;

@@ -3,7 +3,7 @@
 // the state until a decision is committed).
 import type { MarketState } from "../state/market-state.ts";
 
-/** Tentative loads of the plan being built, per machine slot: typed arrays with a generation
+/** Tentative loads of the plan being built, per machine row: typed arrays with a generation
  * stamp, so reading an untouched machine costs one comparison and clearing costs nothing. */
 export class Overlay {
   private stamp = new Int32Array(64);
@@ -15,30 +15,30 @@ export class Overlay {
   /** Tasks placed tentatively so far. */
   total = 0;
 
-  workOf(slot: number): number {
-    return this.stamp[slot] === this.gen ? this.w[slot]! : 0;
+  workOf(row: number): number {
+    return this.stamp[row] === this.gen ? this.w[row]! : 0;
   }
 
-  countOf(slot: number): number {
-    return this.stamp[slot] === this.gen ? this.c[slot]! : 0;
+  countOf(row: number): number {
+    return this.stamp[row] === this.gen ? this.c[row]! : 0;
   }
 
-  memoryOf(slot: number): number {
-    return this.stamp[slot] === this.gen ? this.mem[slot]! : 0;
+  memoryOf(row: number): number {
+    return this.stamp[row] === this.gen ? this.mem[row]! : 0;
   }
 
   /** Memory counts whether or not the task starts at once: the bounded check stays conservative. */
-  add(slot: number, work: number, memoryMb: number, bytes: number): void {
-    if (slot >= this.stamp.length) this.grow(Math.max(slot + 1, this.stamp.length * 2));
-    if (this.stamp[slot] !== this.gen) {
-      this.stamp[slot] = this.gen;
-      this.w[slot] = 0;
-      this.c[slot] = 0;
-      this.mem[slot] = 0;
+  add(row: number, work: number, memoryMb: number, bytes: number): void {
+    if (row >= this.stamp.length) this.grow(Math.max(row + 1, this.stamp.length * 2));
+    if (this.stamp[row] !== this.gen) {
+      this.stamp[row] = this.gen;
+      this.w[row] = 0;
+      this.c[row] = 0;
+      this.mem[row] = 0;
     }
-    this.w[slot]! += work;
-    this.c[slot]!++;
-    this.mem[slot]! += memoryMb;
+    this.w[row]! += work;
+    this.c[row]!++;
+    this.mem[row]! += memoryMb;
     this.bytes += bytes;
     this.total++;
   }

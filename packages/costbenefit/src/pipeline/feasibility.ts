@@ -24,25 +24,25 @@ export interface Estimate {
  * drains (FIFO list scheduling starts it no later than that), then runs at the slot's speed and
  * moves its bytes at the machine's bandwidth.
  */
-export function estimate(ctx: SearchContext, slot: number, task: TaskShape, out: Estimate): Estimate {
+export function estimate(ctx: SearchContext, row: number, task: TaskShape, out: Estimate): Estimate {
   const m = ctx.state.machines;
   const f = m.f;
   const o = ctx.overlay;
-  const extraWork = o.workOf(slot);
-  const extraCount = o.countOf(slot);
-  const backlog = (m.remaining(slot, ctx.now) + extraWork) / f.capacity[slot]!;
-  const busy = m.i.running[slot]! + m.i.queued[slot]! + extraCount;
-  out.startsNow = busy < f.slots[slot]!;
+  const extraWork = o.workOf(row);
+  const extraCount = o.countOf(row);
+  const backlog = (m.remaining(row, ctx.now) + extraWork) / f.capacity[row]!;
+  const busy = m.i.running[row]! + m.i.queued[row]! + extraCount;
+  out.startsNow = busy < f.slots[row]!;
   out.backlogSeconds = backlog;
   const start = out.startsNow ? ctx.now : ctx.now + backlog;
-  out.finishAt = start + task.work / f.speed[slot]! + task.bytes / f.bandwidth[slot]!;
+  out.finishAt = start + task.work / f.speed[row]! + task.bytes / f.bandwidth[row]!;
   return out;
 }
 
 /** Returns undefined when feasible, else the check that ruled the machine out. */
 export function infeasibility(
   ctx: SearchContext,
-  slot: number,
+  row: number,
   task: TaskShape,
   deadlineAt: number,
   excluded: ReadonlySet<number> | undefined,
@@ -50,24 +50,24 @@ export function infeasibility(
 ): Exclusion | undefined {
   const f = ctx.state.machines.f;
   // The producer switched this capacity off: nothing new is planned on it (it keeps what it runs).
-  if (f.available[slot] === 0) return "unavailable";
+  if (f.available[row] === 0) return "unavailable";
   // A task that needs more than one slot's memory cannot go to the machine at all (DESIGN.md).
-  if (task.memoryMb > f.memoryPerSlot[slot]!) return "memory";
-  if (f.reputation[slot]! < ctx.minReputation) return "reputation";
+  if (task.memoryMb > f.memoryPerSlot[row]!) return "memory";
+  if (f.reputation[row]! < ctx.minReputation) return "reputation";
   // Replicas of one task go to different machines so their outputs can outvote a liar.
-  if (excluded?.has(slot)) return "replica";
-  estimate(ctx, slot, task, est);
-  if (est.finishAt > f.departureAt[slot]!) return "departure";
+  if (excluded?.has(row)) return "replica";
+  estimate(ctx, row, task, est);
+  if (est.finishAt > f.departureAt[row]!) return "departure";
   if (est.finishAt > deadlineAt) return "deadline";
   // seed 003, 4.3: usage stays within its maximum; compute's maximum is the horizon H. A task's
   // own share counts at most H/2, so a task longer than the horizon still fits a machine that
   // is at most half committed instead of never fitting anywhere.
-  if (ctx.bounded && est.backlogSeconds + Math.min(task.work / f.capacity[slot]!, ctx.H / 2) > ctx.H) return "horizon";
+  if (ctx.bounded && est.backlogSeconds + Math.min(task.work / f.capacity[row]!, ctx.H / 2) > ctx.H) return "horizon";
   // Memory within its maximum too, counting the task as if it ran now (conservative for a task
   // that will wait for a slot; exact on a time-shared machine where everything runs at once).
   if (ctx.bounded && task.memoryMb > 0) {
-    const used = f.runningMemory[slot]! + (ctx.overlay.memoryOf(slot));
-    if (used + task.memoryMb > f.memoryPerSlot[slot]! * f.slots[slot]!) return "memoryFull";
+    const used = f.runningMemory[row]! + (ctx.overlay.memoryOf(row));
+    if (used + task.memoryMb > f.memoryPerSlot[row]! * f.slots[row]!) return "memoryFull";
   }
   return undefined;
 }

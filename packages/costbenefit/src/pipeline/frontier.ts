@@ -23,7 +23,7 @@ export class Frontier {
     return this.size > 0 ? this.key[0]! : Infinity;
   }
 
-  /** Next machine slot in key order. */
+  /** Next machine row in key order. */
   next(): number {
     const p = this.pop();
     this.push(2 * p + 1);

@@ -26,7 +26,7 @@ export function expandTasks(job: Job): TaskShape[][] {
 }
 
 export type Chooser = (ctx: SearchContext, task: TaskShape, deadlineAt: number, excluded: ReadonlySet<number> | undefined, why: ReturnType<typeof emptyExclusions>) =>
-  | { slot: number; cost: number; finishAt: number; startsNow: boolean }
+  | { row: number; cost: number; finishAt: number; startsNow: boolean }
   | undefined;
 
 export function buildPlan(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number, choose: Chooser = cheapestMachine): PlanResult {
@@ -48,10 +48,10 @@ export function buildPlan(ctx: SearchContext, groups: TaskShape[][], deadlineAt:
         };
       }
       const total = c.cost + networkCredits(ctx, task);
-      ctx.overlay.add(c.slot, task.work, task.memoryMb, task.bytes);
+      ctx.overlay.add(c.row, task.work, task.memoryMb, task.bytes);
       // Replicas verify each other only if different owners ran them (DESIGN.md "Verification").
-      if (used) for (const s of ctx.state.machines.sameOwner(c.slot)) used.add(s);
-      placements.push({ taskId: task.id, machineId: ids[c.slot]!, expectedFinishAt: c.finishAt, marginalCost: total });
+      if (used) for (const s of ctx.state.machines.sameOwner(c.row)) used.add(s);
+      placements.push({ taskId: task.id, machineId: ids[c.row]!, expectedFinishAt: c.finishAt, marginalCost: total });
       cost += total;
       completionAt = Math.max(completionAt, c.finishAt);
     }

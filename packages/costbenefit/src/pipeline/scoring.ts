@@ -10,13 +10,13 @@ export function networkCredits(ctx: SearchContext, task: TaskShape): number {
 }
 
 /** Compute + memory marginal cost times P, plus the expected payment; `backlogSeconds` from feasibility. */
-export function machineCredits(ctx: SearchContext, slot: number, task: TaskShape, backlogSeconds: number): number {
+export function machineCredits(ctx: SearchContext, row: number, task: TaskShape, backlogSeconds: number): number {
   const f = ctx.state.machines.f;
   const lnN = ctx.lnN;
-  const compute = marginalCostLn(lnN, backlogSeconds, ctx.H, task.work / f.capacity[slot]!);
-  const memUsed = f.runningMemory[slot]! + (ctx.overlay.memoryOf(slot));
-  const memory = task.memoryMb > 0 ? marginalCostLn(lnN, memUsed, f.memoryPerSlot[slot]! * f.slots[slot]!, task.memoryMb) : 0;
-  const payment = (f.pricePerSecond[slot]! * task.work) / f.speed[slot]!;
+  const compute = marginalCostLn(lnN, backlogSeconds, ctx.H, task.work / f.capacity[row]!);
+  const memUsed = f.runningMemory[row]! + (ctx.overlay.memoryOf(row));
+  const memory = task.memoryMb > 0 ? marginalCostLn(lnN, memUsed, f.memoryPerSlot[row]! * f.slots[row]!, task.memoryMb) : 0;
+  const payment = (f.pricePerSecond[row]! * task.work) / f.speed[row]!;
   return ctx.P * (compute + memory) + payment;
 }
 

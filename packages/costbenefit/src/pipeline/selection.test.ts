@@ -30,9 +30,9 @@ describe("cheapestMachine", () => {
           const got = cheapestMachine(late, task, Infinity, undefined, why);
           let best = Infinity;
           const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-          for (let slot = 0; slot < ms.length; slot++) {
-            if (infeasibility(late, slot, task, Infinity, undefined, est)) continue;
-            best = Math.min(best, machineCredits(late, slot, task, est.backlogSeconds));
+          for (let row = 0; row < ms.length; row++) {
+            if (infeasibility(late, row, task, Infinity, undefined, est)) continue;
+            best = Math.min(best, machineCredits(late, row, task, est.backlogSeconds));
           }
           if (best === Infinity) expect(got).toBeUndefined();
           else expect(got!.cost).toBeCloseTo(best, 9);

@@ -10,7 +10,7 @@ import { machineCredits } from "./scoring.ts";
 import type { Exclusions } from "../reasons.ts";
 
 export interface Choice {
-  slot: number;
+  row: number;
   /** Credits on this machine, without the link's share. */
   cost: number;
   finishAt: number;
@@ -57,18 +57,18 @@ export function cheapestMachine(
     // Alternate between the lists (the threshold algorithm's round robin; advancing the list
     // that dominates the bound was measured slower: it keeps walking large-memory machines).
     const fromMemory = useMemory && (turn++ & 1) === 1;
-    const slot = fromMemory ? byMemory.next() : byWork.next();
-    if (seen[slot] === stamp) continue;
-    seen[slot] = stamp;
+    const row = fromMemory ? byMemory.next() : byWork.next();
+    if (seen[row] === stamp) continue;
+    seen[row] = stamp;
     why.inspected++;
-    const no = infeasibility(ctx, slot, task, deadlineAt, excluded, est);
+    const no = infeasibility(ctx, row, task, deadlineAt, excluded, est);
     if (no) {
       why[no]++;
       continue;
     }
-    const cost = machineCredits(ctx, slot, task, est.backlogSeconds);
-    if (!best || cost < best.cost || (cost === best.cost && slot < best.slot)) {
-      best = { slot, cost, finishAt: est.finishAt, startsNow: est.startsNow };
+    const cost = machineCredits(ctx, row, task, est.backlogSeconds);
+    if (!best || cost < best.cost || (cost === best.cost && row < best.row)) {
+      best = { row, cost, finishAt: est.finishAt, startsNow: est.startsNow };
     }
   }
   return best;

@@ -1,4 +1,5 @@
 // Bounds on what a job can cost and earn, for the always-admit rule and the delay/reject choice.
+import { resourceMarginalCost, unitsToCredits } from "../cost.ts";
 import type { Job } from "../job.ts";
 import type { MarketState } from "../state/market-state.ts";
 
@@ -23,7 +24,9 @@ export function highestPossibleCost(state: MarketState, job: Job): number {
     bytes += t.bytes;
   }
   const k = job.replicas;
-  const units = Math.pow(n, 1 + (k * work) / a.minCapacity / H) + Math.pow(n, 1 + (k * memory) / a.minMemoryTotal) + Math.pow(n, 1 + (k * bytes) / (s.linkBytesPerSecond * H)) - 3 * n;
+  // Each resource at its maximum already, then the whole demand added: n^(1 + D) - n.
+  const atMax = (demand: number, max: number) => resourceMarginalCost(n, max, max, demand);
+  const units = atMax((k * work) / a.minCapacity, H) + atMax(k * memory, a.minMemoryTotal) + atMax(k * bytes, s.linkBytesPerSecond * H);
   return s.priceConstant * units + k * work * a.maxPricePerWork;
 }
 
@@ -33,7 +36,7 @@ export function lowestPossibleCost(state: MarketState, job: Job): number {
   const s = state.settings;
   const n = state.n;
   let total = 0;
-  for (const t of job.tasks) total += s.priceConstant * (Math.pow(n, t.work / a.maxCapacity / s.horizonSeconds) - 1);
+  for (const t of job.tasks) total += unitsToCredits(resourceMarginalCost(n, 0, s.horizonSeconds, t.work / a.maxCapacity), s.priceConstant);
   return total * job.replicas;
 }
 

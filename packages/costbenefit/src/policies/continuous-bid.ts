@@ -22,9 +22,10 @@ import type { Job } from "../job.ts";
 import { infeasibility, type Estimate } from "../pipeline/feasibility.ts";
 import type { JobTerms } from "./job-terms.ts";
 import { hostSums, progressChooser, shareOn, type Chosen } from "./host-bids.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy } from "./types.ts";
 import type { PolicyProfile } from "./profile.ts";
-import { admittedDecision, buildSharePolicy, planJob, unboundedContext, waitOrReject, type ShareCall } from "./share.ts";
+import { admitted } from "./outcomes.ts";
+import { buildSharePolicy, planJob, unboundedContext, waitOrReject, type ShareCall } from "./share.ts";
 
 /** The bid's rate b/t in credits per second. */
 export function bidPerSecond(terms: JobTerms): number {
@@ -47,7 +48,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
     share = Math.min(share, c.share);
   }
   if (charge > terms.value * (1 + 1e-9)) return waitOrReject(call, job, { code: "over-budget", expectedCharge: charge, budget: terms.value });
-  return admittedDecision(call.state, job, r.plan, [
+  return admitted(call.state, job, r.plan, [
     { code: "continuous-bid", budget: terms.value, intervalSeconds: terms.intervalSeconds, bidPerSecond: bid, hostBidsPerSecond: hostBids, share, expectedCharge: charge },
   ]);
 }

@@ -11,7 +11,7 @@ import type { ShareCall } from "./share.ts";
 
 const TINY = 1e-12;
 
-/** Sum of the bids of the tasks on each machine (indexed by machine slot). */
+/** Sum of the bids of the tasks on each machine (indexed by machine row). */
 export function hostSums(call: ShareCall, bidOf: (jobId: string) => number): Float64Array {
   const out = new Float64Array(call.state.machines.end);
   const memo = new Map<string, number>();
@@ -86,6 +86,6 @@ export function progressChooser(call: ShareCall, bid: number, sums: Float64Array
     sums[best]! += bid;
     // Time-shared at its share from now (a free slot: at once, at full speed).
     const finishAt = call.now + task.work / bestShare.progress + task.bytes / m.f.bandwidth[best]!;
-    return { slot: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt, startsNow: bestShare.alone };
+    return { row: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt, startsNow: bestShare.alone };
   };
 }

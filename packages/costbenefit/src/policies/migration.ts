@@ -30,7 +30,7 @@ function savingOf(ctx: SearchContext, t: TaskRecord, left: number): number {
   return ctx.P * (compute + mem) + (f.pricePerSecond[s]! * left) / f.speed[s]!;
 }
 
-function candidates(state: MarketState, rule: MigrationProfile, order: (slot: number) => number, limit: number): number[] {
+function candidates(state: MarketState, rule: MigrationProfile, order: (row: number) => number, limit: number): number[] {
   const m = state.machines;
   const list: number[] = [];
   for (let s = 0; s < m.end; s++) {
@@ -84,7 +84,7 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
         const reasons: Move["reasons"] = [{ code: "rebalance", costBefore: saving, costAfter: c.cost, finishBefore, finishAfter: c.finishAt }];
         // The saving holds for as long as the task would have stayed: weigh it by its remaining work.
         const score = (saving - c.cost) * left;
-        if (!bestMove || score > bestMove.score) bestMove = { t, to: c.slot, reasons, score };
+        if (!bestMove || score > bestMove.score) bestMove = { t, to: c.row, reasons, score };
       }
     }
     if (bestMove) {

@@ -211,7 +211,7 @@ describe("miserly properties", () => {
     );
   });
 
-  it("never places a task on a machine whose slot memory is smaller than the task's", () => {
+  it("never places a task on a machine whose row memory is smaller than the task's", () => {
     fc.assert(
       fc.property(fc.array(machineArb, { minLength: 2, maxLength: 8 }), curveArb, tasksArb, (ms, curve, tasks) => {
         const s = build(ms);

@@ -20,9 +20,10 @@ import type { Job } from "../job.ts";
 import type { Chooser } from "../pipeline/plan.ts";
 import type { JobTerms } from "./job-terms.ts";
 import { hostSums, progressChooser, type Chosen } from "./host-bids.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy } from "./types.ts";
 import type { PolicyProfile } from "./profile.ts";
-import { admittedDecision, buildSharePolicy, planJob, waitOrReject, type ShareCall } from "./share.ts";
+import { admitted } from "./outcomes.ts";
+import { buildSharePolicy, planJob, waitOrReject, type ShareCall } from "./share.ts";
 
 /** Credits per minute the job bids: half its value per speed-1 minute of its work. */
 export function ratePerMinute(terms: JobTerms): number {
@@ -50,7 +51,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
     if (!c.alone) charge += (rate * (c.work / c.progress)) / 60;
   }
   if (charge > terms.value) return waitOrReject(call, job, { code: "over-budget", expectedCharge: charge, budget: terms.value });
-  return admittedDecision(call.state, job, r.plan, [{ code: "opportunity-cost", ratePerMinute: rate, nodePricePerMinute: price, share, expectedCharge: charge }]);
+  return admitted(call.state, job, r.plan, [{ code: "opportunity-cost", ratePerMinute: rate, nodePricePerMinute: price, share, expectedCharge: charge }]);
 }
 
 export function buildOpportunityCostPolicy(name: string, profile: PolicyProfile): Policy {

@@ -13,13 +13,13 @@ import type { PolicyProfile } from "./profile.ts";
  * How a scan rates one machine the task can run on: lower is better; null passes the machine
  * over (the caller has counted why in `why`).
  */
-export type Score = (ctx: SearchContext, slot: number, task: TaskShape, est: Estimate, why: Exclusions) => number | null;
+export type Score = (ctx: SearchContext, row: number, task: TaskShape, est: Estimate, why: Exclusions) => number | null;
 
 /**
  * Scan every machine and keep the lowest score, ties to the earlier finish: fine for baselines and
  * the share policies, O(machines) per task. `precheck` can rule a machine out before feasibility.
  */
-export function scanChooser(score: Score, precheck?: (ctx: SearchContext, slot: number, task: TaskShape, why: Exclusions) => boolean): Chooser {
+export function scanChooser(score: Score, precheck?: (ctx: SearchContext, row: number, task: TaskShape, why: Exclusions) => boolean): Chooser {
   return (ctx, task, deadlineAt, excluded, why) => {
     const m = ctx.state.machines;
     const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
@@ -48,7 +48,7 @@ export function scanChooser(score: Score, precheck?: (ctx: SearchContext, slot: 
       }
     }
     if (best < 0) return undefined;
-    return { slot: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt: bestFinish, startsNow: bestStarts };
+    return { row: best, cost: machineCredits(ctx, best, task, bestBacklog), finishAt: bestFinish, startsNow: bestStarts };
   };
 }
 
@@ -84,7 +84,7 @@ const roundRobin: Chooser = (ctx, task, deadlineAt, excluded, why) => {
       why[no]++;
       continue;
     }
-    return { slot: s, cost: machineCredits(ctx, s, task, est.backlogSeconds), finishAt: est.finishAt, startsNow: est.startsNow };
+    return { row: s, cost: machineCredits(ctx, s, task, est.backlogSeconds), finishAt: est.finishAt, startsNow: est.startsNow };
   }
   return undefined;
 };
@@ -105,7 +105,7 @@ function randomChooser(rng: Rng): Chooser {
         why[no]++;
         continue;
       }
-      return { slot: s, cost: machineCredits(ctx, s, task, est.backlogSeconds), finishAt: est.finishAt, startsNow: est.startsNow };
+      return { row: s, cost: machineCredits(ctx, s, task, est.backlogSeconds), finishAt: est.finishAt, startsNow: est.startsNow };
     }
     return undefined;
   };

@@ -15,6 +15,15 @@ describe("policy registry", () => {
     expect(() => createPolicy("miserly", { placement: "psychic" as never })).toThrow();
   });
 
+  it("refuses, when built, a profile no code would honour, and says why", () => {
+    expect(() => createPolicy("miserly", { placement: "best-fit" })).toThrow(/belongs to a share policy/);
+    expect(() => createPolicy("tickets", { placement: "marginal-cost" })).toThrow(/places tasks by its own rule "free-slot"/);
+    expect(() => createPolicy("opportunity-cost", { migration: { rule: "rebalance" } })).toThrow(/never moves tasks/);
+    expect(() => createPolicy("e-pvm", { migration: { rule: "best-response" } })).toThrow(/belongs to a share policy/);
+    expect(() => createPolicy("miserly", { holdBeyondBounds: true })).toThrow(/admit-all with marginal-cost/);
+    expect(() => createPolicy("pvm", { migration: { rule: "none", moveRunning: true } })).toThrow(/cannot move/);
+  });
+
   it("lets a profile override change behaviour: miserly without rebalancing moves nothing", () => {
     expect(createPolicy("miserly", { migration: { rule: "none" } }).profile.migration.rule).toBe("none");
   });

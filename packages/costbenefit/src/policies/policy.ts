@@ -1,14 +1,17 @@
-// One small interface for every policy (DESIGN.md "The policy lab"), built from a profile.
-import type { Decision, OfferDecision, Replacement, TickResult } from "../decision.ts";
-import type { DedicatedOfferInput } from "../machine.ts";
-import type { Job, PendingTask } from "../job.ts";
+// Policies built from profiles (DESIGN.md "The policy lab"): the market's own rules here, the
+// share policies by their own builders; every profile is checked when a policy is built.
+import { z } from "zod";
+import type { Decision, Replacement } from "../decision.ts";
+import type { Job } from "../job.ts";
 import type { Rng } from "../rng.ts";
 import type { MarketState } from "../state/market-state.ts";
 import { createContext } from "../pipeline/context.ts";
 import { buildPlan } from "../pipeline/plan.ts";
-import { admitAll, miserlyAdmit } from "./admission.ts";
+import { admitAll } from "./admit-all.ts";
+import { miserlyAdmit } from "./miserly.ts";
 import { migrationMoves } from "./migration.ts";
-import { considerDedicatedOffer } from "./offer.ts";
+import { reviewDelayed } from "./outcomes.ts";
+import { considerDedicatedOffer } from "./purchase.ts";
 import { chooserFor } from "./placement.ts";
 import { buildContinuousBidPolicy } from "./continuous-bid.ts";
 import { buildOpportunityCostPolicy } from "./opportunity-cost.ts";
@@ -16,31 +19,15 @@ import { PolicyProfile, SHARE_RULES, type PolicyProfileInput, type ShareRule } f
 import { buildReservationPolicy } from "./reservation.ts";
 import { buildTicketsPolicy } from "./tickets.ts";
 import { POLICY_PROFILES, isPolicyName, type PolicyName } from "./registry.ts";
+import type { Policy } from "./types.ts";
 
-export interface Policy {
-  readonly name: string;
-  readonly profile: PolicyProfile;
-  /** Decide on a job arriving (or a delayed job re-evaluated). Never mutates the state. */
-  admit(state: MarketState, job: Job, now: number, rng: Rng): Decision;
-  /** The same computation shown to a consumer before submitting: nothing is committed. */
-  quote(state: MarketState, job: Job, now: number, rng: Rng): Decision;
-  /** Re-place admitted tasks that came back from a departed machine (no admission). */
-  place(state: MarketState, tasks: readonly PendingTask[], now: number, rng: Rng): Replacement;
-  /** Periodic work: delayed jobs to re-evaluate or reject, and moves of placed tasks. */
-  tick(state: MarketState, now: number, rng: Rng): TickResult;
-  /**
-   * Accept or reject a dedicated machine's offer at once; `budget` is what the market can still
-   * commit to contracts from its reserve and earnings (credits).
-   */
-  considerDedicatedOffer(state: MarketState, offer: DedicatedOfferInput, now: number, budget?: number): OfferDecision;
-}
+export type { Policy } from "./types.ts";
 
 export function createPolicy(name: PolicyName | string, overrides: Partial<PolicyProfileInput> = {}): Policy {
   if (!isPolicyName(name)) throw new Error(`unknown policy ${name}`);
   const base = POLICY_PROFILES[name] as PolicyProfileInput;
-  const migration = base.migration || overrides.migration ? { migration: { rule: "none", ...base.migration, ...overrides.migration } } : {};
-  const profile = PolicyProfile.parse({ ...base, ...overrides, ...migration });
-  return buildPolicy(name, profile);
+  const migration = base.migration || overrides.migration ? { migration: { rule: "none" as const, ...base.migration, ...overrides.migration } } : {};
+  return buildPolicy(name, parseProfile(name, { ...base, ...overrides, ...migration }));
 }
 
 const SHARE_BUILDERS: Record<ShareRule, (name: string, profile: PolicyProfile) => Policy> = {
@@ -50,7 +37,16 @@ const SHARE_BUILDERS: Record<ShareRule, (name: string, profile: PolicyProfile) =
   reservation: buildReservationPolicy,
 };
 
-export function buildPolicy(name: string, profile: PolicyProfile): Policy {
+/** The profile, or an error that names the policy and says in words what is wrong with it. */
+function parseProfile(name: string, input: unknown): PolicyProfile {
+  const r = PolicyProfile.safeParse(input);
+  if (!r.success) throw new Error(`policy ${name}: ${z.prettifyError(r.error)}`);
+  return r.data;
+}
+
+export function buildPolicy(name: string, input: PolicyProfile): Policy {
+  // Checked here too: a profile built by hand may skip createPolicy.
+  const profile = parseProfile(name, input);
   const share = (SHARE_RULES as readonly string[]).includes(profile.admission) ? SHARE_BUILDERS[profile.admission as ShareRule] : undefined;
   if (share) return share(name, profile);
   const admit = (state: MarketState, job: Job, now: number, rng: Rng): Decision => {
@@ -81,15 +77,8 @@ export function buildPolicy(name: string, profile: PolicyProfile): Policy {
       return out;
     },
     tick(state, now) {
-      const reevaluate: string[] = [];
-      const reject: TickResult["reject"] = [];
-      const maxDelay = state.settings.maxDelaySeconds;
-      for (const d of state.delayed.values()) {
-        const waited = now - d.job.arrivedAt;
-        if (waited >= maxDelay) reject.push({ jobId: d.job.id, reasons: [{ code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: maxDelay }] });
-        else if (d.epoch < state.epoch) reevaluate.push(d.job.id);
-      }
-      return { reevaluate, reject, moves: migrationMoves(state, now, profile) };
+      const { reject, changed } = reviewDelayed(state, now);
+      return { reevaluate: changed.map((d) => d.job.id), reject, moves: migrationMoves(state, now, profile) };
     },
     considerDedicatedOffer,
   };

@@ -9,7 +9,24 @@ export type ShareRule = (typeof SHARE_RULES)[number];
 export const PlacementRule = z.enum(["marginal-cost", "round-robin", "least-loaded", "random", "earliest-finish", "free-slot", "lowest-price", "best-response", "best-fit"]);
 export const MigrationRule = z.enum(["none", "rebalance", "cost", "load", "least-usage", "best-response"]);
 
-export const PolicyProfile = z.object({
+/** Each share policy places and moves tasks its own way: the placement and migration rules it reads. */
+const SHARE_PLACEMENT: Record<ShareRule, z.infer<typeof PlacementRule>> = {
+  tickets: "free-slot",
+  "opportunity-cost": "lowest-price",
+  "continuous-bid": "best-response",
+  reservation: "best-fit",
+};
+const SHARE_MIGRATION: Record<ShareRule, z.infer<typeof MigrationRule> | undefined> = {
+  tickets: "least-usage",
+  "opportunity-cost": undefined,
+  "continuous-bid": "best-response",
+  reservation: undefined,
+};
+/** The rules miserly and admit-all policies can use: the search's placements and migrations.ts. */
+const MARKET_PLACEMENTS = new Set<string>(["marginal-cost", "round-robin", "least-loaded", "random", "earliest-finish"]);
+const MARKET_MIGRATIONS = new Set<string>(["none", "rebalance", "cost", "load"]);
+
+const PolicyProfileFields = z.object({
   admission: AdmissionRule,
   placement: PlacementRule,
   migration: z
@@ -51,8 +68,31 @@ export const PolicyProfile = z.object({
       bookable: z.number().positive().max(10).default(1),
     })
     .default({ pMaxSeconds: 3600, slack: 4, fallbackValuePerWork: 1, bookable: 1 }),
-  /** Most plans miserly tries, each finishing before the last, besides the one with no deadline (admission.ts). */
+  /** Most plans miserly tries, each finishing before the last, besides the one with no deadline (miserly.ts). */
   maxCandidateTimes: z.number().int().min(1).max(1000).default(16),
+});
+
+/**
+ * A profile is checked when a policy is built: a combination no code would honour is refused
+ * with the reason, instead of a policy that throws at its first admission or ignores a field.
+ */
+export const PolicyProfile = PolicyProfileFields.superRefine((p, ctx) => {
+  const refuse = (path: string[], message: string) => ctx.addIssue({ code: "custom", path, message });
+  const share = (SHARE_RULES as readonly string[]).includes(p.admission) ? (p.admission as ShareRule) : undefined;
+  if (share) {
+    if (p.placement !== SHARE_PLACEMENT[share]) refuse(["placement"], `admission "${share}" places tasks by its own rule "${SHARE_PLACEMENT[share]}", not "${p.placement}"`);
+    const own = SHARE_MIGRATION[share];
+    if (p.migration.rule !== "none" && p.migration.rule !== own) {
+      refuse(["migration", "rule"], own ? `admission "${share}" moves tasks by "${own}" or not at all ("none"), not "${p.migration.rule}"` : `admission "${share}" never moves tasks: its migration rule must be "none"`);
+    }
+  } else {
+    if (!MARKET_PLACEMENTS.has(p.placement)) refuse(["placement"], `placement "${p.placement}" belongs to a share policy; admission "${p.admission}" uses one of ${[...MARKET_PLACEMENTS].join(", ")}`);
+    if (!MARKET_MIGRATIONS.has(p.migration.rule)) refuse(["migration", "rule"], `migration "${p.migration.rule}" belongs to a share policy; admission "${p.admission}" uses one of ${[...MARKET_MIGRATIONS].join(", ")}`);
+  }
+  if (p.holdBeyondBounds && !(p.admission === "admit-all" && p.placement === "marginal-cost")) {
+    refuse(["holdBeyondBounds"], "holding jobs beyond the usage bounds applies only to admit-all with marginal-cost placement (E-Mosix)");
+  }
+  if (p.migration.moveRunning && p.migration.rule === "none") refuse(["migration", "moveRunning"], 'running tasks cannot move under the migration rule "none"');
 });
 export type PolicyProfile = z.infer<typeof PolicyProfile>;
 export type PolicyProfileInput = z.input<typeof PolicyProfile>;

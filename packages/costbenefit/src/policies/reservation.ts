@@ -20,9 +20,10 @@ import type { Reason } from "../reasons.ts";
 import type { Chooser } from "../pipeline/plan.ts";
 import { scanChooser } from "./placement.ts";
 import type { JobTerms } from "./job-terms.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy } from "./types.ts";
 import type { PolicyProfile } from "./profile.ts";
-import { admittedDecision, buildSharePolicy, planJob, waitOrReject, type ShareCall } from "./share.ts";
+import { admitted } from "./outcomes.ts";
+import { buildSharePolicy, planJob, waitOrReject, type ShareCall } from "./share.ts";
 
 /** Work units per second the job reserves. */
 export function reservedRate(terms: JobTerms): number {
@@ -30,7 +31,7 @@ export function reservedRate(terms: JobTerms): number {
 }
 
 interface Book {
-  /** Reserved work units per second on each machine slot (with lending). */
+  /** Reserved work units per second on each machine row (with lending). */
   perMachine: Float64Array;
   /** Sum over jobs in the market of their reservations. */
   total: number;
@@ -83,7 +84,7 @@ function bestFit(call: ShareCall, book: Book, jobRate: number, jobWork: number, 
       failed.reason = { code: "reservation-unplaceable", taskId: task.id, ratePerSecond: rho, largestSpare };
       return undefined;
     }
-    book.perMachine[c.slot]! += rho;
+    book.perMachine[c.row]! += rho;
     return c;
   };
 }
@@ -107,7 +108,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
   const failed: { reason?: Reason } = {};
   const r = planJob(call, job, bestFit(call, book, rate, terms.work, failed));
   if (!r.ok) return waitOrReject(call, job, failed.reason ?? r.reason);
-  return admittedDecision(call.state, job, r.plan, [{ code: "reservation", ...data }]);
+  return admitted(call.state, job, r.plan, [{ code: "reservation", ...data }]);
 }
 
 export function buildReservationPolicy(name: string, profile: PolicyProfile): Policy {

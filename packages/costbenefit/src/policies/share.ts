@@ -5,14 +5,14 @@
 import { benefitAt } from "../benefit.ts";
 import type { Decision, Move, Replacement, TickResult } from "../decision.ts";
 import type { Job, PendingTask } from "../job.ts";
-import { priceOf } from "../pricing.ts";
 import type { Reason } from "../reasons.ts";
 import { createContext, type SearchContext } from "../pipeline/context.ts";
-import { buildPlan, expandTasks, type Chooser, type Plan } from "../pipeline/plan.ts";
+import { buildPlan, expandTasks, type Chooser } from "../pipeline/plan.ts";
 import type { DelayedJob, MarketState } from "../state/market-state.ts";
 import { jobLoads, TermsBook, deriveTerms, type JobLoad, type JobTerms } from "./job-terms.ts";
-import { considerDedicatedOffer } from "./offer.ts";
-import type { Policy } from "./policy.ts";
+import { delayOrReject, reviewDelayed } from "./outcomes.ts";
+import { considerDedicatedOffer } from "./purchase.ts";
+import type { Policy } from "./types.ts";
 import type { PolicyProfile } from "./profile.ts";
 
 /** Everything one decision of a share policy reads: the state, the time, the jobs in the market. */
@@ -53,31 +53,13 @@ export function planJob(call: ShareCall, job: Job, choose: Chooser) {
   return buildPlan(unboundedContext(call), expandTasks(job), Infinity, choose);
 }
 
-export function admittedDecision(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): Decision {
-  // Under posted pricing a share policy charges by its own rule (its reason's expected charge:
-  // opportunity cost, continuous bids); the others are priced like the market's plans.
-  const own = reasons.map((r) => ("expectedCharge" in r ? r.expectedCharge : undefined)).find((c) => c !== undefined);
-  return {
-    outcome: "admitted",
-    jobId: job.id,
-    completionAt: plan.completionAt,
-    ...priceOf(state, job, plan, own),
-    marginalCost: plan.cost,
-    placements: plan.placements,
-    reasons,
-  };
-}
-
 /** A job that cannot start now waits, and is rejected once it has waited the maximum. */
 export function waitOrReject(call: ShareCall, job: Job, why: Reason, never = false): Decision {
-  const waited = call.now - job.arrivedAt;
-  const max = call.state.settings.maxDelaySeconds;
   if (never) return { outcome: "rejected", jobId: job.id, reasons: [why] };
-  if (waited >= max) return { outcome: "rejected", jobId: job.id, reasons: [why, { code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: max }] };
-  return { outcome: "delayed", jobId: job.id, reasons: [why] };
+  return delayOrReject(call.state, job, call.now, why);
 }
 
-/** Free slots per machine slot index (slots minus running and queued tasks), and their sum. */
+/** Free slots per machine row (slots minus running and queued tasks), and their sum. */
 export function freeSlots(state: MarketState): { free: Int32Array; total: number } {
   const m = state.machines;
   const free = new Int32Array(m.end);
@@ -116,17 +98,11 @@ export function buildSharePolicy(name: string, profile: PolicyProfile, rules: Sh
     tick(state, now): TickResult {
       const call = shareCall(state, now, profile, book);
       book.prune(state, call.loads, now, state.settings.maxDelaySeconds);
-      const reject: TickResult["reject"] = [];
-      const changed: DelayedJob[] = [];
-      const maxDelay = state.settings.maxDelaySeconds;
-      for (const d of state.delayed.values()) {
-        const waited = now - d.job.arrivedAt;
-        if (waited >= maxDelay) reject.push({ jobId: d.job.id, reasons: [{ code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: maxDelay }] });
-        else if (d.epoch < state.epoch) changed.push(d);
-      }
-      changed.sort((a, b) => a.job.arrivedAt - b.job.arrivedAt || (a.job.id < b.job.id ? -1 : 1));
+      const { reject, changed } = reviewDelayed(state, now);
       const reevaluate = (rules.order ? rules.order(call, changed) : changed).map((d) => d.job.id);
-      return { reevaluate, reject, moves: rules.moves ? rules.moves(call) : [] };
+      // A profile whose migration rule is "none" never moves a task, whatever the policy.
+      const moving = rules.moves && profile.migration.rule !== "none";
+      return { reevaluate, reject, moves: moving ? rules.moves!(call) : [] };
     },
     considerDedicatedOffer,
   };

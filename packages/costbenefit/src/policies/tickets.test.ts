@@ -8,9 +8,9 @@ const rng = createRng(7);
 
 describe("tickets (seed 002, Computational Co-op)", () => {
   // Jobs x and y each run one task and queue another; a third machine falls idle.
-  function contended(valueX: number, valueY: number) {
+  function contended(valueX: number, valueY: number, migration: "least-usage" | "none" = "least-usage") {
     const s = market([opp("a"), opp("b")]);
-    const p = createPolicy("tickets");
+    const p = createPolicy("tickets", { migration: { rule: migration } });
     const x = job("x", { kind: "constant", value: valueX }, [{ work: 50 }, { work: 50 }]);
     const y = job("y", { kind: "constant", value: valueY }, [{ work: 50 }, { work: 50 }]);
     for (const [j, m] of [[x, "a"], [y, "b"]] as const) {
@@ -23,7 +23,7 @@ describe("tickets (seed 002, Computational Co-op)", () => {
     return p.tick(s, 1, rng).moves;
   }
 
-  it("gives a free slot to the job with the least resources used per ticket", () => {
+  it("gives a free row to the job with the least resources used per ticket", () => {
     // Both hold one slot: x has 100 tickets (r/t = 0.01), y has 10 (r/t = 0.1).
     expect(contended(100, 10)).toEqual([
       { taskId: "x.t1", fromMachineId: "a", toMachineId: "c", reasons: [{ code: "least-usage-per-ticket", jobId: "x", usagePerTicket: 0.01, tickets: 100 }] },
@@ -32,7 +32,11 @@ describe("tickets (seed 002, Computational Co-op)", () => {
     expect(contended(10, 100)[0]).toMatchObject({ taskId: "y.t1", toMachineId: "c" });
   });
 
-  it("never preempts: a job arriving when every slot is taken waits, oldest first", () => {
+  it("moves nothing when its profile's migration rule is none", () => {
+    expect(contended(100, 10, "none")).toEqual([]);
+  });
+
+  it("never preempts: a job arriving when every row is taken waits, oldest first", () => {
     const s = market([opp("a")]);
     const p = createPolicy("tickets");
     const first = job("first", { kind: "constant", value: 10 });

@@ -24,8 +24,9 @@ import { scanChooser } from "./placement.ts";
 import type { TaskRecord } from "../state/market-state.ts";
 import type { JobTerms } from "./job-terms.ts";
 import type { PolicyProfile } from "./profile.ts";
-import { admittedDecision, buildSharePolicy, freeSlots, planJob, unboundedContext, waitOrReject, type ShareCall } from "./share.ts";
-import type { Policy } from "./policy.ts";
+import { admitted } from "./outcomes.ts";
+import { buildSharePolicy, freeSlots, planJob, unboundedContext, waitOrReject, type ShareCall } from "./share.ts";
+import type { Policy } from "./types.ts";
 
 const TINY = 1e-9;
 
@@ -75,7 +76,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
   const r = planJob(call, job, freeSlotChooser(call));
   if (!r.ok) return waitOrReject(call, job, r.reason);
   const { min } = usagePerTicket(call);
-  return admittedDecision(call.state, job, r.plan, [{ code: "tickets", tickets: terms.value, usagePerTicket: min, freeSlots: total }]);
+  return admitted(call.state, job, r.plan, [{ code: "tickets", tickets: terms.value, usagePerTicket: min, freeSlots: total }]);
 }
 
 /** Idle slots pull the queued task of the job with the least r/t from other machines. */

@@ -6,7 +6,7 @@ import type { Decision } from "../decision.ts";
 import type { Job } from "../job.ts";
 import type { MachineProfileInput } from "../machine.ts";
 import { MachineProfile } from "../machine.ts";
-import type { Policy } from "../policies/policy.ts";
+import type { Policy } from "../policies/types.ts";
 import type { Rng } from "../rng.ts";
 import type { MarketSettingsInput } from "../settings.ts";
 import { MarketState } from "../state/market-state.ts";
@@ -122,15 +122,15 @@ export function simulate(policy: Policy, w: Workload, rng: Rng, tickSeconds = 5)
   const adaptHorizon = (work: number, memoryMb: number, now: number): void => {
     let H = baseH;
     const mt = state.machines;
-    const slot = (m: number): number => mt.bySlotId.get(ids[m]!)!;
-    const roomy = (m: number): boolean => mt.f.runningMemory[slot(m)]! + memoryMb <= cluster.memoryMb[m]!;
+    const row = (m: number): number => mt.rowById.get(ids[m]!)!;
+    const roomy = (m: number): boolean => mt.f.runningMemory[row(m)]! + memoryMb <= cluster.memoryMb[m]!;
     // Machines with memory to spare, if any: raising H never makes room in memory.
     const candidates = ids.map((_, m) => m).filter(roomy);
     const pool = candidates.length > 0 ? candidates : ids.map((_, m) => m);
     const fits = (h: number): boolean => {
       for (const m of pool) {
         const c = cluster.speed[m]!;
-        if (mt.remaining(slot(m), now) / c + Math.min(work / c, h / 2) <= h) return true;
+        if (mt.remaining(row(m), now) / c + Math.min(work / c, h / 2) <= h) return true;
       }
       return false;
     };

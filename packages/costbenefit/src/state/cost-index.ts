@@ -1,7 +1,7 @@
-// An indexed binary min-heap of machine slots keyed by their linearized unit cost (credits per
+// An indexed binary min-heap of machine rows keyed by their linearized unit cost (credits per
 // work unit at the current load). The placement search walks it best-first, so the cheapest
 // machine is found after inspecting a handful of machines instead of all of them.
-// Ties are broken by machine slot so the walk order is a total order (replayable decisions).
+// Ties are broken by machine row so the walk order is a total order (replayable decisions).
 
 export class CostIndex {
   keys: Float64Array;
@@ -33,19 +33,19 @@ export class CostIndex {
     return ka < kb || (ka === kb && a < b);
   }
 
-  insert(slot: number, key: number): void {
-    this.keys[slot] = key;
+  insert(row: number, key: number): void {
+    this.keys[row] = key;
     const i = this.size++;
-    this.heap[i] = slot;
-    this.pos[slot] = i;
+    this.heap[i] = row;
+    this.pos[row] = i;
     this.up(i);
   }
 
-  remove(slot: number): void {
-    const i = this.pos[slot]!;
+  remove(row: number): void {
+    const i = this.pos[row]!;
     if (i < 0) return;
     const last = this.heap[--this.size]!;
-    this.pos[slot] = -1;
+    this.pos[row] = -1;
     if (i === this.size) return;
     this.heap[i] = last;
     this.pos[last] = i;
@@ -53,10 +53,10 @@ export class CostIndex {
     this.down(this.pos[last]!);
   }
 
-  update(slot: number, key: number): void {
-    const old = this.keys[slot]!;
-    this.keys[slot] = key;
-    const i = this.pos[slot]!;
+  update(row: number, key: number): void {
+    const old = this.keys[row]!;
+    this.keys[row] = key;
+    const i = this.pos[row]!;
     if (i < 0) return;
     if (key < old) this.up(i);
     else this.down(i);

@@ -1,5 +1,5 @@
 // Machines stored column-wise in typed arrays (struct of arrays): about 150 bytes of numbers per
-// machine, no per-machine object on the hot path, and slots reused after departures.
+// machine, no per-machine object on the hot path, and rows reused after departures.
 import type { MachineProfile } from "../machine.ts";
 
 const F64 = [
@@ -19,7 +19,7 @@ export class MachineTable {
   i: Record<I32Col, Int32Array>;
   ids: (string | undefined)[] = [];
   profiles: (MachineProfile | undefined)[] = [];
-  bySlotId = new Map<string, number>();
+  rowById = new Map<string, number>();
   /** Slots by owner, so a replica's sibling can rule out every machine of the same owner. */
   private ownerOf: (string | undefined)[] = [];
   private byOwner = new Map<string, Set<number>>();
@@ -33,94 +33,94 @@ export class MachineTable {
     this.i = Object.fromEntries(I32.map((k) => [k, new Int32Array(initial)])) as Record<I32Col, Int32Array>;
   }
 
-  /** Returns the slot and whether the arrays grew (callers grow their own side arrays). */
-  allocate(id: string): { slot: number; grew: boolean } {
+  /** Returns the row and whether the arrays grew (callers grow their own side arrays). */
+  allocate(id: string): { row: number; grew: boolean } {
     let grew = false;
-    let slot = this.free.pop();
-    if (slot === undefined) {
+    let row = this.free.pop();
+    if (row === undefined) {
       if (this.next === this.capacityLimit) {
         this.growTo(this.capacityLimit * 2);
         grew = true;
       }
-      slot = this.next++;
+      row = this.next++;
     }
-    this.ids[slot] = id;
-    this.bySlotId.set(id, slot);
+    this.ids[row] = id;
+    this.rowById.set(id, row);
     this.count++;
-    for (const k of F64) this.f[k][slot] = 0;
-    for (const k of I32) this.i[k][slot] = 0;
-    return { slot, grew };
+    for (const k of F64) this.f[k][row] = 0;
+    for (const k of I32) this.i[k][row] = 0;
+    return { row, grew };
   }
 
-  release(slot: number): void {
-    const id = this.ids[slot];
-    if (id !== undefined) this.bySlotId.delete(id);
-    this.setOwner(slot, undefined);
-    this.ids[slot] = undefined;
-    this.profiles[slot] = undefined;
-    this.free.push(slot);
+  release(row: number): void {
+    const id = this.ids[row];
+    if (id !== undefined) this.rowById.delete(id);
+    this.setOwner(row, undefined);
+    this.ids[row] = undefined;
+    this.profiles[row] = undefined;
+    this.free.push(row);
     this.count--;
   }
 
-  setProfile(slot: number, p: MachineProfile): void {
+  setProfile(row: number, p: MachineProfile): void {
     const f = this.f;
-    this.profiles[slot] = p;
-    this.setOwner(slot, p.owner ?? `machine:${p.id}`);
-    f.speed[slot] = p.speed;
-    f.slots[slot] = p.slots;
-    f.memoryPerSlot[slot] = p.memoryPerSlotMb;
-    f.bandwidth[slot] = p.bandwidthBytesPerSecond;
+    this.profiles[row] = p;
+    this.setOwner(row, p.owner ?? `machine:${p.id}`);
+    f.speed[row] = p.speed;
+    f.slots[row] = p.slots;
+    f.memoryPerSlot[row] = p.memoryPerSlotMb;
+    f.bandwidth[row] = p.bandwidthBytesPerSecond;
     // A dedicated machine is prepaid by contract: using it costs no per-second payment.
-    f.pricePerSecond[slot] = p.kind === "opportunistic" ? p.pricePerSecond : 0;
-    f.capacity[slot] = p.speed * p.slots;
-    f.departureAt[slot] = p.kind === "dedicated" ? p.departureAt : Infinity;
-    f.reputation[slot] = p.reputation;
-    f.available[slot] = p.available ? 1 : 0;
+    f.pricePerSecond[row] = p.kind === "opportunistic" ? p.pricePerSecond : 0;
+    f.capacity[row] = p.speed * p.slots;
+    f.departureAt[row] = p.kind === "dedicated" ? p.departureAt : Infinity;
+    f.reputation[row] = p.reputation;
+    f.available[row] = p.available ? 1 : 0;
   }
 
-  /** The slots of every live machine with the same owner as `slot` (itself included). */
-  sameOwner(slot: number): Iterable<number> {
-    const owner = this.ownerOf[slot];
-    return (owner !== undefined && this.byOwner.get(owner)) || [slot];
+  /** The rows of every live machine with the same owner as `row` (itself included). */
+  sameOwner(row: number): Iterable<number> {
+    const owner = this.ownerOf[row];
+    return (owner !== undefined && this.byOwner.get(owner)) || [row];
   }
 
-  private setOwner(slot: number, owner: string | undefined): void {
-    const old = this.ownerOf[slot];
+  private setOwner(row: number, owner: string | undefined): void {
+    const old = this.ownerOf[row];
     if (old === owner) return;
     if (old !== undefined) {
       const set = this.byOwner.get(old)!;
-      set.delete(slot);
+      set.delete(row);
       if (set.size === 0) this.byOwner.delete(old);
     }
-    this.ownerOf[slot] = owner;
+    this.ownerOf[row] = owner;
     if (owner !== undefined) {
       let set = this.byOwner.get(owner);
       if (!set) this.byOwner.set(owner, (set = new Set()));
-      set.add(slot);
+      set.add(row);
     }
   }
 
-  /** Highest slot number ever used + 1: iterate 0..end and skip empty slots. */
+  /** Highest row ever used + 1: iterate 0..end and skip empty rows. */
   get end(): number {
     return this.next;
   }
 
-  live(slot: number): boolean {
-    return this.ids[slot] !== undefined;
+  live(row: number): boolean {
+    return this.ids[row] !== undefined;
   }
 
   /** Remaining work on the machine at `now`, assuming running tasks progress at full slot speed. */
-  remaining(slot: number, now: number): number {
+  remaining(row: number, now: number): number {
     const f = this.f;
-    const drain = f.speed[slot]! * Math.min(this.i.running[slot]!, f.slots[slot]!);
-    const r = f.work[slot]! - drain * Math.max(0, now - f.at[slot]!);
-    return Math.max(f.queuedWork[slot]!, r, 0);
+    const drain = f.speed[row]! * Math.min(this.i.running[row]!, f.slots[row]!);
+    const r = f.work[row]! - drain * Math.max(0, now - f.at[row]!);
+    return Math.max(f.queuedWork[row]!, r, 0);
   }
 
-  roll(slot: number, now: number): void {
-    if (now <= this.f.at[slot]!) return;
-    this.f.work[slot] = this.remaining(slot, now);
-    this.f.at[slot] = now;
+  roll(row: number, now: number): void {
+    if (now <= this.f.at[row]!) return;
+    this.f.work[row] = this.remaining(row, now);
+    this.f.at[row] = now;
   }
 
   private growTo(n: number): void {

@@ -17,7 +17,7 @@ describe("MarketState", () => {
     expect(s.machineCount).toBe(1);
   });
 
-  it("drains a running task's backlog at the slot speed and forgets it when it finishes", () => {
+  it("drains a running task's backlog at the row speed and forgets it when it finishes", () => {
     const s = market([opp("a", { speed: 2 })]);
     s.assignTask({ id: "t", jobId: "j", work: 20, memoryMb: 100, bytes: 0 }, "a", 0);
     expect(s.machine("a", 0)!.backlogSeconds).toBe(10);

@@ -1,6 +1,7 @@
 // The live market in memory: machines, the tasks queued and running on them, the market's link,
 // and the jobs waiting for re-evaluation. Deterministic: every method takes `now`; nothing reads a
 // clock. The Market Manager keeps one instance up to date; the simulator drives another.
+import { resourceCostSlopeLn } from "../cost.ts";
 import { MachineProfile, type MachineProfileInput } from "../machine.ts";
 import type { Job, PendingTask } from "../job.ts";
 import { MarketSettings, type MarketSettingsInput } from "../settings.ts";
@@ -86,33 +87,33 @@ export class MarketState {
   }
 
   hasMachine(id: string): boolean {
-    return this.machines.bySlotId.has(id);
+    return this.machines.rowById.has(id);
   }
 
-  slotOf(id: string): number | undefined {
-    return this.machines.bySlotId.get(id);
+  rowOf(id: string): number | undefined {
+    return this.machines.rowById.get(id);
   }
 
   /** Add a machine, or update its profile if the id is known (its tasks stay). */
   upsertMachine(input: MachineProfileInput, now: number): void {
     const p = MachineProfile.parse(input);
     const m = this.machines;
-    let slot = m.bySlotId.get(p.id);
-    if (slot === undefined) {
+    let row = m.rowById.get(p.id);
+    if (row === undefined) {
       const a = m.allocate(p.id);
-      slot = a.slot;
+      row = a.row;
       if (m.capacityLimit > this.index.keys.length) {
         this.index.grow(m.capacityLimit);
         this.memoryIndex.grow(m.capacityLimit);
       }
-      m.f.at[slot] = now;
-      this.heads[slot] = undefined;
-      m.setProfile(slot, p);
-      this.index.insert(slot, 0);
-      this.memoryIndex.insert(slot, 0);
+      m.f.at[row] = now;
+      this.heads[row] = undefined;
+      m.setProfile(row, p);
+      this.index.insert(row, 0);
+      this.memoryIndex.insert(row, 0);
     } else {
-      m.roll(slot, now);
-      m.setProfile(slot, p);
+      m.roll(row, now);
+      m.setProfile(row, p);
     }
     this.indexStale = true;
     this.aggregatesCache = undefined;
@@ -122,18 +123,18 @@ export class MarketState {
   /** A machine departed: its tasks go back to the market, returned for re-placement. */
   removeMachine(id: string, now: number): PendingTask[] {
     void now;
-    const slot = this.machines.bySlotId.get(id);
-    if (slot === undefined) return [];
+    const row = this.machines.rowById.get(id);
+    if (row === undefined) return [];
     const back: PendingTask[] = [];
-    for (let t = this.heads[slot]; t; t = t.next) {
+    for (let t = this.heads[row]; t; t = t.next) {
       back.push({ id: t.id, jobId: t.jobId, work: t.work, memoryMb: t.memoryMb, bytes: t.bytes });
       this.tasks.delete(t.id);
       this.committedBytes -= t.bytes;
     }
-    this.heads[slot] = undefined;
-    this.index.remove(slot);
-    this.memoryIndex.remove(slot);
-    this.machines.release(slot);
+    this.heads[row] = undefined;
+    this.index.remove(row);
+    this.memoryIndex.remove(row);
+    this.machines.release(row);
     this.indexStale = true;
     this.aggregatesCache = undefined;
     return back;
@@ -141,22 +142,22 @@ export class MarketState {
 
   /** A task joins a machine's queue (a committed placement). */
   assignTask(task: PendingTask, machineId: string, now: number): void {
-    const slot = this.requireMachine(machineId);
+    const row = this.requireMachine(machineId);
     if (this.tasks.has(task.id)) throw new Error(`task ${task.id} is already placed`);
     const m = this.machines;
-    m.roll(slot, now);
+    m.roll(row, now);
     const rec: TaskRecord = {
-      id: task.id, jobId: task.jobId, machine: slot, work: task.work, memoryMb: task.memoryMb, bytes: task.bytes,
+      id: task.id, jobId: task.jobId, machine: row, work: task.work, memoryMb: task.memoryMb, bytes: task.bytes,
       running: false, startedAt: 0, prev: undefined, next: undefined,
     };
-    this.link(rec, slot);
+    this.link(rec, row);
     this.tasks.set(task.id, rec);
-    m.f.work[slot]! += task.work;
-    m.f.queuedWork[slot]! += task.work;
-    m.i.queued[slot]!++;
+    m.f.work[row]! += task.work;
+    m.f.queuedWork[row]! += task.work;
+    m.i.queued[row]!++;
     this.committedBytes += task.bytes;
     this.placementsCommitted++;
-    this.rekey(slot, now);
+    this.rekey(row, now);
   }
 
   taskStarted(taskId: string, now: number): void {
@@ -178,14 +179,14 @@ export class MarketState {
     const t = this.tasks.get(taskId);
     if (!t) return;
     const m = this.machines;
-    const slot = t.machine;
-    m.roll(slot, now);
+    const row = t.machine;
+    m.roll(row, now);
     this.detach(t, now);
-    m.f.busySeconds[slot]! += measuredSeconds;
+    m.f.busySeconds[row]! += measuredSeconds;
     this.committedBytes -= t.bytes;
     this.tasks.delete(taskId);
     this.epoch++;
-    this.rekey(slot, now);
+    this.rekey(row, now);
   }
 
   /** Move a queued (or, for migrating policies, running) task to another machine. */
@@ -217,11 +218,11 @@ export class MarketState {
 
   /** Measured remaining work on a machine (heartbeat, or the simulator's ground truth). */
   reportBacklog(machineId: string, remainingWork: number, now: number): void {
-    const slot = this.requireMachine(machineId);
+    const row = this.requireMachine(machineId);
     const m = this.machines;
-    m.f.work[slot] = Math.max(m.f.queuedWork[slot]!, remainingWork);
-    m.f.at[slot] = now;
-    this.rekey(slot, now);
+    m.f.work[row] = Math.max(m.f.queuedWork[row]!, remainingWork);
+    m.f.at[row] = now;
+    this.rekey(row, now);
   }
 
   /**
@@ -252,17 +253,17 @@ export class MarketState {
   }
 
   machine(id: string, now: number): MachineView | undefined {
-    const slot = this.machines.bySlotId.get(id);
-    if (slot === undefined) return undefined;
+    const row = this.machines.rowById.get(id);
+    if (row === undefined) return undefined;
     const m = this.machines;
     const taskIds: string[] = [];
-    for (let t = this.heads[slot]; t; t = t.next) taskIds.push(t.id);
+    for (let t = this.heads[row]; t; t = t.next) taskIds.push(t.id);
     return {
-      profile: m.profiles[slot]!,
-      backlogSeconds: m.remaining(slot, now) / m.f.capacity[slot]!,
-      running: m.i.running[slot]!,
-      queued: m.i.queued[slot]!,
-      memoryUsedMb: m.f.runningMemory[slot]!,
+      profile: m.profiles[row]!,
+      backlogSeconds: m.remaining(row, now) / m.f.capacity[row]!,
+      running: m.i.running[row]!,
+      queued: m.i.queued[row]!,
+      memoryUsedMb: m.f.runningMemory[row]!,
       taskIds,
     };
   }
@@ -288,19 +289,18 @@ export class MarketState {
   }
 
   /**
-   * Linearized unit cost of machine `slot` at `now`, in credits per work unit:
+   * Linearized unit cost of machine `row` at `now`, in credits per work unit:
    * P ln(n) n^u / (capacity H) + cps / speed. Since e^x - 1 >= x, w times this is a lower bound
    * of the exact compute marginal plus payment, which lets the search prune safely.
    */
-  unitKey(slot: number, now: number): number {
+  unitKey(row: number, now: number, n = this.n): number {
     const m = this.machines;
     // Switched-off capacity sorts last: the search reaches it only when nothing else fits.
-    if (m.f.available[slot] === 0) return Infinity;
+    if (m.f.available[row] === 0) return Infinity;
     const H = this._settings.horizonSeconds;
-    const n = this.n;
-    const u = m.remaining(slot, now) / m.f.capacity[slot]! / H;
-    const ln = Math.log(n);
-    return (this._settings.priceConstant * ln * Math.exp(u * ln)) / (m.f.capacity[slot]! * H) + m.f.pricePerSecond[slot]! / m.f.speed[slot]!;
+    const capacity = m.f.capacity[row]!;
+    const backlogSeconds = m.remaining(row, now) / capacity;
+    return (this._settings.priceConstant * resourceCostSlopeLn(Math.log(n), backlogSeconds, H)) / capacity + m.f.pricePerSecond[row]! / m.f.speed[row]!;
   }
 
   /**
@@ -325,56 +325,55 @@ export class MarketState {
   }
 
   /**
-   * Linearized memory cost of machine `slot`, in credits per MB: P ln(n) n^(used/max) / max.
+   * Linearized memory cost of machine `row`, in credits per MB: P ln(n) n^(used/max) / max.
    * mu times this is a lower bound of the exact memory marginal. It changes only with events.
    */
-  memoryKey(slot: number): number {
+  memoryKey(row: number): number {
     const m = this.machines;
-    if (m.f.available[slot] === 0) return Infinity;
-    const max = m.f.memoryPerSlot[slot]! * m.f.slots[slot]!;
-    const ln = Math.log(this.n);
-    return (this._settings.priceConstant * ln * Math.exp((ln * m.f.runningMemory[slot]!) / max)) / max;
+    if (m.f.available[row] === 0) return Infinity;
+    const max = m.f.memoryPerSlot[row]! * m.f.slots[row]!;
+    return this._settings.priceConstant * resourceCostSlopeLn(Math.log(this.n), m.f.runningMemory[row]!, max);
   }
 
-  private rekey(slot: number, now: number): void {
+  private rekey(row: number, now: number): void {
     if (this.indexStale) return;
-    this.index.update(slot, this.unitKey(slot, Math.max(now, this.rekeyAt)));
-    this.memoryIndex.update(slot, this.memoryKey(slot));
+    this.index.update(row, this.unitKey(row, Math.max(now, this.rekeyAt)));
+    this.memoryIndex.update(row, this.memoryKey(row));
   }
 
-  private link(rec: TaskRecord, slot: number): void {
-    const head = this.heads[slot];
+  private link(rec: TaskRecord, row: number): void {
+    const head = this.heads[row];
     // Append at the tail would need a tail pointer; the head list is unordered for bookkeeping,
     // while queue order for rebalancing is by assignment time and kept by the service.
     rec.next = head;
     rec.prev = undefined;
     if (head) head.prev = rec;
-    this.heads[slot] = rec;
+    this.heads[row] = rec;
   }
 
   /** Unlink from its machine; returns the task's estimated remaining work. */
   private detach(t: TaskRecord, now: number): number {
     const m = this.machines;
-    const slot = t.machine;
+    const row = t.machine;
     if (t.prev) t.prev.next = t.next;
-    else this.heads[slot] = t.next;
+    else this.heads[row] = t.next;
     if (t.next) t.next.prev = t.prev;
     t.prev = t.next = undefined;
     const left = this.remainingOf(t, now);
     if (t.running) {
-      m.i.running[slot]!--;
-      m.f.runningMemory[slot]! -= t.memoryMb;
-      if (m.i.running[slot] === 0) m.f.runningMemory[slot] = 0;
+      m.i.running[row]!--;
+      m.f.runningMemory[row]! -= t.memoryMb;
+      if (m.i.running[row] === 0) m.f.runningMemory[row] = 0;
     } else {
-      m.f.queuedWork[slot]! -= t.work;
-      m.i.queued[slot]!--;
+      m.f.queuedWork[row]! -= t.work;
+      m.i.queued[row]!--;
     }
-    m.f.work[slot] = Math.max(m.f.queuedWork[slot]!, m.f.work[slot]! - left, 0);
+    m.f.work[row] = Math.max(m.f.queuedWork[row]!, m.f.work[row]! - left, 0);
     return left;
   }
 
   private requireMachine(id: string): number {
-    const s = this.machines.bySlotId.get(id);
+    const s = this.machines.rowById.get(id);
     if (s === undefined) throw new Error(`unknown machine ${id}`);
     return s;
   }

@@ -1,4 +1,4 @@
-// Admission rules. Miserly (seed 003, 4.2 and DESIGN.md steps 1-3): try each candidate completion
+// The miserly admission strategy (seed 003, 4.2 and DESIGN.md steps 1-3): try each candidate completion
 // time, keep the most profitable placement, admit only if profit is positive; otherwise delay
 // while the job could still become profitable, and reject once it cannot or has waited too long.
 import { benefitAt } from "../benefit.ts";
@@ -11,19 +11,8 @@ import type { TaskShape } from "../pipeline/feasibility.ts";
 import { buildPlan, expandTasks, type Chooser, type Plan } from "../pipeline/plan.ts";
 import { earliestCompletion, highestPossibleCost, lowestPossibleCost } from "./bounds.ts";
 import type { PolicyProfile } from "./profile.ts";
-import { priceOf, surplus } from "../pricing.ts";
-
-function admitted(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): Decision {
-  return {
-    outcome: "admitted",
-    jobId: job.id,
-    completionAt: plan.completionAt,
-    ...priceOf(state, job, plan),
-    marginalCost: plan.cost,
-    placements: plan.placements,
-    reasons,
-  };
-}
+import { admitted, delayOrReject } from "./outcomes.ts";
+import { surplus } from "../pricing.ts";
 
 /** The latest deadline that excludes a completion at `t`: plans must finish strictly earlier. */
 function justBefore(t: number): number {
@@ -106,36 +95,5 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   if (benefitAtEarliest <= lowest) {
     return { outcome: "rejected", jobId: job.id, reasons: [why, { code: "cannot-become-profitable", benefitAtEarliest, lowestPossibleCost: lowest, earliestCompletionAt: earliest }] };
   }
-  const waited = now - job.arrivedAt;
-  if (waited >= state.settings.maxDelaySeconds) {
-    return { outcome: "rejected", jobId: job.id, reasons: [why, { code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: state.settings.maxDelaySeconds }] };
-  }
-  return { outcome: "delayed", jobId: job.id, reasons: [why] };
-}
-
-/** No admission control (E-PVM, PVM, Mosix, random, FCFS): every job is placed somewhere. */
-export function admitAll(state: MarketState, job: Job, now: number, choose: Chooser, profile: PolicyProfile, policy: string): Decision {
-  if (state.machineCount === 0) return { outcome: "delayed", jobId: job.id, reasons: [{ code: "no-machines" }] };
-  const ctx = createContext(state, now, profile.minReputation);
-  const groups = expandTasks(job);
-  // The system-friendly strategy keeps usage within its maximum while it can (the competitive
-  // online assignment behind seed 003, 4.3) and only then overflows; baselines never look.
-  let r = profile.placement === "marginal-cost" ? buildPlan(ctx, groups, Infinity, choose) : undefined;
-  if (r && !r.ok && profile.holdBeyondBounds) {
-    const waited = now - job.arrivedAt;
-    if (waited < state.settings.maxDelaySeconds) return { outcome: "delayed", jobId: job.id, reasons: [r.reason] };
-  }
-  if (!r?.ok) {
-    ctx.bounded = false;
-    r = buildPlan(ctx, groups, Infinity, choose);
-  }
-  if (!r.ok) {
-    // Only memory, reputation or replicas can block an unbounded plan: wait for a bigger machine.
-    const waited = now - job.arrivedAt;
-    if (waited >= state.settings.maxDelaySeconds) {
-      return { outcome: "rejected", jobId: job.id, reasons: [r.reason, { code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: state.settings.maxDelaySeconds }] };
-    }
-    return { outcome: "delayed", jobId: job.id, reasons: [r.reason] };
-  }
-  return admitted(state, job, r.plan, [{ code: "no-admission-control", policy, marginalCost: r.plan.cost }]);
+  return delayOrReject(state, job, now, why);
 }

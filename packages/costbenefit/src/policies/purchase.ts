@@ -1,5 +1,6 @@
 // DESIGN.md "Dedicated purchase rule" (seed 003, 5.5.2: dedicated machines "should be purchased
 // based on the price the system would put on that resource immediately after accepting it").
+import { resourceCostSlopeLn } from "../cost.ts";
 import type { OfferDecision } from "../decision.ts";
 import { DedicatedOffer, type DedicatedOfferInput } from "../machine.ts";
 import type { MarketState } from "../state/market-state.ts";
@@ -16,17 +17,14 @@ export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer
   if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
   const s = state.settings;
   const n = Math.max(2, state.machineCount + 1);
-  const ln = Math.log(n);
   const m = state.machines;
   let unitPrice = Infinity;
-  for (let slot = 0; slot < m.end; slot++) {
-    if (!m.live(slot)) continue;
-    const u = m.remaining(slot, now) / m.f.capacity[slot]! / s.horizonSeconds;
-    const k = (s.priceConstant * ln * Math.exp(u * ln)) / (m.f.capacity[slot]! * s.horizonSeconds) + m.f.pricePerSecond[slot]! / m.f.speed[slot]!;
-    if (k < unitPrice) unitPrice = k;
+  for (let row = 0; row < m.end; row++) {
+    if (m.live(row)) unitPrice = Math.min(unitPrice, state.unitKey(row, now, n));
   }
   const capacityWork = offer.speed * offer.slots * (offer.departureAt - now);
-  if (!Number.isFinite(unitPrice)) unitPrice = (s.priceConstant * ln) / (offer.speed * offer.slots * s.horizonSeconds);
+  // An empty market: the offered machine's own idle quote.
+  if (!Number.isFinite(unitPrice)) unitPrice = (s.priceConstant * resourceCostSlopeLn(Math.log(n), 0, s.horizonSeconds)) / (offer.speed * offer.slots);
   const value = capacityWork * unitPrice;
   const data = { contractPrice: offer.contractPrice, value, capacityWork, unitPrice };
   if (offer.contractPrice > value) return { accept: false, reasons: [{ code: "offer-too-expensive", ...data }] };

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONTROLS } from "@cyclemarket/worker-runtime";
+import { LiveState, replicaId, type LiveJob, type LiveMachine, type LiveTask } from "./live.ts";
+import { copyNeedsAnotherMachine, replicaShortfall, siblingOn } from "./replicas.ts";
+
+// The replica rule without a database: copies of one task go to machines of different owners,
+// and a consumer whose copy waits is told which machines it may not use and why.
+
+function machine(id: string, ownerId: string): LiveMachine {
+  return {
+    id, ownerId, name: id, kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 512, pricePerSecondMicro: 0n, reputation: 1,
+    contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n,
+    queue: [], leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
+  };
+}
+
+/** A market with the given machines (id -> owner) and one job of `replicas` copies of task "t". */
+function market(machines: Record<string, string>, replicas: number) {
+  const state = new LiveState();
+  for (const [id, owner] of Object.entries(machines)) state.machines.set(id, machine(id, owner));
+  state.jobs.set("j", { id: "j", replicas, status: "running" } as LiveJob);
+  const copies: LiveTask[] = [];
+  for (let r = 0; r < replicas; r++) {
+    const t: LiveTask = { id: replicaId("t", r), jobId: "j", index: 0, replica: r, machineId: null, state: "pending", attempts: 0 };
+    state.tasks.set(t.id, t);
+    copies.push(t);
+  }
+  return { state, copies };
+}
+
+describe("copies of a task on machines of different owners", () => {
+  it("keeps a copy off any machine of an owner whose machine runs or ran another copy", () => {
+    const { state, copies } = market({ a1: "ann", a2: "ann", b1: "bob" }, 2);
+    Object.assign(copies[0]!, { state: "leased", machineId: "a1" });
+    expect(siblingOn(state, copies[1]!, "a1")).toBe(copies[0]);
+    expect(siblingOn(state, copies[1]!, "a2")).toBe(copies[0]); // same owner, other machine
+    expect(siblingOn(state, copies[1]!, "b1")).toBeUndefined();
+  });
+
+  it("remembers who ran a finished copy after its machine has left", () => {
+    const { state, copies } = market({ a1: "ann", a2: "ann", b1: "bob" }, 2);
+    Object.assign(copies[0]!, { state: "done", machineId: "a1", producerId: "ann" });
+    state.machines.delete("a1");
+    expect(siblingOn(state, copies[1]!, "a2")).toBe(copies[0]);
+  });
+
+  it("says a job needs machines of more owners when it asks for more copies than there are owners", () => {
+    const { state } = market({ a1: "ann", a2: "ann", b1: "bob" }, 3);
+    expect(replicaShortfall(state, 3)).toEqual({ code: "needs-more-machines", replicas: 3, machinesConnected: 3, ownersConnected: 2 });
+    expect(replicaShortfall(state, 2)).toBeNull();
+    expect(replicaShortfall(new LiveState(), 3)).toBeNull(); // no machines: the engine's own reason says so
+  });
+
+  it("explains a waiting copy only while every connected owner has run another copy", () => {
+    const { state, copies } = market({ a1: "ann", b1: "bob" }, 3);
+    Object.assign(copies[0]!, { state: "done", machineId: "a1", producerId: "ann" });
+    expect(copyNeedsAnotherMachine(state, copies[2]!)).toBeNull(); // bob may still take it
+    Object.assign(copies[1]!, { state: "leased", machineId: "b1" });
+    Object.assign(copies[2]!, { state: "queued" });
+    expect(copyNeedsAnotherMachine(state, copies[2]!)).toMatchObject({
+      code: "needs-another-machine",
+      copy: 3,
+      copiesOnMachines: [{ copy: 1, state: "done" }, { copy: 2, state: "leased" }],
+      ownersConnected: 2,
+    });
+    copies[2]!.agreedHash = "abc"; // the quorum was reached: nothing waits
+    expect(copyNeedsAnotherMachine(state, copies[2]!)).toBeNull();
+  });
+});

@@ -1,0 +1,58 @@
+// How every policy writes its decision on a job. Admitted: the plan at the price the market's
+// pricing rule sets. Not admitted now: the one rule for jobs that wait (DESIGN.md step 3), delayed,
+// and rejected once it has waited the market's maximum (settings.maxDelaySeconds). Every policy's
+// admission and every tick read it from here, so there is one limit and one reason for it.
+import type { Decision, TickResult } from "../decision.ts";
+import type { Job } from "../job.ts";
+import type { Plan } from "../pipeline/plan.ts";
+import { priceOf } from "../pricing.ts";
+import type { Reason } from "../reasons.ts";
+import type { DelayedJob, MarketState } from "../state/market-state.ts";
+
+/**
+ * The job admitted with `plan`. A share policy charges by its own rule under posted pricing: the
+ * expected charge in its reasons (opportunity cost, continuous bids) stands in for the marginal
+ * cost; every other policy is priced from the plan's cost.
+ */
+export function admitted(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): Decision {
+  const own = reasons.map((r) => ("expectedCharge" in r ? r.expectedCharge : undefined)).find((c) => c !== undefined);
+  return {
+    outcome: "admitted",
+    jobId: job.id,
+    completionAt: plan.completionAt,
+    ...priceOf(state, job, plan, own),
+    marginalCost: plan.cost,
+    placements: plan.placements,
+    reasons,
+  };
+}
+
+/** The `max-wait-exceeded` reason when a job that arrived at `arrivedAt` has waited its maximum by `now`. */
+export function maxWaitExceeded(state: MarketState, arrivedAt: number, now: number): Reason | undefined {
+  const waited = now - arrivedAt;
+  const max = state.settings.maxDelaySeconds;
+  return waited >= max ? { code: "max-wait-exceeded", waitedSeconds: waited, maxDelaySeconds: max } : undefined;
+}
+
+/** Delayed for `why`, or rejected for `why` and the wait once the job has waited its maximum. */
+export function delayOrReject(state: MarketState, job: Job, now: number, why: Reason): Decision {
+  const over = maxWaitExceeded(state, job.arrivedAt, now);
+  if (over) return { outcome: "rejected", jobId: job.id, reasons: [why, over] };
+  return { outcome: "delayed", jobId: job.id, reasons: [why] };
+}
+
+/**
+ * A tick's look at the delayed jobs: those that have waited their maximum are rejected, those
+ * whose capacity changed since they were last evaluated are due again (oldest first).
+ */
+export function reviewDelayed(state: MarketState, now: number): { reject: TickResult["reject"]; changed: DelayedJob[] } {
+  const reject: TickResult["reject"] = [];
+  const changed: DelayedJob[] = [];
+  for (const d of state.delayed.values()) {
+    const over = maxWaitExceeded(state, d.job.arrivedAt, now);
+    if (over) reject.push({ jobId: d.job.id, reasons: [over] });
+    else if (d.epoch < state.epoch) changed.push(d);
+  }
+  changed.sort((a, b) => a.job.arrivedAt - b.job.arrivedAt || (a.job.id < b.job.id ? -1 : 1));
+  return { reject, changed };
+}

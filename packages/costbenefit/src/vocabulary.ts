@@ -1,0 +1,126 @@
+// The market's whole vocabulary: every reason and refusal it can give, as data (a code and the
+// numbers behind it). The engine's reasons (reasons.ts) and charges (settlement.ts) are one part; the others are what the
+// Market Manager says of its own (limits, ledger, leases, replicas, settlement), of job files and
+// module uploads, and of failed runs. The API validates against it, the SDK and CLI read it, and
+// the web app keys its sentences by `MarketReasonCode`, so a code without words does not compile.
+// Instants are milliseconds since the epoch on the wire; durations carry their unit in their name.
+import { z } from "zod";
+import { Reason } from "./reasons.ts";
+import { ChargeReason } from "./settlement.ts";
+
+const num = z.number();
+const str = z.string();
+const reason = <C extends string, S extends z.ZodRawShape>(code: C, shape: S) => z.looseObject({ code: z.literal(code), ...shape });
+
+/** The market's limits, as the README's table names them; a `limit-reached` refusal names one. */
+export const LimitName = z.enum([
+  "quotes-per-minute",
+  "submissions-per-minute",
+  "queued-tasks-per-user",
+  "streams-per-machine",
+  "streams-per-user",
+  "calls-per-batch",
+  "sign-ins-per-minute",
+  "sign-ups-per-minute",
+  "auth-requests-per-minute",
+  "auth-body-bytes",
+]);
+export type LimitName = z.infer<typeof LimitName>;
+
+/** What the Market Manager refuses or records by its own rules (the engine decides the rest). */
+export const ServiceReason = z.discriminatedUnion("code", [
+  // Requests and limits.
+  reason("invalid-input", { issues: z.array(z.object({ path: z.array(str), message: str })) }),
+  reason("internal-error", { requestId: str.nullable() }),
+  // The database could not be reached: not a fault of the request; pages say they are reconnecting.
+  reason("database-unavailable", { requestId: str.nullable() }),
+  reason("limit-reached", { limit: str, max: num, retryAfterSeconds: num }),
+  reason("batch-too-large", { limit: str, max: num, calls: num }),
+  reason("body-too-large", { limit: str, max: num }),
+  reason("request-too-large", { bytes: num, maxBytes: num }),
+  reason("too-many-signups", { scope: z.enum(["address", "network"]), limit: num, windowMinutes: num, retryAfterSeconds: num }),
+  reason("not-found", { what: str }),
+  reason("already-verified", {}),
+  // Tokens.
+  reason("token-scope", { needed: str, scopes: z.array(str) }),
+  reason("token-cannot-mint", {}),
+  reason("scope-needs-role", { scope: str, role: str }),
+  // Money.
+  reason("insufficient-credits", { needed: num, balance: num.optional() }),
+  reason("escrow-exhausted", { escrow: num, paidToProducers: num, taskIndex: num }),
+  // Jobs and replicas.
+  reason("job-finished", { status: str }),
+  reason("bad-example-params", {}),
+  reason("needs-more-machines", { replicas: num, machinesConnected: num, ownersConnected: num }),
+  reason("needs-another-machine", { taskIndex: num, copy: num, machinesConnected: num, ownersConnected: num }),
+  reason("task-failed", { taskIndex: num, attempts: num, cause: str.nullable().optional(), exitCode: num.nullable().optional() }),
+  reason("no-quorum", {}),
+  // Machines and their reports.
+  reason("implausible-speed", { speed: num, max: num }),
+  reason("negative-price", { price: num }),
+  reason("incomplete-offer", {}),
+  reason("offer-in-the-past", { departsAt: num, now: num }),
+  reason("offer-too-long", { days: num, maxDays: num }),
+  reason("offer-refused", { why: str }),
+  reason("machine-departed", { machineId: str }),
+  reason("not-your-machine", { machineId: str }),
+  reason("stale-lease", { leaseId: str }),
+  reason("output-too-large", { bytes: num, max: num }),
+  reason("hash-mismatch", { claimed: str, actual: str }),
+  reason("no-output", { index: num }),
+  // A decision recorded before the engine owned the wait rule: kept so old records still read.
+  reason("waited-too-long", { waitedMs: num, maxDelayMs: num }),
+]);
+export type ServiceReason = z.infer<typeof ServiceReason>;
+
+/** What is wrong with a job file or its tasks (the client checks the same before sending). */
+export const JobFileReason = z.discriminatedUnion("code", [
+  reason("file-name-refused", { task: num, name: str, problem: str }),
+  reason("input-file-name-refused", { task: num, name: str, problem: str }),
+  reason("too-many-files", { task: num, files: num, max: num }),
+  reason("too-many-env", { task: num, count: num, max: num }),
+  reason("stdin-too-large", { task: num, bytes: num, maxBytes: num }),
+  reason("task-files-too-large", { task: num, bytes: num, maxBytes: num }),
+  reason("job-input-too-large", { bytes: num, maxBytes: num }),
+  reason("not-base64", { task: num, field: str }),
+  reason("input-file-missing", { path: str }),
+  reason("no-lines", { path: str }),
+  reason("too-many-lines", { path: str, lines: num, max: num }),
+]);
+export type JobFileReason = z.infer<typeof JobFileReason>;
+
+/** Why an uploaded module was refused (the sandbox's validation, `module-` before its code). */
+export const ModuleReason = z.discriminatedUnion("code", [
+  reason("module-too-large", { bytes: num, maxBytes: num }),
+  reason("module-unknown", { hash: str }),
+  reason("module-not-wasm", {}),
+  reason("module-invalid-wasm", { detail: str }),
+  reason("module-forbidden-import", { module: str, name: str }),
+  reason("module-no-start", {}),
+  reason("module-bad-start-signature", { params: num, results: num }),
+  reason("module-no-memory", {}),
+  reason("module-unsupported-memory", { feature: str }),
+  reason("module-memory-too-large", { initialPages: num, maxMemoryPages: num }),
+]);
+export type ModuleReason = z.infer<typeof ModuleReason>;
+
+/** How a run failed in the sandbox (a `task-failed` reason's `cause`). */
+export const SandboxFailure = z.enum(["trap", "timeout", "output-limit", "memory-limit", "invalid-module", "crashed", "aborted", "nonzero-exit", "no-quorum"]);
+export type SandboxFailure = z.infer<typeof SandboxFailure>;
+
+/** Every reason and refusal the market can give. */
+export const MarketReason = z.union([Reason, ChargeReason, ServiceReason, JobFileReason, ModuleReason]);
+export type MarketReason = z.infer<typeof MarketReason>;
+export type MarketReasonCode = MarketReason["code"];
+
+function codesOf(u: { options: readonly { shape: { code: { value: unknown } } }[] }): string[] {
+  return u.options.map((o) => o.shape.code.value as string);
+}
+
+/** Every code of the vocabulary, for tests and for tables that must cover them all. */
+export const MARKET_REASON_CODES = [...codesOf(Reason), ...codesOf(ChargeReason), ...codesOf(ServiceReason), ...codesOf(JobFileReason), ...codesOf(ModuleReason)] as MarketReasonCode[];
+
+/** Whether `code` is one the market can give. */
+export function isMarketReasonCode(code: string): code is MarketReasonCode {
+  return (MARKET_REASON_CODES as string[]).includes(code);
+}

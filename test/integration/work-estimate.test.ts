@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
+import { startTestMarket, type TestMarket } from "../support/market.ts";
+
+// A consumer's work estimate cannot mislead the market about a machine: runs that take far longer
+// than the job said move that job's own estimate, never the speed of the machine that ran them.
+
+let market: TestMarket;
+let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
+let worker: ReturnType<TestMarket["tokenClient"]>;
+let machineId: string;
+
+beforeAll(async () => {
+  market = await startTestMarket();
+  consumer = await market.signUp("buyer@example.test", ["consumer"]);
+  const producer = await market.signUp("seller@example.test", ["producer"]);
+  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+  ({ machineId } = await worker.worker.register.mutate({
+    name: "rack",
+    kind: "opportunistic",
+    slots: 2,
+    speed: 0.65,
+    memoryPerSlotMb: 512,
+    bandwidthBytesPerSecond: 1e7,
+    pricePerSecond: 0.001,
+    userAgent: "test",
+  }));
+});
+afterAll(() => market?.stop());
+
+describe("a wrong work estimate", () => {
+  it("moves the job's estimate toward the measured runs and leaves the machine's benchmarked speed alone", async () => {
+    // The example says its tasks are tiny; each run is reported as taking 2 s on a 0.65 machine.
+    const { jobId, decision } = await consumer.jobs.submit.mutate({
+      name: "underestimated",
+      source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1000 }, taskCount: 4 },
+      benefit: { kind: "constant", value: 100 },
+    });
+    expect(decision.outcome).toBe("admitted");
+    const db = market.manager.services.db;
+    const declared = (await db.job.findUniqueOrThrow({ where: { id: jobId } })).workPerTask;
+
+    for (let round = 0; round < 2; round++) {
+      const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
+      for (const lease of leases) {
+        const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
+        const outcome = await runTask({ module: new Uint8Array(Buffer.from(bytes, "base64")), args: lease.args, seed: lease.taskId, limits: lease.limits });
+        const report = await worker.worker.report.mutate({
+          machineId,
+          leaseId: lease.leaseId,
+          exitCode: outcome.exitCode,
+          stdout: Buffer.from(outcome.stdout).toString("base64"),
+          stderr: Buffer.from(outcome.stderr).toString("base64"),
+          outputHash: outcome.outputHash,
+          elapsedMs: 2000,
+        });
+        expect(report.accepted).toBe(true);
+      }
+    }
+
+    const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect(job.status).toBe("completed");
+    expect(job.workPerTask).toBeGreaterThan(declared * 2);
+    expect(job.declaredWorkPerTask).toBe(declared);
+    // The machine keeps the speed its benchmark gave, in the database and in the live market.
+    expect((await db.machine.findUniqueOrThrow({ where: { id: machineId } })).speed).toBe(0.65);
+    expect(market.manager.services.market.state.machines.get(machineId)?.speed).toBe(0.65);
+  });
+});
