@@ -28,6 +28,10 @@ export interface Stack {
   admin: { email: string; password: string } | null;
   workerToken: string;
   children: Record<string, ChildProcess>;
+  /** Stops the Market Manager (and its embedded PostgreSQL), as an operator's restart begins. */
+  stopManager(): Promise<void>;
+  /** Starts it again on the same data and ports. */
+  startManager(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -169,36 +173,39 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const child of Object.values(children)) if (child.exitCode === null) child.kill("SIGKILL");
   });
 
-  const manager = fork(join(root, "apps/market-manager/src/main.ts"), [], {
-    execArgv: tsxLoader,
-    env: {
-      ...process.env,
-      ...baseEnv,
-      MARKET_PORT: String(opts.marketPort),
-      MARKET_DATA_DIR: opts.dataDir,
-      MARKET_PG_PORT: String(opts.pgPort),
-      PUBLIC_URL: webUrl,
-      LOCAL_WORKER_TOKEN_FILE: tokenFile,
-      ...(opts.leaseTimeoutMs ? { LEASE_TIMEOUT_MS: String(opts.leaseTimeoutMs) } : {}),
-    },
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    // Own process groups: Ctrl-C reaches only the launcher, which stops the children in order
-    // (the worker departs while the Market Manager can still hear it).
-    detached: true,
-  });
-  children.manager = manager;
-  prefixed(manager, "market", opts.log);
-  const ready = await new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
-    manager.once("message", (m: { kind: string; admin: Stack["admin"]; port: number; variable: string }) =>
-      m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : resolve(m),
-    );
-    manager.once("exit", (code) => reject(new Error(`the Market Manager exited with ${code} before it was ready`)));
-  });
+  const startManager = async () => {
+    const manager = fork(join(root, "apps/market-manager/src/main.ts"), [], {
+      execArgv: tsxLoader,
+      env: {
+        ...process.env,
+        ...baseEnv,
+        MARKET_PORT: String(opts.marketPort),
+        MARKET_DATA_DIR: opts.dataDir,
+        MARKET_PG_PORT: String(opts.pgPort),
+        PUBLIC_URL: webUrl,
+        LOCAL_WORKER_TOKEN_FILE: tokenFile,
+        ...(opts.leaseTimeoutMs ? { LEASE_TIMEOUT_MS: String(opts.leaseTimeoutMs) } : {}),
+      },
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      // Own process groups: Ctrl-C reaches only the launcher, which stops the children in order
+      // (the worker departs while the Market Manager can still hear it).
+      detached: true,
+    });
+    children.manager = manager;
+    prefixed(manager, "market", opts.log);
+    return new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
+      manager.once("message", (m: { kind: string; admin: Stack["admin"]; port: number; variable: string }) =>
+        m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : resolve(m),
+      );
+      manager.once("exit", (code) => reject(new Error(`the Market Manager exited with ${code} before it was ready`)));
+    });
+  };
+  const ready = await startManager();
 
   try {
     children.web = await startWebApp({ port: opts.webPort, env: { ...baseEnv, MARKET_API_URL: marketUrl }, log: opts.log });
   } catch (e) {
-    await stopChild(manager, 30_000);
+    await stopChild(children.manager!, 30_000);
     throw e;
   }
   await waitForHttp(webUrl, 60_000);
@@ -220,6 +227,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     admin: ready.admin,
     workerToken,
     children,
+    stopManager: () => stopChild(children.manager, 30_000),
+    async startManager() {
+      await startManager();
+    },
     async stop() {
       await stopChild(children.worker);
       await stopChild(children.web);

@@ -1,9 +1,12 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { buildWebIfStale, startStack, root } from "../../scripts/stack.ts";
 
 export const STACK_FILE = join(root, ".tmp/e2e-stack.json");
+/** Specs stop and start the Market Manager through this socket (test/e2e/control.ts): the stack lives in this process. */
+export const CONTROL_SOCKET = join(root, ".tmp/e2e-control.sock");
 
 /** A fresh market for the end-to-end run: new database, new admin, a Node worker with one slot. */
 export default async function globalSetup() {
@@ -24,7 +27,18 @@ export default async function globalSetup() {
   mkdirSync(join(root, ".tmp"), { recursive: true });
   const outbox = join(dataDir, "outbox.jsonl");
   writeFileSync(STACK_FILE, JSON.stringify({ webUrl: stack.webUrl, marketUrl: stack.marketUrl, admin: stack.admin, outbox }));
+  rmSync(CONTROL_SOCKET, { force: true });
+  const control = createServer((req, res) => {
+    const action = req.method === "POST" && req.url === "/manager/stop" ? stack.stopManager() : req.method === "POST" && req.url === "/manager/start" ? stack.startManager() : null;
+    if (!action) return void res.writeHead(404).end();
+    action.then(
+      () => res.writeHead(204).end(),
+      (e: unknown) => res.writeHead(500).end(e instanceof Error ? e.message : String(e)),
+    );
+  });
+  await new Promise<void>((resolve) => control.listen(CONTROL_SOCKET, resolve));
   return async () => {
+    await new Promise((resolve) => control.close(resolve));
     await stack.stop();
     writeFileSync(join(root, ".tmp/e2e-stack.log"), logs.join("\n"));
     rmSync(dataDir, { recursive: true, force: true });

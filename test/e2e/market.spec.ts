@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { root } from "../../scripts/stack.ts";
 import { signUp, stack } from "./users.ts";
+import { startProducing, submitMonteCarlo } from "./pages.ts";
 
 // The whole market through its pages, in Chromium: a consumer submits a Monte Carlo job while a
 // second tab sells this browser's cycles; the local Node worker and the browser share the work.
@@ -27,24 +28,6 @@ async function adminPage(browser: Browser) {
     },
     close: () => context.close(),
   };
-}
-
-/** Submits a Monte Carlo pi job from /jobs/new and waits for its page. */
-async function submitMonteCarlo(page: Page, job: { tasks: number; name?: string; samplesPerTask?: number }) {
-  await page.goto("/jobs/new");
-  await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
-  await page.getByLabel("Number of tasks").fill(String(job.tasks));
-  if (job.samplesPerTask) await page.getByLabel("Samples per task").fill(String(job.samplesPerTask));
-  if (job.name) await page.getByLabel("Job name").fill(job.name);
-  await page.getByRole("button", { name: "Submit job" }).click();
-  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
-}
-
-async function startProducing(page: Page) {
-  await page.goto("/produce");
-  await page.getByLabel("Cores to use").fill("1");
-  await page.getByRole("button", { name: "Start producing" }).click();
-  await expect(page.getByTestId("producer-machine-id")).not.toHaveText("—", { timeout: 60_000 });
 }
 
 test("a consumer's Monte Carlo job runs on the Node worker and a browser producer tab", async ({ page, context }) => {

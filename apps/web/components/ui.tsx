@@ -184,6 +184,10 @@ const STATUS: Record<string, string> = {
   stopping: "bg-amber-100 text-amber-800",
   stopped: "bg-slate-100 text-slate-700",
   idle: "bg-slate-100 text-slate-700",
+  waiting: "bg-amber-100 text-amber-800",
+  paused: "bg-amber-100 text-amber-800",
+  "off schedule": "bg-amber-100 text-amber-800",
+  "in use": "bg-amber-100 text-amber-800",
 };
 
 export function Badge({ value, testId }: { value: string; testId?: string }) {

@@ -1,5 +1,5 @@
 "use client";
-// The producer protocol (worker.register/lease/module/heartbeat/report/depart, and the work
+// The producer protocol (worker.register/lease/module/heartbeat/report/offer/depart, and the work
 // stream live.work) over this page's tRPC client, as the worker runtime's producer loop expects
 // it. The browser's session cookie authenticates it; Node workers use an API token instead.
 import type { TRPCClient } from "@trpc/client";
@@ -13,6 +13,8 @@ export function createProducerApi(client: TRPCClient<AppRouter>): WorkerApi {
     module: (input) => client.worker.module.query(input),
     heartbeat: (input) => client.worker.heartbeat.mutate(input),
     report: (input) => client.worker.report.mutate(input),
+    // The capacity this tab offers (its controls: pause, CPU limit, schedule, only while idle).
+    offer: (input) => client.worker.offer.mutate(input),
     depart: async (input) => {
       await client.worker.depart.mutate(input);
     },

@@ -3,14 +3,19 @@ import { useState, type ReactNode } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { TRPCProvider, type AppRouter } from "./trpc";
+import { isOutage } from "./outage";
+import { ConnectionBanner } from "@/components/connection-banner";
 
 function makeQueryClient() {
   return new QueryClient({
     defaultOptions: {
       queries: {
         staleTime: 5_000,
+        // While the market is away, ask again until it is back: the query keeps the data it has
+        // (the page keeps what it showed) and the connection banner says it is reconnecting.
         // A refusal (403, 404, a bad input) will not change by asking again.
-        retry: (failures, error) => failures < 2 && !isClientError(error),
+        retry: (failures, error) => isOutage(error) || (failures < 2 && !isClientError(error)),
+        retryDelay: (failures) => Math.min(500 * 2 ** failures, 4_000),
         refetchOnWindowFocus: false,
       },
     },
@@ -41,6 +46,7 @@ export function Providers({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        <ConnectionBanner />
         {children}
       </TRPCProvider>
     </QueryClientProvider>

@@ -4,6 +4,7 @@
 // package): a code the market can give without a sentence here does not compile.
 import { credits, dateTime, number, seconds } from "./format";
 import { describeJobReason } from "@cyclemarket/client/job-file";
+import { OUTAGE_WORDS, isOutage } from "./outage";
 import { JobFileReason, type MarketReasonCode, type SandboxFailure } from "@cyclemarket/costbenefit";
 
 export type Reason = { code: string; [detail: string]: unknown };
@@ -17,6 +18,7 @@ function instant(value: number | null): string {
 }
 
 const EXCLUSION_WORDS: Record<string, string> = {
+  unavailable: "switched off by their producers (paused, outside their schedule, or in use)",
   memory: "too little memory",
   reputation: "too low a reputation",
   replica: "already given another copy of the task",
@@ -120,6 +122,7 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     (Array.isArray(r.issues) ? (r.issues as { path?: string[]; message?: string }[]) : [])
       .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)
       .join(" ") || "Something in the request is not valid.",
+  "database-unavailable": () => "The market's database cannot be reached right now; the page reconnects by itself.",
   "internal-error": (r) => `The market could not complete this request; try again. If it keeps failing, quote request ${str(r, "requestId") ?? "(unknown)"} to the admin.`,
   "limit-reached": (r) => {
     const retry = num(r, "retryAfterSeconds");
@@ -307,9 +310,8 @@ export function describeError(error: unknown): string {
       .join(" ");
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (/fetch failed|Failed to fetch|NetworkError|ECONNREFUSED|Unexpected token|is not valid JSON/i.test(message)) {
-    return "The market cannot be reached right now. Is the Market Manager running?";
-  }
+  // A transport failure's text is the library's, not the market's: it never reaches a person.
+  if (isOutage(error)) return OUTAGE_WORDS;
   if (data?.code && message === data.code) return TRPC_CODES[data.code] ?? message;
   return message || (data?.code ? (TRPC_CODES[data.code] ?? data.code) : "Something went wrong.");
 }

@@ -4,6 +4,7 @@
 // WorkerApi interface, so it runs the same against the real service or an in-memory fake.
 import { z } from "zod";
 import { nameText, storableText } from "./text.ts";
+import { MachineControls, MachineControlsPatch } from "./controls/machine-controls.ts";
 
 /** An id a worker sends back: the market made it, so anything long or odd is refused before a lookup. */
 const WireId = storableText(100, "An id");
@@ -31,6 +32,10 @@ export const RegisterRequest = z.object({
   departsAt: z.number().int().positive().max(8.64e15).optional(),
   /** Dedicated machines: the total price asked for the contract, in credits (seed 003, c(m)). */
   contractPrice: z.number().nonnegative("A contract price cannot be negative.").max(MAX_CONTRACT_PRICE, `A contract is at most ${MAX_CONTRACT_PRICE} credits.`).optional(),
+  /** The producer's controls for this machine (pause, CPU limit, schedule, ...); unset ones keep their defaults. */
+  controls: MachineControlsPatch.optional(),
+  /** False when the machine's schedule or its owner's use keeps its capacity off right now. */
+  available: z.boolean().optional(),
 });
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 
@@ -39,6 +44,8 @@ export const RegisterResponse = z.object({
   /** A machine silent for this long has departed and loses its leases. */
   leaseTimeoutMs: z.number().int().positive(),
   heartbeatIntervalMs: z.number().int().positive(),
+  /** The controls the market keeps for the machine. */
+  controls: MachineControls.optional(),
 });
 export type RegisterResponse = z.infer<typeof RegisterResponse>;
 
@@ -104,8 +111,25 @@ export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 export const HeartbeatResponse = z.object({
   /** Leases no longer this machine's: their tasks are abandoned and not reported. */
   expiredLeaseIds: z.array(z.string()),
+  /** The machine's controls as the market keeps them: the producer may have changed them elsewhere (/produce). */
+  controls: MachineControls.optional(),
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
+
+/**
+ * The worker tells the market what capacity it offers now: `available` is false while its
+ * schedule or its owner's use switches it off; `controls` changes the producer's controls (the
+ * CLI, or the page running the machine). The market answers with the controls it keeps.
+ */
+export const OfferRequest = z.object({
+  machineId: WireId,
+  available: z.boolean(),
+  controls: MachineControlsPatch.optional(),
+});
+export type OfferRequest = z.infer<typeof OfferRequest>;
+
+export const OfferResponse = z.object({ controls: MachineControls });
+export type OfferResponse = z.infer<typeof OfferResponse>;
 
 export const TaskErrorCode = z.enum(["trap", "output-limit", "memory-limit", "invalid-module", "timeout", "crashed", "aborted"]);
 export type TaskErrorCode = z.infer<typeof TaskErrorCode>;
@@ -168,6 +192,8 @@ export interface WorkerApi {
   heartbeat(input: HeartbeatRequest): Promise<HeartbeatResponse>;
   report(input: ReportRequest): Promise<ReportResponse>;
   depart(input: DepartRequest): Promise<void>;
+  /** Tells the market the capacity the machine offers now (producer controls); optional for old markets. */
+  offer?(input: OfferRequest): Promise<OfferResponse>;
   /**
    * Optional push: calls `handlers.offer` whenever the market has work for the machine, until the
    * returned function closes the stream. Without it the loop only polls.
@@ -183,5 +209,6 @@ export const WORKER_PROCEDURES = {
   heartbeat: { input: HeartbeatRequest, output: HeartbeatResponse },
   report: { input: ReportRequest, output: ReportResponse },
   depart: { input: DepartRequest, output: z.void() },
+  offer: { input: OfferRequest, output: OfferResponse },
 } as const;
 export type WorkerProcedure = keyof typeof WORKER_PROCEDURES;

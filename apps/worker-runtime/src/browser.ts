@@ -59,3 +59,7 @@ export type { Executor } from "./executor.ts";
 export type { WorkerApi, WorkStreamHandlers } from "./api.ts";
 export { workStreamCallbacks } from "./work-stream.ts";
 export { ThreadPool } from "./thread-pool.ts";
+export { MachineControls, MachineControlsPatch, DEFAULT_CONTROLS, offReason } from "./controls/machine-controls.ts";
+export type { LocalConditions, OffReason, MachineControlsPatch as MachineControlsChange } from "./controls/machine-controls.ts";
+export type { OwnerActivity } from "./controls/local-conditions.ts";
+export { parseSchedule, inSchedule, minutesToNextChange } from "./controls/schedule.ts";

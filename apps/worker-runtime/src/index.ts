@@ -46,8 +46,14 @@ export {
   DepartRequest,
   WorkStreamRequest,
   WorkOffer,
+  OfferRequest,
+  OfferResponse,
   WORKER_PROCEDURES,
 } from "./api.ts";
+export { MachineControls, MachineControlsPatch, HandBack, DEFAULT_CONTROLS, readControls, offReason } from "./controls/machine-controls.ts";
+export type { MachineControlsInput, LocalConditions, OffReason } from "./controls/machine-controls.ts";
+export { parseSchedule, inSchedule, minutesToNextChange, MAX_SCHEDULE_CHARS } from "./controls/schedule.ts";
+export { restAfterMs, dutyCycle, offeredSpeed } from "./controls/duty-cycle.ts";
 export type { WorkerApi, WorkerProcedure, WorkStreamHandlers } from "./api.ts";
 export { workStreamCallbacks } from "./work-stream.ts";
 export type { WorkSubscriptionCallbacks } from "./work-stream.ts";

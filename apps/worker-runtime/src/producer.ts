@@ -8,14 +8,21 @@
 // says its lease is no longer current. When the market says the machine itself is gone (it
 // missed heartbeats past the lease timeout), every lease it held is void: the loop gives up
 // those tasks and registers again.
+//
+// The producer's controls (controls/): while the machine is paused, outside its schedule or in
+// use by its owner, the loop leases nothing and the market plans nothing on it; under a CPU
+// limit each slot rests after a task in proportion to the task's run (SlotRests).
 import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
+import { MachineControls, offReason, type MachineControlsPatch, type OffReason } from "./controls/machine-controls.ts";
+import { localConditions, locallyAvailable, type OwnerActivity } from "./controls/local-conditions.ts";
+import { SlotRests } from "./controls/slot-rests.ts";
 import { fromBase64, toBase64 } from "./base64.ts";
 import type { Executor } from "./executor.ts";
 import { failedOutcome, sha256Hex, type SandboxError, type TaskOutcome } from "./sandbox.ts";
 
-export type MachineProfile = Omit<RegisterRequest, "slots">;
+export type MachineProfile = Omit<RegisterRequest, "slots" | "controls" | "available">;
 
-export type ProducerStage = "register" | "lease" | "module" | "heartbeat" | "report" | "depart" | "stream";
+export type ProducerStage = "register" | "lease" | "module" | "heartbeat" | "report" | "depart" | "stream" | "offer";
 
 export type ProducerEvent =
   | { type: "registered"; machineId: string; slots: number; leaseTimeoutMs: number; heartbeatIntervalMs: number }
@@ -23,7 +30,11 @@ export type ProducerEvent =
   | { type: "started"; leaseId: string; taskId: string; jobId: string }
   | { type: "finished"; leaseId: string; taskId: string; jobId: string; exitCode: number; elapsedMs: number; error?: SandboxError }
   | { type: "reported"; leaseId: string; taskId: string; accepted: boolean; reason?: { code: string } }
-  | { type: "abandoned"; leaseId: string; taskId: string; reason: "expired" | "stopping" }
+  | { type: "abandoned"; leaseId: string; taskId: string; reason: "expired" | "stopping" | "handed-back" }
+  /** The market stopped answering (its manager or database away), or answers again. */
+  | { type: "market"; reachable: boolean }
+  /** The capacity the machine offers changed: on (reason null), or off and why; with the controls in force. */
+  | { type: "capacity"; offering: boolean; reason: OffReason | null; controls: MachineControls }
   | { type: "idle"; waitMs: number }
   /** The work stream: live (the market says when there is work), reconnecting, or closed (polling only). */
   | { type: "stream"; state: "live" | "reconnecting" | "closed" }
@@ -48,6 +59,14 @@ export interface ProducerOptions {
   registerAttempts?: number;
   /** Waits between attempts to deliver a result grow from min to max. */
   reportBackoff?: { minMs: number; maxMs: number };
+  /** The producer's controls to register with (CLI flags, the page's form); the market keeps them after. */
+  controls?: MachineControlsPatch;
+  /** How this machine tells whether its owner is using it (for "only while idle"). */
+  ownerActivity?: OwnerActivity;
+  /** Changes to the controls made while the loop runs (the page running this machine): each is sent to the market. */
+  controlChanges?: (listener: (patch: MachineControlsPatch) => void) => () => void;
+  /** How often the schedule and the owner's activity are looked at (ms, default 1000). */
+  conditionsEveryMs?: number;
 }
 
 export interface ProducerSummary {
@@ -82,7 +101,7 @@ const machineGone = (e: unknown) => {
 interface Running {
   lease: Lease;
   controller: AbortController;
-  abandoned: "expired" | "stopping" | null;
+  abandoned: "expired" | "stopping" | "handed-back" | null;
   done: Promise<void>;
 }
 
@@ -107,8 +126,57 @@ function sleep(ms: number, signal: AbortSignal, wake: Promise<unknown>[] = []): 
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** Reads the controls a market sent; a market that sends none leaves them as they were. */
+const controlsFrom = (answer: { controls?: unknown }, current: MachineControls) => {
+  const parsed = answer.controls === undefined ? null : MachineControls.safeParse(answer.controls);
+  return parsed?.success ? parsed.data : current;
+};
+
+/**
+ * The same API, telling `onChange` when calls stop getting answers (a call that failed without
+ * one: refusalOf is null) and when they get them again. A refusal is an answer.
+ */
+function watchReachability(api: WorkerApi, onChange: (reachable: boolean) => void): WorkerApi {
+  let reachable = true;
+  const set = (r: boolean) => {
+    if (r === reachable) return;
+    reachable = r;
+    onChange(r);
+  };
+  const watched = <I, O>(call: (input: I) => Promise<O>) => (input: I) =>
+    call(input).then(
+      (out) => (set(true), out),
+      (e: unknown) => {
+        set(refusalOf(e) !== null);
+        throw e;
+      },
+    );
+  return {
+    register: watched(api.register.bind(api)),
+    lease: watched(api.lease.bind(api)),
+    module: watched(api.module.bind(api)),
+    heartbeat: watched(api.heartbeat.bind(api)),
+    report: watched(api.report.bind(api)),
+    depart: watched(api.depart.bind(api)),
+    ...(api.offer ? { offer: watched(api.offer.bind(api)) } : {}),
+    ...(api.watchWork
+      ? {
+          watchWork: (input, handlers) =>
+            api.watchWork!(input, {
+              ...handlers,
+              state: (state) => {
+                if (state === "live") set(true);
+                handlers.state(state);
+              },
+            }),
+        }
+      : {}),
+  };
+}
+
 export async function runProducer(options: ProducerOptions): Promise<ProducerSummary> {
-  const { api, executor, signal } = options;
+  const { executor, signal } = options;
+  const api = watchReachability(options.api, (reachable) => emit({ type: "market", reachable }));
   const slots = Math.max(1, Math.min(options.slots ?? executor.slots, executor.slots));
   const backoff = { minMs: 250, maxMs: 5_000, liveMs: 30_000, ...options.idleBackoff };
   const reportBackoff = options.reportBackoff ?? { minMs: 500, maxMs: 5_000 };
@@ -133,17 +201,33 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   let workOffered = false;
   let wakeForWork: () => void = () => {};
 
+  // ---- the producer's controls: what the market keeps, and what this machine sees of itself
+  let controls = MachineControls.parse(options.controls ?? {});
+  /** A change made while running that the market has not confirmed yet. */
+  let unsentPatch: MachineControlsPatch | null = null;
+  /** What the market last heard about this machine's own conditions. */
+  let toldAvailable: boolean | null = null;
+  let offering = true;
+  let offSince: OffReason | null = null;
+  const rests = new SlotRests();
+  const local = () => localConditions(controls, options.ownerActivity, new Date());
+
   // ---- register, retrying while the market is not up yet; again whenever the machine is gone
   async function register(): Promise<boolean> {
     const attempts = options.registerAttempts ?? 30;
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) return false;
       try {
-        const registration = await api.register({ ...options.machine, slots });
+        const available = locallyAvailable(controls, local());
+        const registration = await api.register({ ...options.machine, slots, controls: { ...controls, ...unsentPatch }, available });
+        unsentPatch = null;
+        toldAvailable = available;
+        controls = controlsFrom(registration, controls);
         machineId = summary.machineId = registration.machineId;
         emit({ type: "registered", machineId, slots, leaseTimeoutMs: registration.leaseTimeoutMs, heartbeatIntervalMs: registration.heartbeatIntervalMs });
         startHeartbeat(registration.machineId, registration.heartbeatIntervalMs);
         openStream(registration.machineId);
+        checkCapacity(true);
         return true;
       } catch (e) {
         emit({ type: "error", stage: "register", message: message(e) });
@@ -220,10 +304,57 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       // Every lease still held, including results waiting to be delivered, is kept alive.
       const leaseIds = [...running.keys()];
       api.heartbeat({ machineId: id, leaseIds }).then(
-        ({ expiredLeaseIds }) => expiredLeaseIds.forEach((leaseId) => abandon(leaseId, "expired")),
+        (answer) => {
+          answer.expiredLeaseIds.forEach((leaseId) => abandon(leaseId, controls.handBack === "now" && !offering ? "handed-back" : "expired"));
+          // The producer may have changed the controls elsewhere (the /produce page, an API call).
+          if (!unsentPatch) controls = controlsFrom(answer, controls);
+          checkCapacity(false);
+        },
         (e) => (machineGone(e) ? lostMachine(id, "heartbeat", e) : emit({ type: "error", stage: "heartbeat", message: message(e) })),
       );
     }, everyMs);
+  }
+
+  /**
+   * Looks at the controls and the machine's own conditions: tells the market when they changed
+   * what it offers, stops leasing while it offers nothing, and gives leased tasks back at once when
+   * the producer chose that.
+   */
+  let offerInFlight = false;
+  let emittedControls = "";
+  function checkCapacity(force: boolean): void {
+    const conditions = local();
+    const available = locallyAvailable(controls, conditions);
+    const id = machineId;
+    if (id !== null && api.offer && !offerInFlight && (available !== toldAvailable || unsentPatch)) {
+      offerInFlight = true;
+      const patch = unsentPatch;
+      api
+        .offer({ machineId: id, available, ...(patch ? { controls: patch } : {}) })
+        .then(
+          (answer) => {
+            toldAvailable = available;
+            if (unsentPatch === patch) unsentPatch = null;
+            controls = controlsFrom(answer, controls);
+          },
+          (e) => emit({ type: "error", stage: "offer", message: message(e) }),
+        )
+        .finally(() => {
+          offerInFlight = false;
+          checkCapacity(false);
+        });
+    }
+    const effective = unsentPatch ? MachineControls.parse({ ...controls, ...unsentPatch }) : controls;
+    const reason = offReason(effective, conditions);
+    const nowOffering = reason === null;
+    const shown = JSON.stringify(effective);
+    if (!force && nowOffering === offering && reason === offSince && shown === emittedControls) return;
+    offering = nowOffering;
+    offSince = reason;
+    emittedControls = shown;
+    emit({ type: "capacity", offering, reason, controls: effective });
+    if (!offering && effective.handBack === "now") for (const leaseId of [...running.keys()]) abandon(leaseId, "handed-back");
+    if (offering) wakeForWork();
   }
 
   function moduleBytes(hash: string): Promise<Uint8Array> {
@@ -309,6 +440,8 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       // The market learns at once that this task cannot run here, rather than at lease expiry.
       outcome = failedOutcome("invalid-module", `the module could not be fetched: ${message(e)}`, 0);
     }
+    // Under a CPU limit the slot rests in proportion to this run (duty-cycle.ts).
+    rests.afterRun(outcome.elapsedMs, controls.cpuLimit);
     if (entry.abandoned) return;
     summary.tasksRun++;
     emit({
@@ -321,7 +454,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     await report(lease, outcome, entry, forMachine);
   }
 
-  function abandon(leaseId: string, reason: "expired" | "stopping"): void {
+  function abandon(leaseId: string, reason: "expired" | "stopping" | "handed-back"): void {
     const entry = running.get(leaseId);
     if (!entry || entry.abandoned) return;
     entry.abandoned = reason;
@@ -340,6 +473,11 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
 
   // ---- lease and run until stopped
   let idleMs = backoff.minMs;
+  const conditionsTimer = setInterval(() => checkCapacity(false), options.conditionsEveryMs ?? 1_000);
+  const stopListening = options.controlChanges?.((patch) => {
+    unsentPatch = { ...unsentPatch, ...patch };
+    checkCapacity(false);
+  });
   try {
     while (!signal.aborted) {
       if (machineId === null) {
@@ -348,9 +486,15 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         continue;
       }
       const id: string = machineId;
-      const free = slots - running.size;
-      if (free === 0) {
-        await sleep(backoff.maxMs, signal, [...running.values()].map((r) => r.done));
+      if (!offering) {
+        // Switched off: lease nothing until the controls or the machine's own conditions change.
+        await idle(backoff.liveMs);
+        continue;
+      }
+      const free = slots - running.size - rests.resting();
+      if (free <= 0) {
+        const wake = rests.nextWakeInMs();
+        await sleep(wake === null ? backoff.maxMs : Math.min(backoff.maxMs, wake + 5), signal, [...running.values()].map((r) => r.done));
         continue;
       }
       let leases: Lease[] = [];
@@ -383,6 +527,9 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     }
   } finally {
     clearInterval(heartbeat);
+    clearInterval(conditionsTimer);
+    stopListening?.();
+    options.ownerActivity?.close?.();
     stopStream();
     for (const id of [...running.keys()]) abandon(id, "stopping");
     await Promise.allSettled([...running.values()].map((r) => r.done));

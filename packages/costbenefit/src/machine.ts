@@ -24,6 +24,13 @@ const common = {
    * machine is its own owner.
    */
   owner: z.string().min(1).max(200).optional(),
+  /**
+   * False while the producer has switched the machine's capacity off (paused it, it is outside
+   * its schedule, or its owner is using it): it keeps its place in the market and the tasks it is
+   * running, but no new task is planned on it. A CPU limit or a memory cap is not this: it is a
+   * lower `speed` or `memoryPerSlotMb` in the profile the producer offers.
+   */
+  available: z.boolean().default(true),
 };
 
 export const OpportunisticMachine = z.object({
@@ -47,5 +54,6 @@ export type MachineProfileInput = z.input<typeof MachineProfile>;
 /** A dedicated machine offered to the market: accepted or rejected at once (seed 003, 5.5.2). */
 export const DedicatedOffer = DedicatedMachine;
 export type DedicatedOffer = z.infer<typeof DedicatedOffer>;
+export type DedicatedOfferInput = z.input<typeof DedicatedOffer>;
 
 export { MAX_SECONDS };

@@ -6,6 +6,8 @@ const num = z.number();
 /** Why machines were ruled out for one task: counts per feasibility check. */
 export const Exclusions = z.object({
   inspected: num,
+  /** Machines whose producer has switched their capacity off (paused, schedule, in use). */
+  unavailable: num.default(0),
   memory: num,
   reputation: num,
   replica: num,

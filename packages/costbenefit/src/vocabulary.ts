@@ -32,6 +32,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // Requests and limits.
   reason("invalid-input", { issues: z.array(z.object({ path: z.array(str), message: str })) }),
   reason("internal-error", { requestId: str.nullable() }),
+  // The database could not be reached: not a fault of the request; pages say they are reconnecting.
+  reason("database-unavailable", { requestId: str.nullable() }),
   reason("limit-reached", { limit: str, max: num, retryAfterSeconds: num }),
   reason("batch-too-large", { limit: str, max: num, calls: num }),
   reason("body-too-large", { limit: str, max: num }),

@@ -5,6 +5,7 @@ import { workerRouter } from "./routers/worker.ts";
 import { adminRouter } from "./routers/admin.ts";
 import { ledgerRouter } from "./routers/ledger.ts";
 import { liveRouter } from "./routers/live.ts";
+import { machinesRouter } from "./routers/machines.ts";
 
 export const appRouter = router({
   account: accountRouter,
@@ -13,6 +14,7 @@ export const appRouter = router({
   admin: adminRouter,
   ledger: ledgerRouter,
   live: liveRouter,
+  machines: machinesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -12,7 +12,7 @@ import {
   type Reason,
 } from "@cyclemarket/costbenefit";
 import type { Decision, Engine, JobSpec, TaskDemand } from "./engine.ts";
-import type { LiveMachine } from "./live.ts";
+import { offeredCapacity, type LiveMachine } from "./live.ts";
 
 // The engine works in seconds on the market's clock; the service in milliseconds.
 const sec = (ms: number) => ms / 1000;
@@ -46,8 +46,9 @@ function livePolicy(name: string): Policy {
   return base.profile.migration.rule === "rebalance" ? createPolicy(name, { migration: { ...base.profile.migration, minGain: 0 } }) : base;
 }
 
+// The engine plans on the capacity the producer offers now (its controls), not on the hardware.
 function profileOf(m: LiveMachine) {
-  const common = { id: m.id, owner: m.ownerId, slots: m.slots, speed: m.speed, memoryPerSlotMb: m.memoryPerSlotMb, bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
+  const common = { id: m.id, owner: m.ownerId, slots: m.slots, ...offeredCapacity(m), bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
   return m.kind === "dedicated"
     ? { ...common, kind: "dedicated" as const, contractPrice: Number(m.contractPriceMicro ?? 0n) / MICRO, departureAt: sec(m.departsAt ?? 0) }
     : { ...common, kind: "opportunistic" as const, pricePerSecond: Number(m.pricePerSecondMicro) / MICRO };

@@ -1,5 +1,6 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
+import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
 import type { BenefitCurve } from "@cyclemarket/costbenefit";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
@@ -26,6 +27,26 @@ export interface LiveMachine {
   queue: string[];
   leases: Set<string>;
   lastHeartbeatAt: number;
+  /** The producer's controls: pause, CPU limit, only while idle, schedule, memory cap per task. */
+  controls: MachineControls;
+  /** False while the worker says its schedule or its owner's use switches its capacity off. */
+  localAvailable: boolean;
+}
+
+/** Whether the machine offers its capacity now: not paused, and its own conditions allow it. */
+export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailable;
+
+/** Slots the machine offers now: none while its capacity is switched off. */
+export const offeredSlots = (m: LiveMachine) => (offering(m) ? m.slots : 0);
+
+/** The capacity the producer offers: the benchmark's figures under the CPU limit and the memory cap. */
+export function offeredCapacity(m: LiveMachine) {
+  const cap = m.controls.maxTaskMemoryMb;
+  return {
+    available: offering(m),
+    speed: offeredSpeed(m.speed, m.controls.cpuLimit),
+    memoryPerSlotMb: cap === null ? m.memoryPerSlotMb : Math.min(cap, m.memoryPerSlotMb),
+  };
 }
 
 export interface LiveJob {

@@ -1,8 +1,8 @@
 import type { Market, MarketEvent } from "./market.ts";
-import type { LiveMachine } from "./live.ts";
+import { offeredSlots, type LiveMachine } from "./live.ts";
 
 /** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
-export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, m.slots - m.leases.size));
+export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
 
 /**
  * Which open work streams an event concerns. A stream is woken when its own machine's queue
@@ -59,7 +59,7 @@ export class WorkRoutes {
       if (spareTasks <= 0) break;
       const m = this.market.state.machines.get(id);
       if (!m) continue;
-      spareTasks -= Math.max(1, m.slots * 2 - m.leases.size);
+      spareTasks -= Math.max(1, offeredSlots(m) * 2 - m.leases.size);
       this.idle.delete(id);
       this.wake(id);
     }

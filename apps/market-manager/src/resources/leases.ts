@@ -3,7 +3,7 @@ import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import { baseTaskId, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { baseTaskId, offeredSlots, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
 import type { Reason } from "../market/engine.ts";
@@ -34,7 +34,7 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
   return market.serial(async () => {
     const machine = ownMachine(market, caller, machineId);
     const now = market.clock.now();
-    const room = Math.max(0, Math.min(max, machine.slots * 2 - machine.leases.size));
+    const room = Math.max(0, Math.min(max, offeredSlots(machine) * 2 - machine.leases.size));
     const { picked, taken } = pickTasks(market, machine, room);
     if (!picked.length) return { leases: [] };
     const expiresAt = now + market.settings.leaseTimeoutMs;
@@ -146,7 +146,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): { picked
   if (picked.length < room) {
     const others = [...market.state.machines.values()]
       .filter((m) => m.id !== machine.id && m.queue.length > 0)
-      .sort((a, b) => b.queue.length / b.slots - a.queue.length / a.slots);
+      .sort((a, b) => b.queue.length / offeredSlots(b) - a.queue.length / offeredSlots(a) || 0);
     const asks = (holderMayNotRun: boolean, other: LiveMachine) =>
       idleTake({ takerPricePerSecond: perSecond(machine.pricePerSecondMicro), holderPricePerSecond: perSecond(other.pricePerSecondMicro), holderMayNotRun });
     for (const other of others) {
@@ -154,7 +154,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): { picked
       if (stuck.length) takeFrom(stuck, { machineId: other.id, reason: asks(true, other).reason });
       const rule = asks(false, other);
       if (!rule.take) continue;
-      takeFrom(other.queue.slice(Math.max(0, other.slots - other.leases.size)).reverse(), { machineId: other.id, reason: rule.reason });
+      takeFrom(other.queue.slice(Math.max(0, offeredSlots(other) - other.leases.size)).reverse(), { machineId: other.id, reason: rule.reason });
       if (picked.length >= room) break;
     }
   }
@@ -187,7 +187,8 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
     lease.expiresAt = expiresAt;
     market.liveness.renewed(id, expiresAt);
   }
-  return { expiredLeaseIds };
+  // The producer's controls ride back on the heartbeat, so a change made on /produce reaches the worker.
+  return { expiredLeaseIds, controls: machine.controls };
 }
 
 export interface TaskReport {

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
+import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 
 export interface MachineOffer {
   name: string;
@@ -23,6 +24,9 @@ export interface MachineOffer {
   /** Dedicated machines: when the machine leaves (ms since the epoch) and the contract's price. */
   departsAt?: number | undefined;
   contractPrice?: number | undefined;
+  /** The producer's controls and whether the machine's own conditions let it work now. */
+  controls?: MachineControlsPatch | undefined;
+  available?: boolean | undefined;
 }
 
 // A browser or server claiming more than this many times the reference speed per slot is not
@@ -77,6 +81,8 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
       queue: [],
       leases: new Set(),
       lastHeartbeatAt: now,
+      controls: MachineControls.parse(offer.controls ?? {}),
+      localAvailable: offer.available ?? true,
     };
     // seed 003, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
     // would itself put on that capacity right after accepting it.
@@ -104,6 +110,8 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
           userAgent: offer.userAgent.slice(0, 300),
           lastHeartbeatAt: new Date(now),
           registeredAt: new Date(now),
+          controls: live.controls,
+          localAvailable: live.localAvailable,
         },
       });
       return created;
@@ -112,7 +120,7 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
     market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
     await placePendingTasks(market);
     market.emit({ kind: "machine", machineId: row.id });
-    return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market) };
+    return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
   }, { signal });
 }
 
@@ -139,6 +147,8 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     queue: [],
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
+    controls: readControls(row.controls),
+    localAvailable: row.localAvailable,
   };
 }
 

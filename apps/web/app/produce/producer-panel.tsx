@@ -1,13 +1,27 @@
 "use client";
 import { useEffect, useReducer, useRef, useState } from "react";
-import { createBrowserPool, defaultSlots, runProducer, type ProducerEvent } from "@cyclemarket/worker-runtime/browser";
+import {
+  DEFAULT_CONTROLS,
+  MachineControls,
+  createBrowserPool,
+  defaultSlots,
+  runProducer,
+  type MachineControlsChange,
+  type OffReason,
+  type ProducerEvent,
+} from "@cyclemarket/worker-runtime/browser";
 import { useTRPCClient } from "@/lib/trpc";
 import { createProducerApi, departOnUnload } from "@/lib/producer-api";
 import { credits, number, seconds, time } from "@/lib/format";
 import { describeReason } from "@/lib/reasons";
+import { isOutage } from "@/lib/outage";
+import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
+import { awayFor } from "@/components/connection-banner";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
 import { useStatement } from "@/components/balance";
 import { EarningsCard } from "./earnings-card";
+import { ControlsForm } from "./controls-form";
+import { OtherMachines } from "./other-machines";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
 
@@ -47,10 +61,15 @@ interface State {
   /** The work stream: the market tells this tab when it has work, so it need not keep asking. */
   stream: "live" | "reconnecting" | "closed" | null;
   elapsed: Record<string, number>;
+  /** Since when the market has not answered this tab's calls (ms), or null. */
+  marketAwaySince: number | null;
+  /** Whether this tab offers its capacity now, and why not; with the controls in force. */
+  offReason: OffReason | null;
+  controls: MachineControls;
 }
 
 type Action =
-  | { type: "start"; slots: number; price: number }
+  | { type: "start"; slots: number; price: number; controls: MachineControls }
   | { type: "benchmarked"; speed: number }
   | { type: "event"; event: ProducerEvent }
   | { type: "stopping" }
@@ -75,6 +94,9 @@ const INITIAL: State = {
   idle: false,
   stream: null,
   elapsed: {},
+  marketAwaySince: null,
+  offReason: null,
+  controls: DEFAULT_CONTROLS,
 };
 
 const RECENT = 12;
@@ -91,7 +113,7 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
 function reduce(state: State, action: Action): State {
   switch (action.type) {
     case "start":
-      return { ...INITIAL, phase: "benchmarking", slots: action.slots, price: action.price };
+      return { ...INITIAL, phase: "benchmarking", slots: action.slots, price: action.price, controls: action.controls };
     case "benchmarked":
       return { ...state, phase: "registering", speed: action.speed };
     case "stopping":
@@ -168,21 +190,52 @@ function onEvent(state: State, e: ProducerEvent): State {
           at: Date.now(),
           elapsedMs: 0,
           outcome: "abandoned",
-          detail: e.reason === "expired" ? "The lease expired; the market gave the task to another machine." : "Given back to the market when production stopped.",
+          detail:
+            e.reason === "expired"
+              ? "The lease expired; the market gave the task to another machine."
+              : e.reason === "handed-back"
+                ? "Handed back to the market when this tab paused or switched off."
+                : "Given back to the market when production stopped.",
         }),
       };
     case "idle":
       return { ...state, idle: true };
     case "stream":
       return { ...state, stream: e.state };
+    case "market":
+      return { ...state, marketAwaySince: e.reachable ? null : (state.marketAwaySince ?? Date.now()) };
+    case "capacity":
+      return { ...state, offReason: e.reason, controls: e.controls };
     case "error":
-      return { ...state, lastError: `${e.stage}: ${e.message}` };
+      // A call that got no answer is the market being away, said by the status line; never the library's words.
+      return isOutage(e.message) || state.marketAwaySince !== null ? state : { ...state, lastError: `${STAGE_WORDS[e.stage]}: ${e.message}` };
     case "departed":
       return { ...state, running: {} };
   }
 }
 
 const BENCHMARK_MS = 1000;
+
+const STAGE_WORDS: Record<string, string> = {
+  register: "Joining the market",
+  lease: "Asking for tasks",
+  module: "Fetching a task's program",
+  heartbeat: "Keeping in touch with the market",
+  report: "Delivering a result",
+  depart: "Leaving the market",
+  stream: "Listening for work",
+  offer: "Telling the market this tab's capacity",
+};
+
+/** This browser's choices for its own tab, kept between visits (the market keeps them per machine too). */
+const CONTROLS_KEY = "cyclemarket.produce.controls";
+function savedControls(): MachineControls {
+  try {
+    return MachineControls.parse(JSON.parse(localStorage.getItem(CONTROLS_KEY) ?? "{}"));
+  } catch {
+    return DEFAULT_CONTROLS;
+  }
+}
 
 function machineName(): string {
   const ua = navigator.userAgent;
@@ -208,6 +261,21 @@ export function ProducerPanel() {
   const [, tick] = useState(0);
   const controller = useRef<AbortController | null>(null);
   const machineId = useRef<string | null>(null);
+  const [controls, setControls] = useState<MachineControls>(DEFAULT_CONTROLS);
+  /** Sends changes made while producing to the running loop, which tells the market. */
+  const changes = useRef<((change: MachineControlsChange) => void) | null>(null);
+  const activity = useRef<ReturnType<typeof createBrowserActivity> | null>(null);
+
+  useEffect(() => setControls(savedControls()), []);
+
+  function changeControls(change: MachineControlsChange) {
+    const next = MachineControls.parse({ ...controls, ...change });
+    setControls(next);
+    localStorage.setItem(CONTROLS_KEY, JSON.stringify({ ...next, paused: false }));
+    // Idle Detection needs the person's click to be granted: ask now, when they turned it on.
+    if (next.onlyIdle && hasIdleDetection()) void activity.current?.detectIdle();
+    changes.current?.(change);
+  }
 
   useEffect(() => {
     setCores(String(defaultSlots()));
@@ -245,7 +313,10 @@ export function ProducerPanel() {
     setFormError(null);
     const abort = new AbortController();
     controller.current = abort;
-    dispatch({ type: "start", slots, price: pricePerSecond });
+    dispatch({ type: "start", slots, price: pricePerSecond, controls });
+    const ownerActivity = createBrowserActivity();
+    activity.current = ownerActivity;
+    if (controls.onlyIdle && hasIdleDetection()) void ownerActivity.detectIdle();
     setBenchStart(Date.now());
     const pool = createBrowserPool({ slots });
     try {
@@ -262,6 +333,16 @@ export function ProducerPanel() {
         slots,
         signal: abort.signal,
         registerAttempts: 3,
+        controls,
+        ownerActivity,
+        controlChanges: (listener) => {
+          changes.current = listener;
+          return () => {
+            if (changes.current === listener) changes.current = null;
+          };
+        },
+        // A tab that is hidden or idle may turn on at once.
+        conditionsEveryMs: 500,
         machine: {
           name: machineName(),
           kind: "opportunistic",
@@ -319,6 +400,15 @@ export function ProducerPanel() {
             )}
           </div>
         </Card>
+        <Card title="Controls for this tab">
+          <ControlsForm
+            controls={active ? state.controls : controls}
+            where="browser"
+            onApply={changeControls}
+            applyLabel={active ? "Apply now" : "Keep for when I start"}
+            testId="tab-controls"
+          />
+        </Card>
         <Card title="What happens">
           <ol className="list-decimal space-y-2 pl-5 text-sm text-slate-600">
             <li>A short benchmark measures how fast this browser computes.</li>
@@ -330,7 +420,7 @@ export function ProducerPanel() {
       </div>
 
       <div className="space-y-6">
-        <Card title="Status" actions={<Badge value={state.phase} testId="producer-status" />}>
+        <Card title="Status" actions={<Badge value={badge(state)} testId="producer-status" />}>
           <p className="text-sm text-slate-600" role="status" aria-live="polite">
             {phaseLine(state, running.length)}
           </p>
@@ -347,7 +437,25 @@ export function ProducerPanel() {
             <Stat label="Accepted" value={state.accepted} testId="producer-accepted" />
             <Stat label="Earned" value={<Earned sinceStart={state.earned} accepted={state.accepted} />} />
           </dl>
-          {state.lastError && state.phase !== "idle" ? (
+          {state.phase === "producing" ? (
+            <div className="mt-4 flex flex-wrap gap-2">
+              {state.controls.paused ? (
+                <Button onClick={() => changeControls({ paused: false })} data-testid="producer-resume">
+                  Resume
+                </Button>
+              ) : (
+                <>
+                  <Button variant="secondary" onClick={() => changeControls({ paused: true, handBack: "finish" })} data-testid="producer-pause">
+                    Pause, let tasks finish
+                  </Button>
+                  <Button variant="secondary" onClick={() => changeControls({ paused: true, handBack: "now" })}>
+                    Pause, hand tasks back now
+                  </Button>
+                </>
+              )}
+            </div>
+          ) : null}
+          {state.lastError && state.phase !== "idle" && state.marketAwaySince === null ? (
             <div className="mt-4">
               <Alert tone={state.phase === "failed" ? "error" : "warning"} title={state.phase === "failed" ? "Production stopped" : "Last problem"}>
                 {state.lastError}
@@ -357,6 +465,8 @@ export function ProducerPanel() {
         </Card>
 
         <EarningsCard />
+
+        <OtherMachines thisMachineId={state.machineId} />
 
         <Card title="Running now">
           {running.length === 0 ? (
@@ -428,7 +538,26 @@ function Earned({ sinceStart, accepted }: { sinceStart: number; accepted: number
   );
 }
 
+const OFF_WORDS: Record<OffReason, string> = {
+  paused: "Paused: this tab is in the market but takes no task until you resume.",
+  schedule: "Outside your schedule: this tab takes no task until the schedule allows it.",
+  "in-use": "You are using this computer: this tab takes no task until the page is hidden or you are idle.",
+};
+
+function badge(state: State): string {
+  if (state.phase !== "producing") return state.phase;
+  if (state.marketAwaySince !== null) return "waiting";
+  if (state.offReason === "paused") return "paused";
+  if (state.offReason === "schedule") return "off schedule";
+  if (state.offReason === "in-use") return "in use";
+  return "producing";
+}
+
 function phaseLine(state: State, running: number): string {
+  if ((state.phase === "producing" || state.phase === "registering") && state.marketAwaySince !== null) {
+    return `Waiting for the market: reconnecting for ${awayFor(Date.now() - state.marketAwaySince)}. Running tasks go on, and their results are delivered once it is back.`;
+  }
+  if (state.phase === "producing" && state.offReason) return OFF_WORDS[state.offReason] + (running > 0 ? ` ${running} leased task${running === 1 ? "" : "s"} finishing.` : "");
   switch (state.phase) {
     case "idle":
       return "Not producing. Choose your cores and price, then start.";

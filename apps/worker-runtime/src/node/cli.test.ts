@@ -34,6 +34,18 @@ function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 describe("parseCommand", () => {
+  it("reads the producer's controls, refusing a bad one with its limit in words", () => {
+    const argv = ["--url", "http://localhost:4000", "--token", "t", "--cpu-limit", "50", "--only-idle", "--idle-load", "0.2", "--schedule", "Mon-Fri 18:00-08:00", "--max-task-memory", "256", "--paused", "--hand-back", "now"];
+    expect(parseCommand(argv, {})).toMatchObject({
+      ok: true,
+      flags: { controls: { cpuLimit: 50, onlyIdle: true, idleLoad: 0.2, schedule: "Mon-Fri 18:00-08:00", maxTaskMemoryMb: 256, paused: true, handBack: "now" } },
+    });
+    expect(parseCommand(["--url", "http://localhost:4000", "--token", "t"], {})).toMatchObject({ ok: true, flags: { controls: {} } });
+    expect(parseCommand(["--url", "http://localhost:4000", "--token", "t", "--cpu-limit", "half"], {})).toMatchObject({ ok: false, help: false });
+    expect(parseCommand(["--url", "http://localhost:4000", "--token", "t", "--cpu-limit", "150"], {})).toEqual({ ok: false, help: false, message: "The CPU limit is at most 100%." });
+    expect(parseCommand(["--url", "http://localhost:4000", "--token", "t", "--hand-back", "later"], {})).toMatchObject({ ok: false, message: expect.stringContaining("finish") });
+  });
+
   it("reads flags, with the token from the environment as a fallback", () => {
     const c = parseCommand(["--url", "http://localhost:4000", "--slots", "3", "--price", "2.5"], { CYCLEMARKET_WORKER_TOKEN: "tok" });
     expect(c).toMatchObject({ ok: true, flags: { url: "http://localhost:4000", token: "tok", slots: 3, price: 2.5, kind: "opportunistic" } });

@@ -7,6 +7,8 @@ import { z } from "zod";
 import { runProducer, type ProducerEvent } from "../producer.ts";
 import { createNodePool } from "./pool.ts";
 import { createTrpcApi } from "./trpc-api.ts";
+import { createCpuLoadActivity } from "./cpu-load.ts";
+import { MachineControlsPatch, type MachineControlsPatch as ControlsPatch } from "../controls/machine-controls.ts";
 
 const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> [options]
 
@@ -21,6 +23,26 @@ const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> 
   --contract C       dedicated: total credits asked for those hours; the market
                      accepts or refuses the offer at once
   --bandwidth B      bandwidth to the market in bytes per second (default 12500000)
+
+Producer controls (kept by the market on this machine's record; the /produce page
+shows them, and can pause, resume or change them while the worker runs):
+  --paused           join the market paused: in it, but taking no task until resumed
+  --hand-back WHEN   when the machine pauses or switches off: "finish" (default) lets
+                     leased tasks finish; "now" hands them back to the market at once
+  --cpu-limit PCT    percentage of each core the market may use, 1 to 100 (default 100).
+                     Kept by duty cycle per task: a slot that ran a task for r seconds
+                     rests r x (100 - PCT) / PCT seconds before the next one (a running
+                     WebAssembly task cannot be paused from outside, so one task runs at
+                     full speed); the market is offered speed x PCT / 100 per slot
+  --only-idle        work only while the rest of this machine is quiet (see --idle-load)
+  --idle-load SHARE  with --only-idle: the machine counts as in use while other
+                     processes use more than this share of all cores, 0 to 1 (default 0.3),
+                     measured over the last 2 seconds without this worker's own CPU time
+  --schedule TEXT    work only in these hours of the machine's local time, e.g.
+                     "Mon-Fri 18:00-08:00; Sat,Sun 00:00-24:00" (a range that ends before
+                     it starts runs past midnight)
+  --max-task-memory MB  the most memory one task may have (at least 16); the market
+                     places no larger task here
   --quiet            print only errors
   --help             show this text`;
 
@@ -40,6 +62,7 @@ const Flags = z.object({
   hours: z.coerce.number({ error: "--hours must be a number" }).positive("--hours must be positive").max(24 * 365, "--hours must be at most a year").optional(),
   contract: z.coerce.number({ error: "--contract must be a number" }).min(0, "--contract must not be negative").optional(),
   quiet: z.boolean().default(false),
+  controls: MachineControlsPatch,
 }).refine((f) => f.kind !== "dedicated" || (f.hours !== undefined && f.contract !== undefined), {
   message: "a dedicated machine needs --hours and --contract",
 });
@@ -65,6 +88,13 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
         bandwidth: { type: "string" },
         hours: { type: "string" },
         contract: { type: "string" },
+        paused: { type: "boolean" },
+        "hand-back": { type: "string" },
+        "cpu-limit": { type: "string" },
+        "only-idle": { type: "boolean" },
+        "idle-load": { type: "string" },
+        schedule: { type: "string" },
+        "max-task-memory": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -75,10 +105,27 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     return { ok: false, help: false, message: e instanceof Error ? e.message : String(e) };
   }
   if (values.help) return { ok: false, help: true, message: USAGE };
-  const { help: _help, ...rest } = values;
-  const parsed = Flags.safeParse({ ...rest, token: rest.token ?? Env.parse(env).CYCLEMARKET_WORKER_TOKEN });
+  const { help: _help, paused, "hand-back": handBack, "cpu-limit": cpuLimit, "only-idle": onlyIdle, "idle-load": idleLoad, schedule, "max-task-memory": maxTaskMemoryMb, ...rest } = values;
+  const controls: Record<string, unknown> = { paused, handBack, onlyIdle, schedule, cpuLimit: flagNumber(cpuLimit), idleLoad: flagNumber(idleLoad), maxTaskMemoryMb: flagNumber(maxTaskMemoryMb) };
+  for (const key of Object.keys(controls)) if (controls[key] === undefined) delete controls[key];
+  const parsed = Flags.safeParse({ ...rest, controls, token: rest.token ?? Env.parse(env).CYCLEMARKET_WORKER_TOKEN });
   if (!parsed.success) return { ok: false, help: false, message: parsed.error.issues.map((i) => i.message).join("\n") };
   return { ok: true, flags: parsed.data };
+}
+
+/** A number flag as a number, so the controls' schema names its limit; text that is not a number stays text and is refused. */
+const flagNumber = (text: string | undefined) => (text === undefined ? undefined : text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text);
+
+const OFF_WORDS = { paused: "paused", schedule: "outside its schedule", "in-use": "this machine is in use" } as const;
+
+function describeControls(c: ControlsPatch): string {
+  const parts = [
+    c.cpuLimit !== undefined && c.cpuLimit < 100 ? `CPU limit ${c.cpuLimit}%` : null,
+    c.onlyIdle ? `only while other load < ${Math.round((c.idleLoad ?? 0.3) * 100)}%` : null,
+    c.schedule ? `schedule "${c.schedule}"` : null,
+    c.maxTaskMemoryMb ? `at most ${c.maxTaskMemoryMb} MB per task` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(", ") : "no limits";
 }
 
 function describe(event: ProducerEvent): string | null {
@@ -94,7 +141,7 @@ function describe(event: ProducerEvent): string | null {
     case "reported":
       return event.accepted ? null : `report for task ${event.taskId} refused: ${event.reason?.code ?? "no reason given"}`;
     case "abandoned":
-      return `task ${event.taskId} given up (${event.reason === "expired" ? "its lease expired" : "stopping"})`;
+      return `task ${event.taskId} given up (${event.reason === "expired" ? "its lease expired" : event.reason === "handed-back" ? "handed back to the market" : "stopping"})`;
     case "idle":
       return null;
     case "stream":
@@ -107,6 +154,12 @@ function describe(event: ProducerEvent): string | null {
       return `error while trying to ${event.stage}: ${event.message}`;
     case "departed":
       return `departed from the market`;
+    case "market":
+      return event.reachable ? "the market answers again" : "the market is not answering; running tasks go on and their results are kept until it is back";
+    case "capacity":
+      return event.offering
+        ? `offering capacity (${describeControls(event.controls)})`
+        : `capacity off: ${OFF_WORDS[event.reason ?? "paused"]}; taking no task${event.controls.handBack === "now" ? ", leased tasks handed back" : ", leased tasks finish"}`;
   }
 }
 
@@ -142,6 +195,9 @@ export async function main(argv: string[]): Promise<number> {
       executor: pool,
       slots: flags.slots,
       signal: controller.signal,
+      controls: flags.controls,
+      // Always watched, so "only while idle" works when the /produce page turns it on later.
+      ownerActivity: createCpuLoadActivity(),
       machine: {
         name: flags.name,
         kind: flags.kind,

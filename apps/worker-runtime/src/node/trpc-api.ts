@@ -35,6 +35,7 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
     depart: async (input) => {
       await worker.depart.mutate(input);
     },
+    offer: async (input) => WORKER_PROCEDURES.offer.output.parse(await worker.offer.mutate(WORKER_PROCEDURES.offer.input.parse(input))),
     watchWork: (input, handlers) => {
       const subscription = client.live.work.subscribe(WorkStreamRequest.parse(input), workStreamCallbacks(handlers));
       return () => subscription.unsubscribe();

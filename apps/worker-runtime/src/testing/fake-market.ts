@@ -1,4 +1,5 @@
-import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "../api.ts";
+import type { Lease, OfferRequest, RegisterRequest, ReportRequest, WorkerApi } from "../api.ts";
+import { MachineControls } from "../controls/machine-controls.ts";
 import { toBase64 } from "../base64.ts";
 import { sha256Hex } from "../sandbox.ts";
 
@@ -14,6 +15,11 @@ export class FakeMarket implements WorkerApi {
   heartbeats: string[][] = [];
   expireOnHeartbeat = new Set<string>();
   maxOutstanding = 0;
+  /** The controls the market keeps for the machine, and every offer its worker made. */
+  controls = MachineControls.parse({});
+  offers: OfferRequest[] = [];
+  /** Lease calls, with when they were made (ms, performance.now()). */
+  leaseTimes: number[] = [];
   private nextLease = 0;
   private readonly handedOut = new Map<string, string>();
 
@@ -24,9 +30,11 @@ export class FakeMarket implements WorkerApi {
   }
   async register(input: RegisterRequest) {
     this.registered.push(input);
-    return { machineId: "m1", leaseTimeoutMs: 10_000, heartbeatIntervalMs: 50 };
+    this.controls = MachineControls.parse({ ...this.controls, ...input.controls });
+    return { machineId: "m1", leaseTimeoutMs: 10_000, heartbeatIntervalMs: 50, controls: this.controls };
   }
   async lease({ max }: { machineId: string; max: number }) {
+    this.leaseTimes.push(performance.now());
     const leases = this.queue.splice(0, max).map((t) => ({ ...t, leaseId: `l${this.nextLease++}`, expiresAt: Date.now() + 10_000 }));
     for (const l of leases) {
       this.leases.set(l.leaseId, l);
@@ -48,12 +56,17 @@ export class FakeMarket implements WorkerApi {
     this.heartbeats.push(leaseIds);
     const expiredLeaseIds = leaseIds.filter((id) => this.expireOnHeartbeat.has(id));
     for (const id of expiredLeaseIds) this.leases.delete(id);
-    return { expiredLeaseIds };
+    return { expiredLeaseIds, controls: this.controls };
   }
   async report(r: ReportRequest) {
     this.reports.push(r);
     if (!this.leases.delete(r.leaseId)) return { accepted: false, reason: { code: "stale-lease" } };
     return { accepted: true };
+  }
+  async offer(input: OfferRequest) {
+    this.offers.push(input);
+    this.controls = MachineControls.parse({ ...this.controls, ...input.controls });
+    return { controls: this.controls };
   }
   async depart({ machineId }: { machineId: string }) {
     this.departed.push(machineId);

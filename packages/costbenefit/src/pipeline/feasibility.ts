@@ -49,6 +49,8 @@ export function infeasibility(
   est: Estimate,
 ): Exclusion | undefined {
   const f = ctx.state.machines.f;
+  // The producer switched this capacity off: nothing new is planned on it (it keeps what it runs).
+  if (f.available[row] === 0) return "unavailable";
   // A task that needs more than one slot's memory cannot go to the machine at all (DESIGN.md).
   if (task.memoryMb > f.memoryPerSlot[row]!) return "memory";
   if (f.reputation[row]! < ctx.minReputation) return "reputation";

@@ -23,7 +23,7 @@ let seen = new Int32Array(1024);
 let stamp = 0;
 
 export function emptyExclusions(): Exclusions {
-  return { inspected: 0, memory: 0, reputation: 0, replica: 0, departure: 0, deadline: 0, horizon: 0, memoryFull: 0 };
+  return { inspected: 0, unavailable: 0, memory: 0, reputation: 0, replica: 0, departure: 0, deadline: 0, horizon: 0, memoryFull: 0 };
 }
 
 export function cheapestMachine(

@@ -2,7 +2,7 @@
 // based on the price the system would put on that resource immediately after accepting it").
 import { resourceCostSlopeLn } from "../cost.ts";
 import type { OfferDecision } from "../decision.ts";
-import { DedicatedOffer } from "../machine.ts";
+import { DedicatedOffer, type DedicatedOfferInput } from "../machine.ts";
 import type { MarketState } from "../state/market-state.ts";
 
 /**
@@ -12,7 +12,7 @@ import type { MarketState } from "../state/market-state.ts";
  * idle quote is not used: it is P ln(n) / (capacity H), so capacity x time x quote would not depend
  * on the machine's size or on how busy the market is.
  */
-export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer, now: number, budget = Infinity): OfferDecision {
+export function considerDedicatedOffer(state: MarketState, input: DedicatedOfferInput, now: number, budget = Infinity): OfferDecision {
   const offer = DedicatedOffer.parse(input);
   if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
   const s = state.settings;

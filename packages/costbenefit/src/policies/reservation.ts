@@ -42,7 +42,7 @@ function reservations(call: ShareCall, skipJob?: string): Book {
   const m = call.state.machines;
   const perMachine = new Float64Array(m.end);
   let capacity = 0;
-  for (let s = 0; s < m.end; s++) if (m.live(s)) capacity += m.f.capacity[s]!;
+  for (let s = 0; s < m.end; s++) if (m.live(s) && m.f.available[s] === 1) capacity += m.f.capacity[s]!;
   let total = 0;
   const rate = new Map<string, number>();
   for (const id of call.loads.keys()) {

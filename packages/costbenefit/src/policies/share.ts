@@ -65,7 +65,7 @@ export function freeSlots(state: MarketState): { free: Int32Array; total: number
   const free = new Int32Array(m.end);
   let total = 0;
   for (let s = 0; s < m.end; s++) {
-    if (!m.live(s)) continue;
+    if (!m.live(s) || m.f.available[s] === 0) continue;
     free[s] = Math.max(0, m.f.slots[s]! - m.i.running[s]! - m.i.queued[s]!);
     total += free[s]!;
   }

@@ -1,7 +1,7 @@
 // One small interface for every policy (DESIGN.md "The policy lab"). Its own file so that the
 // policies and the builder that picks among them depend on it, not on each other.
 import type { Decision, OfferDecision, Replacement, TickResult } from "../decision.ts";
-import type { DedicatedOffer } from "../machine.ts";
+import type { DedicatedOfferInput } from "../machine.ts";
 import type { Job, PendingTask } from "../job.ts";
 import type { Rng } from "../rng.ts";
 import type { MarketState } from "../state/market-state.ts";
@@ -22,5 +22,5 @@ export interface Policy {
    * Accept or reject a dedicated machine's offer at once; `budget` is what the market can still
    * commit to contracts from its reserve and earnings (credits).
    */
-  considerDedicatedOffer(state: MarketState, offer: DedicatedOffer, now: number, budget?: number): OfferDecision;
+  considerDedicatedOffer(state: MarketState, offer: DedicatedOfferInput, now: number, budget?: number): OfferDecision;
 }

@@ -4,6 +4,8 @@ import type { MachineProfile } from "../machine.ts";
 
 const F64 = [
   "speed", "slots", "memoryPerSlot", "bandwidth", "pricePerSecond", "capacity", "departureAt", "reputation",
+  // 1 while the producer offers the machine's capacity, 0 while it is switched off.
+  "available",
   // Backlog bookkeeping: remaining work as of `at`, drained at speed x min(running, slots).
   "work", "at", "queuedWork", "runningMemory", "busySeconds",
 ] as const;
@@ -73,6 +75,7 @@ export class MachineTable {
     f.capacity[row] = p.speed * p.slots;
     f.departureAt[row] = p.kind === "dedicated" ? p.departureAt : Infinity;
     f.reputation[row] = p.reputation;
+    f.available[row] = p.available ? 1 : 0;
   }
 
   /** The rows of every live machine with the same owner as `row` (itself included). */

@@ -295,6 +295,8 @@ export class MarketState {
    */
   unitKey(row: number, now: number, n = this.n): number {
     const m = this.machines;
+    // Switched-off capacity sorts last: the search reaches it only when nothing else fits.
+    if (m.f.available[row] === 0) return Infinity;
     const H = this._settings.horizonSeconds;
     const capacity = m.f.capacity[row]!;
     const backlogSeconds = m.remaining(row, now) / capacity;
@@ -328,6 +330,7 @@ export class MarketState {
    */
   memoryKey(row: number): number {
     const m = this.machines;
+    if (m.f.available[row] === 0) return Infinity;
     const max = m.f.memoryPerSlot[row]! * m.f.slots[row]!;
     return this._settings.priceConstant * resourceCostSlopeLn(Math.log(this.n), m.f.runningMemory[row]!, max);
   }

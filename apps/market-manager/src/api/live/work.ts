@@ -1,5 +1,5 @@
 import type { Market } from "../../market/market.ts";
-import type { LiveMachine } from "../../market/live.ts";
+import { offeredSlots, type LiveMachine } from "../../market/live.ts";
 import { spare } from "../../market/work-routes.ts";
 
 /** The market's spare queued tasks, counted once per version of the live state for all streams. */
@@ -21,7 +21,7 @@ function spareTotal(market: Market): number {
  * hint that turns out empty costs one empty lease.
  */
 export function workOnOffer(market: Market, machine: LiveMachine): number {
-  const room = machine.slots * 2 - machine.leases.size;
+  const room = offeredSlots(machine) * 2 - machine.leases.size;
   if (room <= 0) return 0;
   return Math.min(room, machine.queue.length + spareTotal(market) - spare(machine));
 }

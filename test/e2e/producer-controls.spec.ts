@@ -1,0 +1,45 @@
+import { expect, test, type Page } from "@playwright/test";
+import { signUp } from "./users.ts";
+import { startProducing, submitMonteCarlo } from "./pages.ts";
+
+// A producer pauses their tab from /produce: it stays in the market but receives no work while a
+// job waits (the local Node worker does it alone), and takes work again once resumed.
+
+async function tabPausedInMarket(producer: Page, paused: boolean) {
+  const machinePrefix = (await producer.getByTestId("producer-machine-id").innerText()).trim();
+  await expect
+    .poll(async () => {
+      const res = await producer.request.get("/api/trpc/machines.list");
+      const machines = (await res.json()).result.data as { id: string; controls: { paused: boolean }; offering: boolean }[];
+      const tab = machines.find((m) => m.id.startsWith(machinePrefix));
+      return tab ? { paused: tab.controls.paused, offering: tab.offering } : null;
+    })
+    .toEqual({ paused, offering: !paused });
+}
+
+test("a paused producer tab receives no work while a job waits, and takes work once resumed", async ({ page, context }) => {
+  test.setTimeout(300_000);
+  await signUp(page, "Pia", `pia-${Date.now()}@example.test`);
+  const producer = await context.newPage();
+  await startProducing(producer);
+  await producer.getByTestId("producer-pause").click();
+  await expect(producer.getByTestId("producer-status")).toHaveText("paused");
+  await tabPausedInMarket(producer, true);
+
+  await submitMonteCarlo(page, { tasks: 12, samplesPerTask: 300_000_000, benefit: 600, name: "Waits for the worker" });
+  await expect(page.getByTestId("job-status")).toHaveText(/admitted|running/i, { timeout: 30_000 });
+  // Several seconds of a waiting job: the paused tab runs nothing and has done nothing.
+  for (let i = 0; i < 6; i++) {
+    await producer.waitForTimeout(1_000);
+    await expect(producer.getByTestId("producer-running")).toHaveText("0 / 1");
+    await expect(producer.getByTestId("producer-done")).toHaveText("0");
+  }
+  await expect(page.getByTestId("job-status")).not.toHaveText(/completed/i);
+  await expect(producer.getByRole("status").filter({ hasText: "Paused" })).toBeVisible();
+
+  await producer.getByTestId("producer-resume").click();
+  await expect(producer.getByTestId("producer-status")).toHaveText("producing");
+  await tabPausedInMarket(producer, false);
+  await expect.poll(async () => Number(await producer.getByTestId("producer-done").innerText()), { timeout: 120_000 }).toBeGreaterThan(0);
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 180_000 });
+});
