@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { connect, MarketError, type CycleMarket } from "@cyclemarket/client";
+import { connect, MarketError, type CycleMarket } from "../../packages/client/src/index.ts";
 import { CAT_WAT, READ_FILE_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { createNodePool } from "../../apps/worker-runtime/src/node/pool.ts";
 import { createTrpcApi } from "../../apps/worker-runtime/src/node/trpc-api.ts";
@@ -170,7 +170,7 @@ describe("outputs come back byte for byte", () => {
     const inputs = Array.from({ length: 6 }, (_, i) => Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, i]), randomBytes(1000 + i * 500), Buffer.from(Array.from({ length: 256 }, (_, b) => b))]));
     inputs.forEach((b, i) => writeFileSync(join(dir, "inputs", `bin-${i}`), b));
     const job = await sdk.submit(writeJob("binary", { module: "cat.wasm", tasks: { count: inputs.length, stdin: { file: "inputs/bin-{i}" } } }));
-    const final = await job.wait({ intervalMs: 200 });
+    const final = await job.wait();
     expect(final.status).toBe("completed");
 
     const outputs = [];
@@ -203,7 +203,7 @@ describe("outputs come back byte for byte", () => {
   it("input files reach the program in the sandbox", async () => {
     startWorker();
     const job = await sdk.submit(writeJob("files", { module: "read-file.wasm", tasks: { count: 2, files: { "data/in.txt": "inputs/{i}.txt" } } }));
-    expect((await job.wait({ intervalMs: 200 })).status).toBe("completed");
+    expect((await job.wait()).status).toBe("completed");
     const texts = [];
     for await (const o of job.allOutputs()) texts.push(Buffer.from(o.stdout).toString());
     expect(texts).toEqual(["zero", "one"]);

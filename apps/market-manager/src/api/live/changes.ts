@@ -1,10 +1,12 @@
-import type { Market } from "../../market/market.ts";
+import type { Market, MarketEvent } from "../../market/market.ts";
 
 export interface ChangeOptions {
   /** Wake at least this often even when nothing was emitted, for views that show elapsed time. */
   everyMs?: number;
   /** At least this long between two wake-ups, so a busy market does not rebuild a costly view per event. */
   minGapMs?: number;
+  /** Only events this accepts wake the stream (one job's stream needs only that job's events). */
+  only?: (event: MarketEvent) => boolean;
 }
 
 /**
@@ -25,6 +27,12 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     dirty = true;
     poke();
   };
+  const only = options.only;
+  const onEvent = only
+    ? (event: MarketEvent) => {
+        if (only(event)) mark();
+      }
+    : mark;
   const paused = { end: () => {} };
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -35,7 +43,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     poke();
     paused.end();
   };
-  market.events.on("event", mark);
+  market.events.on("event", onEvent);
   signal?.addEventListener("abort", onAbort);
   const timer = options.everyMs ? setInterval(mark, options.everyMs) : undefined;
   try {
@@ -52,7 +60,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
   } finally {
     paused.end();
     clearInterval(timer);
-    market.events.off("event", mark);
+    market.events.off("event", onEvent);
     signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -2,7 +2,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type DragEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { JobFile, JobFileProblem, checkJobRequest, describeJobReason, jobRequest, type JobRequest } from "@cyclemarket/client/job-file";
+import { JobFile, JobFileProblem, checkJobRequest, describeJobReason, jobRequest, modulePath, type JobRequest } from "@cyclemarket/client/job-file";
 import { useTRPCClient } from "@/lib/trpc";
 import { describeError, describeReason, isReason } from "@/lib/reasons";
 import { bytes } from "@/lib/format";
@@ -69,9 +69,15 @@ export function JobFileForm({ initial }: { initial?: string }) {
       return null;
     }
     try {
-      const module = read(parsed.data.module);
-      const hash = await sha256(module);
-      if (!(await client.jobs.module.query({ hash }))) {
+      // A module named by hash ("Run again") is the market's already; a path is uploaded once.
+      const path = modulePath(parsed.data);
+      const module = path === null ? null : read(path);
+      const hash = module ? await sha256(module) : (parsed.data.module as { sha256: string }).sha256;
+      if (!module && !(await client.jobs.module.query({ hash }))) {
+        setProblem(describeJobReason({ code: "module-unknown", hash }));
+        return null;
+      }
+      if (module && !(await client.jobs.module.query({ hash }))) {
         const res = await fetch("/api/modules", { method: "PUT", body: new Uint8Array(module), headers: { "content-type": "application/wasm" } });
         if (!res.ok) {
           const body = (await res.json().catch(() => null)) as { error?: { message?: string; data?: { reason?: unknown } } } | null;
