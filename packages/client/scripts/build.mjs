@@ -16,7 +16,8 @@ const ENTRIES = { index: "src/index.ts", "job-file": "src/job-file/index.ts", cl
 const SOURCES = [join(pkg, "src"), join(pkg, "..", "costbenefit", "src")];
 
 async function newest(dirs) {
-  let latest = (await stat(fileURLToPath(import.meta.url))).mtimeMs;
+  // The script and package.json (its dependencies decide what is bundled in) count as sources too.
+  let latest = Math.max((await stat(fileURLToPath(import.meta.url))).mtimeMs, (await stat(join(pkg, "package.json"))).mtimeMs);
   for (const dir of dirs) {
     for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
       if (e.isFile() && e.name.endsWith(".ts")) latest = Math.max(latest, (await stat(join(e.parentPath, e.name))).mtimeMs);
