@@ -304,7 +304,7 @@ describe("the cyclemarket CLI", () => {
     const run = await cli(["submit", path, "--url", market.url, "--token", consumeToken, "--wait", "--out", out]);
     const seconds = (Date.now() - started) / 1000;
     expect(run.stderr).not.toContain("Error");
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/admitted/);
     expect(run.stdout).toContain("1000/1000 tasks done");
     const files = readdirSync(out);
