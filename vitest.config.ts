@@ -18,7 +18,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
-          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
+          // The cyclemarket CLI the tests run is the bundle users get (packages/client/dist).
+          globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs", "packages/client/scripts/build.mjs"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,

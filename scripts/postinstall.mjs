@@ -17,3 +17,8 @@ if (existsSync("apps/worker-runtime/scripts/build-thread.mjs")) {
   // The Node pool's threads load this bundle: plain JavaScript, ready in milliseconds.
   run("npm", ["run", "-s", "build:thread", "-w", "@cyclemarket/worker-runtime"]);
 }
+if (existsSync("packages/client/scripts/build.mjs")) {
+  // The SDK and the cyclemarket CLI as plain JavaScript with type declarations, so they run from
+  // a Node script or `npx cyclemarket` outside this repository, without a TypeScript loader.
+  run(process.execPath, ["packages/client/scripts/build.mjs", "--types"]);
+}

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { connect, MarketError, type CycleMarket } from "@cyclemarket/client";
+import { connect, MarketError, type CycleMarket } from "../../packages/client/src/index.ts";
 import { CAT_WAT, READ_FILE_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { createNodePool } from "../../apps/worker-runtime/src/node/pool.ts";
 import { createTrpcApi } from "../../apps/worker-runtime/src/node/trpc-api.ts";
@@ -170,7 +170,7 @@ describe("outputs come back byte for byte", () => {
     const inputs = Array.from({ length: 6 }, (_, i) => Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, i]), randomBytes(1000 + i * 500), Buffer.from(Array.from({ length: 256 }, (_, b) => b))]));
     inputs.forEach((b, i) => writeFileSync(join(dir, "inputs", `bin-${i}`), b));
     const job = await sdk.submit(writeJob("binary", { module: "cat.wasm", tasks: { count: inputs.length, stdin: { file: "inputs/bin-{i}" } } }));
-    const final = await job.wait({ intervalMs: 200 });
+    const final = await job.wait();
     expect(final.status).toBe("completed");
 
     const outputs = [];
@@ -203,10 +203,93 @@ describe("outputs come back byte for byte", () => {
   it("input files reach the program in the sandbox", async () => {
     startWorker();
     const job = await sdk.submit(writeJob("files", { module: "read-file.wasm", tasks: { count: 2, files: { "data/in.txt": "inputs/{i}.txt" } } }));
-    expect((await job.wait({ intervalMs: 200 })).status).toBe("completed");
+    expect((await job.wait()).status).toBe("completed");
     const texts = [];
     for await (const o of job.allOutputs()) texts.push(Buffer.from(o.stdout).toString());
     expect(texts).toEqual(["zero", "one"]);
+  });
+});
+
+describe("following a job and running it again", () => {
+  it("streams each task's output as it is accepted and the job's progress, both ending with the job", async () => {
+    startWorker();
+    const job = await sdk.submit(writeJob("streamed", { module: "cat.wasm", tasks: { count: 8, stdin: "out {i}\n" } }));
+    const statuses: string[] = [];
+    const following = (async () => {
+      for await (const p of job.progress()) statuses.push(`${p.status} ${p.tasksDone}`);
+    })();
+    const seen: [number, string][] = [];
+    for await (const o of job.results()) seen.push([o.index, Buffer.from(o.stdout).toString()]);
+    await following;
+    expect(seen.sort((a, b) => a[0] - b[0])).toEqual(Array.from({ length: 8 }, (_, i) => [i, `out ${i}\n`]));
+    expect(statuses.at(-1)).toBe("completed 8");
+    // A stream opened after the end sends every output, then ends; one resumed from an event id
+    // sends from that task on.
+    const after: number[] = [];
+    for await (const o of job.results()) after.push(o.index);
+    expect(after.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const resumed = await new Promise<unknown[]>((resolve, reject) => {
+      const got: unknown[] = [];
+      const sub = market.tokenClient(consumeToken).jobs.streamOutputs.subscribe(
+        { jobId: job.id, lastEventId: "6" },
+        { onData: (e) => got.push(e.data.kind === "output" ? e.data.output.index : e.data.kind), onComplete: () => (sub.unsubscribe(), resolve(got)), onError: reject },
+      );
+    });
+    expect(resumed).toEqual([6, 7, "end"]);
+  });
+
+  it("another user cannot follow the job", async () => {
+    const job = await sdk.submit(writeJob("private", { module: "cat.wasm", tasks: [{ stdin: "x" }] }));
+    const other = await market.signUp("watcher@example.test", ["consumer"]);
+    const theirs = connect({ url: market.url, token: (await other.account.tokens.create.mutate({ name: "x", scopes: ["consume"] })).token });
+    const e = await (async () => {
+      for await (const _ of theirs.job(job.id).results()) return null;
+    })().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(MarketError);
+    expect((e as MarketError).status).toBe(404);
+    await job.wait();
+  });
+
+  it("reads a job back as its job file: the module by hash, binary stdin as base64; submitted again it runs the same", async () => {
+    startWorker();
+    const binary = Buffer.from([0, 1, 2, 0xff, 0xfe, 10]);
+    writeFileSync(join(dir, "inputs", "again.bin"), binary);
+    const first = await sdk.submit(
+      writeJob("again", {
+        module: "read-file.wasm",
+        limits: { memoryMb: 16, wallSeconds: 7 },
+        tasks: [{ args: ["x y"], stdin: { file: "inputs/again.bin" }, files: { "data/in.txt": "inputs/0.txt" } }, { args: ["2"], stdin: "text", env: { A: "1" }, files: { "data/in.txt": { text: "inline" } } }],
+      }),
+    );
+    const file = await first.jobFile();
+    expect(file).toEqual({
+      name: "again",
+      module: { sha256: createHash("sha256").update(readFile).digest("hex") },
+      benefit,
+      replicas: 1,
+      workPerTask: 0.01,
+      limits: { memoryMb: 16, wallSeconds: 7 },
+      tasks: [
+        { args: ["x y"], stdin: { base64: binary.toString("base64") }, files: { "data/in.txt": { text: "zero" } } },
+        { args: ["2"], stdin: "text", env: { A: "1" }, files: { "data/in.txt": { text: "inline" } } },
+      ],
+    });
+    const modules = await market.manager.services.db.module.count();
+    // The CLI prints the same job file; submitted as it is, it needs no upload and gives the same outputs.
+    const printed = await cli(["jobfile", first.id, "--url", market.url, "--token", consumeToken]);
+    expect(JSON.parse(printed.stdout)).toEqual(file);
+    writeFileSync(join(dir, "again-2.json"), printed.stdout);
+    const run = await cli(["submit", "again-2.json", "--wait", "--url", market.url, "--token", consumeToken]);
+    expect(run.code).toBe(0);
+    const second = connect({ url: market.url, token: consumeToken }).job(/Job ([0-9a-f-]{36})/.exec(run.stdout)![1]!);
+    await first.wait();
+    const outputs = async (job: typeof first) => {
+      const all = [];
+      for await (const o of job.allOutputs()) all.push([o.index, Buffer.from(o.stdout).toString("hex")]);
+      return all;
+    };
+    expect(await outputs(second)).toEqual(await outputs(first));
+    expect(await market.manager.services.db.module.count()).toBe(modules);
   });
 });
 
@@ -221,7 +304,7 @@ describe("the cyclemarket CLI", () => {
     const run = await cli(["submit", path, "--url", market.url, "--token", consumeToken, "--wait", "--out", out]);
     const seconds = (Date.now() - started) / 1000;
     expect(run.stderr).not.toContain("Error");
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/admitted/);
     expect(run.stdout).toContain("1000/1000 tasks done");
     const files = readdirSync(out);

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// cyclemarket. The package ships TypeScript sources without a build, so this entry registers
-// the tsx loader and then runs src/cli/main.ts.
-import { register } from "tsx/esm/api";
+// cyclemarket: the CLI bundled to plain JavaScript (scripts/build.mjs, run by `npm install`).
+import { existsSync } from "node:fs";
 
-register();
-const { main } = await import("../src/cli/main.ts");
+const cli = new URL("../dist/lib/cli.js", import.meta.url);
+if (!existsSync(cli)) {
+  process.stderr.write("cyclemarket is not built: run `npm run build -w @cyclemarket/client` in the repository (npm install does it).\n");
+  process.exit(2);
+}
+const { main } = await import(cli.href);
 process.exitCode = await main(process.argv.slice(2));

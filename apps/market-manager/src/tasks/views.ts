@@ -182,6 +182,11 @@ export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, 
     page.push(t);
     used += bytes;
   }
+  return outputsOf(db, page);
+}
+
+/** The accepted outputs of these tasks (one copy each, with its accepted result), in their order. */
+export async function outputsOf(db: Db, page: { index: number; args: string[]; acceptedResultId: string | null }[]) {
   const results = await db.result.findMany({
     where: { id: { in: page.map((t) => t.acceptedResultId!) } },
     select: { id: true, stdout: true, stderr: true, exitCode: true, outputHash: true, elapsedMs: true, machineId: true, machine: { select: { name: true } } },
@@ -220,12 +225,16 @@ export function asText(bytes: Buffer): string | null {
  * (compressed data, images, numeric arrays) arrives byte for byte; text outputs come as text too.
  */
 export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
-  const rows = await acceptedOutputs(db, jobId, fromIndex, limit);
-  return rows.map(({ stdout, stderr, ...r }) => ({
+  return (await acceptedOutputs(db, jobId, fromIndex, limit)).map(outputView);
+}
+
+/** One accepted output as the API sends it (jobs.outputs and the results stream alike). */
+export function outputView({ stdout, stderr, ...r }: Awaited<ReturnType<typeof outputsOf>>[number]) {
+  return {
     ...r,
     bytes: stdout.length,
     stdoutBase64: stdout.toString("base64"),
     stdoutText: asText(stdout),
     stderrBase64: stderr.toString("base64"),
-  }));
+  };
 }

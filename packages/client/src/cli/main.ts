@@ -34,10 +34,13 @@ const USAGE = `Usage:
   cyclemarket submit JOBFILE [--wait] [--out DIR] [--url URL] [--token TOKEN]
   cyclemarket status JOBID
   cyclemarket wait JOBID [--out DIR]
-  cyclemarket results JOBID --out DIR
+  cyclemarket results JOBID [--out DIR]
+  cyclemarket jobfile JOBID > again.json
   cyclemarket cancel JOBID
   cyclemarket login --url URL --email EMAIL --password PASSWORD
 
+results without --out lists each task's exit code, size and output hash; jobfile prints the
+job file that submits the job again (its module named by hash, so it is not uploaded again).
 URL is the web app's address or the Market Manager's. CYCLEMARKET_URL and CYCLEMARKET_TOKEN
 stand for --url and --token; after \`cyclemarket login\` both may be left out.
 Exit status: 0 done (job completed), 1 job rejected, failed or cancelled, 2 usage or job file
@@ -59,7 +62,6 @@ export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
         password: { type: "string" },
         out: { type: "string" },
         wait: { type: "boolean" },
-        interval: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -76,23 +78,25 @@ export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
   try {
     if (command === "login") return await login(flags, io);
     const market = connectFrom(flags, io);
-    const intervalMs = flags.interval ? Number(flags.interval) * 1000 : 1000;
     if (!target) throw new UsageError(`${command} needs a ${command === "quote" || command === "submit" ? "job file" : "job id"}.`);
     switch (command) {
       case "quote":
         return await quote(market, target, io);
       case "submit":
-        return await submit(market, target, { wait: Boolean(flags.wait || flags.out), out: flags.out, intervalMs }, io);
+        return await submit(market, target, { wait: Boolean(flags.wait || flags.out), out: flags.out }, io);
       case "status":
         return printStatus(await market.job(target).get(), io);
       case "wait":
-        return await waitFor(market, target, { out: flags.out, intervalMs }, io);
+        return await waitFor(market, target, { out: flags.out }, io);
       case "results": {
-        if (!flags.out) throw new UsageError("results needs --out DIR.");
+        if (!flags.out) return await listResults(market, target, io);
         const n = await market.job(target).download(flags.out);
         io.out(`${n} tasks' outputs written to ${flags.out}\n`);
         return EXIT.ok;
       }
+      case "jobfile":
+        io.out(JSON.stringify(await market.job(target).jobFile(), null, 2) + "\n");
+        return EXIT.ok;
       case "cancel": {
         await market.job(target).cancel();
         io.out(`Job ${target} cancelled.\n`);
@@ -126,40 +130,56 @@ function connectFrom(flags: { url?: string; token?: string }, io: Io): CycleMark
 
 /** An instant on the wire (milliseconds since the epoch) as the reader's local date and time. */
 const when = (at: unknown) => (typeof at === "number" || typeof at === "string" ? new Date(at).toLocaleString() : "unknown");
+const price = (credits: number) => Number(credits.toFixed(6));
 const reasonsOf = (decision: unknown): Reason[] => ((decision as { reasons?: Reason[] } | null)?.reasons ?? []);
 const because = (reasons: Reason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
 
 async function quote(market: CycleMarket, path: string, io: Io): Promise<number> {
   const d = await market.quote(path);
   if (d.outcome === "admitted") {
-    io.out(`Would be admitted now: price ${d.price} credits, expected completion ${when(d.completionAt)}.\n`);
+    io.out(`Would be admitted now: price ${price(d.price)} credits, expected completion ${when(d.completionAt)}.\n`);
     return EXIT.ok;
   }
   io.out(`Would be ${d.outcome} now${because(d.reasons)}.\n`);
   const smallest = smallestAdmittedBenefit(d.reasons);
   if (smallest !== null) io.out(`The smallest benefit admitted now: more than ${Number(smallest.toFixed(4))} credits.\n`);
+  else io.out("No benefit would have it admitted now: what stops it is not its price.\n");
   return EXIT.ok;
 }
 
-async function submit(market: CycleMarket, path: string, opts: { wait: boolean; out?: string | undefined; intervalMs: number }, io: Io) {
+async function submit(market: CycleMarket, path: string, opts: { wait: boolean; out?: string | undefined }, io: Io) {
   const job = await market.submit(path);
   const d = job.decision!;
-  io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${d.price} credits, expected by ${when(d.completionAt)}` : because(d.reasons)}.\n`);
+  io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${price(d.price)} credits, expected by ${when(d.completionAt)}` : because(d.reasons)}.\n`);
   if (d.outcome === "rejected") return EXIT.jobNotCompleted;
   if (!opts.wait) return EXIT.ok;
   return waitFor(market, job.id, opts, io);
 }
 
-async function waitFor(market: CycleMarket, jobId: string, opts: { out?: string | undefined; intervalMs: number }, io: Io) {
+async function waitFor(market: CycleMarket, jobId: string, opts: { out?: string | undefined }, io: Io) {
   const job = market.job(jobId);
   const bar = progressBar(io);
-  const final = await job.wait({ intervalMs: opts.intervalMs, onProgress: bar });
+  const final = await job.wait({ onProgress: bar });
   if (io.tty) io.err("\n");
   if (opts.out) {
     const n = await job.download(opts.out);
     io.out(`${n} tasks' outputs written to ${opts.out}\n`);
   }
   return printStatus(final, io);
+}
+
+/** One line per finished task: what `results --out` would write, without writing it. */
+async function listResults(market: CycleMarket, jobId: string, io: Io): Promise<number> {
+  const job = market.job(jobId);
+  const view = await job.get();
+  io.out("index\texit\tbytes\tsha256\tmachine\telapsed_ms\n");
+  let n = 0;
+  for await (const o of job.allOutputs()) {
+    io.out(`${o.index}\t${o.exitCode}\t${o.stdout.length}\t${o.outputHash}\t${o.machine}\t${o.elapsedMs}\n`);
+    n++;
+  }
+  io.err(`${n} of ${view.taskCount} tasks have output (${view.status}); --out DIR writes them.\n`);
+  return EXIT.ok;
 }
 
 function printStatus(job: JobView, io: Io): number {

@@ -26,7 +26,7 @@ export class JobFileProblem extends Error {
 const fill = (text: string, vars: Record<string, string>) => text.replace(/\{(i|line)\}/g, (whole, name: string) => vars[name] ?? whole);
 
 function fillTask(t: ListedTask, vars: Record<string, string>): ListedTask {
-  const stdin: Stdin | undefined = t.stdin === undefined ? undefined : typeof t.stdin === "string" ? fill(t.stdin, vars) : { file: fill(t.stdin.file, vars) };
+  const stdin: Stdin | undefined = t.stdin === undefined ? undefined : typeof t.stdin === "string" ? fill(t.stdin, vars) : "file" in t.stdin ? { file: fill(t.stdin.file, vars) } : t.stdin;
   const files: InputFiles | undefined = t.files && Object.fromEntries(Object.entries(t.files).map(([name, v]) => [name, typeof v === "string" ? fill(v, vars) : v]));
   const env = t.env && Object.fromEntries(Object.entries(t.env).map(([k, v]) => [k, fill(v, vars)]));
   return { args: t.args.map((a) => fill(a, vars)), stdin, env, files };
@@ -49,14 +49,15 @@ export function listTasks(job: Pick<JobFile, "tasks">, read: ReadFile): ListedTa
 
 /** One task as the API takes it. Files are read once each, however many tasks name them. */
 export function taskRequest(task: ListedTask, index: number, read: ReadFile): TaskRequest {
-  const stdin = task.stdin === undefined ? new Uint8Array() : typeof task.stdin === "string" ? utf8(task.stdin) : read(task.stdin.file);
+  const s = task.stdin;
+  const stdin = s === undefined ? "" : typeof s === "string" ? toBase64(utf8(s)) : "file" in s ? toBase64(read(s.file)) : s.base64;
   const files: Record<string, string> = {};
   for (const [name, v] of Object.entries(task.files ?? {})) {
     const problem = sandboxPathProblem(name);
     if (problem) throw new JobFileProblem({ code: "input-file-name-refused", task: index, name, problem }, `Task ${index}: the input file name ${JSON.stringify(name)} is refused (${problem}).`);
-    files[name] = toBase64(typeof v === "string" ? read(v) : utf8(v.text));
+    files[name] = typeof v === "string" ? toBase64(read(v)) : "text" in v ? toBase64(utf8(v.text)) : v.base64;
   }
-  return { args: task.args, stdin: toBase64(stdin), env: task.env ?? {}, files };
+  return { args: task.args, stdin, env: task.env ?? {}, files };
 }
 
 /** Caches reads, so a thousand tasks naming one file read it once. */
@@ -68,6 +69,9 @@ export function cachedReader(read: ReadFile): ReadFile {
     return bytes;
   };
 }
+
+/** The module's file to upload, or null when the job file names the module by its hash. */
+export const modulePath = (job: Pick<JobFile, "module">): string | null => (typeof job.module === "string" ? job.module : null);
 
 /** The request for a job file whose module has the hash `moduleHash`. */
 export function jobRequest(job: JobFile, moduleHash: string, read: ReadFile): JobRequest {

@@ -4,18 +4,22 @@
 import { z } from "zod";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
 import { DEFAULT_TASK_LIMITS, JOB_LIMITS as L } from "./limits.ts";
-import { Args, Env, JobName, TaskLimits } from "./job-request.ts";
+import { Args, Env, JobName, Sha256Hex, TaskLimits } from "./job-request.ts";
 
 /** Contents read from a file beside the job file. */
 export const FromFile = z.strictObject({ file: z.string().min(1, "Name the file.") });
 export type FromFile = z.infer<typeof FromFile>;
 
-/** Inline text, or `{ "file": PATH }` for bytes (binary is fine) read from a file. */
-export const Stdin = z.union([z.string(), FromFile]);
+/** Bytes written inline as base64: what a job read back from the market says for binary stdin and files. */
+export const Base64Bytes = z.strictObject({ base64: z.string() });
+export type Base64Bytes = z.infer<typeof Base64Bytes>;
+
+/** Inline text, `{ "file": PATH }` for bytes (binary is fine) read from a file, or `{ "base64": ... }`. */
+export const Stdin = z.union([z.string(), FromFile, Base64Bytes]);
 export type Stdin = z.infer<typeof Stdin>;
 
 /** Sandbox path -> the local file (relative to the job file) that becomes it, or inline text. */
-export const InputFiles = z.record(z.string(), z.union([z.string().min(1), z.strictObject({ text: z.string() })]));
+export const InputFiles = z.record(z.string(), z.union([z.string().min(1), z.strictObject({ text: z.string() }), Base64Bytes]));
 export type InputFiles = z.infer<typeof InputFiles>;
 
 // One task's shape; in generated tasks `{i}` (the task's index from 0) and `{line}` (per-line
@@ -44,12 +48,18 @@ export const JobTasks = z.union([
 ]);
 export type JobTasks = z.infer<typeof JobTasks>;
 
+export const JobModule = z.union([z.string().min(1, "Name the module's file."), z.strictObject({ sha256: Sha256Hex })]);
+export type JobModule = z.infer<typeof JobModule>;
+
 export const JobFile = z.strictObject({
   /** A place for a link to this documentation in the file itself. */
   $schema: z.string().optional(),
   name: JobName,
-  /** The WebAssembly (WASI preview 1 command) module, a path relative to the job file. */
-  module: z.string().min(1, "Name the module's file."),
+  /**
+   * The WebAssembly (WASI preview 1 command) module: a path relative to the job file, or
+   * `{ "sha256": HASH }` for a module the market already holds (what "Run again" gives).
+   */
+  module: JobModule,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),
   /** Estimated work of one task in seconds of a reference CPU; the market refines it from runs. */

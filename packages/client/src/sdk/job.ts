@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fromBase64 } from "../job-file/index.ts";
+import { fromBase64, type JobFileInput } from "../job-file/index.ts";
 import type { CycleMarket } from "./market.ts";
 import { call } from "./market.ts";
+import { marketError } from "./errors.ts";
 import type { MarketClient } from "./trpc.ts";
 
 export type JobView = Awaited<ReturnType<MarketClient["jobs"]["get"]["query"]>>;
@@ -47,29 +48,31 @@ export class JobHandle {
     return call(() => this.market.api.jobs.get.query({ jobId: this.id }));
   }
 
-  /** The job's progress, each time it changes, until the job ends (the last one is final). */
-  async *progress(options: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<Progress> {
-    let last = "";
-    for (;;) {
-      const job = await this.get();
-      const key = `${job.status}:${job.tasksDone}:${JSON.stringify(job.tasks)}`;
-      if (key !== last) {
-        last = key;
-        yield { status: job.status, tasksDone: job.tasksDone, taskCount: job.taskCount, tasks: job.tasks, job };
-      }
+  /**
+   * The job's progress each time its status or task counts change, until the job ends (the last
+   * one is final). The market pushes it (server-sent events): nothing is polled.
+   */
+  async *progress(options: { signal?: AbortSignal } = {}): AsyncGenerator<Progress> {
+    const views = follow<JobView>((h) => this.market.api.jobs.watch.subscribe({ jobId: this.id }, h), options.signal);
+    for await (const job of views) {
+      yield { status: job.status, tasksDone: job.tasksDone, taskCount: job.taskCount, tasks: job.tasks, job };
       if (isFinal(job.status)) return;
-      await sleep(options.intervalMs ?? 1000, options.signal);
     }
   }
 
   /** Resolves when the job has ended, with its final view. */
-  async wait(options: { intervalMs?: number; signal?: AbortSignal; onProgress?: (p: Progress) => void } = {}): Promise<JobView> {
+  async wait(options: { signal?: AbortSignal; onProgress?: (p: Progress) => void } = {}): Promise<JobView> {
     let final: JobView | null = null;
     for await (const p of this.progress(options)) {
       options.onProgress?.(p);
       final = p.job;
     }
-    return final!;
+    return final ?? this.get();
+  }
+
+  /** The job file that submits this job again: its module named by hash (not uploaded again), every task written out. */
+  jobFile(): Promise<JobFileInput> {
+    return call(() => this.market.api.jobs.jobFile.query({ jobId: this.id })) as Promise<JobFileInput>;
   }
 
   cancel() {
@@ -79,16 +82,7 @@ export class JobHandle {
   /** Accepted outputs from task `fromIndex` on, one page (at most `limit` tasks, or 8 MiB). */
   async outputs(fromIndex = 0, limit = PAGE): Promise<TaskOutput[]> {
     const rows = await call(() => this.market.api.jobs.outputs.query({ jobId: this.id, fromIndex, limit }));
-    return rows.map((r) => ({
-      index: r.index,
-      args: r.args,
-      exitCode: r.exitCode,
-      stdout: fromBase64(r.stdoutBase64),
-      stderr: fromBase64(r.stderrBase64),
-      outputHash: r.outputHash,
-      elapsedMs: r.elapsedMs,
-      machine: r.machineName,
-    }));
+    return rows.map(taskOutput);
   }
 
   /** Every accepted output so far, in index order. */
@@ -102,18 +96,19 @@ export class JobHandle {
     }
   }
 
-  /** Each task's output as it is accepted, until the job ends. */
-  async *results(options: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<TaskOutput> {
+  /**
+   * Each task's output as bytes, as the market accepts it (in that order, not by index), until
+   * the job ends. The market pushes them (server-sent events); a dropped connection is made
+   * again and resumes where it was, and no task is yielded twice.
+   */
+  async *results(options: { signal?: AbortSignal } = {}): AsyncGenerator<TaskOutput> {
     const seen = new Set<number>();
-    for (;;) {
-      const job = await this.get();
-      for await (const out of this.allOutputs()) {
-        if (seen.has(out.index)) continue;
-        seen.add(out.index);
-        yield out;
-      }
-      if (isFinal(job.status)) return;
-      await sleep(options.intervalMs ?? 1000, options.signal);
+    const events = follow<{ data: OutputEvent }>((h) => this.market.api.jobs.streamOutputs.subscribe({ jobId: this.id }, h), options.signal);
+    for await (const { data } of events) {
+      if (data.kind === "end") return;
+      if (seen.has(data.output.index)) continue;
+      seen.add(data.output.index);
+      yield taskOutput(data.output);
     }
   }
 
@@ -135,10 +130,58 @@ export class JobHandle {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal) {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
-  });
+type OutputRow = Awaited<ReturnType<MarketClient["jobs"]["outputs"]["query"]>>[number];
+type OutputEvent = { kind: "output"; output: OutputRow } | { kind: "end"; status: string };
+
+function taskOutput(r: OutputRow): TaskOutput {
+  return {
+    index: r.index,
+    args: r.args,
+    exitCode: r.exitCode,
+    stdout: fromBase64(r.stdoutBase64),
+    stderr: fromBase64(r.stderrBase64),
+    outputHash: r.outputHash,
+    elapsedMs: r.elapsedMs,
+    machine: r.machineName,
+  };
+}
+
+interface Handlers<T> {
+  onData(value: T): void;
+  onError(error: unknown): void;
+  onComplete(): void;
+}
+
+/** A subscription as an async iterator: values queue until read; an error ends it as a MarketError. */
+async function* follow<T>(start: (handlers: Handlers<T>) => { unsubscribe(): void }, signal?: AbortSignal): AsyncGenerator<T> {
+  const queue: T[] = [];
+  let ended = false;
+  let failure: unknown = null;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const end = (error: unknown) => {
+    failure ??= error;
+    ended = true;
+    poke();
+  };
+  const onAbort = () => end(signal!.reason ?? new Error("aborted"));
+  if (signal?.aborted) throw signal.reason;
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const subscription = start({ onData: (v) => (queue.push(v), poke()), onError: end, onComplete: () => end(null) });
+  try {
+    for (;;) {
+      if (queue.length) yield queue.shift()!;
+      else if (ended) {
+        if (failure !== null) throw signal?.aborted ? failure : marketError(failure);
+        return;
+      } else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    subscription.unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+  }
 }

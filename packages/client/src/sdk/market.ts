@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { checkJobRequest, describeJobReason, JobFileProblem, jobRequest, type JobFile, type JobRequest } from "../job-file/index.ts";
+import { checkJobRequest, describeJobReason, JobFileProblem, jobRequest, modulePath, type JobFile, type JobRequest } from "../job-file/index.ts";
 import { httpError, marketError, MarketError } from "./errors.ts";
 import { loadJobFile, parseJobFile, type LoadedJobFile } from "./load.ts";
 import { apiBase, marketClient, type MarketClient } from "./trpc.ts";
@@ -42,10 +42,16 @@ export class CycleMarket {
     return { hash, uploaded: true };
   }
 
-  /** The request a job file makes, after its module is uploaded (once). */
+  /** The request a job file makes, after its module is uploaded (once); a module named by hash must be held by the market already. */
   async prepare(source: JobSource): Promise<JobRequest> {
     const loaded = load(source);
-    const { hash } = await this.uploadModule(readModule(loaded));
+    const path = modulePath(loaded.job);
+    if (path !== null) return requestOf(loaded, (await this.uploadModule(wrap(() => loaded.read(path)))).hash);
+    const hash = (loaded.job.module as { sha256: string }).sha256;
+    if (!(await call(() => this.api.jobs.module.query({ hash })))) {
+      const reason = { code: "module-unknown", hash };
+      throw new MarketError("refused", describeJobReason(reason)!, reason);
+    }
     return requestOf(loaded, hash);
   }
 
@@ -82,10 +88,6 @@ export async function call<T>(f: () => Promise<T>): Promise<T> {
 
 function load(source: JobSource): LoadedJobFile {
   return typeof source === "string" ? loadJobFile(source) : parseJobFile(source.job, source.dir);
-}
-
-function readModule(loaded: LoadedJobFile): Uint8Array {
-  return wrap(() => loaded.read(loaded.job.module));
 }
 
 /** The job file's request, checked here as the market would check it, so a refusal costs no upload. */

@@ -1,4 +1,4 @@
-import type { Market } from "../../market/market.ts";
+import type { Market, MarketEvent } from "../../market/market.ts";
 
 export interface ChangeOptions {
   /** Wake at least this often even when nothing was emitted, for views that show elapsed time. */
@@ -7,6 +7,8 @@ export interface ChangeOptions {
   minGapMs?: number;
   /** Hears only the events routed to it (a machine's work stream); default: every market event. */
   listen?: (mark: () => void) => () => void;
+  /** Only events this accepts wake the stream (one job's stream needs only that job's events). */
+  only?: (event: MarketEvent) => boolean;
 }
 
 /**
@@ -27,6 +29,12 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     dirty = true;
     poke();
   };
+  const only = options.only;
+  const onEvent = only
+    ? (event: MarketEvent) => {
+        if (only(event)) mark();
+      }
+    : mark;
   const paused = { end: () => {} };
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -37,7 +45,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
     poke();
     paused.end();
   };
-  const unlisten = options.listen ? options.listen(mark) : (market.events.on("event", mark), () => void market.events.off("event", mark));
+  const unlisten = options.listen ? options.listen(mark) : (market.events.on("event", onEvent), () => void market.events.off("event", onEvent));
   signal?.addEventListener("abort", onAbort);
   const timer = options.everyMs ? setInterval(mark, options.everyMs) : undefined;
   try {

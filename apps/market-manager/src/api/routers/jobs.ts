@@ -9,6 +9,9 @@ import { jobProgress } from "../../tasks/progress.ts";
 import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
 import { Sha256Hex } from "@cyclemarket/client/job-file";
 import { checkQueuedTasks, perMinute } from "../limit-procedures.ts";
+import { jobFileOf } from "../../tasks/job-file-view.ts";
+import { watchJob, jobResults } from "../live/job.ts";
+import { userStream } from "./live.ts";
 
 export const ModuleRef = z.object({ hash: Sha256Hex });
 export type ModuleRef = z.infer<typeof ModuleRef>;
@@ -24,6 +27,9 @@ export const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ct
   if (!job || (job.ownerId !== ctx.caller.id && !ctx.caller.roles.includes("admin"))) throw refuse.notFound("job");
   return next();
 });
+
+/** A stream of the owner's job over server-sent events, counted against the user's open streams. */
+const jobStreamProcedure = jobOwnerProcedure.input(z.object({ lastEventId: z.string().nullish() })).use(({ ctx, signal, next }) => userStream(ctx, signal, next));
 
 export const jobsRouter = router({
   examples: publicProcedure.query(() =>
@@ -63,4 +69,10 @@ export const jobsRouter = router({
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
     .query(({ ctx, input }) => jobOutputs(ctx.services.db, input.jobId, input.fromIndex, input.limit)),
+  /** The job file that submits this job again ("Run again"): the module by hash, every task written out. */
+  jobFile: jobOwnerProcedure.query(({ ctx, input }) => jobFileOf(ctx.services.db, input.jobId)),
+  /** The job's view each time its status or task counts change; ends when the job has ended. */
+  watch: jobStreamProcedure.subscription(({ ctx, input, signal }) => watchJob(ctx.services.market, input.jobId, signal)),
+  /** Each task's output as it is accepted (bytes as base64), then `end`; resumes from its last event id. */
+  streamOutputs: jobStreamProcedure.subscription(({ ctx, input, signal }) => jobResults(ctx.services.market, input.jobId, input.lastEventId ?? null, signal)),
 });

@@ -49,7 +49,7 @@ function streamRefusal(limit: "streams-per-machine" | "streams-per-user", max: n
   );
 }
 
-function userStream<T extends { ok: boolean }>(ctx: { caller: { id: string }; services: Services }, signal: AbortSignal | undefined, next: () => Promise<T>) {
+export function userStream<T extends { ok: boolean }>(ctx: { caller: { id: string }; services: Services }, signal: AbortSignal | undefined, next: () => Promise<T>) {
   const max = ctx.services.config.STREAMS_PER_USER;
   return holdStream(() => ctx.services.quotas.userStreams.take(ctx.caller.id), () => streamRefusal("streams-per-user", max), signal, next);
 }

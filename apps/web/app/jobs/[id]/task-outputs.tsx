@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { useEffect, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
@@ -37,6 +38,9 @@ export function TaskOutputs({ jobId, done, total }: { jobId: string; done: numbe
             Download all (tar: each task's .out and .err, and results.json)
           </a>
         ) : null}
+        <Link href={`/jobs/new?again=${jobId}`} className="font-medium text-indigo-700 underline" data-testid="run-again">
+          Run again (the same job file, to edit)
+        </Link>
       </div>
       {outputs.isPending ? (
         <Loading label="Loading outputs…" />

@@ -2,9 +2,10 @@
 import { useRouter } from "next/navigation";
 import { useState, type DragEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { JobFile, JobFileProblem, checkJobRequest, describeJobReason, jobRequest, type JobRequest } from "@cyclemarket/client/job-file";
+import { JobFile, type JobRequest } from "@cyclemarket/client/job-file";
+import { NotSent, pageReader, requestForJobFile } from "@/lib/job-file-request";
 import { useTRPCClient } from "@/lib/trpc";
-import { describeError, describeReason, isReason } from "@/lib/reasons";
+import { describeError } from "@/lib/reasons";
 import { bytes } from "@/lib/format";
 import type { DecisionRecord } from "@/components/decision";
 import { AnswerView, type Answer } from "./answer-view";
@@ -46,14 +47,6 @@ export function JobFileForm({ initial }: { initial?: string }) {
     setFiles(next);
   }
 
-  function read(path: string): Uint8Array {
-    const clean = path.replace(/^\.\//, "");
-    const base = clean.split("/").pop()!;
-    const found = files.get(clean) ?? [...files.entries()].find(([name]) => name.endsWith(`/${clean}`) || name === base)?.[1];
-    if (!found) throw new JobFileProblem({ code: "input-file-missing", path, detail: "drop it here with the job file" }, `Add ${path}.`);
-    return found;
-  }
-
   /** The request the job file makes, after uploading its module; null with `problem` set when it cannot. */
   async function build(): Promise<JobRequest | null> {
     let json: unknown;
@@ -69,27 +62,9 @@ export function JobFileForm({ initial }: { initial?: string }) {
       return null;
     }
     try {
-      const module = read(parsed.data.module);
-      const hash = await sha256(module);
-      if (!(await client.jobs.module.query({ hash }))) {
-        const res = await fetch("/api/modules", { method: "PUT", body: new Uint8Array(module), headers: { "content-type": "application/wasm" } });
-        if (!res.ok) {
-          const body = (await res.json().catch(() => null)) as { error?: { message?: string; data?: { reason?: unknown } } } | null;
-          const reason = body?.error?.data?.reason;
-          setProblem(isReason(reason) ? describeReason(reason) : (body?.error?.message ?? `The upload failed (HTTP ${res.status}).`));
-          return null;
-        }
-      }
-      const request = jobRequest(parsed.data, hash, read);
-      const refused = checkJobRequest(request);
-      if (refused) {
-        setProblem(describeJobReason(refused));
-        return null;
-      }
-      return request;
+      return await requestForJobFile(client, parsed.data, pageReader(files));
     } catch (e) {
-      if (e instanceof JobFileProblem) setProblem(describeJobReason(e.reason) ?? e.message);
-      else setProblem(describeError(e));
+      setProblem(e instanceof NotSent ? e.message : describeError(e));
       return null;
     }
   }
@@ -172,9 +147,4 @@ export function JobFileForm({ initial }: { initial?: string }) {
       ) : null}
     </Card>
   );
-}
-
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array(bytes));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -2,7 +2,10 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useTRPC, type RouterInputs, type RouterOutputs } from "@/lib/trpc";
+import { useTRPC, useTRPCClient, type RouterInputs, type RouterOutputs } from "@/lib/trpc";
+import { JobFile } from "@cyclemarket/client/job-file";
+import { fillFromJobFile, formJobFile, parseTaskLine, parseTaskLines, type TaskLine, type UploadForm } from "@/lib/form-job-file";
+import { NotSent, pageReader, requestForJobFile } from "@/lib/job-file-request";
 import { describeError, isReason } from "@/lib/reasons";
 import { bytes, credits, seconds } from "@/lib/format";
 import { maxBenefit } from "@cyclemarket/costbenefit";
@@ -10,7 +13,6 @@ import { useStatement } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
 import type { DecisionRecord } from "@/components/decision";
 import { AnswerView } from "./answer-view";
-import { formJobFile } from "@/lib/form-job-file";
 import { Alert, Button, Card, Field, Loading, cx, inputClass } from "@/components/ui";
 
 type SubmitJob = RouterInputs["jobs"]["submit"];
@@ -23,30 +25,17 @@ const DEFAULT_TASKS: Record<string, number> = { montecarlo: 20, primes: 20 };
 interface UploadDraft {
   fileName: string | null;
   fileSize: number;
-  moduleBase64: string | null;
   reading: boolean;
+  /** The module and any files tasks read their stdin from, by name. */
+  files: Map<string, Uint8Array>;
+  tasksKind: "list" | "count";
   taskLines: string;
+  count: string;
+  argsTemplate: string;
+  stdin: string;
   workPerTask: string;
   memoryMbPerTask: string;
-}
-
-/** A file's bytes as base64, without building a giant string by hand. */
-function readBase64(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
-    reader.onerror = () => reject(reader.error ?? new Error("The file could not be read."));
-    reader.readAsDataURL(file);
-  });
-}
-
-/** One task per non-empty line; arguments split on white space. */
-function parseTaskLines(text: string): { args: string[] }[] {
-  return text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0)
-    .map((l) => ({ args: l.split(/\s+/) }));
+  wallSeconds: string;
 }
 
 export function NewJobForm() {
@@ -65,12 +54,19 @@ export function NewJobForm() {
   const [upload, setUpload] = useState<UploadDraft>({
     fileName: null,
     fileSize: 0,
-    moduleBase64: null,
     reading: false,
+    files: new Map(),
+    tasksKind: "list",
     taskLines: "",
+    count: "10",
+    argsTemplate: "{i}",
+    stdin: "",
     workPerTask: "1",
     memoryMbPerTask: "64",
+    wallSeconds: "120",
   });
+  const client = useTRPCClient();
+  const [sendProblem, setSendProblem] = useState<string | null>(null);
   const [showErrors, setShowErrors] = useState(false);
   const [answer, setAnswer] = useState<{ kind: "quote" | "decision"; decision: DecisionRecord; jobId?: string } | null>(null);
 
@@ -89,9 +85,18 @@ export function NewJobForm() {
 
   const tasksFixedByParams = exampleName === "mandelbrot";
   const uploadTasks = parseTaskLines(upload.taskLines);
+  let template: TaskLine | null = null;
+  let templateError: string | null = null;
+  try {
+    template = parseTaskLine(upload.argsTemplate);
+    if (template.stdinFile) templateError = "Generated tasks take one stdin for all, below; `< FILE` is for listed tasks.";
+  } catch (e) {
+    templateError = (e as Error).message;
+  }
+  const uploadCount = upload.tasksKind === "count" ? Number(upload.count) : uploadTasks.lines.length;
 
   /** The job to send, or the problems that keep it from being sent. */
-  function build(): { job: SubmitJob | null; errors: Record<string, string> } {
+  function build(): { job: SubmitJob | null; jobFile: JobFile | null; errors: Record<string, string> } {
     const errors: Record<string, string> = {};
     const { curve, errors: curveErrors } = buildCurve(benefit);
     if (!curve) errors.benefit = Object.values(curveErrors)[0] ?? "The benefit curve is not valid.";
@@ -100,6 +105,7 @@ export function NewJobForm() {
     const jobName = name.trim() || (mode === "example" ? (example?.title ?? exampleName) : (upload.fileName ?? "My job"));
 
     let source: SubmitJob["source"] | null = null;
+    let jobFile: JobFile | null = null;
     if (mode === "example") {
       const n = Number(taskCount);
       if (!tasksFixedByParams && (!Number.isInteger(n) || n < 1 || n > MAX_TASKS)) errors.taskCount = `A whole number from 1 to ${MAX_TASKS}.`;
@@ -111,23 +117,41 @@ export function NewJobForm() {
       }
       source = { kind: "example", example: exampleName as "montecarlo", params: parsedParams, taskCount: tasksFixedByParams ? 1 : n };
     } else {
-      if (!upload.moduleBase64) errors.module = "Choose a .wasm file.";
-      if (uploadTasks.length === 0) errors.tasks = "Give at least one task: one line of arguments per task.";
-      if (uploadTasks.length > MAX_TASKS) errors.tasks = `At most ${MAX_TASKS} tasks.`;
+      if (!upload.fileName || upload.reading) errors.module = "Choose a .wasm file.";
+      if (upload.tasksKind === "list") {
+        if (uploadTasks.error) errors.tasks = uploadTasks.error;
+        else if (uploadTasks.lines.length === 0) errors.tasks = "Give at least one task: one line of arguments per task.";
+      } else if (templateError) errors.tasks = templateError;
+      if (!Number.isInteger(uploadCount) || uploadCount < 1 || uploadCount > MAX_TASKS) errors.taskCount = `From 1 to ${MAX_TASKS} tasks.`;
       const work = Number(upload.workPerTask);
       if (!(work > 0) || work > 86_400) errors.workPerTask = "A positive number of reference seconds, at most a day.";
       const mem = Number(upload.memoryMbPerTask);
       if (!Number.isInteger(mem) || mem < 1 || mem > 4096) errors.memory = "Whole megabytes from 1 to 4096.";
-      source = {
-        kind: "upload",
-        moduleBase64: upload.moduleBase64 ?? "",
-        tasks: uploadTasks.map((t) => ({ args: t.args, stdin: "" })),
-        workPerTask: work,
-        memoryMbPerTask: mem,
-      };
+      const wall = Number(upload.wallSeconds);
+      if (!(wall > 0) || wall > 3600) errors.wallSeconds = "Seconds from 1 to 3600.";
+      if (curve) {
+        const parsed = JobFile.safeParse(formJobFile(uploadForm(jobName, curve)));
+        if (parsed.success) jobFile = parsed.data;
+        else errors.jobFile ??= parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      }
     }
-    if (Object.keys(errors).length > 0 || !curve || !source) return { job: null, errors };
-    return { job: { name: jobName, source, benefit: curve, replicas: reps }, errors };
+    if (Object.keys(errors).length > 0 || !curve || (!source && !jobFile)) return { job: null, jobFile: null, errors };
+    return { job: source ? { name: jobName, source, benefit: curve, replicas: reps } : null, jobFile, errors };
+  }
+
+  /** The form's own-module fields as the job file's pieces. */
+  function uploadForm(jobName: string, curve: NonNullable<ReturnType<typeof buildCurve>["curve"]>): UploadForm {
+    return {
+      name: jobName,
+      moduleName: upload.fileName ?? "program.wasm",
+      tasks: upload.tasksKind === "count" ? { kind: "count", count: Number(upload.count) || 1, args: template?.args ?? [] } : { kind: "list", lines: uploadTasks.lines },
+      stdin: upload.stdin,
+      benefit: curve,
+      replicas: Number(replicas) || 1,
+      workPerTask: Number(upload.workPerTask) || 1,
+      memoryMb: Number(upload.memoryMbPerTask) || 64,
+      wallSeconds: Number(upload.wallSeconds) || 120,
+    };
   }
 
   const { errors } = build();
@@ -136,15 +160,24 @@ export function NewJobForm() {
   const highest = curve ? Math.max(0, maxBenefit(curve)) : null;
   const err = (key: string) => (showErrors ? (errors[key] ?? null) : null);
 
-  function ready(): SubmitJob | null {
+  /** The job to send (an own module is uploaded first, once, by hash), or null with the problem shown. */
+  async function ready(): Promise<SubmitJob | null> {
     setShowErrors(true);
+    setSendProblem(null);
     quote.reset();
     submit.reset();
-    return build().job;
+    const { job, jobFile } = build();
+    if (!jobFile) return job;
+    try {
+      return await requestForJobFile(client, jobFile, pageReader(upload.files));
+    } catch (e) {
+      setSendProblem(e instanceof NotSent ? e.message : describeError(e));
+      return null;
+    }
   }
 
   async function onQuote() {
-    const job = ready();
+    const job = await ready();
     if (!job) return;
     setAnswer(null);
     try {
@@ -157,7 +190,7 @@ export function NewJobForm() {
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    const job = ready();
+    const job = await ready();
     if (!job) return;
     setAnswer(null);
     try {
@@ -176,15 +209,34 @@ export function NewJobForm() {
 
   async function onFile(file: File | null) {
     if (!file) {
-      setUpload((u) => ({ ...u, fileName: null, fileSize: 0, moduleBase64: null }));
+      setUpload((u) => ({ ...u, fileName: null, fileSize: 0 }));
       return;
     }
-    setUpload((u) => ({ ...u, fileName: file.name, fileSize: file.size, moduleBase64: null, reading: true }));
-    try {
-      const b64 = await readBase64(file);
-      setUpload((u) => ({ ...u, moduleBase64: b64, reading: false }));
-    } catch {
-      setUpload((u) => ({ ...u, reading: false }));
+    setUpload((u) => ({ ...u, fileName: file.name, fileSize: file.size, reading: true }));
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    setUpload((u) => ({ ...u, files: new Map(u.files).set(file.name, bytes), reading: false }));
+  }
+
+  /** Files dropped on the form: a job file fills it, a .wasm is the module, others are stdin files for `< FILE`. */
+  async function onDropFiles(list: FileList | null) {
+    if (!list) return;
+    setMode("upload");
+    for (const f of Array.from(list)) {
+      if (f.name.endsWith(".wasm")) await onFile(f);
+      else if (f.name.endsWith(".json")) {
+        const parsed = JobFile.safeParse(JSON.parse(await f.text()));
+        const fill = parsed.success ? fillFromJobFile(parsed.data) : null;
+        if (!fill) {
+          setSendProblem(parsed.success ? "This job file says more than the form can (per-line tasks, env or input files): use the job-file tab." : `${f.name} is not a valid job file.`);
+          continue;
+        }
+        setName(fill.name);
+        setReplicas(fill.replicas);
+        setUpload((u) => ({ ...u, ...fill, fileName: u.fileName ?? fill.moduleName, memoryMbPerTask: fill.memoryMb }));
+      } else {
+        const bytes = new Uint8Array(await f.arrayBuffer());
+        setUpload((u) => ({ ...u, files: new Map(u.files).set(f.name, bytes) }));
+      }
     }
   }
 
@@ -280,24 +332,77 @@ export function NewJobForm() {
                   />
                 )}
               </Field>
-              <Field label="Task arguments (one task per line)" hint={`${uploadTasks.length} task${uploadTasks.length === 1 ? "" : "s"}; arguments are separated by spaces.`} error={err("tasks")}>
-                {(p) => (
-                  <textarea
-                    {...p}
-                    rows={6}
-                    value={upload.taskLines}
-                    placeholder={"1000000 0\n1000000 1\n1000000 2"}
-                    onChange={(e) => setUpload({ ...upload, taskLines: e.target.value })}
-                    className={cx(inputClass, "font-mono")}
-                  />
-                )}
+              <div role="radiogroup" aria-label="Tasks" className="flex gap-4 text-sm">
+                {(
+                  [
+                    ["list", "One task per line"],
+                    ["count", "Generated tasks"],
+                  ] as const
+                ).map(([value, label]) => (
+                  <label key={value} className="flex items-center gap-1.5">
+                    <input type="radio" name="tasksKind" value={value} checked={upload.tasksKind === value} onChange={() => setUpload({ ...upload, tasksKind: value })} />
+                    {label}
+                  </label>
+                ))}
+              </div>
+              {upload.tasksKind === "list" ? (
+                <Field
+                  label="Task arguments (one task per line)"
+                  hint={`${uploadTasks.lines.length} task${uploadTasks.lines.length === 1 ? "" : "s"}. Split as a shell does: "two words" or 'two words' is one argument, \\ escapes; end a line with < FILE to give that task its stdin from a file added below.`}
+                  error={err("tasks") ?? (showErrors ? null : uploadTasks.error)}
+                >
+                  {(p) => (
+                    <textarea
+                      {...p}
+                      rows={6}
+                      value={upload.taskLines}
+                      placeholder={"1000000 0\n'a phrase' 1\n7 4096 < inputs/7.txt"}
+                      onChange={(e) => setUpload({ ...upload, taskLines: e.target.value })}
+                      className={cx(inputClass, "font-mono")}
+                    />
+                  )}
+                </Field>
+              ) : (
+                <div className="grid gap-4 sm:grid-cols-[8rem_1fr]">
+                  <Field label="Number of tasks" error={err("taskCount")}>
+                    {(p) => <input {...p} type="number" min={1} max={MAX_TASKS} step={1} value={upload.count} onChange={(e) => setUpload({ ...upload, count: e.target.value })} className={inputClass} />}
+                  </Field>
+                  <Field label="Arguments of every task" hint="{i} is the task's index, from 0." error={err("tasks") ?? templateError}>
+                    {(p) => <input {...p} value={upload.argsTemplate} onChange={(e) => setUpload({ ...upload, argsTemplate: e.target.value })} className={cx(inputClass, "font-mono")} />}
+                  </Field>
+                </div>
+              )}
+              <Field label="Stdin of every task" hint={upload.tasksKind === "count" ? "Optional; {i} is the task's index." : "Optional; a task with < FILE reads that file instead."}>
+                {(p) => <textarea {...p} rows={2} value={upload.stdin} onChange={(e) => setUpload({ ...upload, stdin: e.target.value })} className={cx(inputClass, "font-mono")} />}
               </Field>
+              <div
+                onDragOver={(e) => e.preventDefault()}
+                onDrop={(e) => (e.preventDefault(), void onDropFiles(e.dataTransfer.files))}
+                className="rounded-lg border-2 border-dashed border-slate-300 p-3 text-sm"
+              >
+                <label className="block font-medium text-slate-800">
+                  Drop a job file, the module or stdin files here
+                  <input type="file" multiple aria-label="Job file, module or stdin files" className="mt-2 block text-sm" onChange={(e) => void onDropFiles(e.target.files)} />
+                </label>
+                {upload.files.size ? (
+                  <ul className="mt-2 text-xs text-slate-600" aria-label="Files on the page">
+                    {[...upload.files.entries()].map(([n, data]) => (
+                      <li key={n}>
+                        {n} · {bytes(data.length)}
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+              </div>
               <div className="grid gap-4 sm:grid-cols-2">
                 <Field label="Work per task (reference seconds)" hint="Seconds one task takes on a speed-1 slot." error={err("workPerTask")}>
                   {(p) => <input {...p} type="number" min={0} step="any" value={upload.workPerTask} onChange={(e) => setUpload({ ...upload, workPerTask: e.target.value })} className={inputClass} />}
                 </Field>
                 <Field label="Memory per task (MB)" error={err("memory")}>
                   {(p) => <input {...p} type="number" min={1} step={1} value={upload.memoryMbPerTask} onChange={(e) => setUpload({ ...upload, memoryMbPerTask: e.target.value })} className={inputClass} />}
+                </Field>
+                <Field label="Wall time per task (seconds)" error={err("wallSeconds")}>
+                  {(p) => <input {...p} type="number" min={1} max={3600} step="any" value={upload.wallSeconds} onChange={(e) => setUpload({ ...upload, wallSeconds: e.target.value })} className={inputClass} />}
                 </Field>
               </div>
             </div>
@@ -337,23 +442,11 @@ export function NewJobForm() {
           </div>
           <BalanceCheck statement={statement.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} />
           {mode === "upload" && curve ? (
-            <details className="mt-4 text-sm" data-testid="form-job-file">
+            <details open className="mt-4 text-sm" data-testid="form-job-file">
               <summary className="cursor-pointer font-medium text-slate-800">The job file this submits</summary>
               <p className="mt-1 text-xs text-slate-600">The same job as JSON, for the job-file tab or the cyclemarket command line.</p>
               <pre className="mt-2 max-h-64 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">
-                {JSON.stringify(
-                  formJobFile({
-                    name: name.trim() || (upload.fileName ?? "My job"),
-                    moduleName: upload.fileName ?? "program.wasm",
-                    tasks: uploadTasks,
-                    benefit: curve,
-                    replicas: Number(replicas) || 1,
-                    workPerTask: Number(upload.workPerTask) || 1,
-                    memoryMb: Number(upload.memoryMbPerTask) || 64,
-                  }),
-                  null,
-                  2,
-                )}
+                {JSON.stringify(formJobFile(uploadForm(name.trim() || (upload.fileName ?? "My job"), curve)), null, 2)}
               </pre>
             </details>
           ) : null}
@@ -365,6 +458,13 @@ export function NewJobForm() {
                     <li key={k}>{v}</li>
                   ))}
                 </ul>
+              </Alert>
+            </div>
+          ) : null}
+          {sendProblem ? (
+            <div className="mt-4" data-testid="send-problem">
+              <Alert tone="error" title="Not sent">
+                {sendProblem}
               </Alert>
             </div>
           ) : null}

@@ -1,0 +1,49 @@
+import type { JobFileInput, ListedTask } from "@cyclemarket/client/job-file";
+import type { BenefitCurve } from "@cyclemarket/costbenefit";
+import type { Db } from "../db/client.ts";
+import { leaseLimits } from "../resources/leases.ts";
+import { asText } from "./views.ts";
+
+// "Run again": a job read back as the job file that makes it again. The module is named by its
+// hash (the market holds it, so nothing is uploaded twice); tasks are written out as stored,
+// stdin and files as text when they are text and as base64 when they are not, so every byte
+// goes back exactly as it came.
+
+function bytesField(bytes: Buffer): string | { base64: string } {
+  const text = asText(bytes);
+  return text !== null ? text : { base64: bytes.toString("base64") };
+}
+
+function taskOf(t: { args: string[]; stdin: Uint8Array; env: unknown; files: unknown }): ListedTask {
+  const task: ListedTask = { args: t.args };
+  const stdin = Buffer.from(t.stdin);
+  if (stdin.length) task.stdin = bytesField(stdin);
+  const env = t.env as Record<string, string> | null;
+  if (env && Object.keys(env).length) task.env = env;
+  const files = t.files as Record<string, string> | null;
+  if (files && Object.keys(files).length) {
+    task.files = Object.fromEntries(
+      Object.entries(files).map(([name, b64]) => {
+        const v = bytesField(Buffer.from(b64, "base64"));
+        return [name, typeof v === "string" ? { text: v } : v];
+      }),
+    );
+  }
+  return task;
+}
+
+/** The job file that submits this job again, with the same module, curve, limits and tasks. */
+export async function jobFileOf(db: Db, jobId: string): Promise<JobFileInput> {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  // Copies of a task are the same task: the original (replica 0) stands for them.
+  const tasks = await db.task.findMany({ where: { jobId, replica: 0 }, orderBy: { index: "asc" }, select: { args: true, stdin: true, env: true, files: true } });
+  return {
+    name: job.name,
+    module: { sha256: job.moduleHash },
+    benefit: job.benefit as BenefitCurve,
+    replicas: job.replicas,
+    workPerTask: job.declaredWorkPerTask ?? job.workPerTask,
+    limits: { memoryMb: job.memoryMbPerTask, wallSeconds: leaseLimits(job.taskLimits).wallMs / 1000 },
+    tasks: tasks.map(taskOf),
+  };
+}
