@@ -1,7 +1,8 @@
 // Builds the package for use outside this repository, where there is no TypeScript loader:
 // dist/lib/*.js (the SDK, the job file and the CLI bundled by esbuild; the workspace packages they
 // use are bundled in, npm dependencies stay imports) and, with --types, dist/types/*.d.ts (tsc).
-// Runs from the root postinstall, from `prepare`, and before the integration tests; the
+// Runs from the root postinstall (after the Prisma client it types against is generated; a
+// `prepare` script would run before that in a fresh `npm ci`), and before the integration tests; the
 // JavaScript is skipped when it is newer than every source file.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
