@@ -12,7 +12,8 @@ import { WorkRoutes } from "./work-routes.ts";
 /** Calls waiting for the market's lock beyond this many are refused with 503 and Retry-After, not queued for minutes. */
 export const MAX_QUEUED_STEPS = 2000;
 
-export interface MarketSettings {
+/** The Market Manager's own rules of operation (leases, attempts, grants, the money terms in force); the engine's are its MarketSettings. */
+export interface ManagerSettings {
   leaseTimeoutMs: number;
   /** How many times a task may fail or be lost before its job fails. */
   maxAttempts: number;
@@ -56,7 +57,7 @@ export class Market {
     readonly engine: Engine,
     readonly clock: Clock,
     readonly log: Log,
-    readonly settings: MarketSettings,
+    readonly settings: ManagerSettings,
   ) {
     this.events.setMaxListeners(0);
     this.liveness = new Liveness(db);
