@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
 import { liveMachineFromRow } from "../../apps/market-manager/src/resources/machines.ts";
@@ -102,6 +104,29 @@ describe("producer controls", () => {
     const other = await market.signUp("other@example.test", ["producer"]);
     expect((await refusal(other.machines.setControls.mutate({ machineId, controls: { paused: true } }))).code).toBe("not-your-machine");
     await worker.worker.depart.mutate({ machineId });
+  });
+
+  it("a lowered memory cap sends queued tasks that no longer fit to another machine", async () => {
+    const a = await worker.worker.register.mutate({ ...MACHINE, name: "roomy-then-capped" });
+    const { token } = await consumer.account.tokens.create.mutate({ name: "upload", scopes: ["consume"] });
+    const cat = wat(CAT_WAT);
+    expect((await fetch(`${market.url}/api/modules`, { method: "PUT", headers: { authorization: `Bearer ${token}` }, body: new Uint8Array(cat) })).ok).toBe(true);
+    const { jobId, decision } = await consumer.jobs.submit.mutate({
+      name: "needs 64 MB",
+      benefit: { kind: "constant", value: 100 },
+      source: { kind: "module", moduleHash: createHash("sha256").update(cat).digest("hex"), workPerTask: 1, limits: { memoryMb: 64, wallSeconds: 60 }, tasks: [{}, {}] },
+    });
+    expect(decision.outcome).toBe("admitted");
+    // Where this job's tasks wait, as the database records it.
+    const queuedOn = async (machineId: string) => (await market.manager.services.db.task.findMany({ where: { jobId, machineId, status: "queued" } })).length;
+    expect(await queuedOn(a.machineId)).toBe(2);
+    const b = await worker.worker.register.mutate({ ...MACHINE, name: "roomy" });
+    await producer.machines.setControls.mutate({ machineId: a.machineId, controls: { maxTaskMemoryMb: 32 } });
+    expect(engineProfile(a.machineId)).toMatchObject({ available: true, memoryPerSlotMb: 32 });
+    expect(await queuedOn(a.machineId)).toBe(0);
+    expect(await queuedOn(b.machineId)).toBe(2);
+    await consumer.jobs.cancel.mutate({ jobId });
+    for (const m of [a, b]) await worker.worker.depart.mutate({ machineId: m.machineId });
   });
 
   it("keeps the controls on the machine's record, from which a restarted market rebuilds them", async () => {

@@ -7,7 +7,7 @@
 import { MachineControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import type { Caller } from "../api/trpc.ts";
 import type { Market } from "../market/market.ts";
-import { offering, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { offeredCapacity, offering, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { ownMachine, placePendingTasks } from "./machines.ts";
 
@@ -42,6 +42,14 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
         if (task) handedBack.push({ leaseId, task });
       }
     }
+  } else {
+    // Still offering, perhaps with a lower cap on memory per task: queued tasks that no longer fit go elsewhere.
+    const memoryPerSlotMb = offeredCapacity(machine).memoryPerSlotMb;
+    for (const id of machine.queue) {
+      const task = market.state.tasks.get(id);
+      const job = task && market.state.jobs.get(task.jobId);
+      if (task && job && job.memoryMbPerTask > memoryPerSlotMb) queued.push(task);
+    }
   }
   // The engine must see the new profile before it is asked where the released tasks go.
   market.engine.addMachine(machine, now);
@@ -74,8 +82,9 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
   }
   requeue.apply();
   if (wasOffering !== isOffering || queued.length || handedBack.length) {
+    const what = wasOffering === isOffering ? "changed its controls" : isOffering ? "offers its capacity again" : "switched its capacity off";
     market.log(
-      `machine ${machine.name} (${machine.id.slice(0, 8)}) ${isOffering ? "offers its capacity again" : "switched its capacity off"}` +
+      `machine ${machine.name} (${machine.id.slice(0, 8)}) ${what}` +
         (queued.length + handedBack.length ? `; ${queued.length + handedBack.length} tasks placed again (${handedBack.length} handed back while leased)` : ""),
     );
   }
