@@ -8,6 +8,7 @@ import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
 import type { Reason } from "../market/engine.ts";
 import { idleTake } from "@cyclemarket/costbenefit";
+import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
 import { ReportBatch } from "../tasks/report-batch.ts";
 
@@ -121,8 +122,6 @@ interface Taken {
   reason: Reason;
 }
 
-const perSecond = (micro: bigint) => Number(micro) / 1_000_000;
-
 /**
  * The machine's own queue first; then, when it has room left, queued work of other machines, the
  * longest queues (per slot) first and from their back, as far as the engine's idle-take rule
@@ -148,7 +147,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): { picked
       .filter((m) => m.id !== machine.id && m.queue.length > 0)
       .sort((a, b) => b.queue.length / offeredSlots(b) - a.queue.length / offeredSlots(a) || 0);
     const asks = (holderMayNotRun: boolean, other: LiveMachine) =>
-      idleTake({ takerPricePerSecond: perSecond(machine.pricePerSecondMicro), holderPricePerSecond: perSecond(other.pricePerSecondMicro), holderMayNotRun });
+      idleTake({ takerPricePerSecond: toCredits(machine.pricePerSecondMicro), holderPricePerSecond: toCredits(other.pricePerSecondMicro), holderMayNotRun });
     for (const other of others) {
       const stuck = other.queue.filter((id) => stuckOn(market, id, other.id));
       if (stuck.length) takeFrom(stuck, { machineId: other.id, reason: asks(true, other).reason });
