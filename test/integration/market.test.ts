@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+import { applySettings } from "../../apps/market-manager/src/market/settings.ts";
 
 // The live market's rules through the API: admin settings with who changed them, delayed jobs
 // admitted when capacity arrives, cancellation and what it costs.
@@ -59,6 +60,25 @@ describe("admission and cancellation", () => {
     expect(leases).toHaveLength(2);
     await consumer.jobs.cancel.mutate({ jobId });
     await worker.worker.depart.mutate({ machineId });
+  });
+
+  it("gives up on a delayed job once it has waited the engine's maximum, with the engine's reason", async () => {
+    // The engine's max-wait rule, shortened from 10 minutes for this test: nothing in the service counts the wait.
+    const live = market.manager.services.market;
+    const maxDelayMs = live.settings.maxDelayMs;
+    live.settings.maxDelayMs = 1500;
+    await applySettings(live, live.adminSettings);
+    try {
+      const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(2));
+      expect(decision.outcome).toBe("delayed");
+      await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("rejected");
+      const job = await consumer.jobs.get.query({ jobId });
+      expect((job.decision as { reasons: unknown[] }).reasons).toContainEqual(expect.objectContaining({ code: "max-wait-exceeded", maxDelaySeconds: 1.5 }));
+      expect(job.escrowHeld).toBe(0);
+    } finally {
+      live.settings.maxDelayMs = maxDelayMs;
+      await applySettings(live, live.adminSettings);
+    }
   });
 
   it("cancelling charges what producers were already paid and refunds the rest", async () => {

@@ -13,6 +13,14 @@ export const MarketSettings = z.object({
   /** A delayed job is rejected once it has waited this long. */
   maxDelaySeconds: positive.default(3600),
   /**
+   * A delayed job is asked again once capacity changed since it was last asked (a machine joined
+   * or left: at once), and otherwise after a wait that doubles with each answer that left it
+   * delayed, from a second up to this. Asking is an admission over every task of the job: a busy
+   * market holding big delayed jobs would ask the same question at every tick. The max-wait
+   * rejection is not held back by it.
+   */
+  maxRecheckSeconds: z.number().refine((v) => Number.isFinite(v) && v >= 0, { message: "must be a finite number, 0 or more" }).default(30),
+  /**
    * How an admitted job is priced. `posted`: the market's price, the plan's marginal cost plus
    * the fee, never more than the benefit (a posted-price mechanism: the completion the market picks
    * is the consumer's best by their own curve, so the truth is their best report). `bid`: the

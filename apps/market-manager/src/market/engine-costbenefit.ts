@@ -121,6 +121,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     commit(_spec, decision) {
       const original = decided.get(decision);
       if (!original) throw new Error("commit of a decision this engine did not make");
+      decided.delete(decision);
       const byId = new Map(original.job.tasks.map((t) => [t.id, t]));
       if (original.decision.outcome === "admitted") {
         for (const p of original.decision.placements) {
@@ -159,8 +160,21 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     taskMoved(taskId, _from, to) {
       if (state.tasks.has(taskId) && state.hasMachine(to)) state.moveTask(taskId, to, last);
     },
-    proposeMoves(now) {
-      return policy.tick(state, at(now), rng).moves.map((m) => ({ ...m, reasons: wire(m.reasons) }));
+    assumeDelayed(spec, now) {
+      state.delayJob(toJob(spec), at(now), []);
+      // Not asked by this engine yet: due at the first tick, whatever changed since.
+      state.delayed.get(spec.id)!.epoch = -1;
+    },
+    jobEnded(jobId) {
+      state.forgetDelayedJob(jobId);
+    },
+    tick(now) {
+      const t = policy.tick(state, at(now), rng);
+      return {
+        reevaluate: t.reevaluate,
+        reject: t.reject.map((r) => ({ jobId: r.jobId, reasons: wire(r.reasons) })),
+        moves: t.moves.map((m) => ({ ...m, reasons: wire(m.reasons) })),
+      };
     },
     taskDropped(taskId) {
       demands.delete(taskId);

@@ -59,6 +59,24 @@ export interface EngineConfig {
   maxDelaySeconds: number;
 }
 
+/** A move of a placed task the policy wants now, not yet applied. */
+export interface MoveRecord {
+  taskId: string;
+  fromMachineId: string;
+  toMachineId: string;
+  reasons: Reason[];
+}
+
+/** The engine's periodic answer (its policy's tick), for the service to apply. */
+export interface TickDecision {
+  /** Delayed jobs to ask again now, in the order the policy wants them asked. */
+  reevaluate: string[];
+  /** Delayed jobs to give up on now, with the engine's reasons (max-wait-exceeded). */
+  reject: { jobId: string; reasons: Reason[] }[];
+  /** Moves of placed tasks (rebalancing). */
+  moves: MoveRecord[];
+}
+
 export interface Engine {
   /** Changes the engine's settings or policy at run time (admin). */
   configure(config: EngineConfig): void;
@@ -70,8 +88,15 @@ export interface Engine {
   decide(job: JobSpec, now: number): Decision;
   /** The same answer shown to a consumer before submitting: the policy learns nothing from it. */
   quote(job: JobSpec, now: number): Decision;
-  /** Makes an admitted decision part of the engine's view of the machines' loads. */
-  commit(job: JobSpec, decision: Decision & { outcome: "admitted" }): void;
+  /**
+   * Makes a decision of `decide` part of the engine's state: an admitted job's tasks join their
+   * machines' loads, a delayed job waits for the tick to ask again, a rejected one is forgotten.
+   */
+  commit(job: JobSpec, decision: Decision): void;
+  /** Tells the engine of a job that waits delayed since `job.arrivedAt` (rebuilding after a restart). */
+  assumeDelayed(job: JobSpec, now: number): void;
+  /** A job the engine knew as delayed ended by the service's doing (cancelled, refused at escrow). */
+  jobEnded(jobId: string): void;
   /** Chooses machines for tasks that lost theirs (departures, expired leases, failures). */
   place(tasks: TaskDemand[], now: number): Map<string, string | null>;
   /** Tells the engine about tasks already placed on a machine (rebuilding after a restart). */
@@ -80,6 +105,6 @@ export interface Engine {
   taskFinished(taskId: string, machineId: string, seconds: number, now: number): void;
   taskMoved(taskId: string, fromMachineId: string, toMachineId: string): void;
   taskDropped(taskId: string): void;
-  /** Moves of placed tasks the policy wants now (rebalancing), not yet applied. */
-  proposeMoves(now: number): { taskId: string; fromMachineId: string; toMachineId: string; reasons: Reason[] }[];
+  /** The policy's periodic decisions: delayed jobs to ask again or give up on, and moves. */
+  tick(now: number): TickDecision;
 }

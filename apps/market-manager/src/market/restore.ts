@@ -84,6 +84,11 @@ export async function restoreMarket(market: Market) {
     for (const t of state.tasks.values()) {
       if (t.jobId === job.id && agreed.has(`${t.index}`)) t.agreedHash = agreed.get(`${t.index}`);
     }
+    if (job.status === "delayed") {
+      // The engine keeps a delayed job's wait from its arrival: its max-wait rule counts from there.
+      const originals = job.tasks.filter((t) => t.replica === 0).map((t) => demandOf({ id: t.id, jobId: job.id }, job));
+      engine.assumeDelayed({ id: job.id, arrivedAt: job.submittedAt.getTime(), benefit: state.jobs.get(job.id)!.benefit, replicas: job.replicas, tasks: originals }, market.clock.now());
+    }
   }
   // The workers could not reach a market that was down: their leases get the same fresh timeout
   // as their machines, so work that finished meanwhile can still be reported.

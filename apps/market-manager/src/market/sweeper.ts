@@ -1,15 +1,16 @@
 import type { Market } from "./market.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
 import { expireLeases } from "../resources/leases.ts";
-import { reevaluateDelayed } from "../tasks/jobs.ts";
+import { answerDelayed } from "../tasks/jobs.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
 import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
 
 /**
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
- * leases past their time are taken back, tasks without a machine are placed, and delayed jobs
- * are asked again.
+ * leases past their time are taken back, tasks without a machine are placed, and the engine's
+ * tick is applied: its moves at once, in the step that asked, then its answers on delayed jobs
+ * (given up on, or asked again), one step per job.
  */
 export async function tick(market: Market) {
   const now = market.clock.now();
@@ -22,8 +23,13 @@ export async function tick(market: Market) {
   }
   await expireLeases(market);
   await market.serial(() => placePendingTasks(market));
-  await reevaluateDelayed(market);
-  await rebalance(market);
+  const decided = await market.serial(async () => {
+    const at = market.clock.now();
+    const t = market.engine.tick(at);
+    await rebalance(market, t.moves, at);
+    return t;
+  });
+  await answerDelayed(market, decided);
   await accrueContracts(market);
 }
 

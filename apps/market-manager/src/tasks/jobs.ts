@@ -7,7 +7,7 @@ import { leaseLimits } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import { demandOf, type Decision, type JobSpec, type Reason } from "../market/engine.ts";
+import { demandOf, type Decision, type JobSpec, type Reason, type TickDecision } from "../market/engine.ts";
 import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId, type LiveTask } from "../market/live.ts";
 import { checkModule } from "./modules.ts";
@@ -349,7 +349,7 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
       market.state.tasks.set(id, task);
       market.state.enqueue(task, placed.get(id) ?? null);
     }
-    if (decision.outcome === "admitted") market.engine.commit(spec, decision);
+    market.engine.commit(spec, decision);
   }
   market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
   opsOf(market).metrics.submissions.inc({ outcome: status });
@@ -358,107 +358,78 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
 }
 
 /**
- * Delayed jobs are asked again when the market changes (seed 003 section 4.2: rejected or
- * delayed "depending on the system"); a job that has waited past the maximum is rejected.
+ * The engine's answers on delayed jobs at a tick (Engine.tick): the ones it gives up on are
+ * rejected with its reasons (max-wait-exceeded), the ones it wants asked again are run through
+ * its admission (seed 003 section 4.2: rejected or delayed "depending on the system"). Which
+ * jobs, and how often a job is asked again, is the engine's rule (policies/outcomes.ts); the
+ * service adds none of its own. One step of the market's lock per job, so other calls are served
+ * between big jobs.
  */
-export async function reevaluateDelayed(market: Market) {
-  // One step of the market's lock per job, so other calls are served between big jobs.
-  const delayed = [...market.state.jobs.values()].filter((j) => j.status === "delayed").map((j) => j.id);
-  const due = dueForReevaluation(market, delayed);
-  for (const jobId of delayed) {
-    if (!due(jobId)) continue;
-    await market.serial(async () => {
-      const now = market.clock.now();
-      const job = market.state.jobs.get(jobId);
-      if (job?.status !== "delayed") return;
-      const tasks = [...market.state.tasks.values()].filter((t) => t.jobId === job.id);
-      const spec: JobSpec = {
-        id: job.id,
-        arrivedAt: job.arrivedAt,
-        benefit: job.benefit,
-        replicas: job.replicas,
-        tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
-      };
-      // The engine rejects a job that waited past its maximum (max-wait-exceeded); the service adds no rule of its own.
-      let decision: Decision = market.engine.decide(spec, now);
-      if (decision.outcome === "delayed") return;
-      let admitted = decision.outcome === "admitted" ? decision : null;
-      const pricing = market.adminSettings.pricing;
-      const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
-      if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
-        decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
-        admitted = null;
-      }
-      const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
-      const final = decision;
-      const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve);
-      const penaltyHeld = await market.db.$transaction(async (tx) => {
-        await recordDecisions(market, tx, jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now));
-        const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
-        if (admitted) await escrowJob(tx, job.id, job.ownerId, needed, hold);
-        await tx.job.update({
-          where: { id: job.id },
-          data: {
-            status: final.outcome,
-            decision: toJson(record),
-            decidedAt: new Date(now),
-            expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
-            quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
-            pricing,
-            escrowMicro: admitted ? needed : 0n,
-            penaltyHeldMicro: hold,
-          },
-        });
-        if (admitted) {
-          await queueOnMachines(tx, placed);
-        } else {
-          await tx.task.deleteMany({ where: { jobId: job.id } });
-        }
-        return hold;
-      });
-      if (admitted) {
-        job.status = "admitted";
-        job.escrowMicro = needed;
-        job.penaltyHeldMicro = penaltyHeld;
-        job.priceMicro = toMicro(admitted.price);
-        job.pricing = pricing;
-        for (const t of tasks) market.state.enqueue(t, placed.get(t.id) ?? null);
-        market.engine.commit(spec, admitted);
-      } else {
-        market.state.dropJob(job.id);
-      }
-      market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
-    });
-  }
+export async function answerDelayed(market: Market, tick: Pick<TickDecision, "reevaluate" | "reject">) {
+  for (const { jobId, reasons } of tick.reject) await market.serial(() => settleDelayed(market, jobId, () => ({ outcome: "rejected", reasons })));
+  for (const jobId of tick.reevaluate) await market.serial(() => settleDelayed(market, jobId, (spec, now) => market.engine.decide(spec, now)));
 }
 
-/** A delayed job unchanged market after market is asked again after this long at most. */
-const REEVALUATE_AT_MOST_EVERY_MS = 30_000;
-const reevaluations = new WeakMap<Market, { signature: string; jobs: Map<string, { at: number; waitMs: number }> }>();
-
-/**
- * Which delayed jobs to ask the engine about on this tick. Asking is an engine decision over every
- * task of the job, so a market holding big delayed jobs would spend its time asking the same
- * question: a job is asked at once when machines or tasks changed since it was last asked, and
- * otherwise after a wait that doubles from one tick up to 30 s (so the engine's max-wait
- * rejection still comes within 30 s of its time).
- */
-function dueForReevaluation(market: Market, delayed: string[]): (jobId: string) => boolean {
+/** Inside the market's lock: a delayed job's new answer, made durable, then live (a delay changes only the engine's record). */
+async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSpec, now: number) => Decision) {
   const now = market.clock.now();
-  let slots = 0;
-  for (const m of market.state.machines.values()) slots += m.slots;
-  const signature = `${market.state.machines.size}:${slots}:${market.state.tasks.size}`;
-  const seen = reevaluations.get(market) ?? { signature, jobs: new Map() };
-  reevaluations.set(market, seen);
-  const changed = seen.signature !== signature;
-  seen.signature = signature;
-  const stillDelayed = new Set(delayed);
-  for (const jobId of seen.jobs.keys()) if (!stillDelayed.has(jobId)) seen.jobs.delete(jobId);
-  return (jobId) => {
-    const last = seen.jobs.get(jobId);
-    if (!changed && last && now < last.at + last.waitMs) return false;
-    const waitMs = changed || !last ? 1000 : Math.min(REEVALUATE_AT_MOST_EVERY_MS, last.waitMs * 2);
-    seen.jobs.set(jobId, { at: now, waitMs });
-    return true;
+  const job = market.state.jobs.get(jobId);
+  if (job?.status !== "delayed") return;
+  const tasks = [...market.state.tasks.values()].filter((t) => t.jobId === job.id);
+  const spec: JobSpec = {
+    id: job.id,
+    arrivedAt: job.arrivedAt,
+    benefit: job.benefit,
+    replicas: job.replicas,
+    tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
   };
+  let decision: Decision = answer(spec, now);
+  if (decision.outcome === "delayed") return market.engine.commit(spec, decision);
+  let admitted = decision.outcome === "admitted" ? decision : null;
+  const pricing = market.adminSettings.pricing;
+  const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
+  if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
+    decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
+    admitted = null;
+  }
+  const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
+  const final = decision;
+  const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve);
+  const penaltyHeld = await market.db.$transaction(async (tx) => {
+    await recordDecisions(market, tx, jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now));
+    const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
+    if (admitted) await escrowJob(tx, job.id, job.ownerId, needed, hold);
+    await tx.job.update({
+      where: { id: job.id },
+      data: {
+        status: final.outcome,
+        decision: toJson(record),
+        decidedAt: new Date(now),
+        expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
+        quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
+        pricing,
+        escrowMicro: admitted ? needed : 0n,
+        penaltyHeldMicro: hold,
+      },
+    });
+    if (admitted) {
+      await queueOnMachines(tx, placed);
+    } else {
+      await tx.task.deleteMany({ where: { jobId: job.id } });
+    }
+    return hold;
+  });
+  if (admitted) {
+    job.status = "admitted";
+    job.escrowMicro = needed;
+    job.penaltyHeldMicro = penaltyHeld;
+    job.priceMicro = toMicro(admitted.price);
+    job.pricing = pricing;
+    for (const t of tasks) market.state.enqueue(t, placed.get(t.id) ?? null);
+    market.engine.commit(spec, admitted);
+  } else {
+    market.state.dropJob(job.id);
+    market.engine.jobEnded(job.id);
+  }
+  market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }

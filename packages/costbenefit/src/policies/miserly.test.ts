@@ -104,6 +104,34 @@ describe("miserly admission", () => {
     expect(miserly.tick(s, 3, rng).reevaluate).toEqual(["j"]);
   });
 
+  it("asks a delayed job again less often while it stays delayed, and at once when a machine joins", () => {
+    const s = market([opp("a"), opp("b")], { priceConstant: 10, maxRecheckSeconds: 4 });
+    loaded(s, "a", 99);
+    loaded(s, "b", 99);
+    const j = job("j", { kind: "constant", value: 0.5 }, [{ work: 5 }]);
+    let at = 0;
+    const askedAt: number[] = [];
+    const first = miserly.admit(s, j, at, rng);
+    expect(first.outcome).toBe("delayed");
+    commitDecision(s, j, first, at);
+    // Tasks keep finishing (capacity changes every second) and the job never fits.
+    for (let second = 1; second <= 20; second++) {
+      s.assignTask({ id: `x${second}`, jobId: "other", work: 1, memoryMb: 0, bytes: 0 }, "a", second);
+      s.taskFinished(`x${second}`, second);
+      if (miserly.tick(s, second, rng).reevaluate.includes("j")) {
+        askedAt.push(second);
+        at = second;
+        const d = miserly.admit(s, j, at, rng);
+        expect(d.outcome).toBe("delayed");
+        commitDecision(s, j, d, at);
+      }
+    }
+    // Waits of 1, 2 and then at most 4 seconds (maxRecheckSeconds).
+    expect(askedAt).toEqual([1, 3, 7, 11, 15, 19]);
+    s.upsertMachine(opp("c"), 20);
+    expect(miserly.tick(s, 20, rng).reevaluate).toEqual(["j"]);
+  });
+
   it("always admits a job whose benefit exceeds the highest possible cost, even past the horizon", () => {
     const s = market([opp("a"), opp("b")]);
     loaded(s, "a", 100);

@@ -41,9 +41,23 @@ export function delayOrReject(state: MarketState, job: Job, now: number, why: Re
   return { outcome: "delayed", jobId: job.id, reasons: [why] };
 }
 
+/** The first wait before a delayed job is asked again; it doubles up to settings.maxRecheckSeconds. */
+const FIRST_RECHECK_SECONDS = 1;
+
+/**
+ * Whether a delayed job whose capacity changed is asked again now: at once when machines joined
+ * or left since it was last asked, otherwise once its backoff has passed (settings.maxRecheckSeconds).
+ */
+export function recheckDue(state: MarketState, d: DelayedJob, now: number): boolean {
+  if (d.epoch >= state.epoch) return false;
+  if (d.machines !== state.machineCount) return true;
+  const wait = Math.min(state.settings.maxRecheckSeconds, FIRST_RECHECK_SECONDS * 2 ** Math.max(0, d.evaluations - 1));
+  return now - d.evaluatedAt >= wait;
+}
+
 /**
  * A tick's look at the delayed jobs: those that have waited their maximum are rejected, those
- * whose capacity changed since they were last evaluated are due again (oldest first).
+ * whose capacity changed since they were last evaluated are due again (oldest first, recheckDue).
  */
 export function reviewDelayed(state: MarketState, now: number): { reject: TickResult["reject"]; changed: DelayedJob[] } {
   const reject: TickResult["reject"] = [];
@@ -51,7 +65,7 @@ export function reviewDelayed(state: MarketState, now: number): { reject: TickRe
   for (const d of state.delayed.values()) {
     const over = maxWaitExceeded(state, d.job.arrivedAt, now);
     if (over) reject.push({ jobId: d.job.id, reasons: [over] });
-    else if (d.epoch < state.epoch) changed.push(d);
+    else if (recheckDue(state, d, now)) changed.push(d);
   }
   changed.sort((a, b) => a.job.arrivedAt - b.job.arrivedAt || (a.job.id < b.job.id ? -1 : 1));
   return { reject, changed };

@@ -28,6 +28,10 @@ export interface DelayedJob {
   /** State epoch when last evaluated: re-evaluate once capacity has changed since. */
   epoch: number;
   reasons: Reason[];
+  /** When it was last evaluated, how many answers so far left it delayed, and how many machines there were then. */
+  evaluatedAt: number;
+  evaluations: number;
+  machines: number;
 }
 
 /** A read-only view of one machine, for dashboards and explanations. */
@@ -245,7 +249,7 @@ export class MarketState {
 
   delayJob(job: Job, now: number, reasons: Reason[]): void {
     const prev = this.delayed.get(job.id);
-    this.delayed.set(job.id, { job, since: prev?.since ?? now, epoch: this.epoch, reasons });
+    this.delayed.set(job.id, { job, since: prev?.since ?? now, epoch: this.epoch, reasons, evaluatedAt: now, evaluations: (prev?.evaluations ?? 0) + 1, machines: this.machineCount });
   }
 
   forgetDelayedJob(jobId: string): void {
