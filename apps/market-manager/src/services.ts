@@ -5,20 +5,13 @@ import type { Market } from "./market/market.ts";
 import type { Quotas } from "./limits/quotas.ts";
 import type { TokenCache } from "./auth/tokens.ts";
 
-export interface Clock {
-  now(): number;
-}
-export const systemClock: Clock = { now: () => Date.now() };
+import type { Clock } from "./clock.ts";
+import type { Log } from "./log.ts";
 
-/** Fields beside a log line: its level (info unless said) and what it is about, such as the request id. */
-export interface LogFields {
-  level?: "debug" | "info" | "warn" | "error";
-  requestId?: string;
-  [field: string]: unknown;
-}
-
-/** The market's log (ops/log.ts writes it as JSON lines); plain `log("...")` calls are info lines. */
-export type Log = (line: string, fields?: LogFields) => void;
+// Clock and Log have files of their own, so that the modules Services names can use them
+// without depending on this file (and it on them: a type cycle).
+export { systemClock, type Clock } from "./clock.ts";
+export type { Log, LogFields } from "./log.ts";
 
 /** Everything a handler may depend on, passed in rather than imported. */
 export interface Services {

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Log } from "../services.ts";
+import type { Log } from "../log.ts";
 
 export interface Mail {
   to: string;

@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import type { Clock } from "../services.ts";
+import type { Clock } from "../clock.ts";
 import { openCounter, windowCounter } from "./window.ts";
 
 /** The per-user quotas of one Market Manager (the README's table of limits). */

@@ -2,9 +2,12 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { SettlementTerms } from "@cyclemarket/costbenefit";
 import type { Db } from "../db/client.ts";
-import type { Clock, Log } from "../services.ts";
+import type { Clock } from "../clock.ts";
+import type { Log } from "../log.ts";
+import type { AdminSettings } from "./admin-settings.ts";
+import type { MarketEvent } from "./market-event.ts";
 import type { Engine } from "./engine.ts";
-import { LiveState, type LiveMachine } from "./live.ts";
+import { LiveState } from "./live.ts";
 import { Liveness } from "../resources/liveness.ts";
 import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
@@ -25,11 +28,7 @@ export interface ManagerSettings {
   maxDelayMs: number;
 }
 
-export type MarketEvent =
-  | { kind: "job"; jobId: string; ownerId: string }
-  | { kind: "machine"; machineId: string }
-  /** Tasks joined these machines' queues: placed, placed again, or moved. */
-  | { kind: "queue"; machineIds: string[] };
+export type { MarketEvent } from "./market-event.ts";
 
 /**
  * The Market Manager's live market: the state in memory, the engine that decides, and a lock
@@ -50,7 +49,7 @@ export class Market {
   /** Wakes the work streams of the machines an event concerns, not every stream (work-routes.ts). */
   readonly workRoutes = new WorkRoutes(this);
   /** The admin's settings in force (see settings.ts); set at start. */
-  adminSettings!: import("./settings.ts").AdminSettings;
+  adminSettings!: AdminSettings;
 
   constructor(
     readonly db: Db,
@@ -108,10 +107,5 @@ export class Market {
       });
     }
     this.queuedOn.add(machineId);
-  }
-
-  addMachine(machine: LiveMachine): void {
-    this.state.machines.set(machine.id, machine);
-    this.engine.addMachine(machine, this.clock.now());
   }
 }

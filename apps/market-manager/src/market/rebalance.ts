@@ -1,6 +1,7 @@
 import type { Market } from "./market.ts";
 import type { MoveRecord } from "./engine.ts";
 import { recordDecisions } from "../ops/decisions.ts";
+import { taskMoved } from "./transitions.ts";
 
 /**
  * DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
@@ -23,10 +24,7 @@ export async function rebalance(market: Market, proposed: MoveRecord[], now: num
     }));
   });
   for (const m of moves) {
-    const task = market.state.tasks.get(m.taskId)!;
-    market.state.unqueue(task);
-    market.state.enqueue(task, m.toMachineId);
-    market.engine.taskMoved(m.taskId, m.fromMachineId, m.toMachineId);
+    taskMoved(market, market.state.tasks.get(m.taskId)!, m.toMachineId);
   }
   market.log(`rebalanced ${moves.length} queued task(s)`);
   return moves.length;

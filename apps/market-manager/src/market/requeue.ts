@@ -3,6 +3,7 @@ import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
 import { placementEntries, recordDecisions } from "../ops/decisions.ts";
 import { PLACED_AGAIN } from "../ops/decision-codes.ts";
+import { tasksPlaced } from "./transitions.ts";
 
 type Tx = Parameters<Parameters<Market["db"]["$transaction"]>[0]>[0];
 
@@ -29,7 +30,7 @@ export async function planRequeue(market: Market, tx: Tx, tasks: LiveTask[]) {
   await recordDecisions(market, tx, placedAgainEntries(market, live, placement));
   return {
     apply() {
-      for (const t of live) market.state.enqueue(t, placement.get(t.id) ?? null);
+      tasksPlaced(market, live, placement);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { BenefitCurve } from "@cyclemarket/costbenefit";
 import type { Market } from "./market.ts";
 import { demandOf } from "./engine.ts";
+import { delayedJobRestored, machineJoined, taskRestored } from "./transitions.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
@@ -13,11 +14,11 @@ import { discardUnfinishedIntake } from "../tasks/intake.ts";
  * was down get a fresh timeout (forgiveSilence), like their machines.
  */
 export async function restoreMarket(market: Market) {
-  const { db, state, engine } = market;
+  const { db, state } = market;
   const machines = await db.machine.findMany({ where: { status: "active" } });
   for (const row of machines) {
     const live = liveMachineFromRow(row);
-    market.addMachine(live);
+    machineJoined(market, live);
     await resumeContract(market, live, market.clock.now());
   }
   const interrupted = await discardUnfinishedIntake(db);
@@ -68,16 +69,11 @@ export async function restoreMarket(market: Market) {
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
         continue;
       }
-      const demand = [demandOf(task, job)];
       const lease = t.leases[0];
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
-        Object.assign(task, { state: "leased", machineId: lease.machineId });
-        state.leases.set(lease.id, { id: lease.id, taskId: t.id, machineId: lease.machineId, expiresAt: lease.expiresAt.getTime() });
-        state.machines.get(lease.machineId)!.leases.add(lease.id);
-        engine.assume(demand, lease.machineId);
+        taskRestored(market, task, job, { machineId: lease.machineId, lease: { id: lease.id, taskId: t.id, machineId: lease.machineId, expiresAt: lease.expiresAt.getTime() } });
       } else if (t.machineId && state.machines.has(t.machineId) && t.status !== "leased") {
-        state.enqueue(task, t.machineId);
-        engine.assume(demand, t.machineId);
+        taskRestored(market, task, job, { machineId: t.machineId });
       }
       // Anything else (its machine departed, its lease lost) stays pending and is placed again.
     }
@@ -87,7 +83,7 @@ export async function restoreMarket(market: Market) {
     if (job.status === "delayed") {
       // The engine keeps a delayed job's wait from its arrival: its max-wait rule counts from there.
       const originals = job.tasks.filter((t) => t.replica === 0).map((t) => demandOf({ id: t.id, jobId: job.id }, job));
-      engine.assumeDelayed({ id: job.id, arrivedAt: job.submittedAt.getTime(), benefit: state.jobs.get(job.id)!.benefit, replicas: job.replicas, tasks: originals }, market.clock.now());
+      delayedJobRestored(market, { id: job.id, arrivedAt: job.submittedAt.getTime(), benefit: state.jobs.get(job.id)!.benefit, replicas: job.replicas, tasks: originals });
     }
   }
   // The workers could not reach a market that was down: their leases get the same fresh timeout

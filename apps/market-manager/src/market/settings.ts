@@ -1,40 +1,13 @@
-import { z } from "zod";
-import { POLICY_NAMES } from "@cyclemarket/costbenefit";
 import type { Db } from "../db/client.ts";
 import { toJson } from "../db/client.ts";
 import type { Market } from "./market.ts";
 import { setMarketReserve, toMicro } from "../ledger/ledger.ts";
+import { AdminSettings, type AdminSettingsPatch } from "./admin-settings.ts";
 
 // What an admin may change while the market runs. Each change is stored with who made it and
 // applied to the live market at once; at start the stored values win over the defaults.
 
-export const AdminSettings = z.object({
-  /** H: the planning horizon, seconds; compute usage is committed backlog over H. */
-  horizonSeconds: z.number().min(10, "At least 10 seconds.").max(30 * 86_400, "At most 30 days."),
-  /** P: credits per abstract cost unit. */
-  priceConstant: z.number().positive("Must be positive.").max(1e9),
-  /** A machine silent this long has departed and its leases are taken back. */
-  leaseTimeoutMs: z.number().int().min(1000, "At least one second.").max(3_600_000, "At most an hour."),
-  /** The policy that decides admission and placement. */
-  policy: z.enum(POLICY_NAMES as [string, ...string[]]),
-  /**
-   * `posted`: a job is charged the price quoted at admission (marginal cost plus the fee), at most
-   * its benefit at completion; `bid`: the paper's pay-as-bid, b(j, t).
-   */
-  pricing: z.enum(["posted", "bid"]),
-  /** The market's fee on the marginal cost under posted pricing (0.1 = 10%). */
-  feeFraction: z.number().min(0, "Cannot be negative.").max(1, "At most 1 (100%)."),
-  /** Credits the market grants each verified consumer, once. */
-  startingCredits: z.number().min(0, "Cannot be negative.").max(1_000_000, "At most 1,000,000 credits."),
-  /**
-   * How far below zero the market's own account may go: what it may spend on grants, dedicated
-   * contracts and lateness penalties before its fees have earned it back.
-   */
-  marketReserve: z.number().min(0, "Cannot be negative.").max(1e12, "At most 1e12 credits."),
-});
-export type AdminSettings = z.infer<typeof AdminSettings>;
-export const AdminSettingsPatch = AdminSettings.partial().refine((p) => Object.keys(p).length > 0, "Change at least one setting.");
-export type AdminSettingsPatch = z.infer<typeof AdminSettingsPatch>;
+export { AdminSettings, AdminSettingsPatch } from "./admin-settings.ts";
 
 export async function loadSettings(db: Db, defaults: AdminSettings): Promise<AdminSettings> {
   const rows = await db.setting.findMany();

@@ -1,5 +1,5 @@
-import type { Market, MarketEvent } from "./market.ts";
-import { offeredSlots, type LiveMachine } from "./live.ts";
+import type { MarketEvent } from "./market-event.ts";
+import { offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 
 /** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
 export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
@@ -15,7 +15,7 @@ export class WorkRoutes {
   /** Machines whose stream last had nothing on offer, in the order they fell idle. */
   private idle = new Set<string>();
 
-  constructor(private market: Market) {}
+  constructor(private market: { readonly state: LiveState }) {}
 
   /** A stream listens for its machine; the returned function stops it. */
   watch(machineId: string, wake: () => void): () => void {

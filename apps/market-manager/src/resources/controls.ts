@@ -9,6 +9,7 @@ import type { Caller } from "../api/trpc.ts";
 import type { Market } from "../market/market.ts";
 import { offeredCapacity, offering, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
+import { machineChanged } from "../market/transitions.ts";
 import { ownMachine, placePendingTasks } from "./machines.ts";
 
 export interface ControlsChange {
@@ -52,7 +53,7 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
     }
   }
   // The engine must see the new profile before it is asked where the released tasks go.
-  market.engine.addMachine(machine, now);
+  machineChanged(market, machine, now);
   let requeue: Awaited<ReturnType<typeof planRequeue>>;
   try {
     requeue = await market.db.$transaction(async (tx) => {
@@ -70,7 +71,7 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
   } catch (e) {
     // Nothing was recorded: memory and the engine keep the machine as it was.
     Object.assign(machine, before);
-    market.engine.addMachine(machine, now);
+    machineChanged(market, machine, now);
     throw e;
   }
   for (const task of queued) market.state.unqueue(task);

@@ -11,6 +11,8 @@ import { idleTake } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
 import { ReportBatch } from "../tasks/report-batch.ts";
+import { tasksLeased } from "../market/transitions.ts";
+import type { TaskReport } from "../tasks/task-report.ts";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -61,24 +63,12 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
       rows.sort((a, b) => order.get(a.taskId)! - order.get(b.taskId)!);
       return { rows, inputs: new Map(inputs.map((t) => [t.id, t])) };
     });
-    for (const task of picked) {
-      const from = task.machineId;
-      market.state.unqueue(task);
-      if (from && from !== machineId) market.engine.taskMoved(task.id, from, machineId);
-      task.machineId = machineId;
-      task.state = "leased";
-      task.attempts += 1;
-      market.engine.taskStarted(task.id, machineId, now);
-    }
+    tasksLeased(market, machine, picked, rows, expiresAt, now);
     // Work taken from other machines' queues is a move with the engine's reason: say so, one line per source.
     const bySource = new Map<string, Taken[]>();
     for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
     for (const [from, moves] of bySource) {
       market.log(`idle machine ${machineId.slice(0, 8)} took ${moves.length} queued task(s) from ${from.slice(0, 8)}: ${JSON.stringify(moves[0]!.reason)}`);
-    }
-    for (const row of rows) {
-      market.state.leases.set(row.id, { id: row.id, taskId: row.taskId, machineId, expiresAt });
-      machine.leases.add(row.id);
     }
     opsOf(market).metrics.leases.inc(rows.length);
     for (const jobId of new Set(picked.map((t) => t.jobId))) {
@@ -190,16 +180,7 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
   return { expiredLeaseIds, controls: machine.controls };
 }
 
-export interface TaskReport {
-  machineId: string;
-  leaseId: string;
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  outputHash: string;
-  elapsedMs: number;
-  error?: { code: string; message?: string } | undefined;
-}
+export type { TaskReport } from "../tasks/task-report.ts";
 
 /** Each market's reports waiting for their group commit. */
 const batches = new WeakMap<Market, ReportBatch>();

@@ -5,7 +5,7 @@ import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
-import { demandOf } from "../market/engine.ts";
+import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { randomUUID } from "node:crypto";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget } from "./contracts.ts";
@@ -116,7 +116,7 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
       });
       return created;
     });
-    market.addMachine(live);
+    machineJoined(market, live);
     market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
     await placePendingTasks(market);
     market.emit({ kind: "machine", machineId: row.id });
@@ -181,7 +181,7 @@ export async function departMachine(market: Market, machineId: string, reason: "
     if (task) released.push(task);
   }
   // The engine must forget the machine before it is asked where its tasks go.
-  market.engine.removeMachine(machineId);
+  machineLeaving(market, machineId);
   let requeue: Awaited<ReturnType<typeof planRequeue>>;
   let paid = () => {};
   try {
@@ -204,20 +204,11 @@ export async function departMachine(market: Market, machineId: string, reason: "
     // Nothing was recorded (the database is away, say): memory keeps the machine and its tasks,
     // as the database does, and a later tick tries again. Changing memory first stranded its
     // queued tasks on a machine nobody could lease from.
-    market.engine.addMachine(machine, now);
-    market.engine.assume(
-      released.flatMap((t) => {
-        const job = market.state.jobs.get(t.jobId);
-        return job ? [demandOf(t, job)] : [];
-      }),
-      machineId,
-    );
+    machineStayed(market, machine, released, now);
     throw e;
   }
   paid();
-  market.state.machines.delete(machineId);
-  for (const t of released) t.machineId = null;
-  for (const leaseId of machine.leases) market.state.leases.delete(leaseId);
+  machineLeft(market, machine, released);
   requeue.apply();
   market.log(`machine ${machine.name} (${machineId.slice(0, 8)}) departed (${reason}); ${released.length} tasks placed again`);
   market.emit({ kind: "machine", machineId });

@@ -4,6 +4,7 @@ import type { Market } from "../market/market.ts";
 import { settleUnfinished } from "../ledger/settlement.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { TASK_CHUNK } from "./intake.ts";
+import { jobEnded } from "../market/transitions.ts";
 
 /**
  * The consumer stops a job: its open tasks and leases end, and it is charged what the market
@@ -26,7 +27,7 @@ export async function cancelJob(market: Market, jobId: string) {
       await tx.job.update({ where: { id: jobId }, data: { status: "cancelled", completedAt: new Date(now), chargedMicro: charge } });
       return charge;
     });
-    forgetJob(market, jobId);
+    jobEnded(market, jobId);
     market.log(`job ${jobId.slice(0, 8)} cancelled; charged ${toCredits(charged)} credits`);
     market.emit({ kind: "job", jobId, ownerId: job.ownerId });
     return { cancelled: true, charged: toCredits(charged) };
@@ -42,19 +43,4 @@ async function failUnstarted(market: Market, jobId: string) {
     if (chunk.length === 0) return;
     await market.db.task.updateMany({ where: { id: { in: chunk.map((t) => t.id) } }, data: { status: "failed", machineId: null } });
   }
-}
-
-/** Removes a job that has ended from the live market: its leases, queued tasks and engine load. */
-export function forgetJob(market: Market, jobId: string) {
-  for (const l of [...market.state.leases.values()]) {
-    if (market.state.tasks.get(l.taskId)?.jobId !== jobId) continue;
-    market.state.leases.delete(l.id);
-    market.state.machines.get(l.machineId)?.leases.delete(l.id);
-  }
-  for (const t of market.state.tasks.values()) {
-    if (t.jobId !== jobId || t.state === "done") continue;
-    market.state.unqueue(t);
-    market.engine.taskDropped(t.id);
-  }
-  market.state.dropJob(jobId);
 }

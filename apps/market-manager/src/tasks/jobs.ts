@@ -9,7 +9,8 @@ import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import { demandOf, type Decision, type JobSpec, type Reason, type TickDecision } from "../market/engine.ts";
 import { replicaShortfall } from "../market/replicas.ts";
-import { replicaId, type LiveTask } from "../market/live.ts";
+import { replicaId } from "../market/live.ts";
+import { delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { checkModule } from "./modules.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
@@ -324,7 +325,7 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
     return hold;
   });
   if (status !== "rejected") {
-    market.state.jobs.set(jobId, {
+    jobDecided(market, {
       id: jobId,
       ownerId: caller.id,
       moduleHash: job.moduleHash,
@@ -343,13 +344,7 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
       replicas: input.replicas,
       arrivedAt: now,
       benefit: input.benefit,
-    });
-    for (const { id, index, replica } of copies) {
-      const task: LiveTask = { id, jobId, index, replica, machineId: null, state: "pending", attempts: 0 };
-      market.state.tasks.set(id, task);
-      market.state.enqueue(task, placed.get(id) ?? null);
-    }
-    market.engine.commit(spec, decision);
+    }, copies, placed, spec, decision);
   }
   market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
   opsOf(market).metrics.submissions.inc({ outcome: status });
@@ -384,7 +379,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
     tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
   };
   let decision: Decision = answer(spec, now);
-  if (decision.outcome === "delayed") return market.engine.commit(spec, decision);
+  if (decision.outcome === "delayed") return jobStillDelayed(market, spec, decision);
   let admitted = decision.outcome === "admitted" ? decision : null;
   const pricing = market.adminSettings.pricing;
   const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
@@ -419,17 +414,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
     }
     return hold;
   });
-  if (admitted) {
-    job.status = "admitted";
-    job.escrowMicro = needed;
-    job.penaltyHeldMicro = penaltyHeld;
-    job.priceMicro = toMicro(admitted.price);
-    job.pricing = pricing;
-    for (const t of tasks) market.state.enqueue(t, placed.get(t.id) ?? null);
-    market.engine.commit(spec, admitted);
-  } else {
-    market.state.dropJob(job.id);
-    market.engine.jobEnded(job.id);
-  }
+  if (admitted) delayedJobAdmitted(market, job, { escrowMicro: needed, penaltyHeldMicro: penaltyHeld, priceMicro: toMicro(admitted.price), pricing }, tasks, spec, admitted);
+  else delayedJobRejected(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }

@@ -2,9 +2,9 @@ import type { Market } from "../market/market.ts";
 import { timedSettlement } from "../ops/ops.ts";
 import type { LiveLease, LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
-import type { TaskReport } from "../resources/leases.ts";
+import type { TaskReport } from "./task-report.ts";
 import { combineOutputs } from "./examples.ts";
-import { forgetJob } from "./cancel.ts";
+import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { benefitAt, estimateContradicted, runPay, settleCharge, tallyCopies, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
@@ -133,8 +133,7 @@ export function prepareCompletion(market: Market, c: Completion) {
     market.state.leases.delete(lease.id);
     machine.leases.delete(lease.id);
     if (c.ok) {
-      Object.assign(task, { state: "done", resultId, outputHash: c.hash, producerId: machine.ownerId });
-      market.engine.taskFinished(task.id, machine.id, c.report.elapsedMs / 1000, now);
+      taskDone(market, task, machine, { resultId, outputHash: c.hash, seconds: c.report.elapsedMs / 1000 }, now);
     }
     if (agreed) for (const t of copies) t.agreedHash = agreed;
     count();
@@ -146,7 +145,7 @@ export function prepareCompletion(market: Market, c: Completion) {
       }
       requeue.apply();
     }
-    if (finishesJob || givesUp || exhausted) forgetJob(market, job.id);
+    if (finishesJob || givesUp || exhausted) jobEnded(market, job.id);
     market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
   };
   return { write, apply, count, uncount };
@@ -237,7 +236,7 @@ async function setReputation(market: Market, tx: Tx, m: { id: string; reputation
   await tx.machine.update({ where: { id: m.id }, data: { reputation } });
   if (live) {
     live.reputation = reputation;
-    market.engine.addMachine(live, market.clock.now());
+    machineChanged(market, live);
   }
 }
 
