@@ -66,7 +66,7 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
       },
       LEASE_TIMEOUT_MS + 10_000,
     );
-    expect(Date.parse(departed.departedAt!)).toBeGreaterThan(killedAt);
+    expect(departed.departedAt!).toBeGreaterThan(killedAt);
 
     const job = await waitFor(
       "the job to complete",

@@ -109,7 +109,7 @@ describe("posted prices", () => {
     const why = decision.reasons.find((r) => r.code === "unprofitable") as { benefitNeeded?: number; marginalCost: number } | undefined;
     expect(why?.benefitNeeded).toBeCloseTo(why!.marginalCost * 1.1, 9);
     const job = await consumer.jobs.get.query({ jobId });
-    expect(Date.parse(job.givesUpAt!) - Date.parse(job.submittedAt)).toBe(10 * 60_000);
+    expect(job.givesUpAt! - job.submittedAt).toBe(10 * 60_000);
     await consumer.jobs.cancel.mutate({ jobId });
     // With the benefit the market named, the same job is admitted.
     const again = await consumer.jobs.quote.mutate(pi(why!.benefitNeeded! * 1.01, 1));

@@ -32,9 +32,9 @@ export async function marketOverview(db: Db, market: Market) {
         reputation: m.reputation,
         queued: live?.queue.length ?? 0,
         running: live?.leases.size ?? 0,
-        registeredAt: m.registeredAt.toISOString(),
-        lastHeartbeatAt: m.lastHeartbeatAt.toISOString(),
-        departedAt: m.departedAt?.toISOString() ?? null,
+        registeredAt: m.registeredAt.getTime(),
+        lastHeartbeatAt: m.lastHeartbeatAt.getTime(),
+        departedAt: m.departedAt?.getTime() ?? null,
       };
     }),
     jobs,

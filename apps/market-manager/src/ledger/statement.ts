@@ -26,7 +26,7 @@ export async function statement(db: Db, userId: string) {
     /** Held in escrow for the user's jobs now. */
     inEscrow: toCredits(escrow?._sum.balanceMicro ?? 0n),
     lines: postings.map((p) => ({
-      at: p.entry.createdAt.toISOString(),
+      at: p.entry.createdAt.getTime(),
       account: p.account.kind,
       kind: p.entry.kind,
       jobId: p.entry.jobId,
@@ -46,7 +46,7 @@ const HOUR = 3_600_000;
  */
 export async function producerEarnings(db: Db, userId: string, now: number) {
   const account = await db.ledgerAccount.findUnique({ where: { kind_userId: { kind: "producer", userId } } });
-  if (!account) return { earnedLastHour: 0, earnedLastDay: 0, hourly: [] as { hour: string; earned: number }[], chargedForTheirWork: 0, paidForThatWork: 0 };
+  if (!account) return { earnedLastHour: 0, earnedLastDay: 0, hourly: [] as { hour: number; earned: number }[], chargedForTheirWork: 0, paidForThatWork: 0 };
   const since = new Date(now - 24 * HOUR);
   const recent = await db.ledgerPosting.findMany({
     where: { accountId: account.id, amountMicro: { gt: 0n }, entry: { createdAt: { gte: since }, kind: { in: ["payment", "contract"] } } },
@@ -91,7 +91,7 @@ export async function producerEarnings(db: Db, userId: string, now: number) {
   return {
     earnedLastHour: toCredits(lastHour),
     earnedLastDay: toCredits(lastDay),
-    hourly: [...hourly].sort((a, b) => a[0] - b[0]).map(([h, v]) => ({ hour: new Date(h).toISOString(), earned: toCredits(v) })),
+    hourly: [...hourly].sort((a, b) => a[0] - b[0]).map(([h, v]) => ({ hour: h, earned: toCredits(v) })),
     chargedForTheirWork: charged,
     paidForThatWork: paid,
   };

@@ -47,7 +47,7 @@ export async function listDecisions(db: Db, f: DecisionFilter) {
   return {
     decisions: page.map((r) => ({
       id: r.id,
-      at: r.at.toISOString(),
+      at: r.at.getTime(),
       outcome: r.outcome,
       jobId: r.jobId,
       jobName: name(jobs, r.jobId, "name"),

@@ -24,7 +24,8 @@ export async function jobProgress(db: Db, jobId: string) {
     status: job.status,
     taskCount: job.taskCount,
     benefit: job.benefit,
-    arrivedAt: job.submittedAt.toISOString(),
+    /** Milliseconds since the epoch. */
+    arrivedAt: job.submittedAt.getTime(),
     /** Seconds after arrival. */
     doneAt,
     expectedCompletion: after(job.expectedCompletionAt),

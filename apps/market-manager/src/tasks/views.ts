@@ -8,12 +8,12 @@ import { paidForJob } from "../ledger/settlement.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { balance, toCredits } from "../ledger/ledger.ts";
 
-// What the API shows of jobs: plain JSON (ISO dates, credits as numbers for display); the exact
-// integer amounts stay in the ledger.
+// What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
+// decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
 
 const MICRO = 1_000_000;
 export const credits = (micro: bigint | null | undefined) => (micro == null ? null : Number(micro) / MICRO);
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const ms = (d: Date | null | undefined) => (d ? d.getTime() : null);
 
 export async function jobSummaries(db: Db, where: { ownerId?: string }) {
   const jobs = await db.job.findMany({
@@ -30,8 +30,8 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
     status: j.status,
     taskCount: j.taskCount,
     tasksDone: j.tasksDone,
-    submittedAt: iso(j.submittedAt)!,
-    completedAt: iso(j.completedAt),
+    submittedAt: j.submittedAt.getTime(),
+    completedAt: ms(j.completedAt),
     quotedPrice: credits(j.quotedPriceMicro),
     charged: credits(j.chargedMicro),
   }));
@@ -63,10 +63,10 @@ export async function jobView(market: Market, jobId: string) {
       failed: counts.failed ?? 0,
     },
     workPerTask: j.workPerTask,
-    submittedAt: iso(j.submittedAt)!,
-    decidedAt: iso(j.decidedAt),
-    expectedCompletionAt: iso(j.expectedCompletionAt),
-    completedAt: iso(j.completedAt),
+    submittedAt: j.submittedAt.getTime(),
+    decidedAt: ms(j.decidedAt),
+    expectedCompletionAt: ms(j.expectedCompletionAt),
+    completedAt: ms(j.completedAt),
     quotedPrice: credits(j.quotedPriceMicro),
     pricing: j.pricing === "bid" ? ("bid" as const) : ("posted" as const),
     charged: credits(j.chargedMicro),
@@ -78,7 +78,7 @@ export async function jobView(market: Market, jobId: string) {
     verification: j.replicas > 1 ? await verification(db, j.id, j.replicas) : null,
     estimate: await estimate(market, j),
     /** A delayed job is given up at this time if the market still cannot run it. */
-    givesUpAt: j.status === "delayed" ? iso(new Date(j.submittedAt.getTime() + market.settings.maxDelayMs)) : null,
+    givesUpAt: j.status === "delayed" ? j.submittedAt.getTime() + market.settings.maxDelayMs : null,
   };
 }
 
@@ -104,7 +104,7 @@ async function estimate(market: Market, j: JobRow) {
     consumerCausedLateness: false,
   });
   return {
-    completionAt: iso(new Date(paced !== null ? Math.max(paced, now) : (planned ?? now))),
+    completionAt: paced !== null ? Math.max(paced, now) : (planned ?? now),
     basis: paced !== null ? ("measured-pace" as const) : ("plan" as const),
     chargeIfNow: c.charge - c.compensation,
     paidToProducers: toCredits(paid),

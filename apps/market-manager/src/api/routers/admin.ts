@@ -22,7 +22,7 @@ export const adminRouter = router({
       return {
         current: ctx.services.market.adminSettings,
         policies: POLICY_NAMES,
-        changes: changes.map((c) => ({ key: c.key, from: c.oldValue, to: c.newValue, by: c.user.email, at: c.createdAt.toISOString() })),
+        changes: changes.map((c) => ({ key: c.key, from: c.oldValue, to: c.newValue, by: c.user.email, at: c.createdAt.getTime() })),
       };
     }),
     /** Every change is recorded with who made it, then applied to the live market. */

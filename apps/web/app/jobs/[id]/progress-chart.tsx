@@ -13,7 +13,7 @@ export function ProgressChart({ jobId, live }: { jobId: string; live: boolean })
   const progress = useQuery({ ...trpc.jobs.progress.queryOptions({ jobId }), refetchInterval: live ? 2000 : false });
   const curve = BenefitCurve.safeParse(progress.data?.benefit);
   const p = progress.data;
-  const now = p && live ? (Date.now() - Date.parse(p.arrivedAt)) / 1000 : (p?.completed ?? null);
+  const now = p && live ? (Date.now() - p.arrivedAt) / 1000 : (p?.completed ?? null);
   return (
     <Card
       title="Progress over time"
