@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { benefitAt } from "./benefit.ts";
+import { benefitAt, type BenefitCurve } from "./benefit.ts";
 import { commitDecision } from "./commit.ts";
 import { createPolicy } from "./policies/policy.ts";
 import { createRng } from "./rng.ts";
@@ -73,12 +73,12 @@ describe("a job without a work estimate", () => {
   });
 
   it("lowers every kind of curve by the same amount", () => {
-    const curves = [
+    const curves: BenefitCurve[] = [
       { kind: "constant", value: 10 },
       { kind: "deadline", value: 10, deadline: 5, penalty: 2 },
       { kind: "linear-decay", value: 10, start: 1, end: 9, floor: 1 },
       { kind: "piecewise", points: [{ t: 0, value: 10 }, { t: 4, value: 6 }] },
-    ] as const;
+    ];
     for (const c of curves) for (const t of [0, 3, 7, 20]) expect(benefitAt(loweredBenefit(c, 3), t)).toBeCloseTo(benefitAt(c, t) - 3);
   });
 });
