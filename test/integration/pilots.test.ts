@@ -15,11 +15,13 @@ let market: TestMarket;
 let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
 let worker: ReturnType<TestMarket["tokenClient"]>;
 let machineId: string;
+let producer: Awaited<ReturnType<TestMarket["signUp"]>>;
+const setPaused = (paused: boolean) => producer.machines.setControls.mutate({ machineId, controls: { paused } });
 
 beforeAll(async () => {
   market = await startTestMarket();
   consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
+  producer = await market.signUp("seller@example.test", ["producer"]);
   worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
   ({ machineId } = await worker.worker.register.mutate({
     name: "rack",
@@ -48,20 +50,24 @@ async function runLeased(elapsedMs: number): Promise<number[]> {
   const indexes: number[] = [];
   for (const lease of leases) {
     indexes.push((await db.task.findUniqueOrThrow({ where: { id: lease.taskId } })).index);
-    const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
-    const outcome = await runTask({ module: new Uint8Array(Buffer.from(bytes, "base64")), args: lease.args, seed: lease.taskId, limits: lease.limits });
-    const report = await worker.worker.report.mutate({
-      machineId,
-      leaseId: lease.leaseId,
-      exitCode: outcome.exitCode,
-      stdout: Buffer.from(outcome.stdout).toString("base64"),
-      stderr: Buffer.from(outcome.stderr).toString("base64"),
-      outputHash: outcome.outputHash,
-      elapsedMs,
-    });
-    expect(report.accepted).toBe(true);
+    await report(lease, elapsedMs);
   }
   return indexes;
+}
+
+async function report(lease: Awaited<ReturnType<typeof worker.worker.lease.mutate>>["leases"][number], elapsedMs: number) {
+  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
+  const outcome = await runTask({ module: new Uint8Array(Buffer.from(bytes, "base64")), args: lease.args, seed: lease.taskId, limits: lease.limits });
+  const answer = await worker.worker.report.mutate({
+    machineId,
+    leaseId: lease.leaseId,
+    exitCode: outcome.exitCode,
+    stdout: Buffer.from(outcome.stdout).toString("base64"),
+    stderr: Buffer.from(outcome.stderr).toString("base64"),
+    outputHash: outcome.outputHash,
+    elapsedMs,
+  });
+  expect(answer.accepted).toBe(true);
 }
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
@@ -113,6 +119,32 @@ describe("a job without a work estimate", () => {
     // Charged the two posted prices, never more than the benefit; both escrows emptied by settlement.
     expect(done.chargedMicro).toBe(done.quotedPriceMicro);
     await expectMarketInvariants(db, [jobId]);
+  });
+
+  it("keeps a job between its pilots and the rest across a restart, and admits the rest afterwards", async () => {
+    const { jobId } = await consumer.jobs.submit.mutate(withoutEstimate("restarted", 5, 100));
+    await runLeased(400);
+    // The last pilot finishes while its machine is paused: the engine has nowhere to put the rest.
+    const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
+    expect(leases).toHaveLength(1);
+    await setPaused(true);
+    await report(leases[0]!, 400);
+    const db = () => market.manager.services.db;
+    const waiting = await until(() => db().job.findUniqueOrThrow({ where: { id: jobId } }), (j) => codes(j.decision).includes("planned-from-pilots"));
+    expect(waiting).toMatchObject({ workEstimate: "provisional", tasksDone: 3, decision: { outcome: "delayed", provisional: true } });
+
+    await market.restart();
+    const live = market.manager.services.market.state;
+    expect(live.jobs.get(jobId)?.pilots).toMatchObject({ count: 3, phase: "provisional" });
+    // Only the pilots came back to the live market: the rest is not placed before the engine admits it.
+    expect([...live.tasks.values()].filter((t) => t.jobId === jobId).map((t) => t.index).sort()).toEqual([0, 1, 2]);
+
+    await setPaused(false);
+    const measured = await until(() => db().job.findUniqueOrThrow({ where: { id: jobId } }), (j) => j.workEstimate === "measured");
+    expect(measured.workPerTask).toBeCloseTo(0.4 * SPEED);
+    expect([...(await runLeased(400))].sort()).toEqual([3, 4]);
+    expect((await db().job.findUniqueOrThrow({ where: { id: jobId } })).status).toBe("completed");
+    await expectMarketInvariants(db(), [jobId]);
   });
 
   it("settles the pilots alone when what they measured makes the rest unprofitable", async () => {

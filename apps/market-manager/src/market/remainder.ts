@@ -20,6 +20,7 @@ import { forgetJob } from "../tasks/cancel.ts";
 const ASK_AGAIN_MS = 5_000;
 
 type PilotJob = LiveJob & { pilots: LivePilots };
+type DecisionRecord = ReturnType<typeof decisionRecord>;
 
 /** Jobs whose pilots have all finished and whose rest waits for the engine. */
 function waiting(market: Market): PilotJob[] {
@@ -72,13 +73,14 @@ export async function admitRemainder(market: Market, jobId: string) {
   if (decision.outcome === "admitted" && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
     decision = { outcome: "rejected", reasons: [...decision.reasons.filter((r) => r.code === "planned-from-pilots"), { code: "insufficient-credits", needed: toCredits(needed) }] };
   }
-  const record = decisionRecord(market, decision, job.replicas, benefit);
+  // The decision on the rest says how many pilots it was planned from; provisional only while it waits.
+  const record = { ...decisionRecord(market, decision, job.replicas, benefit), pilots: pilots.count, provisional: decision.outcome === "delayed" };
   const entries = jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: job.ownerId, tasks: spec.tasks.length }, now);
   if (decision.outcome === "delayed") {
     // The consumer sees why the rest waits; the pilots' results stand meanwhile.
     await market.db.$transaction(async (tx) => {
       await recordDecisions(market, tx, entries);
-      await tx.job.update({ where: { id: jobId }, data: { decision: toJson({ ...record, pilots: pilots.count, provisional: true }) } });
+      await tx.job.update({ where: { id: jobId }, data: { decision: toJson(record) } });
     });
   } else if (decision.outcome === "admitted") {
     await admit(market, job, decision, record, entries, rows, spec, asked.workPerTask, needed, now);
@@ -92,7 +94,7 @@ async function admit(
   market: Market,
   job: PilotJob,
   decision: Decision & { outcome: "admitted" },
-  record: ReturnType<typeof decisionRecord>,
+  record: DecisionRecord,
   entries: ReturnType<typeof jobDecisionEntries>,
   rows: { id: string; index: number; replica: number }[],
   spec: JobSpec,
@@ -135,7 +137,7 @@ async function admit(
  * The engine did not admit the rest: the job ends with its pilots, settled for what ran (what its
  * producers were paid); the rest of the escrow goes back and the tasks that never ran are removed.
  */
-async function settlePilotsAlone(market: Market, job: PilotJob, record: ReturnType<typeof decisionRecord>, entries: ReturnType<typeof jobDecisionEntries>, now: number) {
+async function settlePilotsAlone(market: Market, job: PilotJob, record: DecisionRecord, entries: ReturnType<typeof jobDecisionEntries>, now: number) {
   await market.db.$transaction(async (tx) => {
     await recordDecisions(market, tx, entries);
     const paid = await timedSettlement(market, "remainder-rejected", () => settleUnfinished(tx, { jobId: job.id, consumerId: job.ownerId, why: "remainder-rejected", penaltyHeld: job.penaltyHeldMicro }));

@@ -215,7 +215,7 @@ function copiesOf(job: PreparedJob, replicas: number) {
  */
 export function decisionRecord(market: Market, d: Decision, replicas: number, benefit: BenefitCurve, pilots: number | null = null) {
   // A job without a work estimate: the decision and its price are the pilots' (provisional).
-  const provisional = pilots === null ? {} : { provisional: true as const, pilots };
+  const provisional = { provisional: pilots !== null, pilots };
   const shortfall = d.outcome === "admitted" ? null : replicaShortfall(market.state, replicas);
   const reasons: Reason[] = shortfall ? [...d.reasons, shortfall] : d.reasons;
   return d.outcome === "admitted"
