@@ -3,6 +3,7 @@ import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
 import { exampleModule, planExample } from "../../apps/market-manager/src/tasks/examples.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { applySettings } from "../../apps/market-manager/src/market/settings.ts";
+import { main as cli } from "../../packages/client/src/cli/main.ts";
 import { expectLedgerBalances, expectMarketInvariants } from "../support/books.ts";
 
 // A job that gives no work estimate: its first tasks run as pilots priced at the most a task can
@@ -70,6 +71,15 @@ async function report(lease: Awaited<ReturnType<typeof worker.worker.lease.mutat
   expect(answer.accepted).toBe(true);
 }
 
+/** What `cyclemarket status JOBID` prints for the consumer. */
+async function cliStatus(jobId: string): Promise<string> {
+  const token = (await consumer.account.tokens.create.mutate({ name: "cli", scopes: ["consume"] })).token;
+  let out = "";
+  const io = { out: (t: string) => void (out += t), err: () => {}, env: {}, tty: false };
+  await cli(["status", jobId, "--url", market.url, "--token", token], io);
+  return out;
+}
+
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -99,6 +109,7 @@ describe("a job without a work estimate", () => {
     expect(submitted).toMatchObject({ workEstimate: "provisional", pilotCount: 3, workPerTask: 120 });
     const view = await consumer.jobs.get.query({ jobId });
     expect(view.workEstimate).toMatchObject({ kind: "provisional", pilots: 3 });
+    expect(await cliStatus(jobId)).toContain("Work per task: provisional (3 pilot tasks run first");
 
     // Only the pilots are handed out: 2 then 1, each measured at 0.5 s on the 0.65 machine.
     const pilots = [...(await runLeased(500)), ...(await runLeased(500))];
@@ -111,6 +122,7 @@ describe("a job without a work estimate", () => {
     expect(codes(measured.decision)).toContain("planned-from-pilots");
     expect(measured.quotedPriceMicro! > submitted.quotedPriceMicro!).toBe(true);
     expect((await consumer.jobs.get.query({ jobId })).workEstimate).toMatchObject({ kind: "measured", pilots: 3, workPerTask: measured.workPerTask });
+    expect(await cliStatus(jobId)).toContain(`Work per task: ${Number(measured.workPerTask.toFixed(6))} s of reference CPU, measured by 3 pilot tasks.`);
 
     const rest = [...(await runLeased(500)), ...(await runLeased(500))];
     expect(rest.sort()).toEqual([3, 4, 5]);
@@ -147,7 +159,7 @@ describe("a job without a work estimate", () => {
     await expectMarketInvariants(db(), [jobId]);
   });
 
-  it("settles the pilots alone when what they measured makes the rest unprofitable", async () => {
+  it("settles the pilots alone when the engine does not admit the rest planned from what they measured", async () => {
     const db = market.manager.services.db;
     // A market that waits for no job: what the engine does not admit at once it rejects.
     const live = market.manager.services.market;
@@ -162,6 +174,8 @@ describe("a job without a work estimate", () => {
     expect(ended.status).toBe("rejected");
     expect(codes(ended.decision)).toContain("planned-from-pilots");
     expect(ended.result).toMatchObject({ error: { code: "remainder-rejected", pilots: 3, tasks: 13 } });
+    // The consumer is told why in the engine's words: the market's maximum wait, after the pilots.
+    expect(codes(ended.decision)).toContain("max-wait-exceeded");
     // Only the pilots stay, and the consumer paid what their producers were paid: 3 x 100 s x 0.001.
     expect(ended.tasks.map((t) => t.index).sort()).toEqual([0, 1, 2]);
     expect(Number(ended.chargedMicro)).toBeCloseTo(3 * 100 * PRICE * 1e6, -1);
