@@ -110,6 +110,8 @@ describe("a job without a work estimate", () => {
     const view = await consumer.jobs.get.query({ jobId });
     expect(view.workEstimate).toMatchObject({ kind: "provisional", pilots: 3 });
     expect(await cliStatus(jobId)).toContain("Work per task: provisional (3 pilot tasks run first");
+    // Running it again from its job file runs pilots again: the file gives no estimate either.
+    expect("workPerTask" in (await consumer.jobs.jobFile.query({ jobId }))).toBe(false);
 
     // Only the pilots are handed out: 2 then 1, each measured at 0.5 s on the 0.65 machine.
     const pilots = [...(await runLeased(500)), ...(await runLeased(500))];
@@ -176,6 +178,7 @@ describe("a job without a work estimate", () => {
     expect(ended.result).toMatchObject({ error: { code: "remainder-rejected", pilots: 3, tasks: 13 } });
     // The consumer is told why in the engine's words: the market's maximum wait, after the pilots.
     expect(codes(ended.decision)).toContain("max-wait-exceeded");
+    expect(await cliStatus(jobId)).toContain("only its 3 pilot tasks ran: the rest was not admitted");
     // Only the pilots stay, and the consumer paid what their producers were paid: 3 x 100 s x 0.001.
     expect(ended.tasks.map((t) => t.index).sort()).toEqual([0, 1, 2]);
     expect(Number(ended.chargedMicro)).toBeCloseTo(3 * 100 * PRICE * 1e6, -1);
