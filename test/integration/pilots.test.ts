@@ -161,6 +161,21 @@ describe("a job without a work estimate", () => {
     await expectMarketInvariants(db(), [jobId]);
   });
 
+  it("a delayed job without an estimate is admitted later as its pilots alone, its rest still held back", async () => {
+    await setPaused(true);
+    const { jobId, decision } = await consumer.jobs.submit.mutate(withoutEstimate("delayed", 4, 100));
+    expect(decision).toMatchObject({ outcome: "delayed", provisional: true, pilots: 3 });
+    await setPaused(false);
+    const db = market.manager.services.db;
+    const admitted = await until(() => db.job.findUniqueOrThrow({ where: { id: jobId } }), (j) => j.status === "admitted");
+    expect(admitted).toMatchObject({ status: "admitted", workEstimate: "provisional", decision: { provisional: true, pilots: 3 } });
+    expect(admitted.pilotPriceMicro).toBe(admitted.quotedPriceMicro);
+    expect([...(await runLeased(300)), ...(await runLeased(300))].sort()).toEqual([0, 1, 2]);
+    await until(() => db.job.findUniqueOrThrow({ where: { id: jobId } }), (j) => j.workEstimate === "measured");
+    expect(await runLeased(300)).toEqual([3]);
+    await expectMarketInvariants(db, [jobId]);
+  });
+
   it("settles the pilots alone when the engine does not admit the rest planned from what they measured", async () => {
     const db = market.manager.services.db;
     // A market that waits for no job: what the engine does not admit at once it rejects.
