@@ -56,9 +56,15 @@ export async function restoreMarket(market: Market) {
       arrivedAt: job.submittedAt.getTime(),
       // Checked by the schema when the job was submitted; parsed again so memory holds the type.
       benefit: BenefitCurve.parse(job.benefit),
+      ...(job.pilotCount === null
+        ? {}
+        : { pilots: { count: job.pilotCount, priceMicro: job.pilotPriceMicro ?? 0n, phase: job.workEstimate === "measured" ? ("measured" as const) : ("provisional" as const) } }),
     });
+    // Tasks after the pilots join the market only when the engine admits them (remainder.ts).
+    const held = job.pilotCount !== null && job.workEstimate === "provisional" ? job.pilotCount : Infinity;
     const agreed = new Map<string, string>();
     for (const t of job.tasks) {
+      if (t.index >= held) continue;
       const task = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
       state.tasks.set(t.id, task);
       if (t.status === "done") {

@@ -2,6 +2,7 @@ import type { Market } from "./market.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
 import { expireLeases } from "../resources/leases.ts";
 import { reevaluateDelayed } from "../tasks/jobs.ts";
+import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
 import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
@@ -23,6 +24,7 @@ export async function tick(market: Market) {
   await expireLeases(market);
   await market.serial(() => placePendingTasks(market));
   await reevaluateDelayed(market);
+  await admitRemainders(market);
   await rebalance(market);
   await accrueContracts(market);
 }
