@@ -25,6 +25,10 @@ const SECURITY_HEADERS = [
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
   { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  // With the opener policy this makes every page cross-origin isolated (it loads nothing from other
+  // origins: the Market Manager is reached through /api), which gives /produce's sandbox workers
+  // SharedArrayBuffer and Atomics.wait, so a CPU limit holds inside each task (wasm-pace.ts).
+  { key: "Cross-Origin-Embedder-Policy", value: "require-corp" },
   { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
 ];
 

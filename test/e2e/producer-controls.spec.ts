@@ -43,3 +43,21 @@ test("a paused producer tab receives no work while a job waits, and takes work o
   await expect.poll(async () => Number(await producer.getByTestId("producer-done").innerText()), { timeout: 120_000 }).toBeGreaterThan(0);
   await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 180_000 });
 });
+
+test("a producer tab's CPU limit holds inside each task: the page is isolated and its tasks rest while they run", async ({ page, context }) => {
+  test.setTimeout(300_000);
+  await signUp(page, "Ciro", `ciro-${Date.now()}@example.test`);
+  const producer = await context.newPage();
+  await producer.goto("/produce");
+  // Cross-origin isolation gives the sandbox workers SharedArrayBuffer and Atomics.wait.
+  expect(await producer.evaluate(() => crossOriginIsolated)).toBe(true);
+  const form = producer.getByTestId("tab-controls");
+  await form.getByLabel("CPU limit (% of each core)").fill("40");
+  await form.getByRole("button", { name: "Keep for when I start" }).click();
+  await startProducing(producer);
+
+  // Tasks of about a second each: a paced task rests for 150 ms after every 100 ms it computes.
+  await submitMonteCarlo(page, { tasks: 12, samplesPerTask: 30_000_000, benefit: 600, name: "Runs under a CPU limit" });
+  await expect(producer.getByRole("list", { name: "Last results" }).getByText(/rested [\d.,]+ (ms|s|min) of it for the CPU limit/).first()).toBeVisible({ timeout: 180_000 });
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 180_000 });
+});

@@ -44,6 +44,8 @@ export interface TestMarket {
   outbox: string;
   /** A client authenticated by a producer's API token, as a Node worker is. */
   tokenClient(token: string): ReturnType<typeof clientFor>;
+  /** Stops the Market Manager and starts it again on the same data and port (sessions and tokens survive). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,11 +76,18 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     ...env,
   });
   // MARKET_LOG=1 shows the market's log (and the stacks of its 500s) while a test runs.
-  const manager = await startMarketManager(cfg, process.env.MARKET_LOG ? (line) => console.log(`[market] ${line}`) : () => {});
+  const log = process.env.MARKET_LOG ? (line: string) => console.log(`[market] ${line}`) : () => {};
+  let manager = await startMarketManager(cfg, log);
   const url = `http://127.0.0.1:${manager.port}`;
   return {
     url,
-    manager,
+    get manager() {
+      return manager;
+    },
+    async restart() {
+      await manager.stop();
+      manager = await startMarketManager({ ...cfg, MARKET_PORT: manager.port }, log);
+    },
     outbox: join(dataDir, "outbox.jsonl"),
     signUp: (email, roles) => signUp(url, email, roles, join(dataDir, "outbox.jsonl")),
     signIn: (email, password) => signIn(url, email, password),

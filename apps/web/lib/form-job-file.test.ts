@@ -11,6 +11,12 @@ describe("the job file the simple form shows", () => {
     expect(parsed).toMatchObject({ name: "sweep", module: "program.wasm", replicas: 2, workPerTask: 3, limits: { memoryMb: 32, wallSeconds: 30 }, tasks: [{ args: ["1", "a b"] }, { args: [] }] });
   });
 
+  it("leaves the work per task out when the field is empty, and a job file without one fills it empty", () => {
+    const file = JobFile.parse(formJobFile({ ...common, workPerTask: undefined, name: "n", moduleName: "m.wasm", stdin: "", tasks: { kind: "list", lines: [{ args: [] }] } }));
+    expect(file.workPerTask).toBeUndefined();
+    expect(fillFromJobFile(file)?.workPerTask).toBe("");
+  });
+
   it("splits task lines as a shell does, with < FILE for a task's stdin", () => {
     expect(parseTaskLine(`7 "two words" 'it''s' a\\ b $HOME *.txt`)).toEqual({ args: ["7", "two words", "its", "a b", "$HOME", "*.txt"] });
     expect(parseTaskLine("8 4096 < inputs/8.txt")).toEqual({ args: ["8", "4096"], stdinFile: "inputs/8.txt" });

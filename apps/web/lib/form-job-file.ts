@@ -23,7 +23,8 @@ export interface UploadForm {
   stdin: string;
   benefit: JobFileInput["benefit"];
   replicas: number;
-  workPerTask: number;
+  /** Undefined: the job gives none, and the market runs pilots first. */
+  workPerTask: number | undefined;
   memoryMb: number;
   wallSeconds: number;
 }
@@ -65,7 +66,7 @@ export function formJobFile(f: UploadForm): JobFileInput {
     module: f.moduleName,
     benefit: f.benefit,
     replicas: f.replicas,
-    workPerTask: f.workPerTask,
+    ...(f.workPerTask === undefined ? {} : { workPerTask: f.workPerTask }),
     limits: { memoryMb: f.memoryMb, wallSeconds: f.wallSeconds },
     tasks:
       f.tasks.kind === "count"
@@ -107,7 +108,7 @@ export function fillFromJobFile(job: JobFile): FormFill | null {
     argsTemplate: Array.isArray(t) ? "" : quote(t.args),
     stdin: shared ?? "",
     replicas: String(job.replicas),
-    workPerTask: String(job.workPerTask),
+    workPerTask: job.workPerTask === undefined ? "" : String(job.workPerTask),
     memoryMb: String(job.limits.memoryMb),
     wallSeconds: String(job.limits.wallSeconds),
   };

@@ -191,6 +191,14 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     return `It waited ${seconds(waited == null ? null : waited / 1000)} for capacity, longer than the maximum of ${seconds(max == null ? null : max / 1000)}.`;
   },
   "capacity-changed": () => "The market changed while deciding; the decision was made again.",
+  "pilot-tasks": (r) =>
+    `The job gave no work estimate, so its first ${plural(num(r, "pilots"), "task runs", "tasks run")} as pilots of ${num(r, "tasks") ?? "?"}; ` +
+    `they are priced at a provisional ${seconds(num(r, "provisionalWorkPerTask"))} of reference work each (the most a task can do within its ${seconds(num(r, "wallSeconds"))} limit), and the rest is planned from what they measure.`,
+  "planned-from-pilots": (r) =>
+    `The rest of the job is planned from its ${plural(num(r, "pilots"), "pilot", "pilots")}: ${seconds(num(r, "measuredWorkPerTask"))} of reference work per task measured over ${plural(num(r, "runs"), "run", "runs")} ` +
+    `(provisional estimate ${seconds(num(r, "provisionalWorkPerTask"))}).`,
+  "remainder-rejected": (r) =>
+    `Only the ${plural(num(r, "pilots"), "pilot", "pilots")} ran: the rest of the job was not admitted, so it was settled for the pilots alone (${credits(num(r, "paidToProducers"))} paid to producers).`,
   // The service's own codes in the decision log (market-manager ops/decision-codes.ts).
   "machine-left": () => "The machine left the market: its producer stopped it.",
   "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",

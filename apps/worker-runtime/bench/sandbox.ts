@@ -3,13 +3,17 @@
 // through a one-slot Node pool, i.e. the per-task overhead; (3) how long a pool thread takes to
 // be ready, next to an empty worker thread on the same machine, and how long a slot whose thread
 // was stopped at its wall time waits before its next task runs (with the pool's spare thread and
-// without). Figures, not pass/fail: the machine's load moves them.
+// without); (4) what a CPU limit costs a paced module (wasm-pace.ts): its time at a limit of 100%
+// against the same module unpaced, and the share of a core it uses at 50%. Figures, not
+// pass/fail: the machine's load moves them.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { createNodePool, startSandboxThread } from "../src/node/pool.ts";
 import { compileTaskModule, runTask, sha256Hex } from "../src/sandbox.ts";
 import { LOOP_WAT, wat } from "../src/testing/fixtures.ts";
+import { SlotPacer } from "../src/controls/pacer.ts";
+import { readFileSync } from "node:fs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TRIVIAL_TASKS = Number(process.env.BENCH_TASKS ?? 300);
@@ -124,7 +128,34 @@ async function replacements(): Promise<void> {
   );
 }
 
+async function pacing(): Promise<void> {
+  const bytes = new Uint8Array(readFileSync(CPU_MODULE));
+  const limits = { memoryPages: 1024, outputBytes: 1024 };
+  const plain = await compileTaskModule(bytes, limits.memoryPages);
+  const paced = await compileTaskModule(bytes, limits.memoryPages, true);
+  const run = async (module: WebAssembly.Module, cpuLimit: number | null) => {
+    const cpu = process.cpuUsage();
+    const t = performance.now();
+    const r = await runTask({ module, args: ["2"], seed: "pace", limits, ...(cpuLimit === null ? {} : { pacing: new SlotPacer(cpuLimit).cells }) });
+    if (r.error) throw new Error(`paced bench failed: ${r.error.message}`);
+    const wall = performance.now() - t;
+    const used = process.cpuUsage(cpu);
+    return { wall, share: (used.user + used.system) / 1000 / wall };
+  };
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    a.push((await run(plain, null)).wall);
+    b.push((await run(paced, 100)).wall);
+  }
+  const half = await run(paced, 50);
+  console.log(
+    `CPU limit inside a task (bench_cpu 2, ${ROUNDS} rounds, medians): unpaced ${ms(median(a))}, paced at 100% ${ms(median(b))} (${(median(b) / median(a)).toFixed(3)}x); at 50% it took ${ms(half.wall)} using ${(half.share * 100).toFixed(0)}% of a core`,
+  );
+}
+
 await cpuHeavy();
 await trivialTasks();
 await threadStarts();
 await replacements();
+await pacing();

@@ -29,6 +29,11 @@ export interface Executor {
   run(request: ExecuteRequest, signal?: AbortSignal): Promise<TaskOutcome>;
   /** Times the benchmark kernel on one of the executor's threads. */
   benchmark(durationMs?: number): Promise<BenchmarkResult>;
+  /**
+   * The producer's CPU limit in percent: where the executor can, tasks keep it inside their run
+   * (their outcome then says how long they rested); elsewhere the producer rests slots between tasks.
+   */
+  setCpuLimit?(percent: number): void;
   /** Stops every thread; running tasks end as "aborted". */
   close(): Promise<void>;
 }

@@ -30,6 +30,8 @@ export const RunMessage = z.object({
   env: z.optional(z.record(z.string(), z.string())),
   seed: z.string(),
   limits: ThreadTaskLimits,
+  /** The slot's shared pacing cells, sent with a module compiled paced (controls/pacer.ts). */
+  pacing: z.optional(z.custom<Int32Array>((v) => v instanceof Int32Array && typeof SharedArrayBuffer === "function" && v.buffer instanceof SharedArrayBuffer, "expected shared pacing cells")),
 });
 export type RunMessage = z.infer<typeof RunMessage>;
 
@@ -53,6 +55,7 @@ export const ThreadTaskOutcome = z.object({
   stderr: bytes,
   outputHash: z.string(),
   elapsedMs: z.number(),
+  restedMs: z.optional(z.number()),
   error: z.optional(z.object({ code: z.enum(SANDBOX_ERROR_CODES), message: z.string() })),
 });
 

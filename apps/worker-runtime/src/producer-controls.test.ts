@@ -12,7 +12,9 @@ import { exampleBytes } from "./testing/fixtures.ts";
 const machine: MachineProfile = { name: "controlled", kind: "opportunistic", speed: 1, memoryPerSlotMb: 64, bandwidthBytesPerSecond: 1e6, pricePerSecond: 1, userAgent: "vitest" };
 const limits = { wallMs: 10_000, memoryPages: 64, outputBytes: 1024 };
 const pool = createNodePool({ slots: 1 });
-afterAll(() => pool.close());
+// A host that cannot pace inside a task (a browser page that is not cross-origin isolated).
+const unpacedPool = createNodePool({ slots: 1, pacing: false });
+afterAll(() => Promise.all([pool.close(), unpacedPool.close()]));
 
 function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -59,12 +61,33 @@ describe("the producer loop under the producer's controls", () => {
     await done;
   });
 
-  it("rests a slot after each task under a CPU limit, so the slot is busy about that share of the time", async () => {
+  it("keeps a CPU limit inside each task where the host can pace: the task rests as long as it computes", async () => {
+    const market = await withTasks(3, 20_000_000);
+    const finished: { elapsedMs: number; restedMs?: number }[] = [];
+    const controller = new AbortController();
+    const done = runProducer({
+      api: market, executor: pool, machine, signal: controller.signal, controls: { cpuLimit: 50 },
+      onEvent: (e) => e.type === "finished" && finished.push(e), idleBackoff: { minMs: 10, maxMs: 50 },
+    });
+    await until(() => market.reports.length === 3, 30_000);
+    controller.abort();
+    await done;
+    for (const { elapsedMs, restedMs } of finished) {
+      expect(restedMs).toBeGreaterThan(100);
+      // A rest follows each 100 ms of computing, so the last stretch may go unrested.
+      expect(restedMs!).toBeGreaterThanOrEqual(elapsedMs - restedMs! - 110);
+    }
+    // The slot does not rest again between tasks: the next lease follows the report at once.
+    const gaps = market.leaseTimes.slice(1, 3).map((t, i) => t - market.leaseTimes[i]!);
+    for (const [i, gap] of gaps.entries()) expect(gap).toBeLessThan(1.5 * finished[i]!.elapsedMs + 100);
+  }, 60_000);
+
+  it("rests a slot after each task under a CPU limit where the host cannot pace, so the slot is busy about that share of the time", async () => {
     const market = await withTasks(3, 3_000_000);
     const finished: number[] = [];
     const controller = new AbortController();
     const done = runProducer({
-      api: market, executor: pool, machine, signal: controller.signal, controls: { cpuLimit: 50 },
+      api: market, executor: unpacedPool, machine, signal: controller.signal, controls: { cpuLimit: 50 },
       onEvent: (e) => e.type === "finished" && finished.push(e.elapsedMs), idleBackoff: { minMs: 10, maxMs: 50 },
     });
     await until(() => market.reports.length === 3, 30_000);

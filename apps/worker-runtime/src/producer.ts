@@ -28,7 +28,7 @@ export type ProducerEvent =
   | { type: "registered"; machineId: string; slots: number; leaseTimeoutMs: number; heartbeatIntervalMs: number }
   | { type: "leased"; leases: { leaseId: string; taskId: string; jobId: string }[] }
   | { type: "started"; leaseId: string; taskId: string; jobId: string }
-  | { type: "finished"; leaseId: string; taskId: string; jobId: string; exitCode: number; elapsedMs: number; error?: SandboxError }
+  | { type: "finished"; leaseId: string; taskId: string; jobId: string; exitCode: number; elapsedMs: number; restedMs?: number; error?: SandboxError }
   | { type: "reported"; leaseId: string; taskId: string; accepted: boolean; reason?: { code: string } }
   | { type: "abandoned"; leaseId: string; taskId: string; reason: "expired" | "stopping" | "handed-back" }
   /** The market stopped answering (its manager or database away), or answers again. */
@@ -345,6 +345,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         });
     }
     const effective = unsentPatch ? MachineControls.parse({ ...controls, ...unsentPatch }) : controls;
+    executor.setCpuLimit?.(effective.cpuLimit);
     const reason = offReason(effective, conditions);
     const nowOffering = reason === null;
     const shown = JSON.stringify(effective);
@@ -440,8 +441,9 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       // The market learns at once that this task cannot run here, rather than at lease expiry.
       outcome = failedOutcome("invalid-module", `the module could not be fetched: ${message(e)}`, 0);
     }
-    // Under a CPU limit the slot rests in proportion to this run (duty-cycle.ts).
-    rests.afterRun(outcome.elapsedMs, controls.cpuLimit);
+    // Under a CPU limit a task that could not rest inside its run (restedMs absent: not paced)
+    // is followed by a rest of the slot in proportion to it (duty-cycle.ts).
+    if (outcome.restedMs === undefined) rests.afterRun(outcome.elapsedMs, controls.cpuLimit);
     if (entry.abandoned) return;
     summary.tasksRun++;
     emit({
@@ -449,6 +451,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       ...ids,
       exitCode: outcome.exitCode,
       elapsedMs: outcome.elapsedMs,
+      ...(outcome.restedMs !== undefined ? { restedMs: outcome.restedMs } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     });
     await report(lease, outcome, entry, forMachine);

@@ -7,6 +7,8 @@ import { seedKey, seededRandom } from "./seeded-random.ts";
 import { checkTaskEnv, checkTaskFiles, describeTaskInputRefusal } from "./task-inputs.ts";
 import { MemoryLimitError, PAGE_BYTES, capMemory } from "./wasm-binary.ts";
 import { TaskSignal, createWasiHost, isAllowedImport } from "./wasi-host.ts";
+import { PACE_IMPORT, paceModule } from "./wasm-pace.ts";
+import { threadPacer } from "./controls/pacer.ts";
 
 export interface TaskLimits {
   /**
@@ -31,6 +33,11 @@ export interface RunTaskInput {
   /** The task id: keys the task's random source so honest machines agree byte for byte. */
   seed: string;
   limits: TaskLimits;
+  /**
+   * The slot's pacing cells (controls/pacer.ts) when the module was compiled paced
+   * (compileTaskModule's `paced`): the task then keeps the producer's CPU limit while it runs.
+   */
+  pacing?: Int32Array;
 }
 
 export type SandboxErrorCode =
@@ -55,6 +62,8 @@ export interface TaskOutcome {
   /** SHA-256 of stdout, lower-case hex: what verification compares across machines. */
   outputHash: string;
   elapsedMs: number;
+  /** Milliseconds the task rested to keep the producer's CPU limit; present when it ran paced. */
+  restedMs?: number;
   error?: SandboxError;
 }
 
@@ -100,9 +109,14 @@ export async function sha256Hex(data: Uint8Array): Promise<string> {
   return hex;
 }
 
-/** Compiles a module with the memory limit written into it; the pools cache the result per hash and limit. */
-export async function compileTaskModule(bytes: Uint8Array, memoryPages: number): Promise<WebAssembly.Module> {
-  return WebAssembly.compile(capMemory(bytes, memoryPages) as Uint8Array<ArrayBuffer>);
+/**
+ * Compiles a module with the memory limit written into it, and paced (wasm-pace.ts) when asked;
+ * the pools cache the result per hash, limit and pacing. Throws PaceUnsupported when the module
+ * cannot be paced (the caller then compiles it unpaced).
+ */
+export async function compileTaskModule(bytes: Uint8Array, memoryPages: number, paced = false): Promise<WebAssembly.Module> {
+  const capped = capMemory(bytes, memoryPages);
+  return WebAssembly.compile((paced ? paceModule(capped) : capped) as Uint8Array<ArrayBuffer>);
 }
 
 /** SHA-256 of no bytes: the output hash of a task that produced nothing. */
@@ -135,7 +149,9 @@ export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
     if (e instanceof MemoryLimitError) return failure("memory-limit", e.message, started);
     return failure("invalid-module", `the module does not compile: ${errorText(e)}`, started);
   }
-  const forbidden = WebAssembly.Module.imports(module).find((i) => !isAllowedImport(i.module, i.name));
+  const pacer = input.pacing ? threadPacer(input.pacing) : null;
+  const isPace = (i: { module: string; name: string }) => pacer !== null && i.module === PACE_IMPORT.module && i.name === PACE_IMPORT.name;
+  const forbidden = WebAssembly.Module.imports(module).find((i) => !isAllowedImport(i.module, i.name) && !isPace(i));
   if (forbidden) return failure("invalid-module", `the module imports ${forbidden.module}.${forbidden.name}, which the sandbox does not provide`, started);
 
   const files = input.files ?? {};
@@ -173,7 +189,10 @@ export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
   let exitCode = -1;
   let error: SandboxError | undefined;
   try {
-    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: host.imports });
+    const instance = await WebAssembly.instantiate(module, {
+      wasi_snapshot_preview1: host.imports,
+      ...(pacer ? { [PACE_IMPORT.module]: { [PACE_IMPORT.name]: pacer.pace } } : {}),
+    });
     const exports = instance.exports as { memory?: unknown; _start?: unknown };
     if (!(exports.memory instanceof WebAssembly.Memory) || typeof exports._start !== "function") {
       return failure("invalid-module", "the module must export `memory` and a `_start` function", started);
@@ -213,6 +232,7 @@ export async function runTask(input: RunTaskInput): Promise<TaskOutcome> {
     stderr: stderr.bytes(),
     outputHash: await sha256Hex(out),
     elapsedMs: performance.now() - started,
+    ...(pacer ? { restedMs: pacer.restedMs() } : {}),
     ...(error ? { error } : {}),
   };
 }

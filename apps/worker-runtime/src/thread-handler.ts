@@ -27,6 +27,7 @@ export async function handleHostMessage(raw: unknown, post: (message: ThreadToHo
         env: msg.env,
         seed: msg.seed,
         limits: msg.limits,
+        ...(msg.pacing ? { pacing: msg.pacing } : {}),
       });
       post({ version: MESSAGE_VERSION, type: "result", runId: msg.runId, outcome });
     } else {

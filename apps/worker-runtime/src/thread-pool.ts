@@ -4,11 +4,16 @@
 // an endless loop); the slot takes the pool's spare thread, already loaded, so its next task
 // does not wait for a thread to start, and a new spare starts loading in the background. The
 // other slots are not involved.
+//
+// Under a CPU limit (setCpuLimit) tasks run paced where the host allows it (controls/pacer.ts):
+// the module is compiled with pacing calls and the slot's thread rests inside the task; the time
+// it rests does not count against the task's wall-time limit.
 import type { BenchmarkResult } from "./benchmark.ts";
 import type { ExecuteRequest, Executor } from "./executor.ts";
 import { MESSAGE_VERSION, ThreadToHost, type HostToThread } from "./messages.ts";
 import { compileTaskModule, failedOutcome, type SandboxErrorCode, type TaskOutcome } from "./sandbox.ts";
 import { MemoryLimitError } from "./wasm-binary.ts";
+import { SlotPacer, pacingSupported } from "./controls/pacer.ts";
 
 export interface SandboxThread {
   post(message: HostToThread): void;
@@ -26,7 +31,7 @@ export type SpawnThread = (events: ThreadEvents) => SandboxThread;
 
 interface Pending {
   kind: "run" | "benchmark";
-  send(runId: string): HostToThread | Promise<HostToThread>;
+  send(runId: string, slot: Slot): HostToThread | Promise<HostToThread>;
   wallMs: number;
   resolve(value: TaskOutcome | BenchmarkResult): void;
   reject(error: Error): void;
@@ -45,12 +50,16 @@ interface Slot {
   thread: SandboxThread | null;
   /** The thread said it has loaded; until then its start-up time does not count against a task. */
   ready: boolean;
+  /** The cells this slot's paced tasks share with its thread (null where pacing is not possible). */
+  pacer: SlotPacer | null;
   current: {
     runId: string;
     job: Pending;
     started: number;
     posted: boolean;
     timer: ReturnType<typeof setTimeout> | null;
+    /** Rest time already added to the wall-time allowance. */
+    restCredited: number;
     cleanup: () => void;
   } | null;
 }
@@ -68,7 +77,8 @@ const NEXT_SPARE_DELAY_MS = 100;
 export class ThreadPool implements Executor {
   private readonly pool: Slot[];
   private readonly queue: Pending[] = [];
-  private readonly modules = new Map<string, Promise<WebAssembly.Module>>();
+  private readonly modules = new Map<string, Promise<{ module: WebAssembly.Module; paced: boolean }>>();
+  private cpuLimit = 100;
   private nextRunId = 0;
   private closed = false;
   /** A loaded thread no slot uses yet, taken by a slot whose thread was stopped or died. */
@@ -77,10 +87,20 @@ export class ThreadPool implements Executor {
   constructor(
     readonly slots: number,
     private readonly spawn: SpawnThread,
-    private readonly options: { spareThread?: boolean } = {},
+    private readonly options: { spareThread?: boolean; /** Pace tasks inside their run under a CPU limit; default: where the host can. */ pacing?: boolean } = {},
   ) {
     if (!Number.isInteger(slots) || slots < 1) throw new Error(`a pool needs at least one slot, got ${slots}`);
-    this.pool = Array.from({ length: slots }, () => ({ thread: null, ready: false, current: null }));
+    const pacing = (options.pacing ?? true) && pacingSupported();
+    this.pool = Array.from({ length: slots }, () => ({ thread: null, ready: false, pacer: pacing ? new SlotPacer() : null, current: null }));
+  }
+
+  /**
+   * The producer's CPU limit, in percent of each core. Tasks started from now on run paced when
+   * it is below 100 (and the host can pace); running paced tasks follow a change at once.
+   */
+  setCpuLimit(percent: number): void {
+    this.cpuLimit = percent;
+    for (const slot of this.pool) slot.pacer?.setLimit(percent);
   }
 
   run(request: ExecuteRequest, signal?: AbortSignal): Promise<TaskOutcome> {
@@ -92,18 +112,23 @@ export class ThreadPool implements Executor {
         resolve: (v) => resolve(v as TaskOutcome),
         reject,
         fail: (code, message, elapsedMs) => resolve(failedOutcome(code, message, elapsedMs)),
-        send: async (runId) => ({
-          version: MESSAGE_VERSION,
-          type: "run",
-          runId,
-          module: await this.compiled(request.moduleHash, request.module, request.limits.memoryPages),
-          args: request.args,
-          stdin: request.stdin ?? new Uint8Array(0),
-          files: request.files,
-          env: request.env,
-          seed: request.seed,
-          limits: { memoryPages: request.limits.memoryPages, outputBytes: request.limits.outputBytes },
-        }),
+        send: async (runId, slot) => {
+          const { module, paced } = await this.compiled(request.moduleHash, request.module, request.limits.memoryPages, this.cpuLimit < 100 && slot.pacer !== null);
+          if (paced) slot.pacer!.reset();
+          return {
+            version: MESSAGE_VERSION,
+            type: "run",
+            runId,
+            module,
+            args: request.args,
+            stdin: request.stdin ?? new Uint8Array(0),
+            files: request.files,
+            env: request.env,
+            seed: request.seed,
+            limits: { memoryPages: request.limits.memoryPages, outputBytes: request.limits.outputBytes },
+            ...(paced ? { pacing: slot.pacer!.cells } : {}),
+          };
+        },
       };
       this.enqueue(job);
     });
@@ -144,11 +169,22 @@ export class ThreadPool implements Executor {
     this.spare = null;
   }
 
-  private compiled(hash: string, bytes: Uint8Array, memoryPages: number): Promise<WebAssembly.Module> {
-    const key = `${hash}:${memoryPages}`;
+  /** The compiled module, paced when asked and possible (a module the pacer declines runs unpaced). */
+  private compiled(hash: string, bytes: Uint8Array, memoryPages: number, paced: boolean): Promise<{ module: WebAssembly.Module; paced: boolean }> {
+    const key = `${hash}:${memoryPages}${paced ? ":paced" : ""}`;
     let module = this.modules.get(key);
     if (!module) {
-      module = compileTaskModule(bytes, memoryPages);
+      module = paced
+        ? compileTaskModule(bytes, memoryPages, true).then(
+            (m) => ({ module: m, paced: true }),
+            // A module the pacer declines (or cannot read) still runs, unpaced; a memory limit it
+            // cannot meet is the task's failure either way.
+            (e: unknown) => {
+              if (e instanceof MemoryLimitError) throw e;
+              return compileTaskModule(bytes, memoryPages).then((m) => ({ module: m, paced: false }));
+            },
+          )
+        : compileTaskModule(bytes, memoryPages).then((m) => ({ module: m, paced: false }));
       module.catch(() => this.modules.delete(key));
       this.modules.set(key, module);
       if (this.modules.size > MODULE_CACHE_SIZE) this.modules.delete(this.modules.keys().next().value!);
@@ -193,11 +229,11 @@ export class ThreadPool implements Executor {
     const started = performance.now();
     const onAbort = () => this.stop(slot, runId, "aborted", "the task was given up while running");
     job.signal?.addEventListener("abort", onAbort, { once: true });
-    slot.current = { runId, job, started, posted: false, timer: null, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
+    slot.current = { runId, job, started, posted: false, timer: null, restCredited: 0, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
 
     if (!slot.thread) this.giveThread(slot);
     const thread = slot.thread!;
-    Promise.resolve(job.send(runId)).then(
+    Promise.resolve(job.send(runId, slot)).then(
       (message) => {
         if (slot.current?.runId !== runId) return; // aborted while compiling
         thread.post(message);
@@ -262,8 +298,19 @@ export class ThreadPool implements Executor {
     if (!current || !current.posted) return;
     if (current.timer) clearTimeout(current.timer);
     const { runId, job } = current;
+    // Time the task rested for the CPU limit extends its allowance.
+    const expire = () => {
+      const rested = job.kind === "run" && slot.pacer ? slot.pacer.rested() : 0;
+      if (slot.current?.runId === runId && rested > current.restCredited) {
+        const extra = rested - current.restCredited;
+        current.restCredited = rested;
+        current.timer = setTimeout(expire, extra);
+        return;
+      }
+      this.stop(slot, runId, "timeout", `the task ran past its wall-time limit of ${job.wallMs} ms`);
+    };
     current.timer = slot.ready
-      ? setTimeout(() => this.stop(slot, runId, "timeout", `the task ran past its wall-time limit of ${job.wallMs} ms`), job.wallMs)
+      ? setTimeout(expire, job.wallMs)
       : setTimeout(() => this.stop(slot, runId, "crashed", `the sandbox thread did not start within ${THREAD_LOAD_MS} ms`), job.wallMs + THREAD_LOAD_MS);
   }
 

@@ -54,7 +54,8 @@ export function hasWasmHeader(bytes: Uint8Array): boolean {
   return true;
 }
 
-class Reader {
+/** A cursor over a module's bytes (shared with wasm-pace.ts, which rewrites code). */
+export class Reader {
   constructor(
     readonly bytes: Uint8Array,
     public pos: number,
@@ -106,14 +107,14 @@ class Reader {
   }
 }
 
-interface Section {
+export interface Section {
   id: number;
   start: number; // first byte of the section's contents
   end: number;
   headerStart: number; // the id byte
 }
 
-function sections(bytes: Uint8Array): Section[] {
+export function sections(bytes: Uint8Array): Section[] {
   if (!hasWasmHeader(bytes)) throw new WasmFormatError("missing WebAssembly header");
   const out: Section[] = [];
   const r = new Reader(bytes, 8, bytes.length);
@@ -208,7 +209,7 @@ export function readWasm(bytes: Uint8Array): WasmSummary {
   };
 }
 
-function leb(value: number): number[] {
+export function leb(value: number): number[] {
   const out: number[] = [];
   do {
     let b = value % 128;

@@ -30,6 +30,9 @@ export type { PolicyName } from "./policies/registry.ts";
 // Money: what a run is worth, what a job is charged, what a dedicated machine has earned
 export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, ChargeReason, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
 export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ContractAccrualInput } from "./settlement.ts";
+// Jobs without a work estimate: pilots first, the rest planned from their measured work
+export { PILOT_TASKS, REFERENCE_SPEED, pilotCount, provisionalWork, measuredWork, loweredBenefit, pilotJob, decidePilots, decideRemainder } from "./pilots.ts";
+export type { PilotRun, RemainderInput, Answer } from "./pilots.ts";
 // Randomness is always passed in
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";

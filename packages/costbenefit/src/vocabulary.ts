@@ -57,6 +57,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("needs-another-machine", { taskIndex: num, copy: num, machinesConnected: num, ownersConnected: num }),
   reason("task-failed", { taskIndex: num, attempts: num, cause: str.nullable().optional(), exitCode: num.nullable().optional() }),
   reason("no-quorum", {}),
+  // A job without a work estimate whose remainder the engine did not admit after its pilots ran.
+  reason("remainder-rejected", { pilots: num, tasks: num, paidToProducers: num }),
   // Machines and their reports.
   reason("implausible-speed", { speed: num, max: num }),
   reason("negative-price", { price: num }),

@@ -22,10 +22,11 @@ export function grantStartingCredits(tx: Tx, userId: string, amount: bigint) {
  * Admission puts the consumer's escrow for the job aside (the most they can be charged) and, for
  * a curve that can go negative, the market's penalty hold beside it, from the market's reserve.
  */
-export function escrowJob(tx: Tx, jobId: string, consumerId: string, amount: bigint, penaltyHeld = 0n) {
+export function escrowJob(tx: Tx, jobId: string, consumerId: string, amount: bigint, penaltyHeld = 0n, part: "remainder" | null = null) {
   return post(tx, {
     kind: "escrow",
-    uniqueKey: `escrow:${jobId}`,
+    // A job run as pilots first escrows its remainder on its own when the engine admits it.
+    uniqueKey: part ? `escrow:${jobId}:${part}` : `escrow:${jobId}`,
     jobId,
     memo: { maxBenefitMicro: amount.toString(), penaltyHeldMicro: penaltyHeld.toString() },
     postings: [
@@ -100,7 +101,7 @@ export async function settleCompleted(
  * producers were already paid out of its escrow; the market takes back its penalty hold and the
  * rest goes back to the consumer.
  */
-export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: "cancelled" | "failed" | "escrow-exhausted"; penaltyHeld: bigint }) {
+export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: "cancelled" | "failed" | "escrow-exhausted" | "remainder-rejected"; penaltyHeld: bigint }) {
   const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
   const paid = await paidForJob(tx, s.jobId);
   const toMarket = s.penaltyHeld < held ? s.penaltyHeld : held;

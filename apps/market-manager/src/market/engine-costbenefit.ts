@@ -4,6 +4,8 @@ import {
   commitReplacement,
   createPolicy,
   createRng,
+  decidePilots,
+  decideRemainder,
   type Decision as EngineDecision,
   type Job,
   type MarketSettingsInput,
@@ -113,6 +115,27 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       const out = answer(job, d);
       decided.set(out, { job, decision: d });
       return out;
+    },
+    decidePilots(spec, wallMs, now, quote = false) {
+      let asked = toJob(spec);
+      const ask = (j: Job) => (quote ? policy.quote(state, (asked = j), at(now), rng) : policy.admit(state, (asked = j), at(now), rng));
+      const d = decidePilots(ask, asked, sec(wallMs));
+      const out = answer(asked, d);
+      if (!quote) decided.set(out, { job: asked, decision: d });
+      return out;
+    },
+    decideRemainder(spec, pilots, wallMs, now) {
+      let asked = toJob(spec);
+      const r = decideRemainder((j) => policy.admit(state, (asked = j), at(now), rng), pilots.terms, {
+        job: asked,
+        pilots: pilots.count,
+        runs: pilots.runs,
+        wallSeconds: sec(wallMs),
+        pilotPrice: pilots.priceCredits,
+      });
+      const out = answer(asked, r.decision);
+      decided.set(out, { job: asked, decision: r.decision });
+      return { decision: out, workPerTask: r.workPerTask };
     },
     quote(spec, now) {
       const job = toJob(spec);

@@ -3,7 +3,7 @@
 // vocabulary is the engine's own (its Reason union, its task demand); the one translation is of
 // time: the engine counts seconds on the market's clock, the service and the wire milliseconds
 // since the epoch, so every instant in a decision or a reason leaves here in milliseconds.
-import type { BenefitCurve, MarketReason, PendingTask } from "@cyclemarket/costbenefit";
+import type { BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms } from "@cyclemarket/costbenefit";
 import type { LiveJob, LiveMachine, LiveTask } from "./live.ts";
 
 /** Any reason the market gives: the engine's, or the service's own (vocabulary.ts). */
@@ -88,6 +88,16 @@ export interface Engine {
   decide(job: JobSpec, now: number): Decision;
   /** The same answer shown to a consumer before submitting: the policy learns nothing from it. */
   quote(job: JobSpec, now: number): Decision;
+  /**
+   * A job without a work estimate, step one (costbenefit pilots.ts): the engine's answer for its
+   * first tasks as pilots at the provisional work its wall-time limit allows. `quote` commits nothing.
+   */
+  decidePilots(job: JobSpec, wallMs: number, now: number, quote?: boolean): Decision;
+  /**
+   * Step two, once the pilots finished: the rest of the job (`job` holds only those tasks) planned
+   * from the pilots' vouched runs, against the benefit the pilots' price leaves.
+   */
+  decideRemainder(job: JobSpec, pilots: { count: number; runs: PilotRun[]; priceCredits: number; terms: SettlementTerms }, wallMs: number, now: number): { decision: Decision; workPerTask: number };
   /**
    * Makes a decision of `decide` part of the engine's state: an admitted job's tasks join their
    * machines' loads, a delayed job waits for the tick to ask again, a rejected one is forgotten.

@@ -76,6 +76,19 @@ export interface LiveJob {
   arrivedAt: number;
   /** The job's BenefitCurve, kept for re-evaluation while the job is delayed. */
   benefit: BenefitCurve;
+  /** A job submitted without a work estimate: its first tasks run as pilots (costbenefit pilots.ts). */
+  pilots?: LivePilots | undefined;
+}
+
+export interface LivePilots {
+  /** Tasks with index below this are the pilots; the others join the market once the rest is admitted. */
+  count: number;
+  /** What the pilots were priced at: the rest is decided against the benefit this leaves. */
+  priceMicro: bigint;
+  /** "provisional" while the pilots run, "measured" once the rest is planned from them. */
+  phase: "provisional" | "measured";
+  /** When the rest was last put to the engine (ms): a delayed rest is asked again a little later. */
+  askedAt?: number | undefined;
 }
 
 export interface LiveTask {

@@ -57,9 +57,15 @@ export async function restoreMarket(market: Market) {
       arrivedAt: job.submittedAt.getTime(),
       // Checked by the schema when the job was submitted; parsed again so memory holds the type.
       benefit: BenefitCurve.parse(job.benefit),
+      ...(job.pilotCount === null
+        ? {}
+        : { pilots: { count: job.pilotCount, priceMicro: job.pilotPriceMicro ?? 0n, phase: job.workEstimate === "measured" ? ("measured" as const) : ("provisional" as const) } }),
     });
+    // Tasks after the pilots join the market only when the engine admits them (remainder.ts).
+    const held = job.pilotCount !== null && job.workEstimate === "provisional" ? job.pilotCount : Infinity;
     const agreed = new Map<string, string>();
     for (const t of job.tasks) {
+      if (t.index >= held) continue;
       const task = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
       state.tasks.set(t.id, task);
       if (t.status === "done") {
@@ -82,8 +88,10 @@ export async function restoreMarket(market: Market) {
     }
     if (job.status === "delayed") {
       // The engine keeps a delayed job's wait from its arrival: its max-wait rule counts from there.
-      const originals = job.tasks.filter((t) => t.replica === 0).map((t) => demandOf({ id: t.id, jobId: job.id }, job));
-      delayedJobRestored(market, { id: job.id, arrivedAt: job.submittedAt.getTime(), benefit: state.jobs.get(job.id)!.benefit, replicas: job.replicas, tasks: originals });
+      // Its tasks as the tick will ask about them: the live ones (a pilot job's pilots alone).
+      const live = state.jobs.get(job.id)!;
+      const originals = [...state.tasks.values()].filter((t) => t.jobId === job.id && t.replica === 0).map((t) => demandOf(t, live));
+      delayedJobRestored(market, { id: job.id, arrivedAt: live.arrivedAt, benefit: live.benefit, replicas: job.replicas, tasks: originals });
     }
   }
   // The workers could not reach a market that was down: their leases get the same fresh timeout

@@ -2,6 +2,7 @@ import type { Market } from "./market.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
 import { expireLeases } from "../resources/leases.ts";
 import { answerDelayed } from "../tasks/jobs.ts";
+import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
 import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
@@ -30,6 +31,7 @@ export async function tick(market: Market) {
     return t;
   });
   await answerDelayed(market, decided);
+  await admitRemainders(market);
   await accrueContracts(market);
 }
 

@@ -42,7 +42,9 @@ export async function jobFileOf(db: Db, jobId: string): Promise<JobFileInput> {
     module: { sha256: job.moduleHash },
     benefit: job.benefit as BenefitCurve,
     replicas: job.replicas,
-    workPerTask: job.declaredWorkPerTask ?? job.workPerTask,
+    // A job still running its pilots gave no estimate, and its file gives none either; once the
+    // rest was planned from the pilots, running it again starts from what they measured.
+    ...(job.workEstimate === "provisional" ? {} : { workPerTask: job.declaredWorkPerTask ?? job.workPerTask }),
     limits: { memoryMb: job.memoryMbPerTask, wallSeconds: leaseLimits(job.taskLimits).wallMs / 1000 },
     tasks: tasks.map(taskOf),
   };

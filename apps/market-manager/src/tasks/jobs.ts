@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
 import { z } from "zod";
-import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, runPay } from "@cyclemarket/costbenefit";
+import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, pilotCount, provisionalWork, runPay } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
@@ -31,7 +31,7 @@ const EXAMPLE_MEMORY_MB = 16;
  * (`runPay` with an unbounded report), instead of once at its expected time. Never more than the
  * highest benefit; what is not used comes back at settlement.
  */
-function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", workPerTask: number, wallMs: number): bigint {
+export function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", workPerTask: number, wallMs: number): bigint {
   const highest = Math.max(0, maxBenefit(benefit));
   if (pricing === "bid") return toMicro(highest);
   let contingency = 0;
@@ -59,7 +59,7 @@ function refuseBalance(held: bigint, needed: bigint) {
  * job's price), as far as the market's reserve still covers it. The penalty paid is never more
  * than what is held.
  */
-async function holdPenalty(tx: Tx, benefit: BenefitCurve, price: number): Promise<bigint> {
+export async function holdPenalty(tx: Tx, benefit: BenefitCurve, price: number): Promise<bigint> {
   const wanted = toMicro(penaltyHold(minBenefit(benefit), price));
   if (wanted === 0n) return 0n;
   const can = await spendable(tx, { kind: "market" });
@@ -104,7 +104,8 @@ export const JobSource = z.discriminatedUnion("kind", [
     // Base64 of the module; the configured byte limit is checked on the decoded bytes.
     moduleBase64: z.string().min(1).max(24 * 1024 * 1024, "The module is far over the size limit."),
     tasks: z.array(TaskInput).min(1).max(MAX_TASKS),
-    workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU."),
+    // Absent: pilots first, the rest planned from their measured work (costbenefit pilots.ts).
+    workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
     memoryMbPerTask: z.number().int().min(1).max(4096).default(64),
   }),
   // A job file's request: the module uploaded before, by hash; tasks with env and input files.
@@ -134,7 +135,8 @@ interface PreparedJob {
   imports: unknown;
   example: string | null;
   tasks: (PreparedTask & { id: string })[];
-  workPerTask: number;
+  /** Undefined: the consumer gave none, and the first tasks run as pilots (costbenefit pilots.ts). */
+  workPerTask: number | undefined;
   memoryMbPerTask: number;
   /** The job's own per-task limits; null: the market's defaults. */
   taskLimits: TaskLimitsStored | null;
@@ -149,7 +151,7 @@ async function prepare(db: Db, input: SubmitJob, maxModuleBytes: number): Promis
   }
   let moduleBytes: Uint8Array;
   let tasks: PreparedTask[];
-  let workPerTask: number;
+  let workPerTask: number | undefined;
   let memoryMbPerTask: number;
   let example: string | null = null;
   if (input.source.kind === "example") {
@@ -184,13 +186,20 @@ async function prepare(db: Db, input: SubmitJob, maxModuleBytes: number): Promis
   };
 }
 
+/** How many of the job's first tasks run as pilots: null when the consumer gave a work estimate. */
+const pilotsOf = (job: PreparedJob) => (job.workPerTask === undefined ? pilotCount(job.tasks.length) : null);
+
+/** The work the market plans with: the consumer's estimate, or the pilots' provisional upper bound. */
+const plannedWork = (job: PreparedJob) => job.workPerTask ?? provisionalWork(leaseLimits(job.taskLimits).wallMs / 1000);
+
 function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: BenefitCurve, replicas: number): JobSpec {
+  const work = plannedWork(job);
   return {
     id: jobId,
     arrivedAt,
     benefit,
     replicas,
-    tasks: job.tasks.map((t) => ({ id: t.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: t.stdin.length })),
+    tasks: job.tasks.map((t) => ({ id: t.id, work, memoryMb: job.memoryMbPerTask, bytes: t.stdin.length })),
   };
 }
 
@@ -205,7 +214,9 @@ function copiesOf(job: PreparedJob, replicas: number) {
  * The decision as the consumer is told it. A job not admitted because it asks for more copies
  * per task than there are machines says so in those numbers, beside the engine's own reasons.
  */
-function decisionRecord(market: Market, d: Decision, replicas: number, benefit: BenefitCurve) {
+export function decisionRecord(market: Market, d: Decision, replicas: number, benefit: BenefitCurve, pilots: number | null = null) {
+  // A job without a work estimate: the decision and its price are the pilots' (provisional).
+  const provisional = { provisional: pilots !== null, pilots };
   const shortfall = d.outcome === "admitted" ? null : replicaShortfall(market.state, replicas);
   const reasons: Reason[] = shortfall ? [...d.reasons, shortfall] : d.reasons;
   return d.outcome === "admitted"
@@ -216,15 +227,21 @@ function decisionRecord(market: Market, d: Decision, replicas: number, benefit: 
         price: d.price,
         priceParts: d.priceParts ?? null,
         terms: termsOf(market, benefit, d.price),
+        ...provisional,
       }
-    : { outcome: d.outcome, reasons, terms: termsOf(market, benefit, null) };
+    : { outcome: d.outcome, reasons, terms: termsOf(market, benefit, null), ...provisional };
 }
 
 /** What the market would decide now, committing nothing: the consumer's quote. */
 export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
   const job = await prepare(market.db, input, maxModuleBytes);
   const now = market.clock.now();
-  return market.serial(async () => decisionRecord(market, market.engine.quote(specOf("quote", now, job, input.benefit, input.replicas), now), input.replicas, input.benefit));
+  const pilots = pilotsOf(job);
+  return market.serial(async () => {
+    const spec = specOf("quote", now, job, input.benefit, input.replicas);
+    const d = pilots === null ? market.engine.quote(spec, now) : market.engine.decidePilots(spec, leaseLimits(job.taskLimits).wallMs, now, true);
+    return decisionRecord(market, d, input.replicas, input.benefit, pilots);
+  });
 }
 
 /**
@@ -274,8 +291,9 @@ async function storeIntake(db: Db, ownerId: string, input: SubmitJob, job: Prepa
       ...INTAKE,
       decision: toJson({ outcome: "delayed", reasons: [] }),
       taskCount: job.tasks.length,
-      workPerTask: job.workPerTask,
-      declaredWorkPerTask: job.workPerTask,
+      workPerTask: plannedWork(job),
+      declaredWorkPerTask: job.workPerTask ?? null,
+      ...(pilotsOf(job) === null ? {} : { workEstimate: "provisional", pilotCount: pilotsOf(job) }),
       memoryMbPerTask: job.memoryMbPerTask,
       ...(job.taskLimits ? { taskLimits: toJson(job.taskLimits) } : {}),
     },
@@ -291,14 +309,16 @@ async function storeIntake(db: Db, ownerId: string, input: SubmitJob, job: Prepa
 async function decide(market: Market, caller: Caller, input: SubmitJob, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
   const now = market.clock.now();
   const spec = specOf(jobId, now, job, input.benefit, input.replicas);
-  const decision = market.engine.decide(spec, now);
+  const pilots = pilotsOf(job);
+  const wallMs = leaseLimits(job.taskLimits).wallMs;
+  const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, now);
   const pricing = market.adminSettings.pricing;
-  const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, job.workPerTask, leaseLimits(job.taskLimits).wallMs) : 0n;
+  const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, plannedWork(job), wallMs) : 0n;
   const held = await balance(market.db, { kind: "consumer", userId: caller.id });
   if (held < needed) throw refuseBalance(held, needed);
   const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
   const status = decision.outcome;
-  const record = decisionRecord(market, decision, input.replicas, input.benefit);
+  const record = decisionRecord(market, decision, input.replicas, input.benefit, pilots);
   const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
   const penaltyHeld = await market.db.$transaction(async (tx) => {
     await tx.job.update({
@@ -310,6 +330,7 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
         decidedAt: new Date(now),
         expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
         quotedPriceMicro: decision.outcome === "admitted" ? price : null,
+        ...(pilots === null ? {} : { pilotPriceMicro: price }),
         pricing,
         escrowMicro: decision.outcome === "admitted" ? needed : 0n,
       },
@@ -333,9 +354,9 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
       status: status === "admitted" ? "admitted" : "delayed",
       taskCount: job.tasks.length,
       tasksDone: 0,
-      workPerTask: job.workPerTask,
-      declaredWorkPerTask: job.workPerTask,
-      wallMs: leaseLimits(job.taskLimits).wallMs,
+      workPerTask: plannedWork(job),
+      declaredWorkPerTask: plannedWork(job),
+      wallMs,
       memoryMbPerTask: job.memoryMbPerTask,
       escrowMicro: decision.outcome === "admitted" ? needed : 0n,
       penaltyHeldMicro: penaltyHeld,
@@ -344,7 +365,9 @@ async function decide(market: Market, caller: Caller, input: SubmitJob, job: Pre
       replicas: input.replicas,
       arrivedAt: now,
       benefit: input.benefit,
-    }, copies, placed, spec, decision);
+      ...(pilots === null ? {} : { pilots: { count: pilots, priceMicro: price, phase: "provisional" as const } }),
+      // Only the pilots are live until the engine admits the rest (market/remainder.ts).
+    }, pilots === null ? copies : copies.filter((c) => c.index < pilots), placed, spec, decision);
   }
   market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
   opsOf(market).metrics.submissions.inc({ outcome: status });
@@ -389,7 +412,8 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   }
   const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
   const final = decision;
-  const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve);
+  const pilots = job.pilots?.phase === "provisional" ? job.pilots : null;
+  const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve, pilots?.count ?? null);
   const penaltyHeld = await market.db.$transaction(async (tx) => {
     await recordDecisions(market, tx, jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now));
     const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
@@ -402,6 +426,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
         decidedAt: new Date(now),
         expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
         quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
+        ...(pilots && admitted ? { pilotPriceMicro: toMicro(admitted.price) } : {}),
         pricing,
         escrowMicro: admitted ? needed : 0n,
         penaltyHeldMicro: hold,

@@ -63,6 +63,7 @@ export async function jobView(market: Market, jobId: string) {
       failed: counts.failed ?? 0,
     },
     workPerTask: j.workPerTask,
+    workEstimate: workEstimateOf(j),
     submittedAt: j.submittedAt.getTime(),
     decidedAt: ms(j.decidedAt),
     expectedCompletionAt: ms(j.expectedCompletionAt),
@@ -80,6 +81,18 @@ export async function jobView(market: Market, jobId: string) {
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt.getTime() + market.settings.maxDelayMs : null,
   };
+}
+
+/**
+ * Where the work per task the market plans with comes from: the consumer's own estimate
+ * ("declared"), the pilots' upper bound while they run ("provisional"), or the pilots' measured
+ * work once the rest is planned from it ("measured").
+ */
+function workEstimateOf(j: JobRow) {
+  const pilots = j.pilotCount ?? 0;
+  if (j.workEstimate === "provisional") return { kind: "provisional" as const, pilots, workPerTask: j.workPerTask };
+  if (j.workEstimate === "measured") return { kind: "measured" as const, pilots, workPerTask: j.declaredWorkPerTask ?? j.workPerTask };
+  return { kind: "declared" as const, pilots: 0, workPerTask: j.declaredWorkPerTask ?? j.workPerTask };
 }
 
 /**

@@ -76,7 +76,7 @@ export function ControlsForm({
 
   return (
     <form className="space-y-3" onSubmit={apply} data-testid={testId} noValidate>
-      <Field label="CPU limit (% of each core)" hint="Each core rests after a task so that it works this share of the time; one task runs at full speed.">
+      <Field label="CPU limit (% of each core)" hint="Each core works this share of the time: a task rests every tenth of a second while it runs (or after it, in a browser that cannot pause it).">
         {(p) => <input {...p} type="number" min={1} max={100} step={1} value={draft.cpuLimit} onChange={(e) => set("cpuLimit", e.target.value)} className={inputClass} />}
       </Field>
       <label className="flex items-start gap-2 text-sm text-slate-700">

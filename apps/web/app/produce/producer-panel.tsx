@@ -151,7 +151,7 @@ function onEvent(state: State, e: ProducerEvent): State {
           at: Date.now(),
           elapsedMs: e.elapsedMs,
           outcome: e.error ? "failed" : "finished",
-          detail: e.error ? describeReason({ code: e.error.code }) : null,
+          detail: e.error ? describeReason({ code: e.error.code }) : e.restedMs ? `rested ${seconds(e.restedMs / 1000)} of it for the CPU limit` : null,
         }),
       };
     case "reported": {

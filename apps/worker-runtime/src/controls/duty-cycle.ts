@@ -1,10 +1,8 @@
-// The CPU limit: a producer lets the market use a percentage of each core. The sandbox runs a
-// task's WebAssembly in a thread that cannot be paused from outside while it computes (a module
-// that makes no WASI call never returns control), so the limit is kept by duty cycle at the
-// granularity of a task: after a slot ran a task for r ms it rests r x (100 - L) / L ms before it
-// takes the next one. Over any stretch of several tasks the slot is busy L% of the time; within
-// one task it runs at full speed. The market is offered speed x L / 100 per slot, so its plans
-// expect exactly this throughput.
+// The CPU limit: a producer lets the market use a percentage of each core, by duty cycle: after
+// running r ms a core rests r x (100 - L) / L ms, so it is busy L% of the time. Inside a task the
+// paced module rests every 100 ms it computes (wasm-pace.ts, pacer.ts); where the host cannot pace
+// (no SharedArrayBuffer) the slot rests after each task instead (slot-rests.ts). The market is
+// offered speed x L / 100 per slot, so its plans expect exactly this throughput.
 
 /** How long a slot rests after running `runMs` under a CPU limit of `cpuLimit` percent. */
 export function restAfterMs(runMs: number, cpuLimit: number): number {

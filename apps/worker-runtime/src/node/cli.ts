@@ -30,10 +30,9 @@ shows them, and can pause, resume or change them while the worker runs):
   --hand-back WHEN   when the machine pauses or switches off: "finish" (default) lets
                      leased tasks finish; "now" hands them back to the market at once
   --cpu-limit PCT    percentage of each core the market may use, 1 to 100 (default 100).
-                     Kept by duty cycle per task: a slot that ran a task for r seconds
-                     rests r x (100 - PCT) / PCT seconds before the next one (a running
-                     WebAssembly task cannot be paused from outside, so one task runs at
-                     full speed); the market is offered speed x PCT / 100 per slot
+                     Kept inside each task: every 100 ms it computes, a task rests
+                     100 x (100 - PCT) / PCT ms (rests do not count against its wall
+                     time); the market is offered speed x PCT / 100 per slot
   --only-idle        work only while the rest of this machine is quiet (see --idle-load)
   --idle-load SHARE  with --only-idle: the machine counts as in use while other
                      processes use more than this share of all cores, 0 to 1 (default 0.3),

@@ -12,6 +12,8 @@ export interface NodePoolOptions {
   threadHeapMb?: number;
   /** Keep one loaded thread in reserve for a slot whose thread is stopped or dies. Default true. */
   spareThread?: boolean;
+  /** Keep a CPU limit inside each task (wasm-pace.ts) rather than by resting between tasks. Default true. */
+  pacing?: boolean;
 }
 
 export const THREAD_ENTRY = new URL("../../dist/pool-thread.mjs", import.meta.url);
@@ -40,5 +42,5 @@ export function createNodePool(options: NodePoolOptions): ThreadPool {
       post: (message) => worker.postMessage(message),
       terminate: () => void worker.terminate(),
     };
-  }, { spareThread: options.spareThread }).warm();
+  }, { spareThread: options.spareThread, pacing: options.pacing }).warm();
 }

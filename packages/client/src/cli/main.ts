@@ -134,10 +134,16 @@ const price = (credits: number) => Number(credits.toFixed(6));
 const reasonsOf = (decision: unknown): Reason[] => ((decision as { reasons?: Reason[] } | null)?.reasons ?? []);
 const because = (reasons: Reason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
 
+/** A decision on a job without a work estimate is provisional: it prices only the pilots. */
+const provisionalPilots = (d: { provisional: boolean; pilots: number | null }) => (d.provisional ? (d.pilots ?? 0) : null);
+const pilotWords = (pilots: number) =>
+  `Provisional: the job gives no work per task, so this prices its first ${pilots} tasks as pilots, at the most a task can do within its wall-time limit; the rest is priced from their measured time once they finish.`;
+
 async function quote(market: CycleMarket, path: string, io: Io): Promise<number> {
   const d = await market.quote(path);
   if (d.outcome === "admitted") {
     io.out(`Would be admitted now: price ${price(d.price)} credits, expected completion ${when(d.completionAt)}.\n`);
+    if (provisionalPilots(d) !== null) io.out(`${pilotWords(provisionalPilots(d)!)}\n`);
     return EXIT.ok;
   }
   io.out(`Would be ${d.outcome} now${because(d.reasons)}.\n`);
@@ -151,6 +157,7 @@ async function submit(market: CycleMarket, path: string, opts: { wait: boolean; 
   const job = await market.submit(path);
   const d = job.decision!;
   io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${price(d.price)} credits, expected by ${when(d.completionAt)}` : because(d.reasons)}.\n`);
+  if (provisionalPilots(d) !== null) io.out(`${pilotWords(provisionalPilots(d)!)}\n`);
   if (d.outcome === "rejected") return EXIT.jobNotCompleted;
   if (!opts.wait) return EXIT.ok;
   return waitFor(market, job.id, opts, io);
@@ -186,6 +193,9 @@ function printStatus(job: JobView, io: Io): number {
   const t = job.tasks;
   io.out(`Job ${job.id} (${job.name}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} failed).\n`);
   if (job.charged !== null) io.out(`Charged ${job.charged} credits.\n`);
+  const w = job.workEstimate;
+  if (w.kind === "provisional") io.out(`Work per task: provisional (${w.pilots} pilot tasks run first; the rest is planned from their measured time).\n`);
+  if (w.kind === "measured") io.out(`Work per task: ${price(w.workPerTask)} s of reference CPU, measured by ${w.pilots} pilot tasks.\n`);
   const error = (job.result as { error?: Reason } | null)?.error;
   if (job.status === "rejected") io.out(`Rejected${because(reasonsOf(job.decision))}.\n`);
   if (job.status === "delayed") io.out(`Delayed${because(reasonsOf(job.decision))}.\n`);

@@ -26,6 +26,17 @@ describe("job files", () => {
     expect(req.source.limits).toEqual({ memoryMb: 64, wallSeconds: 120 });
   });
 
+  it("may leave out the work per task: the request then has none, and the market runs pilots", () => {
+    const job = JobFile.parse({ name: "n", module: "m.wasm", benefit, tasks: [{}] });
+    expect(job.workPerTask).toBeUndefined();
+    const req = jobRequest(job, HASH, read);
+    expect("workPerTask" in req.source).toBe(false);
+    expect(jobRequest(JobFile.parse({ name: "n", module: "m.wasm", benefit, workPerTask: 2.5, tasks: [{}] }), HASH, read).source.workPerTask).toBe(2.5);
+    const bad = JobFile.safeParse({ name: "n", module: "m.wasm", benefit, workPerTask: 1e6, tasks: [{}] });
+    expect(bad.success ? null : bad.error.issues[0]).toMatchObject({ path: ["workPerTask"], message: "A task's work estimate is at most a day of reference CPU." });
+    expect(JobFile.safeParse({ name: "n", module: "m.wasm", benefit, workPerTask: 0, tasks: [{}] }).success).toBe(false);
+  });
+
   it("makes one task per non-empty line", () => {
     const job = JobFile.parse({ name: "n", module: "m.wasm", benefit, tasks: { lines: "list.txt", args: ["{line}", "{i}"] } });
     expect(jobRequest(job, HASH, read).source.tasks.map((t) => t.args)).toEqual([["alpha", "0"], ["beta", "1"]]);

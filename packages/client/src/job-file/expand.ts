@@ -83,7 +83,7 @@ export function jobRequest(job: JobFile, moduleHash: string, read: ReadFile): Jo
     source: {
       kind: "module",
       moduleHash,
-      workPerTask: job.workPerTask,
+      ...(job.workPerTask === undefined ? {} : { workPerTask: job.workPerTask }),
       limits: job.limits,
       tasks: listTasks(job, cached).map((t, i) => taskRequest(t, i, cached)),
     },

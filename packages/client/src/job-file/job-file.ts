@@ -62,8 +62,12 @@ export const JobFile = z.strictObject({
   module: JobModule,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),
-  /** Estimated work of one task in seconds of a reference CPU; the market refines it from runs. */
-  workPerTask: z.number().positive().max(86_400).default(1),
+  /**
+   * Estimated work of one task in seconds of a reference CPU; the market refines it from runs.
+   * Leave it out when you do not know: the market then runs the first tasks as pilots, priced at
+   * the most a task can do within its wall-time limit, and plans the rest from their measured work.
+   */
+  workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
   limits: TaskLimits.default(DEFAULT_TASK_LIMITS),
   tasks: JobTasks,
 });

@@ -35,8 +35,11 @@ export type TaskRequest = z.infer<typeof TaskRequest>;
 export const ModuleSource = z.object({
   kind: z.literal("module"),
   moduleHash: Sha256Hex,
-  /** The consumer's estimate of one task's work, in seconds of a reference CPU (refined from runs). */
-  workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").default(1),
+  /**
+   * The consumer's estimate of one task's work, in seconds of a reference CPU (refined from runs).
+   * Absent: the first tasks run as pilots and the rest is planned from their measured work.
+   */
+  workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
   limits: TaskLimits.default(DEFAULT_TASK_LIMITS),
   tasks: z.array(TaskRequest).min(1, "A job has at least one task.").max(L.tasksPerJob, `A job has at most ${L.tasksPerJob} tasks.`),
 });

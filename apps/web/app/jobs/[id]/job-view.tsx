@@ -128,7 +128,7 @@ function JobDetails({ job }: { job: Job }) {
               <Row label="Decided" value={dateTime(job.decidedAt)} />
               <Row label="Expected completion" value={job.expectedCompletionAt ? (finished ? dateTime(job.expectedCompletionAt) : `${dateTime(job.expectedCompletionAt)} (${relative(job.expectedCompletionAt)})`) : "—"} />
               <Row label="Completed" value={dateTime(job.completedAt)} />
-              <Row label="Work per task" value={seconds(job.workPerTask)} />
+              <Row label="Work per task" value={workEstimateText(job.workEstimate)} testId="work-estimate" />
               <Row label="Replicas per task" value={String(job.replicas)} />
             </dl>
           </Card>
@@ -174,13 +174,22 @@ function WaitingForMachines({ waiting }: { waiting: Job["waiting"] }) {
   );
 }
 
-function Row({ label, value }: { label: string; value: string }) {
+function Row({ label, value, testId }: { label: string; value: string; testId?: string }) {
   return (
     <div className="flex justify-between gap-3">
       <dt className="text-slate-500">{label}</dt>
-      <dd className="text-right text-slate-900">{value}</dd>
+      <dd className="text-right text-slate-900" data-testid={testId}>
+        {value}
+      </dd>
     </div>
   );
+}
+
+/** Where the work per task the market plans with comes from: the consumer, or the job's pilots. */
+function workEstimateText(w: RouterOutputs["jobs"]["get"]["workEstimate"]): string {
+  if (w.kind === "provisional") return `provisional: ${w.pilots} pilot tasks run first`;
+  if (w.kind === "measured") return `${seconds(w.workPerTask)}, measured by ${w.pilots} pilot tasks`;
+  return seconds(w.workPerTask);
 }
 
 function statusLine(job: Job): string {

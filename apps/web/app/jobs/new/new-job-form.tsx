@@ -123,8 +123,9 @@ export function NewJobForm() {
         else if (uploadTasks.lines.length === 0) errors.tasks = "Give at least one task: one line of arguments per task.";
       } else if (templateError) errors.tasks = templateError;
       if (!Number.isInteger(uploadCount) || uploadCount < 1 || uploadCount > MAX_TASKS) errors.taskCount = `From 1 to ${MAX_TASKS} tasks.`;
+      // Empty: the market runs the first tasks as pilots and plans the rest from their measured time.
       const work = Number(upload.workPerTask);
-      if (!(work > 0) || work > 86_400) errors.workPerTask = "A positive number of reference seconds, at most a day.";
+      if (upload.workPerTask.trim() !== "" && (!(work > 0) || work > 86_400)) errors.workPerTask = "A positive number of reference seconds, at most a day.";
       const mem = Number(upload.memoryMbPerTask);
       if (!Number.isInteger(mem) || mem < 1 || mem > 4096) errors.memory = "Whole megabytes from 1 to 4096.";
       const wall = Number(upload.wallSeconds);
@@ -148,7 +149,7 @@ export function NewJobForm() {
       stdin: upload.stdin,
       benefit: curve,
       replicas: Number(replicas) || 1,
-      workPerTask: Number(upload.workPerTask) || 1,
+      workPerTask: upload.workPerTask.trim() === "" ? undefined : Number(upload.workPerTask) || 1,
       memoryMb: Number(upload.memoryMbPerTask) || 64,
       wallSeconds: Number(upload.wallSeconds) || 120,
     };
@@ -395,7 +396,7 @@ export function NewJobForm() {
                 ) : null}
               </div>
               <div className="grid gap-4 sm:grid-cols-2">
-                <Field label="Work per task (reference seconds)" hint="Seconds one task takes on a speed-1 slot." error={err("workPerTask")}>
+                <Field label="Work per task (reference seconds)" hint="Seconds one task takes on a speed-1 slot. Leave it empty if you do not know: the first tasks then run as pilots and the rest is priced from their measured time." error={err("workPerTask")}>
                   {(p) => <input {...p} type="number" min={0} step="any" value={upload.workPerTask} onChange={(e) => setUpload({ ...upload, workPerTask: e.target.value })} className={inputClass} />}
                 </Field>
                 <Field label="Memory per task (MB)" error={err("memory")}>
