@@ -8,7 +8,7 @@
 // heartbeating, the manager's peak memory, and the books of every job that finished.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, type Consumer } from "./harness.ts";
+import { args, consumer, NotAdmitted, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, type Consumer } from "./harness.ts";
 
 const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60 });
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
@@ -54,8 +54,9 @@ try {
       const sent = performance.now();
       let jobId: string;
       try {
-        ({ jobId } = await buyer.jobs.submit.mutate(trivialJob(`load ${who}.${n}`, opt.jobTasks)));
+        jobId = await submitTrivial(buyer, `load ${who}.${n}`, opt.jobTasks);
       } catch (e) {
+        if (e instanceof NotAdmitted) throw e;
         if (failures.length < 10) failures.push(`submit: ${e instanceof Error ? e.message : String(e)}`);
         await sleep(1000);
         continue;
@@ -114,7 +115,10 @@ try {
     },
     opt.json,
   );
+} catch (e) {
+  console.error(`bench:load stopped: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
 } finally {
   await manager.stop();
 }
-process.exit(0);
+process.exit(process.exitCode ?? 0);
