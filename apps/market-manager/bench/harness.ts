@@ -230,6 +230,19 @@ function timedApi(api: WorkerApi, timings: Timings, onLease: (jobId: string, at:
     register: timed("register", api.register),
     heartbeat: timed("heartbeat", api.heartbeat),
     report: timed("report", api.report),
+    // A call of several reports: each of them waited as long as the call.
+    ...(api.reportMany
+      ? {
+          reportMany: async (input) => {
+            const start = performance.now();
+            try {
+              return await api.reportMany!(input);
+            } finally {
+              for (let i = 0; i < input.reports.length; i++) timings.add("report", performance.now() - start);
+            }
+          },
+        }
+      : {}),
     module: api.module,
     depart: api.depart,
     lease: async (input) => {

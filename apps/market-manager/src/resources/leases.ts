@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
-import { refuse } from "../api/errors.ts";
+import { refuse, Refusal } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import { baseTaskId, offeredSlots, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
@@ -250,6 +250,29 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
   const answered = await batch.add(resolve, signal);
   opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
   return answered;
+}
+
+/**
+ * Several reports of one call: each is taken as reportResult takes it, all join the same group
+ * commit, and each gets its own answer, or its own error as a single report call would have
+ * failed (a refusal keeps its tRPC code and reason; anything else is a server error, to retry).
+ */
+export async function reportMany(market: Market, caller: Caller, reports: TaskReport[], signal?: AbortSignal) {
+  const answers = await Promise.all(
+    reports.map((r) =>
+      reportResult(market, caller, r, signal).then(
+        (a) => ({ accepted: a.accepted, ...(a.reason ? { reason: a.reason } : {}) }),
+        (e: unknown) => ({
+          accepted: false,
+          error:
+            e instanceof Refusal
+              ? { code: e.code, reason: e.reason, message: e.message }
+              : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
+        }),
+      ),
+    ),
+  );
+  return { answers };
 }
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */
