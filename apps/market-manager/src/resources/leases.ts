@@ -11,6 +11,7 @@ import { idleTake } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
 import { ReportBatch } from "../tasks/report-batch.ts";
+import type { ReportManyResponse } from "@cyclemarket/worker-runtime";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -257,7 +258,7 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
  * commit, and each gets its own answer, or its own error as a single report call would have
  * failed (a refusal keeps its tRPC code and reason; anything else is a server error, to retry).
  */
-export async function reportMany(market: Market, caller: Caller, reports: TaskReport[], signal?: AbortSignal) {
+export async function reportMany(market: Market, caller: Caller, reports: TaskReport[], signal?: AbortSignal): Promise<ReportManyResponse> {
   const answers = await Promise.all(
     reports.map((r) =>
       reportResult(market, caller, r, signal).then(
