@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Market } from "../market/market.ts";
 import type { Tx } from "../ledger/ledger.ts";
-import { toBytes } from "../db/client.ts";
 import { refinedWorkOf } from "../resources/refine.ts";
 import { quoteRun, REPUTATION_REWARD, storedMs, type Completion, type CompletionStep } from "./results.ts";
 
@@ -60,8 +59,9 @@ export class PlainRows {
   }
 
   private async readEscrows() {
-    const accounts = await this.tx.ledgerAccount.findMany({ where: { jobId: { in: this.jobIds } }, select: { jobId: true, balanceMicro: true } });
-    return new Map(accounts.map((a) => [a.jobId!, a.balanceMicro]));
+    const accounts = await this.tx.$queryRaw<{ jobId: string; balance: string }[]>`
+      SELECT "jobId", "balanceMicro"::text AS balance FROM "LedgerAccount" WHERE "jobId" = ANY(${this.jobIds}::text[])`;
+    return new Map(accounts.map((a) => [a.jobId, BigInt(a.balance)]));
   }
 
   /** Writes the pending rows. A report written alone next may move escrows: they are read again after it. */
@@ -73,22 +73,16 @@ export class PlainRows {
     this.escrow = null;
     if (!rows.length) return;
     const tx = this.tx;
-    await tx.result.createMany({
-      data: rows.map(({ c, now, resultId, amount }) => ({
-        id: resultId,
-        taskId: c.task.id,
-        leaseId: c.lease.id,
-        machineId: c.machine.id,
-        exitCode: c.report.exitCode,
-        stdout: toBytes(c.stdout),
-        stderr: toBytes(c.stderr),
-        outputHash: c.hash,
-        elapsedMs: storedMs(c.report.elapsedMs),
-        createdAt: new Date(now),
-        paidMicro: amount,
-        accepted: true,
-      })),
-    });
+    // Raw multi-row statements: Prisma's per-row work showed in the profile. Outputs go as
+    // canonical base64 text and become bytes in SQL.
+    await tx.$executeRaw`
+      INSERT INTO "Result" (id, "taskId", "leaseId", "machineId", "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", implausible, "createdAt")
+      SELECT v.id, v.task, v.lease, v.machine, v.exit, decode(v.out, 'base64'), decode(v.err, 'base64'), v.hash, v.ms, true, v.paid, false, timestamp 'epoch' + v.at * interval '1 millisecond'
+      FROM unnest(
+        ${rows.map((r) => r.resultId)}::text[], ${rows.map((r) => r.c.task.id)}::text[], ${rows.map((r) => r.c.lease.id)}::text[], ${rows.map((r) => r.c.machine.id)}::text[],
+        ${rows.map((r) => r.c.report.exitCode)}::int[], ${rows.map((r) => r.c.stdout.toString("base64"))}::text[], ${rows.map((r) => r.c.stderr.toString("base64"))}::text[],
+        ${rows.map((r) => r.c.hash)}::text[], ${rows.map((r) => storedMs(r.c.report.elapsedMs))}::int[], ${rows.map((r) => String(r.amount))}::bigint[], ${rows.map((r) => r.now)}::float8[]
+      ) AS v(id, task, lease, machine, exit, out, err, hash, ms, paid, at)`;
     // Times go as epoch milliseconds and become the columns' UTC timestamps in SQL (as liveness.ts).
     await tx.$executeRaw`
       UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
@@ -114,16 +108,13 @@ export class PlainRows {
     if (!rows.length) return;
     const tx = this.tx;
     const entries = rows.map((r) => ({ id: randomUUID(), r }));
-    await tx.ledgerEntry.createMany({
-      data: entries.map(({ id, r }) => ({
-        id,
-        kind: "payment",
-        uniqueKey: `pay:${r.resultId}`,
-        jobId: r.c.task.jobId,
-        taskId: r.c.task.id,
-        memo: { machineId: r.c.machine.id, seconds: r.paidSeconds, reportedSeconds: storedMs(r.c.report.elapsedMs) / 1000, failed: false },
-      })),
-    });
+    await tx.$executeRaw`
+      INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
+      SELECT v.id, 'payment', v.key, v.job, v.task, v.memo::jsonb
+      FROM unnest(
+        ${entries.map((e) => e.id)}::text[], ${entries.map(({ r }) => `pay:${r.resultId}`)}::text[], ${entries.map(({ r }) => r.c.task.jobId)}::text[], ${entries.map(({ r }) => r.c.task.id)}::text[],
+        ${entries.map(({ r }) => JSON.stringify({ machineId: r.c.machine.id, seconds: r.paidSeconds, reportedSeconds: storedMs(r.c.report.elapsedMs) / 1000, failed: false }))}::text[]
+      ) AS v(id, key, job, task, memo)`;
     // Zero amounts post nothing (ledger.ts `post`): the entry alone records the run.
     const moving = entries.filter(({ r }) => r.amount !== 0n);
     if (!moving.length) return;
@@ -149,11 +140,12 @@ export class PlainRows {
       RETURNING id, "userId"`;
     const escrowOf = new Map(escrows.map((a) => [a.jobId, a.id]));
     const producerOf = new Map(producers.map((a) => [a.userId, a.id]));
-    await tx.ledgerPosting.createMany({
-      data: moving.flatMap(({ id, r }) => [
-        { id: randomUUID(), entryId: id, accountId: escrowOf.get(r.c.task.jobId)!, amountMicro: -r.amount },
-        { id: randomUUID(), entryId: id, accountId: producerOf.get(r.c.machine.ownerId)!, amountMicro: r.amount },
-      ]),
-    });
+    const postings = moving.flatMap(({ id, r }) => [
+      { entryId: id, accountId: escrowOf.get(r.c.task.jobId)!, amount: -r.amount },
+      { entryId: id, accountId: producerOf.get(r.c.machine.ownerId)!, amount: r.amount },
+    ]);
+    await tx.$executeRaw`
+      INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro")
+      SELECT * FROM unnest(${postings.map(() => randomUUID())}::text[], ${postings.map((p) => p.entryId)}::text[], ${postings.map((p) => p.accountId)}::text[], ${postings.map((p) => String(p.amount))}::bigint[])`;
   }
 }
