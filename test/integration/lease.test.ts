@@ -83,7 +83,10 @@ describe("worker lease round trip", () => {
     expect(await worker.worker.report.mutate(await run(first.leases[1]!))).toMatchObject({ accepted: true });
     const second = await worker.worker.lease.mutate({ machineId, max: 4 });
     expect(second.leases).toHaveLength(2);
-    for (const lease of second.leases) await worker.worker.report.mutate(await run(lease));
+    // Several results in one call, each answered on its own: a stale one among them is refused alone.
+    const many = await worker.worker.reportMany.mutate({ reports: [...(await Promise.all(second.leases.map(run))), report0] });
+    expect(many.answers.map((a) => a.accepted)).toEqual([true, true, false]);
+    expect(many.answers[2]!.error).toMatchObject({ code: "CONFLICT", reason: { code: "stale-lease" } });
     expect((await worker.worker.lease.mutate({ machineId, max: 4 })).leases).toHaveLength(0);
 
     const job = await consumer.jobs.get.query({ jobId });

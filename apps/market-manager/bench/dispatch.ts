@@ -7,7 +7,7 @@
 // leases, reports, payments, settlements), and the Market Manager's CPU per task. Last, the books.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, until } from "./harness.ts";
+import { args, consumer, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
 const opt = args({ workers: 10, tasks: 2000, slots: 4, jobTasks: 1000, probes: 30 });
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
@@ -35,7 +35,7 @@ try {
   for (let i = 0; i < opt.probes; i++) {
     const before = fleet.accepted();
     const sent = performance.now();
-    const { jobId } = await buyer.jobs.submit.mutate(trivialJob(`probe ${i}`, 1));
+    const jobId = await submitTrivial(buyer, `probe ${i}`, 1);
     jobIds.push(jobId);
     await until("the probe's lease", () => firstLease.has(jobId), 30_000, 1);
     toLease.add("submitToLease", firstLease.get(jobId)! - sent);
@@ -49,7 +49,7 @@ try {
   const started = performance.now();
   const submissions: Promise<unknown>[] = [];
   for (let left = opt.tasks, j = 0; left > 0; left -= opt.jobTasks, j++) {
-    submissions.push(buyer.jobs.submit.mutate(trivialJob(`load ${j}`, Math.min(left, opt.jobTasks))).then(({ jobId }) => jobIds.push(jobId)));
+    submissions.push(submitTrivial(buyer, `load ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => jobIds.push(jobId)));
   }
   await Promise.all(submissions);
   await until("every task's report", () => fleet.accepted() - acceptedBefore >= opt.tasks, 30 * 60_000, 5);
@@ -84,7 +84,11 @@ try {
     },
     opt.json,
   );
+} catch (e) {
+  // A bench that cannot go on says why in one line (a job not admitted names the engine's reasons).
+  console.error(`bench:dispatch stopped: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
 } finally {
   await manager.stop();
 }
-process.exit(0);
+process.exit(process.exitCode ?? 0);

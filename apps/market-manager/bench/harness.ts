@@ -150,12 +150,34 @@ export { clientFor };
 /** The smallest valid job module: every task exits at once with empty output. */
 const MODULE_BASE64 = Buffer.from(moduleImporting("wasi_snapshot_preview1", "proc_exit")).toString("base64");
 
+/**
+ * A simulated machine's memory per slot. The engine reserves a task's memory on its machine from
+ * placement on (queued tasks too), so a machine holds at most slots x this / TRIVIAL_TASK_MB
+ * placed tasks: 16,384 for a 4-slot machine, room for any job the benches submit on one worker.
+ */
+export const BENCH_SLOT_MEMORY_MB = 4096;
+const TRIVIAL_TASK_MB = 1;
+
 export function trivialJob(name: string, tasks: number) {
   return {
     name,
-    source: { kind: "upload" as const, moduleBase64: MODULE_BASE64, tasks: Array.from({ length: tasks }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMbPerTask: 16 },
+    source: { kind: "upload" as const, moduleBase64: MODULE_BASE64, tasks: Array.from({ length: tasks }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMbPerTask: TRIVIAL_TASK_MB },
     benefit: { kind: "constant" as const, value: 100 },
   };
+}
+
+/** A job the market did not admit at once, with the engine's reasons: a bench waiting for it would wait forever. */
+export class NotAdmitted extends Error {
+  constructor(name: string, decision: { outcome: string; reasons: unknown[] }) {
+    super(`job "${name}" was ${decision.outcome}, not admitted: ${JSON.stringify(decision.reasons)}`);
+  }
+}
+
+/** Submits a trivial job and returns its id, or throws NotAdmitted naming the decision's reasons. */
+export async function submitTrivial(buyer: Consumer, name: string, tasks: number): Promise<string> {
+  const { jobId, decision } = await buyer.jobs.submit.mutate(trivialJob(name, tasks));
+  if (decision.outcome !== "admitted") throw new NotAdmitted(name, decision);
+  return jobId;
 }
 
 // ---- figures
@@ -208,6 +230,19 @@ function timedApi(api: WorkerApi, timings: Timings, onLease: (jobId: string, at:
     register: timed("register", api.register),
     heartbeat: timed("heartbeat", api.heartbeat),
     report: timed("report", api.report),
+    // A call of several reports: each of them waited as long as the call.
+    ...(api.reportMany
+      ? {
+          reportMany: async (input) => {
+            const start = performance.now();
+            try {
+              return await api.reportMany!(input);
+            } finally {
+              for (let i = 0; i < input.reports.length; i++) timings.add("report", performance.now() - start);
+            }
+          },
+        }
+      : {}),
     module: api.module,
     depart: api.depart,
     lease: async (input) => {
@@ -263,7 +298,7 @@ export function startFleet(options: {
       return runProducer({
         api,
         executor: instantExecutor(options.slots),
-        machine: { name: `bench-${i}`, kind: "opportunistic", speed: 1, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" },
+        machine: { name: `bench-${i}`, kind: "opportunistic", speed: 1, memoryPerSlotMb: BENCH_SLOT_MEMORY_MB, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" },
         signal: stop.signal,
         onEvent,
         registerAttempts: 1000,

@@ -49,12 +49,23 @@ try {
   const jobIds: string[] = [];
   const finished: string[] = [];
   const failures: string[] = [];
+  let delayed = 0;
   async function shop(buyer: Consumer, who: number) {
     for (let n = 0; performance.now() < endAt; n++) {
       const sent = performance.now();
       let jobId: string;
       try {
-        ({ jobId } = await buyer.jobs.submit.mutate(trivialJob(`load ${who}.${n}`, opt.jobTasks)));
+        const answer = await buyer.jobs.submit.mutate(trivialJob(`load ${who}.${n}`, opt.jobTasks));
+        jobId = answer.jobId;
+        // Machines join over the first seconds, so a delayed job is expected early on: the market
+        // asks again as machines arrive, and the job page is polled until the drain's end. A
+        // rejected job will never run: its reasons are printed.
+        if (answer.decision.outcome === "delayed") delayed++;
+        if (answer.decision.outcome === "rejected") {
+          if (failures.length < 10) failures.push(`job rejected: ${JSON.stringify(answer.decision.reasons)}`);
+          await sleep(1000);
+          continue;
+        }
       } catch (e) {
         if (failures.length < 10) failures.push(`submit: ${e instanceof Error ? e.message : String(e)}`);
         await sleep(1000);
@@ -106,7 +117,7 @@ try {
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
       departedWhileHeartbeating: departed,
       peakRssMb: round(peakRss, 0),
-      jobs: { submitted: jobIds.length, completed: finished.length, unfinished: jobIds.length - finished.length },
+      jobs: { submitted: jobIds.length, delayedAtSubmission: delayed, completed: finished.length, unfinished: jobIds.length - finished.length },
       refusedReports: fleet.refused(),
       lost: books.lost,
       books,
@@ -114,7 +125,10 @@ try {
     },
     opt.json,
   );
+} catch (e) {
+  console.error(`bench:load stopped: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
 } finally {
   await manager.stop();
 }
-process.exit(0);
+process.exit(process.exitCode ?? 0);

@@ -158,6 +158,28 @@ export const ReportResponse = z.object({
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 
+/** Reports one call may carry, and the output bytes (stdout + stderr, base64) they may carry together. */
+export const REPORTS_PER_CALL = { max: 32, outputBytes: 4 << 20 };
+
+/** Several results in one call, each under its own lease, each answered on its own. */
+export const ReportManyRequest = z.object({
+  reports: z.array(ReportRequest).min(1).max(REPORTS_PER_CALL.max, `At most ${REPORTS_PER_CALL.max} reports per call (reports-per-call).`),
+});
+export type ReportManyRequest = z.infer<typeof ReportManyRequest>;
+
+/**
+ * One answer per report, in order: the market's answer, or `error` when this report got none
+ * (its refusal: `code` the tRPC code, `reason` the market's), as a single report call would have failed.
+ */
+export const ReportManyResponse = z.object({
+  answers: z.array(
+    ReportResponse.extend({
+      error: z.object({ code: z.string(), reason: z.looseObject({ code: z.string() }).optional(), message: z.string() }).optional(),
+    }),
+  ),
+});
+export type ReportManyResponse = z.infer<typeof ReportManyResponse>;
+
 export const DepartRequest = z.object({ machineId: WireId });
 export type DepartRequest = z.infer<typeof DepartRequest>;
 
@@ -191,6 +213,8 @@ export interface WorkerApi {
   module(input: ModuleRequest): Promise<ModuleResponse>;
   heartbeat(input: HeartbeatRequest): Promise<HeartbeatResponse>;
   report(input: ReportRequest): Promise<ReportResponse>;
+  /** Several results in one call; optional for old markets (the loop then reports one by one). */
+  reportMany?(input: ReportManyRequest): Promise<ReportManyResponse>;
   depart(input: DepartRequest): Promise<void>;
   /** Tells the market the capacity the machine offers now (producer controls); optional for old markets. */
   offer?(input: OfferRequest): Promise<OfferResponse>;
@@ -208,6 +232,7 @@ export const WORKER_PROCEDURES = {
   module: { input: ModuleRequest, output: ModuleResponse },
   heartbeat: { input: HeartbeatRequest, output: HeartbeatResponse },
   report: { input: ReportRequest, output: ReportResponse },
+  reportMany: { input: ReportManyRequest, output: ReportManyResponse },
   depart: { input: DepartRequest, output: z.void() },
   offer: { input: OfferRequest, output: OfferResponse },
 } as const;

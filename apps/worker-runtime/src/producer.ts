@@ -12,6 +12,7 @@
 // The producer's controls (controls/): while the machine is paused, outside its schedule or in
 // use by its owner, the loop leases nothing and the market plans nothing on it; under a CPU
 // limit each slot rests after a task in proportion to the task's run (SlotRests).
+import { batchReports } from "./report-many.ts";
 import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
 import { MachineControls, offReason, type MachineControlsPatch, type OffReason } from "./controls/machine-controls.ts";
 import { localConditions, locallyAvailable, type OwnerActivity } from "./controls/local-conditions.ts";
@@ -156,7 +157,8 @@ function watchReachability(api: WorkerApi, onChange: (reachable: boolean) => voi
     lease: watched(api.lease.bind(api)),
     module: watched(api.module.bind(api)),
     heartbeat: watched(api.heartbeat.bind(api)),
-    report: watched(api.report.bind(api)),
+    // Reports made in the same moment go as one call where the market takes several (report-many.ts).
+    report: api.reportMany ? batchReports(watched(api.reportMany.bind(api)), watched(api.report.bind(api))) : watched(api.report.bind(api)),
     depart: watched(api.depart.bind(api)),
     ...(api.offer ? { offer: watched(api.offer.bind(api)) } : {}),
     ...(api.watchWork

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
-import { refuse } from "../api/errors.ts";
+import { refuse, Refusal } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import { baseTaskId, offeredSlots, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
@@ -13,6 +13,7 @@ import { ownMachine } from "./machines.ts";
 import { ReportBatch } from "../tasks/report-batch.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
+import type { ReportManyResponse } from "@cyclemarket/worker-runtime";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -42,27 +43,10 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
     if (!picked.length) return { leases: [] };
     const expiresAt = now + market.settings.leaseTimeoutMs;
     const ids = picked.map((t) => t.id);
-    // A handful of statements for the whole call, however many tasks it hands out.
-    const { rows, inputs } = await market.db.$transaction(async (tx) => {
-      const moved = await tx.task.updateMany({
-        where: { id: { in: ids }, status: "queued" },
-        data: { status: "leased", machineId, attempts: { increment: 1 } },
-      });
-      if (moved.count !== ids.length) throw new Error(`${ids.length - moved.count} of ${ids.length} tasks were not queued in the database`);
-      const rows = await tx.lease.createManyAndReturn({
-        data: ids.map((taskId) => ({ taskId, machineId, issuedAt: new Date(now), expiresAt: new Date(expiresAt) })),
-        select: { id: true, taskId: true },
-      });
-      const inputs = await tx.task.findMany({
-        where: { id: { in: ids } },
-        select: { id: true, jobId: true, args: true, stdin: true, env: true, files: true, job: { select: { moduleHash: true, taskLimits: true } } },
-      });
-      const jobIds = [...new Set(picked.map((t) => t.jobId))];
-      await tx.job.updateMany({ where: { id: { in: jobIds }, status: "admitted" }, data: { status: "running" } });
-      const order = new Map(ids.map((id, i) => [id, i]));
-      rows.sort((a, b) => order.get(a.taskId)! - order.get(b.taskId)!);
-      return { rows, inputs: new Map(inputs.map((t) => [t.id, t])) };
-    });
+    const leaseIds = ids.map(() => randomUUID());
+    const admitted = [...new Set(picked.map((t) => t.jobId))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
+    const inputs = await leaseRows(market, machineId, ids, leaseIds, admitted, now, expiresAt);
+    const rows = ids.map((taskId, i) => ({ id: leaseIds[i]!, taskId }));
     tasksLeased(market, machine, picked, rows, expiresAt, now);
     // Work taken from other machines' queues is a move with the engine's reason: say so, one line per source.
     const bySource = new Map<string, Taken[]>();
@@ -86,17 +70,44 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
           taskId: row.taskId,
           seed: baseTaskId(row.taskId),
           jobId: task.jobId,
-          moduleHash: task.job.moduleHash,
+          moduleHash: task.moduleHash,
           args: task.args,
           stdin: Buffer.from(task.stdin).toString("base64"),
           ...(task.env ? { env: task.env as Record<string, string> } : {}),
           ...(task.files ? { files: task.files as Record<string, string> } : {}),
-          limits: leaseLimits(task.job.taskLimits),
+          limits: leaseLimits(task.taskLimits),
           expiresAt,
         };
       }),
     };
   }, { signal });
+}
+
+/**
+ * The lease call's rows in one statement, so in one round trip and atomic without a transaction:
+ * the tasks move to leased only if every one of them is still queued (or none moves), their leases
+ * are inserted, jobs leased for the first time start running, and the tasks' inputs come back.
+ */
+async function leaseRows(market: Market, machineId: string, ids: string[], leaseIds: string[], admitted: string[], now: number, expiresAt: number) {
+  const rows = await market.db.$queryRaw<
+    { id: string; jobId: string; args: string[]; stdin: Uint8Array; env: unknown; files: unknown; moduleHash: string; taskLimits: unknown }[]
+  >`
+    WITH moved AS (
+      UPDATE "Task" SET status = 'leased'::"TaskStatus", "machineId" = ${machineId}, attempts = attempts + 1
+      WHERE id = ANY(${ids}::text[]) AND status = 'queued'::"TaskStatus"
+        AND (SELECT count(*) FROM "Task" WHERE id = ANY(${ids}::text[]) AND status = 'queued'::"TaskStatus") = ${ids.length}
+      RETURNING id, "jobId", args, stdin, env, files
+    ), leased AS (
+      INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
+      SELECT v.id, v.task, ${machineId}, 'active'::"LeaseStatus", timestamp 'epoch' + ${now}::float8 * interval '1 millisecond', timestamp 'epoch' + ${expiresAt}::float8 * interval '1 millisecond'
+      FROM unnest(${leaseIds}::text[], ${ids}::text[]) AS v(id, task) JOIN moved ON moved.id = v.task
+    ), running AS (
+      UPDATE "Job" SET status = 'running'::"JobStatus" WHERE id = ANY(${admitted}::text[]) AND status = 'admitted'::"JobStatus" AND EXISTS (SELECT 1 FROM moved)
+    )
+    SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits"
+    FROM moved JOIN "Job" j ON j.id = moved."jobId"`;
+  if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} tasks were not queued in the database`);
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
@@ -221,6 +232,29 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
   const answered = await batch.add(resolve, signal);
   opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
   return answered;
+}
+
+/**
+ * Several reports of one call: each is taken as reportResult takes it, all join the same group
+ * commit, and each gets its own answer, or its own error as a single report call would have
+ * failed (a refusal keeps its tRPC code and reason; anything else is a server error, to retry).
+ */
+export async function reportMany(market: Market, caller: Caller, reports: TaskReport[], signal?: AbortSignal): Promise<ReportManyResponse> {
+  const answers = await Promise.all(
+    reports.map((r) =>
+      reportResult(market, caller, r, signal).then(
+        (a) => ({ accepted: a.accepted, ...(a.reason ? { reason: a.reason } : {}) }),
+        (e: unknown) => ({
+          accepted: false,
+          error:
+            e instanceof Refusal
+              ? { code: e.code, reason: e.reason, message: e.message }
+              : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
+        }),
+      ),
+    ),
+  );
+  return { answers };
 }
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */

@@ -15,15 +15,21 @@ const MIN_SECONDS = 0.02;
  * bad estimate can raise it.
  */
 export async function refine(market: Market, tx: Tx, machine: LiveMachine, job: LiveJob, seconds: number) {
-  if (!(seconds >= MIN_SECONDS) || machine.ownerId === job.ownerId) return;
-  const workPerTask = refinedWork(market.settings.terms, {
+  const workPerTask = refinedWorkOf(market, machine, job, seconds);
+  if (workPerTask === null) return;
+  await tx.job.update({ where: { id: job.id }, data: { workPerTask } });
+  // Memory follows the database only after the commit; an estimate slightly ahead after a
+  // rolled-back transaction costs nothing but a slightly different next plan.
+  job.workPerTask = workPerTask;
+}
+
+/** The job's work per task refined by this run, or null when the run does not count. */
+export function refinedWorkOf(market: Market, machine: LiveMachine, job: LiveJob, seconds: number): number | null {
+  if (!(seconds >= MIN_SECONDS) || machine.ownerId === job.ownerId) return null;
+  return refinedWork(market.settings.terms, {
     reportedSeconds: seconds,
     workPerTask: job.workPerTask,
     speed: machine.speed,
     wallSeconds: job.wallMs / 1000,
   });
-  await tx.job.update({ where: { id: job.id }, data: { workPerTask } });
-  // Memory follows the database only after the commit; an estimate slightly ahead after a
-  // rolled-back transaction costs nothing but a slightly different next plan.
-  job.workPerTask = workPerTask;
 }

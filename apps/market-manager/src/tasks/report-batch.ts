@@ -3,6 +3,7 @@ import { MAX_QUEUED_STEPS } from "../market/market.ts";
 import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
+import { PlainRows } from "./report-rows.ts";
 
 /** Reports that share one transaction at most. */
 export const MAX_REPORTS_PER_COMMIT = 200;
@@ -103,6 +104,7 @@ export class ReportBatch {
     try {
       await this.market.db.$transaction(
         async (tx) => {
+          const plain = new PlainRows(this.market, tx, [...new Set(group.map((g) => g.c.task.jobId))]);
           for (const g of group) {
             if (ended.has(g.c.task.jobId)) {
               later.push(g.item);
@@ -110,15 +112,24 @@ export class ReportBatch {
             }
             // Decided in turn: this report sees the done count of the ones before it.
             const step = prepareCompletion(this.market, g.c);
-            const written = await step.write(tx);
+            const resultId = await plain.take(g.c, step);
+            let written: Awaited<ReturnType<CompletionStep["write"]>>;
+            if (resultId) written = { requeue: null, resultId, exhausted: false, ends: false };
+            else {
+              // Written alone, after the plain rows before it: it sees the escrow and the job as they are.
+              await plain.flush();
+              written = await step.write(tx);
+            }
             step.count();
             done.push({ ...g, step, written });
             if (written.ends) ended.add(g.c.task.jobId);
           }
+          await plain.flush();
         },
         { timeout: 60_000 },
       );
-    } catch {
+    } catch (e) {
+      this.market.log(`a group of ${group.length} reports was not committed together (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); each is written alone`);
       // Memory moves only after a commit: undo the counts, then give each report its own transaction.
       for (const d of done) d.step.uncount();
       await this.runAlone(group.map((g) => g.item));

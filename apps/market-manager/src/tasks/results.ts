@@ -1,6 +1,6 @@
 import type { Market } from "../market/market.ts";
 import { timedSettlement } from "../ops/ops.ts";
-import type { LiveLease, LiveMachine, LiveTask } from "../market/live.ts";
+import type { LiveJob, LiveLease, LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import type { TaskReport } from "./task-report.ts";
 import { combineOutputs } from "./examples.ts";
@@ -24,10 +24,10 @@ export interface Completion {
 
 /** A machine whose output disagrees with the quorum loses half its reputation. */
 const REPUTATION_PENALTY = 0.5;
-const REPUTATION_REWARD = 0.02;
+export const REPUTATION_REWARD = 0.02;
 
 /** Reports elapsed times as a whole number of milliseconds the database can hold, whatever was claimed. */
-const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, Math.max(0, Math.round(ms))) : 0);
+export const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, Math.max(0, Math.round(ms))) : 0);
 
 /**
  * Records a reported run. A task with k copies is done when copies from a majority of k different
@@ -148,7 +148,26 @@ export function prepareCompletion(market: Market, c: Completion) {
     if (finishesJob || givesUp || exhausted) jobEnded(market, job.id);
     market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
   };
-  return { write, apply, count, uncount };
+  // A successful run of a task without copies that decides it and leaves its job running: its
+  // rows are the same for every such report, so a group writes them many to a statement (report-rows.ts).
+  const plain = c.ok && copies.length === 1 && decidesNow && !finishesJob && !givesUp && agreed === c.hash ? { now, agreedOwners, job } : null;
+  return { write, apply, count, uncount, plain };
+}
+
+type PaidMachine = { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number };
+
+/** The engine's `runPay` for one run of `job` on `m`, with `escrowMicro` in the job's escrow now. */
+export function quoteRun(market: Market, job: LiveJob, m: PaidMachine, elapsedMs: number, escrowMicro: bigint) {
+  const p = runPay(market.settings.terms, {
+    reportedSeconds: elapsedMs / 1000,
+    workPerTask: job.workPerTask,
+    speed: m.speed,
+    // Dedicated machines are paid by their contract, not per run.
+    pricePerSecond: m.kind === "opportunistic" ? toCredits(m.pricePerSecondMicro) : 0,
+    wallSeconds: job.wallMs / 1000,
+    escrowLeft: toCredits(escrowMicro - job.penaltyHeldMicro),
+  });
+  return { p, amount: toMicro(p.amount) };
 }
 
 /**
@@ -165,19 +184,10 @@ class RunPayer {
     private jobId: string,
   ) {}
 
-  async run(m: { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number }, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean, accepted = false) {
+  async run(m: PaidMachine, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean, accepted = false) {
     const job = this.market.state.jobs.get(this.jobId)!;
     const escrow = await balance(this.tx, { kind: "escrow", jobId: this.jobId });
-    const p = runPay(this.market.settings.terms, {
-      reportedSeconds: elapsedMs / 1000,
-      workPerTask: job.workPerTask,
-      speed: m.speed,
-      // Dedicated machines are paid by their contract, not per run.
-      pricePerSecond: m.kind === "opportunistic" ? toCredits(m.pricePerSecondMicro) : 0,
-      wallSeconds: job.wallMs / 1000,
-      escrowLeft: toCredits(escrow - job.penaltyHeldMicro),
-    });
-    const amount = toMicro(p.amount);
+    const { p, amount } = quoteRun(this.market, job, m, elapsedMs, escrow);
     if (m.kind === "opportunistic") {
       await payRun(this.tx, {
         resultId,

@@ -32,6 +32,7 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
     module: async (input) => WORKER_PROCEDURES.module.output.parse(await worker.module.query(input)),
     heartbeat: async (input) => WORKER_PROCEDURES.heartbeat.output.parse(await worker.heartbeat.mutate(input)),
     report: async (input) => WORKER_PROCEDURES.report.output.parse(await worker.report.mutate(input)),
+    reportMany: async (input) => WORKER_PROCEDURES.reportMany.output.parse(await worker.reportMany.mutate(input)),
     depart: async (input) => {
       await worker.depart.mutate(input);
     },

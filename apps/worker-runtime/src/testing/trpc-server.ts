@@ -33,8 +33,10 @@ export async function serveWorkerApi(api: WorkerApi): Promise<FakeTrpcServer> {
     const results = await Promise.all(
       paths.map(async (path, i) => {
         const name = path.replace(/^worker\./, "") as keyof WorkerApi;
+        const fn = api[name] as ((input: unknown) => Promise<unknown>) | undefined;
+        // As a tRPC server answers a procedure it does not have.
+        if (typeof fn !== "function") return { error: { message: `No procedure found on path "${path}"`, code: -32004, data: { code: "NOT_FOUND", httpStatus: 404, path } } };
         try {
-          const fn = api[name] as (input: unknown) => Promise<unknown>;
           const data = await fn.call(api, inputs[String(i)]);
           return { result: { data: data ?? null } };
         } catch (e) {

@@ -1,8 +1,8 @@
-import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportRequest } from "@cyclemarket/worker-runtime";
+import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportManyRequest, ReportRequest } from "@cyclemarket/worker-runtime";
 import { router, workerProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
-import { heartbeat, leaseTasks, reportResult } from "../../resources/leases.ts";
+import { heartbeat, leaseTasks, reportMany, reportResult } from "../../resources/leases.ts";
 import { setMachineControls } from "../../resources/controls.ts";
 
 // The wire messages of the producer protocol: one schema per message, shared with the workers.
@@ -18,6 +18,8 @@ export const workerRouter = router({
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
   report: workerProcedure.input(ReportRequest).mutation(({ ctx, input, signal }) => reportResult(ctx.services.market, ctx.caller, input, signal)),
+  /** Several results in one call, each answered on its own; they join the same group commit. */
+  reportMany: workerProcedure.input(ReportManyRequest).mutation(({ ctx, input, signal }) => reportMany(ctx.services.market, ctx.caller, input.reports, signal)),
   /** The capacity the machine offers now: its own conditions, and any change to its controls. */
   offer: workerProcedure.input(OfferRequest).mutation(async ({ ctx, input }) => {
     const { controls } = await setMachineControls(ctx.services.market, ctx.caller, input.machineId, { available: input.available, controls: input.controls });

@@ -1,0 +1,72 @@
+// Results that finish together go to the market together: reports made in the same moment are
+// sent as one `reportMany` call (up to REPORTS_PER_CALL), and each caller gets its own report's
+// answer, or its own error shaped as a single report call's, so the producer loop treats a report
+// the same however it was sent.
+import { REPORTS_PER_CALL, type ReportManyRequest, type ReportManyResponse, type ReportRequest, type ReportResponse } from "./api.ts";
+
+interface Pending {
+  report: ReportRequest;
+  resolve: (answer: ReportResponse) => void;
+  reject: (e: unknown) => void;
+}
+
+/** A refusal of one report of a batch, carrying the market's answer as a failed call carries it (`data`). */
+export class ReportRefused extends Error {
+  constructor(readonly data: { code: string; reason?: { code: string } | undefined }, message: string) {
+    super(message);
+  }
+}
+
+const outputBytes = (r: ReportRequest) => r.stdout.length + r.stderr.length;
+
+/** A market without `reportMany` answers NOT_FOUND with no reason of its own: no such procedure. */
+const noSuchProcedure = (e: unknown) => {
+  const data = (e as { data?: { code?: unknown; reason?: unknown } | null } | null)?.data;
+  return data?.code === "NOT_FOUND" && !data.reason;
+};
+
+export function batchReports(
+  send: (input: ReportManyRequest) => Promise<ReportManyResponse>,
+  single: (report: ReportRequest) => Promise<ReportResponse>,
+): (report: ReportRequest) => Promise<ReportResponse> {
+  let pending: Pending[] = [];
+  let scheduled = false;
+  // An older market takes reports one by one: learned from its first answer, kept from then on.
+  let one = false;
+  const flush = () => {
+    scheduled = false;
+    while (pending.length) {
+      const batch: Pending[] = [];
+      let bytes = 0;
+      while (pending.length && batch.length < REPORTS_PER_CALL.max && (batch.length === 0 || bytes + outputBytes(pending[0]!.report) <= REPORTS_PER_CALL.outputBytes)) {
+        bytes += outputBytes(pending[0]!.report);
+        batch.push(pending.shift()!);
+      }
+      void send({ reports: batch.map((p) => p.report) }).then(
+        ({ answers }) =>
+          batch.forEach((p, i) => {
+            const a = answers[i];
+            if (!a) p.reject(new Error("the market answered fewer reports than were sent"));
+            else if (a.error) p.reject(new ReportRefused({ code: a.error.code, reason: a.error.reason }, a.error.message));
+            else p.resolve({ accepted: a.accepted, ...(a.reason ? { reason: a.reason } : {}) });
+          }),
+        (e: unknown) => {
+          if (!noSuchProcedure(e)) return batch.forEach((p) => p.reject(e));
+          one = true;
+          for (const p of batch) single(p.report).then(p.resolve, p.reject);
+        },
+      );
+    }
+  };
+  return (report) =>
+    one
+      ? single(report)
+      : new Promise<ReportResponse>((resolve, reject) => {
+      pending.push({ report, resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        // Reports of tasks that finished in the same moment join this call.
+        setTimeout(flush, 0);
+      }
+    });
+}
