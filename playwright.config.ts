@@ -1,7 +1,8 @@
 import { defineConfig } from "@playwright/test";
 
 // End-to-end tests drive the real market (PostgreSQL, Market Manager, web app, a Node worker)
-// started by test/e2e/global-setup.ts in Debian's Chromium.
+// started by test/e2e/global-setup.ts in Debian's Chromium, on free ports it chooses: the web app's
+// address reaches this file in the workers through the environment global setup leaves them.
 export default defineConfig({
   testDir: "test/e2e",
   globalSetup: "./test/e2e/global-setup.ts",
@@ -11,7 +12,7 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"], ["json", { outputFile: ".tmp/playwright-results.json" }]],
   use: {
-    baseURL: "http://localhost:3900",
+    baseURL: process.env.E2E_WEB_URL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {

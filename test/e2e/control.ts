@@ -1,10 +1,10 @@
 import { request } from "node:http";
-import { CONTROL_SOCKET } from "./global-setup.ts";
+import { fromSetup } from "./global-setup.ts";
 
 // Stops or starts the end-to-end stack's Market Manager (global-setup.ts owns the processes).
 function post(path: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: CONTROL_SOCKET, method: "POST", path }, (res) => {
+    const req = request({ socketPath: fromSetup("controlSocket"), method: "POST", path }, (res) => {
       let body = "";
       res.on("data", (c) => (body += c));
       res.on("end", () => (res.statusCode === 204 ? resolve() : reject(new Error(`${path}: ${res.statusCode} ${body}`))));

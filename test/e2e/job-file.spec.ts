@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { BYTEPATTERN_WASM, bytepatternOutput } from "../support/bytepattern.ts";
 import { untar } from "../support/tar.ts";
 import { signUp } from "./users.ts";

@@ -1,19 +1,11 @@
 import { join } from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Browser } from "./fixtures.ts";
 import { root } from "../../scripts/stack.ts";
-import { signUp, stack } from "./users.ts";
+import { signIn, signUp, stack } from "./users.ts";
 import { startProducing, submitMonteCarlo } from "./pages.ts";
 
 // The whole market through its pages, in Chromium: a consumer submits a Monte Carlo job while a
 // second tab sells this browser's cycles; the local Node worker and the browser share the work.
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto("/signin");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: /sign in/i }).click();
-  await expect(page.getByTestId("signed-in-user")).toBeVisible();
-}
 
 /** A page signed in as the market's admin, in a context of its own, for reading the market's state. */
 async function adminPage(browser: Browser) {

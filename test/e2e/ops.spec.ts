@@ -1,16 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
-import { signUp, stack } from "./users.ts";
+import { expect, test, type Page } from "./fixtures.ts";
+import { signIn, signUp, stack } from "./users.ts";
 
 // What an admin sees of the market over time: the history charts fill in and move while the page
 // is open, and the decision log says in words why a job was admitted.
 
-async function signInAsAdmin(page: Page) {
+function signInAsAdmin(page: Page) {
   const { email, password } = stack().admin!;
-  await page.goto("/signin");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: /sign in/i }).click();
-  await expect(page.getByTestId("signed-in-user")).toBeVisible();
+  return signIn(page, email, password);
 }
 
 test("the admin's history charts draw the market's samples and keep moving", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { signUp } from "./users.ts";
 import { startProducing, submitMonteCarlo } from "./pages.ts";
 import { startManager, stopManager } from "./control.ts";

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { expect, type Page } from "@playwright/test";
-import { STACK_FILE } from "./global-setup.ts";
+import { fromSetup } from "./global-setup.ts";
 import { verificationLink } from "../support/outbox.ts";
 
 // Users for the end-to-end specs: the market global-setup started, and sign-up as a person does.
 
-export const stack = () => JSON.parse(readFileSync(STACK_FILE, "utf8")) as { admin: { email: string; password: string } | null; outbox: string };
+export const stack = () => JSON.parse(readFileSync(fromSetup("stackFile"), "utf8")) as { admin: { email: string; password: string } | null; outbox: string };
 
 /** Signs up through the page, then follows the link the market mailed, as a new user does. */
 export async function signUp(page: Page, name: string, email: string) {
@@ -20,4 +20,13 @@ export async function signUp(page: Page, name: string, email: string) {
   await page.goto(verificationLink(stack().outbox, email));
   await expect(page.getByTestId("signed-in-user")).toContainText(name);
   await expect(page.getByTestId("verify-email")).toHaveCount(0);
+}
+
+/** Signs in through the page as someone who already has an account (the admin global setup printed). */
+export async function signIn(page: Page, email: string, password: string) {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: /sign in/i }).click();
+  await expect(page.getByTestId("signed-in-user")).toBeVisible();
 }

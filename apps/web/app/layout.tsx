@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { connection } from "next/server";
 import { Providers } from "@/lib/providers";
 import { Header } from "@/components/header";
 import { VerifyEmailNotice } from "@/components/verify-notice";
@@ -10,7 +11,10 @@ export const metadata: Metadata = {
   description: "A computational marketplace: sell idle cycles from a browser tab, buy computation by the benefit curve.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page renders per request: its scripts carry that request's CSP nonce (proxy.ts), which
+  // a page built ahead of time could not.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen font-sans">

@@ -37,14 +37,26 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
   }));
 }
 
+/**
+ * A job's page. Its reads go to the database together, in two rounds rather than one after
+ * another: while another user's big job keeps the database and this process busy, each round
+ * trip can wait, and a page made of seven sequential ones waited seven times.
+ */
 export async function jobView(market: Market, jobId: string) {
   const { db, state } = market;
-  const j = await db.job.findUniqueOrThrow({ where: { id: jobId } });
-  const byStatus = await db.task.groupBy({ by: ["status"], where: { jobId }, _count: { _all: true } });
+  const [j, byStatus, escrow, machines] = await Promise.all([
+    db.job.findUniqueOrThrow({ where: { id: jobId } }),
+    db.task.groupBy({ by: ["status"], where: { jobId }, _count: { _all: true } }),
+    balance(db, { kind: "escrow", jobId }),
+    db.result.groupBy({ by: ["machineId"], where: { task: { jobId }, accepted: true }, _count: { _all: true } }),
+  ]);
   const counts = Object.fromEntries(byStatus.map((g) => [g.status, g._count._all])) as Record<string, number>;
-  const escrow = await balance(db, { kind: "escrow", jobId });
-  const machines = await db.result.groupBy({ by: ["machineId"], where: { task: { jobId }, accepted: true }, _count: { _all: true } });
-  const names = await db.machine.findMany({ where: { id: { in: machines.map((m) => m.machineId) } }, select: { id: true, name: true, kind: true } });
+  const [names, waiting, verified, estimated] = await Promise.all([
+    machines.length ? db.machine.findMany({ where: { id: { in: machines.map((m) => m.machineId) } }, select: { id: true, name: true, kind: true } }) : [],
+    waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
+    j.replicas > 1 ? verification(db, j.id, j.replicas) : null,
+    estimate(market, j),
+  ]);
   return {
     id: j.id,
     name: j.name,
@@ -73,11 +85,11 @@ export async function jobView(market: Market, jobId: string) {
     charged: credits(j.chargedMicro),
     /** What the job's escrow account holds now: its highest benefit while admitted or running, else 0. */
     escrowHeld: credits(escrow)!,
-    waiting: await waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
+    waiting,
     result: j.result,
     machines: machines.map((m) => ({ ...names.find((n) => n.id === m.machineId), tasks: m._count._all })),
-    verification: j.replicas > 1 ? await verification(db, j.id, j.replicas) : null,
-    estimate: await estimate(market, j),
+    verification: verified,
+    estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt.getTime() + market.settings.maxDelayMs : null,
   };
