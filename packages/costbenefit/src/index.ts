@@ -41,5 +41,5 @@ export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailur
 export type { MarketReasonCode } from "./vocabulary.ts";
 export { quorumOf, tallyCopies } from "./quorum.ts";
 export type { CopyVote, Tally } from "./quorum.ts";
-export { idleTake } from "./policies/idle-take.ts";
-export type { TakeInput } from "./policies/idle-take.ts";
+export { idleTake, idleTakeOrder, spareFrom } from "./policies/idle-take.ts";
+export type { Holder, TakeInput } from "./policies/idle-take.ts";

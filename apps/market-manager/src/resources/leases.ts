@@ -7,11 +7,12 @@ import { baseTaskId, offeredSlots, type LiveMachine, type LiveTask } from "../ma
 import { planRequeue } from "../market/requeue.ts";
 import { siblingOn } from "../market/replicas.ts";
 import type { Reason } from "../market/engine.ts";
-import { idleTake } from "@cyclemarket/costbenefit";
+import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
 import { ReportBatch } from "../tasks/report-batch.ts";
 import { tasksLeased } from "../market/transitions.ts";
+import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
 import type { ReportManyResponse } from "@cyclemarket/worker-runtime";
 
@@ -53,6 +54,14 @@ export async function leaseTasks(market: Market, caller: Caller, machineId: stri
     for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
     for (const [from, moves] of bySource) {
       market.log(`idle machine ${machineId.slice(0, 8)} took ${moves.length} queued task(s) from ${from.slice(0, 8)}: ${JSON.stringify(moves[0]!.reason)}`);
+    }
+    // And the decision log shows each as a move, per job and source, with the engine's reason. The
+    // leases are committed already; the log's row follows outside the lock and its failure loses
+    // only the explanation, which the market's own log above keeps.
+    if (taken.length) {
+      void recordDecisions(market, market.db, idleTakeEntries(market, machineId, taken, now)).catch((e: unknown) =>
+        market.log(`the decision log missed ${taken.length} idle take(s): ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
     opsOf(market).metrics.leases.inc(rows.length);
     for (const jobId of new Set(picked.map((t) => t.jobId))) {
@@ -144,21 +153,46 @@ function pickTasks(market: Market, machine: LiveMachine, room: number): { picked
   };
   takeFrom(machine.queue);
   if (picked.length < room) {
-    const others = [...market.state.machines.values()]
+    // The engine says in which order to look and what is spare; the service reads the tasks there.
+    const holders = [...market.state.machines.values()]
       .filter((m) => m.id !== machine.id && m.queue.length > 0)
-      .sort((a, b) => b.queue.length / offeredSlots(b) - a.queue.length / offeredSlots(a) || 0);
+      .map((m) => ({ machine: m, queueLength: m.queue.length, offeredSlots: offeredSlots(m), leasesRunning: m.leases.size }));
     const asks = (holderMayNotRun: boolean, other: LiveMachine) =>
       idleTake({ takerPricePerSecond: toCredits(machine.pricePerSecondMicro), holderPricePerSecond: toCredits(other.pricePerSecondMicro), holderMayNotRun });
-    for (const other of others) {
+    for (const holder of idleTakeOrder(holders)) {
+      const other = holder.machine;
       const stuck = other.queue.filter((id) => stuckOn(market, id, other.id));
       if (stuck.length) takeFrom(stuck, { machineId: other.id, reason: asks(true, other).reason });
       const rule = asks(false, other);
       if (!rule.take) continue;
-      takeFrom(other.queue.slice(Math.max(0, offeredSlots(other) - other.leases.size)).reverse(), { machineId: other.id, reason: rule.reason });
+      takeFrom(other.queue.slice(spareFrom(holder)).reverse(), { machineId: other.id, reason: rule.reason });
       if (picked.length >= room) break;
     }
   }
   return { picked, taken };
+}
+
+/** The decision log's entries for tasks an idle machine took: one move per job and source machine. */
+function idleTakeEntries(market: Market, machineId: string, taken: Taken[], at: number): DecisionEntry[] {
+  const groups = new Map<string, { jobId: string; from: string; reason: Reason; tasks: number }>();
+  for (const t of taken) {
+    const jobId = market.state.tasks.get(t.taskId)?.jobId ?? null;
+    if (!jobId) continue;
+    const key = `${jobId}/${t.fromMachineId}`;
+    const g = groups.get(key) ?? { jobId, from: t.fromMachineId, reason: t.reason, tasks: 0 };
+    g.tasks += 1;
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => ({
+    outcome: "move",
+    at,
+    jobId: g.jobId,
+    userId: market.state.jobs.get(g.jobId)?.ownerId ?? null,
+    machineId,
+    tasks: g.tasks,
+    reasons: [g.reason],
+    detail: { fromMachineId: g.from },
+  }));
 }
 
 function stuckOn(market: Market, taskId: string, machineId: string): boolean {

@@ -1,7 +1,8 @@
 // An idle slot takes queued work (DESIGN.md "Rebalancing"): when a machine asks for work and its
 // own queue is empty while other machines hold queued, unstarted tasks, may it take one of them?
-// The engine answers, with the reason the market records; the service only picks which tasks, in
-// the order the rule allows (the back of the longest queue first).
+// The engine answers, with the reason the market records, and says where to look: which holders'
+// queues first (idleTakeOrder) and which of their tasks are spare (spareFrom); the service only
+// reads the tasks at those places.
 import type { Reason } from "../reasons.ts";
 
 export interface TakeInput {
@@ -23,4 +24,26 @@ export function idleTake(i: TakeInput): { take: boolean; reason: Reason } {
   if (i.holderMayNotRun) return { take: true, reason: { code: "idle-take", why: "holder-may-not-run", takerPricePerSecond: i.takerPricePerSecond, holderPricePerSecond: i.holderPricePerSecond } };
   const take = i.takerPricePerSecond <= i.holderPricePerSecond;
   return { take, reason: { code: "idle-take", why: take ? "no-dearer" : "dearer", takerPricePerSecond: i.takerPricePerSecond, holderPricePerSecond: i.holderPricePerSecond } };
+}
+
+/** A machine holding queued tasks, as an idle machine looking for work sees it. */
+export interface Holder {
+  queueLength: number;
+  /** Slots the holder offers now (its controls applied), and leases it runs. */
+  offeredSlots: number;
+  leasesRunning: number;
+}
+
+/** The holders an idle machine looks at, in order: the most queued work per offered slot first. */
+export function idleTakeOrder<H extends Holder>(holders: readonly H[]): H[] {
+  const load = (h: H) => h.queueLength / Math.max(1, h.offeredSlots);
+  return holders.filter((h) => h.queueLength > 0).sort((a, b) => load(b) - load(a));
+}
+
+/**
+ * Where a holder's spare tasks start in its queue: the first ones are what its own free slots
+ * take next, so an idle machine takes from the back, beyond them.
+ */
+export function spareFrom(h: Holder): number {
+  return Math.max(0, h.offeredSlots - h.leasesRunning);
 }
