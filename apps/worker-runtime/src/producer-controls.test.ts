@@ -62,7 +62,7 @@ describe("the producer loop under the producer's controls", () => {
   });
 
   it("keeps a CPU limit inside each task where the host can pace: the task rests as long as it computes", async () => {
-    const market = await withTasks(3, 20_000_000);
+    const market = await withTasks(3, 50_000_000);
     const finished: { elapsedMs: number; restedMs?: number }[] = [];
     const controller = new AbortController();
     const done = runProducer({

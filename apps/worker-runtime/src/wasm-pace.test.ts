@@ -70,7 +70,8 @@ describe("a Node pool under a CPU limit", () => {
   it("runs tasks paced, and their rests do not count against the task's wall-time limit", async () => {
     const module = wasiProgram("bench_cpu");
     const moduleHash = await sha256Hex(module);
-    const request = (wallMs: number) => ({ moduleHash, module, args: ["1"], seed: "s", limits: { ...limits, wallMs } });
+    // Long enough to compute past several 100 ms stretches on a fast machine (each is followed by a rest).
+    const request = (wallMs: number) => ({ moduleHash, module, args: ["3"], seed: "s", limits: { ...limits, wallMs } });
     // The task's time unpaced on this machine now; the limit below is twice that.
     const plain = await pool.run(request(60_000));
     expect(plain.error).toBeUndefined();
@@ -80,7 +81,8 @@ describe("a Node pool under a CPU limit", () => {
     const paced = await pool.run(request(Math.max(500, 2 * plain.elapsedMs)));
     expect(paced.error).toBeUndefined();
     expect(paced.outputHash).toBe(plain.outputHash);
-    // At 10% it rested about nine times its run, far past the wall-time limit, and was not stopped.
+    // At 10% it rested about nine times its run (less its last stretch), far past the wall-time
+    // limit, and was not stopped.
     expect(paced.restedMs!).toBeGreaterThan(2 * plain.elapsedMs);
 
     pool.setCpuLimit(100);
