@@ -33,6 +33,9 @@ export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, Co
 // Jobs without a work estimate: pilots first, the rest planned from their measured work
 export { PILOT_TASKS, REFERENCE_SPEED, pilotCount, provisionalWork, measuredWork, loweredBenefit, pilotJob, decidePilots, decideRemainder } from "./pilots.ts";
 export type { PilotRun, RemainderInput, Answer } from "./pilots.ts";
+// Asking again what the engine did not take: one backoff for delayed jobs and pilot jobs' rests
+export { askedAgainDue, askedNow } from "./policies/outcomes.ts";
+export type { Asked } from "./policies/outcomes.ts";
 // Randomness is always passed in
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";

@@ -1,5 +1,7 @@
 import {
   MarketState,
+  askedAgainDue,
+  askedNow,
   commitDecision,
   commitReplacement,
   createPolicy,
@@ -136,6 +138,12 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       const out = answer(asked, r.decision);
       decided.set(out, { job: asked, decision: r.decision });
       return { decision: out, workPerTask: r.workPerTask };
+    },
+    remainderDue(asked, now) {
+      return askedAgainDue(state, asked, sec(now));
+    },
+    remainderAsked(previous, now) {
+      return askedNow(state, previous, sec(now));
     },
     quote(spec, now) {
       const job = toJob(spec);

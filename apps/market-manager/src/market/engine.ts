@@ -3,7 +3,7 @@
 // vocabulary is the engine's own (its Reason union, its task demand); the one translation is of
 // time: the engine counts seconds on the market's clock, the service and the wire milliseconds
 // since the epoch, so every instant in a decision or a reason leaves here in milliseconds.
-import type { BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms } from "@cyclemarket/costbenefit";
+import type { Asked, BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms } from "@cyclemarket/costbenefit";
 import type { LiveJob, LiveMachine, LiveTask } from "./live.ts";
 
 /** Any reason the market gives: the engine's, or the service's own (vocabulary.ts). */
@@ -98,6 +98,10 @@ export interface Engine {
    * from the pilots' vouched runs, against the benefit the pilots' price leaves.
    */
   decideRemainder(job: JobSpec, pilots: { count: number; runs: PilotRun[]; priceCredits: number; terms: SettlementTerms }, wallMs: number, now: number): { decision: Decision; workPerTask: number };
+  /** Whether a pilot job's rest that was `asked` (and not admitted) is put to the engine again now: the delayed jobs' backoff. */
+  remainderDue(asked: Asked | undefined, now: number): boolean;
+  /** The record of putting a pilot job's rest to the engine now. */
+  remainderAsked(previous: Asked | undefined, now: number): Asked;
   /**
    * Makes a decision of `decide` part of the engine's state: an admitted job's tasks join their
    * machines' loads, a delayed job waits for the tick to ask again, a rejected one is forgotten.

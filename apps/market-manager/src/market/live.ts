@@ -1,7 +1,7 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import type { BenefitCurve } from "@cyclemarket/costbenefit";
+import type { Asked, BenefitCurve } from "@cyclemarket/costbenefit";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
 
@@ -87,8 +87,8 @@ export interface LivePilots {
   priceMicro: bigint;
   /** "provisional" while the pilots run, "measured" once the rest is planned from them. */
   phase: "provisional" | "measured";
-  /** When the rest was last put to the engine (ms): a delayed rest is asked again a little later. */
-  askedAt?: number | undefined;
+  /** When the rest was last put to the engine: a delayed rest is asked again by the engine's backoff. */
+  asked?: Asked | undefined;
 }
 
 export interface LiveTask {

@@ -16,9 +16,6 @@ import { escrowJob, settleUnfinished } from "../ledger/settlement.ts";
 import { queueOnMachines } from "../tasks/intake.ts";
 import { jobEnded, remainderAdmitted } from "./transitions.ts";
 
-/** A remainder the engine delayed is asked again after this long (or at once when the market changed size). */
-const ASK_AGAIN_MS = 5_000;
-
 type PilotJob = LiveJob & { pilots: LivePilots };
 type DecisionRecord = ReturnType<typeof decisionRecord>;
 
@@ -31,7 +28,7 @@ function waiting(market: Market): PilotJob[] {
       j.status !== "delayed" &&
       j.tasksDone >= j.pilots.count &&
       j.taskCount > j.pilots.count &&
-      (j.pilots.askedAt === undefined || now >= j.pilots.askedAt + ASK_AGAIN_MS),
+      market.engine.remainderDue(j.pilots.asked, now),
   );
 }
 
@@ -55,7 +52,7 @@ export async function admitRemainder(market: Market, jobId: string) {
   const job = live as PilotJob;
   const pilots = job.pilots;
   const now = market.clock.now();
-  pilots.askedAt = now;
+  pilots.asked = market.engine.remainderAsked(pilots.asked, now);
   const rows = await market.db.task.findMany({ where: { jobId, index: { gte: pilots.count } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true, index: true, replica: true } });
   const spec: JobSpec = {
     id: jobId,

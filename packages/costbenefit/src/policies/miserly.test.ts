@@ -6,6 +6,7 @@ import { createRng } from "../rng.ts";
 import { market, job, opp } from "../test-fixtures.ts";
 import { highestPossibleCost } from "./bounds.ts";
 import { createPolicy } from "./policy.ts";
+import { askedAgainDue, askedNow } from "./outcomes.ts";
 import type { MarketState } from "../state/market-state.ts";
 import type { MachineProfileInput } from "../machine.ts";
 
@@ -130,6 +131,22 @@ describe("miserly admission", () => {
     expect(askedAt).toEqual([1, 3, 7, 11, 15, 19]);
     s.upsertMachine(opp("c"), 20);
     expect(miserly.tick(s, 20, rng).reevaluate).toEqual(["j"]);
+  });
+
+  it("asks a pilot job's delayed rest again by the same backoff as a delayed job", () => {
+    const s = market([opp("a")], { maxRecheckSeconds: 4 });
+    expect(askedAgainDue(s, undefined, 0)).toBe(true);
+    let asked = askedNow(s, undefined, 0);
+    const dueAt: number[] = [];
+    for (let second = 1; second <= 12; second++) {
+      if (askedAgainDue(s, asked, second)) {
+        dueAt.push(second);
+        asked = askedNow(s, asked, second);
+      }
+    }
+    expect(dueAt).toEqual([1, 3, 7, 11]);
+    s.upsertMachine(opp("b"), 12);
+    expect(askedAgainDue(s, asked, 12)).toBe(true);
   });
 
   it("always admits a job whose benefit exceeds the highest possible cost, even past the horizon", () => {

@@ -50,9 +50,32 @@ const FIRST_RECHECK_SECONDS = 1;
  */
 export function recheckDue(state: MarketState, d: DelayedJob, now: number): boolean {
   if (d.epoch >= state.epoch) return false;
-  if (d.machines !== state.machineCount) return true;
-  const wait = Math.min(state.settings.maxRecheckSeconds, FIRST_RECHECK_SECONDS * 2 ** Math.max(0, d.evaluations - 1));
-  return now - d.evaluatedAt >= wait;
+  return askedAgainDue(state, { at: d.evaluatedAt, times: d.evaluations, machines: d.machines }, now);
+}
+
+/** When something the engine did not take (a delayed job, a pilot job's delayed rest) was last put to it. */
+export interface Asked {
+  /** Engine time, seconds. */
+  at: number;
+  times: number;
+  /** Machines in the market then. */
+  machines: number;
+}
+
+/**
+ * The one backoff of asking again: at once when machines joined or left since, otherwise once the
+ * wait has passed, 1 s doubling with each time asked up to settings.maxRecheckSeconds.
+ */
+export function askedAgainDue(state: MarketState, asked: Asked | undefined, now: number): boolean {
+  if (!asked) return true;
+  if (asked.machines !== state.machineCount) return true;
+  const wait = Math.min(state.settings.maxRecheckSeconds, FIRST_RECHECK_SECONDS * 2 ** Math.max(0, asked.times - 1));
+  return now - asked.at >= wait;
+}
+
+/** The record of asking now, after `previous`. */
+export function askedNow(state: MarketState, previous: Asked | undefined, now: number): Asked {
+  return { at: now, times: (previous?.times ?? 0) + 1, machines: state.machineCount };
 }
 
 /**
