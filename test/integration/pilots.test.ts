@@ -176,6 +176,32 @@ describe("a job without a work estimate", () => {
     await expectMarketInvariants(db, [jobId]);
   });
 
+  it("backs the rest with what the pilots' escrow holds beyond their price, so a consumer who could escrow the pilots can finish the job", async () => {
+    const db = market.manager.services.db;
+    const live = market.manager.services.market;
+    // A new consumer granted 1.6 credits: after the pilots' escrow (their price and a contingency
+    // for their runs, about 1.54) less is left than the rest's own escrow would need.
+    const granted = live.adminSettings.startingCredits;
+    await applySettings(live, { ...live.adminSettings, startingCredits: 1.6 });
+    const thrifty = await market.signUp("thrifty@example.test", ["consumer"]);
+    await applySettings(live, { ...live.adminSettings, startingCredits: granted });
+    const { jobId, decision } = await thrifty.jobs.submit.mutate(withoutEstimate("thrifty", 6, 100));
+    expect(decision).toMatchObject({ outcome: "admitted", provisional: true });
+    const submitted = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect(Number(submitted.escrowMicro)).toBeGreaterThan(1.5e6);
+    await runLeased(500);
+    await runLeased(500);
+    const measured = await until(() => db.job.findUniqueOrThrow({ where: { id: jobId } }), (j) => j.workEstimate === "measured" || j.status === "rejected");
+    expect(measured.status).not.toBe("rejected");
+    expect(codes(measured.decision)).toContain("planned-from-pilots");
+    await runLeased(500);
+    await runLeased(500);
+    const done = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect(done.status).toBe("completed");
+    expect(done.chargedMicro).toBe(done.quotedPriceMicro);
+    await expectMarketInvariants(db, [jobId]);
+  });
+
   it("settles the pilots alone when the engine does not admit the rest planned from what they measured", async () => {
     const db = market.manager.services.db;
     // A market that waits for no job: what the engine does not admit at once it rejects.

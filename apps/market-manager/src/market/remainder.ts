@@ -66,7 +66,11 @@ export async function admitRemainder(market: Market, jobId: string) {
   let decision: Decision = asked.decision;
   const benefit = loweredBenefit(job.benefit as BenefitCurve, toCredits(pilots.priceMicro));
   const pricing = job.pricing;
-  const needed = decision.outcome === "admitted" ? escrowFor(market, benefit, decision, pricing, asked.workPerTask, job.wallMs) : 0n;
+  const rest = decision.outcome === "admitted" ? escrowFor(market, benefit, decision, pricing, asked.workPerTask, job.wallMs) : 0n;
+  // The pilots have run: what their escrow holds beyond their price (the contingency for their
+  // runs) now backs the rest, so only the difference is taken from the consumer's balance.
+  const spare = job.escrowMicro > pilots.priceMicro ? job.escrowMicro - pilots.priceMicro : 0n;
+  const needed = rest > spare ? rest - spare : 0n;
   if (decision.outcome === "admitted" && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
     decision = { outcome: "rejected", reasons: [...decision.reasons.filter((r) => r.code === "planned-from-pilots"), { code: "insufficient-credits", needed: toCredits(needed) }] };
   }
@@ -103,7 +107,7 @@ async function admit(
   const price = job.pilots.priceMicro + toMicro(decision.price);
   await market.db.$transaction(async (tx) => {
     await recordDecisions(market, tx, entries);
-    await escrowJob(tx, job.id, job.ownerId, needed, 0n, "remainder");
+    if (needed > 0n) await escrowJob(tx, job.id, job.ownerId, needed, 0n, "remainder");
     await tx.job.update({
       where: { id: job.id },
       data: {
