@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+import { runLease, type TestLease } from "../support/worker.ts";
 
 // A worker's round trip over real HTTP against a real PostgreSQL: register, lease, fetch the
 // module, run the task in the WASI sandbox, report, and the job completes with its result.
@@ -33,25 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => market?.stop());
 
-async function run(lease: { leaseId: string; taskId: string; moduleHash: string; args: string[]; stdin: string; limits: { memoryPages: number; outputBytes: number } }) {
-  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
-  const outcome = await runTask({
-    module: new Uint8Array(Buffer.from(bytes, "base64")),
-    args: lease.args,
-    stdin: new Uint8Array(Buffer.from(lease.stdin, "base64")),
-    seed: lease.taskId,
-    limits: lease.limits,
-  });
-  return {
-    machineId,
-    leaseId: lease.leaseId,
-    exitCode: outcome.exitCode,
-    stdout: Buffer.from(outcome.stdout).toString("base64"),
-    stderr: Buffer.from(outcome.stderr).toString("base64"),
-    outputHash: outcome.outputHash,
-    elapsedMs: outcome.elapsedMs,
-  };
-}
+const run = (lease: TestLease) => runLease(worker, machineId, lease);
 
 describe("worker lease round trip", () => {
   it("runs a Monte Carlo job to its estimate of pi, refusing stale and foreign reports", async () => {

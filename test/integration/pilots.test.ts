@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
+import { runLease } from "../support/worker.ts";
 import { exampleModule, planExample } from "../../apps/market-manager/src/tasks/examples.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { applySettings } from "../../apps/market-manager/src/market/settings.ts";
@@ -57,17 +57,7 @@ async function runLeased(elapsedMs: number): Promise<number[]> {
 }
 
 async function report(lease: Awaited<ReturnType<typeof worker.worker.lease.mutate>>["leases"][number], elapsedMs: number) {
-  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
-  const outcome = await runTask({ module: new Uint8Array(Buffer.from(bytes, "base64")), args: lease.args, seed: lease.taskId, limits: lease.limits });
-  const answer = await worker.worker.report.mutate({
-    machineId,
-    leaseId: lease.leaseId,
-    exitCode: outcome.exitCode,
-    stdout: Buffer.from(outcome.stdout).toString("base64"),
-    stderr: Buffer.from(outcome.stderr).toString("base64"),
-    outputHash: outcome.outputHash,
-    elapsedMs,
-  });
+  const answer = await worker.worker.report.mutate(await runLease(worker, machineId, lease, elapsedMs));
   expect(answer.accepted).toBe(true);
 }
 

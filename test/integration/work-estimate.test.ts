@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
+import { runLease } from "../support/worker.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 
 // A consumer's work estimate cannot mislead the market about a machine: runs that take far longer
@@ -43,17 +43,7 @@ describe("a wrong work estimate", () => {
     for (let round = 0; round < 2; round++) {
       const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
       for (const lease of leases) {
-        const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
-        const outcome = await runTask({ module: new Uint8Array(Buffer.from(bytes, "base64")), args: lease.args, seed: lease.taskId, limits: lease.limits });
-        const report = await worker.worker.report.mutate({
-          machineId,
-          leaseId: lease.leaseId,
-          exitCode: outcome.exitCode,
-          stdout: Buffer.from(outcome.stdout).toString("base64"),
-          stderr: Buffer.from(outcome.stderr).toString("base64"),
-          outputHash: outcome.outputHash,
-          elapsedMs: 2000,
-        });
+        const report = await worker.worker.report.mutate(await runLease(worker, machineId, lease, 2000));
         expect(report.accepted).toBe(true);
       }
     }
