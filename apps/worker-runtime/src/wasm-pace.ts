@@ -14,7 +14,7 @@
 // renumbered), one global and one local per function; it drops the "name" section, whose
 // function indices would be stale. Instructions the rewriter does not know (the GC proposal's) make it decline: the task
 // then runs unpaced and the slot rests after it instead.
-import { Reader, WasmFormatError, leb, sections, type Section } from "./wasm-binary.ts";
+import { Reader, WasmFormatError, leb, readWasm, sections, type Section } from "./wasm-binary.ts";
 
 /** The import the paced module calls; the sandbox provides it only to paced modules. */
 export const PACE_IMPORT = { module: "cyclemarket", name: "pace" } as const;
@@ -246,12 +246,15 @@ function copyRange(bytes: Uint8Array, from: number, to: number, out: number[]): 
 export function paceModule(bytes: Uint8Array): Uint8Array {
   const all = sections(bytes);
   const find = (id: number) => all.find((s) => s.id === id);
+  // Imports by kind and each function's signature, as the upload check reads them.
+  const summary = readWasm(bytes);
+  const importedFunctions = summary.imports.filter((i) => i.kind === "function").length;
+  const importedGlobals = summary.imports.filter((i) => i.kind === "global").length;
 
   // Types: count them, append () -> ().
   const typeSection = find(SECTION_TYPE);
   let typeCount = 0;
   const typeBody: number[] = [];
-  const paramCounts: number[] = [];
   if (typeSection) {
     const r = new Reader(bytes, typeSection.start, typeSection.end);
     typeCount = r.u();
@@ -260,7 +263,6 @@ export function paceModule(bytes: Uint8Array): Uint8Array {
       if (r.byte() !== 0x60) throw new PaceUnsupported("the module declares GC types");
       for (let k = 0; k < 2; k++) {
         const n = r.u();
-        if (k === 0) paramCounts.push(n);
         for (let p = 0; p < n; p++) r.skipValType();
       }
     }
@@ -269,37 +271,14 @@ export function paceModule(bytes: Uint8Array): Uint8Array {
   const paceType = typeCount;
   typeBody.push(0x60, 0x00, 0x00);
 
-  // Imports: count function and global imports, append the pace function.
+  // Imports: the pace function goes after the existing ones.
   const importSection = find(SECTION_IMPORT);
-  let importCount = 0;
-  let importedFunctions = 0;
-  let importedGlobals = 0;
+  const importCount = summary.imports.length;
   const importBody: number[] = [];
   if (importSection) {
     const r = new Reader(bytes, importSection.start, importSection.end);
-    importCount = r.u();
-    const entriesStart = r.pos;
-    for (let i = 0; i < importCount; i++) {
-      r.name();
-      r.name();
-      const kind = r.byte();
-      if (kind === 0) {
-        importedFunctions++;
-        r.u();
-      } else if (kind === 1) {
-        r.skipValType();
-        r.limits();
-      } else if (kind === 2) r.limits();
-      else if (kind === 3) {
-        importedGlobals++;
-        r.skipValType();
-        r.byte();
-      } else if (kind === 4) {
-        r.byte();
-        r.u();
-      } else throw new WasmFormatError(`unknown import kind ${kind}`);
-    }
-    copyRange(bytes, entriesStart, importSection.end, importBody);
+    r.u();
+    copyRange(bytes, r.pos, importSection.end, importBody);
   }
   const name = (s: string) => {
     const b = new TextEncoder().encode(s);
@@ -342,15 +321,6 @@ export function paceModule(bytes: Uint8Array): Uint8Array {
   ];
   const ctx: Context = { importedFunctions, check: [] };
 
-  // Parameters of each defined function: its countdown local comes after them and its locals.
-  const functionSection = find(3);
-  const definedTypes: number[] = [];
-  if (functionSection) {
-    const r = new Reader(bytes, functionSection.start, functionSection.end);
-    const n = r.u();
-    for (let i = 0; i < n; i++) definedTypes.push(r.u());
-  }
-
   const rewritten = new Map<Section, number[]>();
   if (typeSection) rewritten.set(typeSection, vectorSection(SECTION_TYPE, typeCount + 1, typeBody));
   if (importSection) rewritten.set(importSection, vectorSection(SECTION_IMPORT, importCount + 1, importBody));
@@ -386,7 +356,8 @@ export function paceModule(bytes: Uint8Array): Uint8Array {
         const fn = new Reader(bytes, r.pos, end);
         const groups = fn.u();
         const groupsStart = fn.pos;
-        let countdown = paramCounts[definedTypes[i] ?? -1] ?? 0;
+        // Its countdown local comes after the function's parameters and its own locals.
+        let countdown = summary.functionSignature(importedFunctions + i)?.params ?? 0;
         for (let l = 0; l < groups; l++) {
           countdown += fn.u();
           fn.skipValType();
