@@ -58,8 +58,6 @@ interface Slot {
     started: number;
     posted: boolean;
     timer: ReturnType<typeof setTimeout> | null;
-    /** Rest time already added to the wall-time allowance. */
-    restCredited: number;
     cleanup: () => void;
   } | null;
 }
@@ -229,7 +227,7 @@ export class ThreadPool implements Executor {
     const started = performance.now();
     const onAbort = () => this.stop(slot, runId, "aborted", "the task was given up while running");
     job.signal?.addEventListener("abort", onAbort, { once: true });
-    slot.current = { runId, job, started, posted: false, timer: null, restCredited: 0, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
+    slot.current = { runId, job, started, posted: false, timer: null, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
 
     if (!slot.thread) this.giveThread(slot);
     const thread = slot.thread!;
@@ -298,13 +296,14 @@ export class ThreadPool implements Executor {
     if (!current || !current.posted) return;
     if (current.timer) clearTimeout(current.timer);
     const { runId, job } = current;
-    // Time the task rested for the CPU limit extends its allowance.
+    // The deadline is checked against the clock when the timer fires (a timer may fire a fraction
+    // of a millisecond early), and time the task rested for the CPU limit extends it.
+    const armedAt = performance.now();
     const expire = () => {
       const rested = job.kind === "run" && slot.pacer ? slot.pacer.rested() : 0;
-      if (slot.current?.runId === runId && rested > current.restCredited) {
-        const extra = rested - current.restCredited;
-        current.restCredited = rested;
-        current.timer = setTimeout(expire, extra);
+      const left = armedAt + job.wallMs + rested - performance.now();
+      if (slot.current?.runId === runId && left > 0) {
+        current.timer = setTimeout(expire, Math.ceil(left));
         return;
       }
       this.stop(slot, runId, "timeout", `the task ran past its wall-time limit of ${job.wallMs} ms`);
