@@ -23,6 +23,7 @@ import { authRules } from "./auth/auth-limits.ts";
 import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
 import { isAddressInUse, PortTakenError } from "./net/free-port.ts";
+import { closeIntake, intakePoolOf } from "./tasks/intake-pool.ts";
 
 // A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
 export const MAX_ATTEMPTS = 3;
@@ -80,6 +81,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
+  intakePoolOf(db).warm();
   const stopSweeper = startSweeper(market, 1000);
   const stopSampler = startSampler(market, cfg.HISTORY_SAMPLE_MS);
   const server = createServer(services);
@@ -107,6 +109,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
       await market.serial(async () => {});
       await market.liveness.flush().catch(() => {});
       await services.tokens.close();
+      closeIntake(db);
       await db.$disconnect();
       await database.stop();
     },

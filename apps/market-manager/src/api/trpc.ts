@@ -6,6 +6,7 @@ import type { Services } from "../services.ts";
 import { Refusal, refuse } from "./errors.ts";
 import { publicError } from "./public-error.ts";
 import { opsOf } from "../ops/ops.ts";
+import type { HeldBody } from "../http/held-body.ts";
 
 export interface Caller {
   id: string;
@@ -26,6 +27,8 @@ export interface Context {
   caller: Caller | null;
   /** Names this request in the market's log; an error's response carries it too. */
   requestId: string;
+  /** A submission's body the server read unparsed, for an intake thread (http/held-body.ts). */
+  heldBody?: HeldBody | null;
 }
 
 export async function createContext(services: Services, headers: IncomingHttpHeaders, requestId: string): Promise<Context> {

@@ -12,6 +12,7 @@ import { JOB_LIMITS } from "@cyclemarket/client/job-file";
 import { uploadModule } from "./modules.ts";
 import { download, isDownload } from "./downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
+import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
@@ -31,7 +32,7 @@ export function createServer(services: Services) {
     router: appRouter,
     basePath: "/api/trpc/",
     maxBodySize: trpcBodyLimit(cfg.MAX_MODULE_BYTES),
-    createContext: ({ req }) => createContext(services, req.headers, requestIds.get(req) ?? randomUUID()),
+    createContext: async ({ req }) => ({ ...(await createContext(services, req.headers, requestIds.get(req) ?? randomUUID())), heldBody: heldBodyOf(req) }),
     // A refusal for a limit says when to retry in the header clients and proxies know.
     responseMeta: ({ errors }) => {
       const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && "retryAfterSeconds" in e.reason && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
@@ -85,6 +86,7 @@ export function createServer(services: Services) {
       if (declared > maxBody) return sendRefusal(res, "PAYLOAD_TOO_LARGE", { code: "request-too-large", bytes: declared, maxBytes: maxBody }, `The request is over ${maxBody} bytes.`);
       requestIds.set(req, requestId);
       res.setHeader("x-request-id", requestId);
+      if (!(await holdOffThreadBody(req, res, new URL(url, "http://market.invalid"), maxBody))) return;
       return trpc(req, res);
     }
     const path = url.split("?")[0]!;

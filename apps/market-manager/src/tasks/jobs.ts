@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
-import { z } from "zod";
 import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, pilotCount, provisionalWork, runPay } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
@@ -11,18 +10,15 @@ import { demandOf, type Decision, type JobSpec, type Reason, type TickDecision }
 import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId } from "../market/live.ts";
 import { delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
-import { checkModule } from "./modules.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { escrowJob } from "../ledger/settlement.ts";
-import { ExampleName, exampleModule, planExample } from "./examples.ts";
-import { ModuleSource } from "@cyclemarket/client/job-file";
-import { prepareModuleSource, requireStoredModule, type TaskLimitsStored } from "./job-request.ts";
-import { nameText, storableText } from "@cyclemarket/worker-runtime";
+import { requireStoredModule } from "./job-request.ts";
 import { INTAKE, holdIntake, insertTasks, queueOnMachines } from "./intake.ts";
+import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
+import { StagedSubmission } from "./intake-pool.ts";
 
-export const MAX_TASKS = 10_000;
-const EXAMPLE_MEMORY_MB = 16;
+export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
 /**
  * What admission puts in escrow. Pay-as-bid: the curve's highest benefit, the most the consumer
@@ -87,103 +83,40 @@ function termsOf(market: Market, benefit: BenefitCurve, price: number | null) {
   };
 }
 
-const TaskInput = z.object({
-  args: z.array(storableText(4096, "A task argument")).max(256, "A task has at most 256 arguments.").default([]),
-  stdin: z.string().max(1_400_000, "A task's stdin is limited to 1 MB.").default(""),
-});
+/**
+ * A submission as the procedures hand it over: checked on the market's thread (a call made in
+ * the process), or parsed and expanded by an intake thread (a request over HTTP, intake-pool.ts).
+ */
+export type Submission = SubmitJob | StagedSubmission;
 
-export const JobSource = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("example"),
-    example: ExampleName,
-    params: z.record(z.string(), z.unknown()).default({}),
-    taskCount: z.number().int().min(1).max(MAX_TASKS),
-  }),
-  z.object({
-    kind: z.literal("upload"),
-    // Base64 of the module; the configured byte limit is checked on the decoded bytes.
-    moduleBase64: z.string().min(1).max(24 * 1024 * 1024, "The module is far over the size limit."),
-    tasks: z.array(TaskInput).min(1).max(MAX_TASKS),
-    // Absent: pilots first, the rest planned from their measured work (costbenefit pilots.ts).
-    workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
-    memoryMbPerTask: z.number().int().min(1).max(4096).default(64),
-  }),
-  // A job file's request: the module uploaded before, by hash; tasks with env and input files.
-  ModuleSource,
-]);
-export type JobSource = z.infer<typeof JobSource>;
+/** How many tasks a submission asks for (before replicas). */
+export const tasksIn = (s: Submission) =>
+  s instanceof StagedSubmission ? s.job.tasks.length : s.source.kind === "example" ? s.source.taskCount : s.source.tasks.length;
 
-export const SubmitJob = z.object({
-  name: nameText(120, "A job's name"),
-  source: JobSource,
-  benefit: BenefitCurve,
-  replicas: z.number().int().min(1).max(5).default(1),
-});
-export type SubmitJob = z.infer<typeof SubmitJob>;
-
-interface PreparedTask {
-  args: string[];
-  stdin: Buffer;
-  env?: Record<string, string> | null;
-  files?: Record<string, string> | null;
+interface Intake {
+  head: SubmissionHead;
+  job: PreparedJob;
+  /** Stores every copy of every task of the job `jobId` (its row stored first, in intake). */
+  writeTasks(jobId: string): Promise<void>;
+  /** Lets the tasks' inputs go when the job is refused before they are stored. */
+  discard(): void;
 }
 
-interface PreparedJob {
-  /** Null when the module is already stored (named by hash). */
-  moduleBytes: Uint8Array | null;
-  moduleHash: string;
-  imports: unknown;
-  example: string | null;
-  tasks: (PreparedTask & { id: string })[];
-  /** Undefined: the consumer gave none, and the first tasks run as pilots (costbenefit pilots.ts). */
-  workPerTask: number | undefined;
-  memoryMbPerTask: number;
-  /** The job's own per-task limits; null: the market's defaults. */
-  taskLimits: TaskLimitsStored | null;
-}
-
-async function prepare(db: Db, input: SubmitJob, maxModuleBytes: number): Promise<PreparedJob> {
-  if (input.source.kind === "module") {
-    const prepared = prepareModuleSource(input.source);
-    await requireStoredModule(db, input.source.moduleHash);
-    const { tasks, ...rest } = prepared;
-    return { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example: null, tasks: tasks.map((t) => ({ id: randomUUID(), ...t })), ...rest };
+async function prepare(db: Db, submission: Submission, maxModuleBytes: number): Promise<Intake> {
+  if (submission instanceof StagedSubmission) {
+    const { head, job } = submission;
+    try {
+      if (head.source.kind === "module") await requireStoredModule(db, job.moduleHash);
+    } catch (e) {
+      submission.drop();
+      throw e;
+    }
+    return { head, job, writeTasks: (jobId) => submission.store(jobId, head.replicas), discard: () => submission.drop() };
   }
-  let moduleBytes: Uint8Array;
-  let tasks: PreparedTask[];
-  let workPerTask: number | undefined;
-  let memoryMbPerTask: number;
-  let example: string | null = null;
-  if (input.source.kind === "example") {
-    const plan = (() => {
-      try {
-        return planExample(input.source.example, input.source.params, input.source.taskCount);
-      } catch (e) {
-        throw refuse.badRequest({ code: "bad-example-params" }, e instanceof z.ZodError ? e.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : String(e));
-      }
-    })();
-    moduleBytes = exampleModule(input.source.example);
-    tasks = plan.tasks.map((args) => ({ args, stdin: Buffer.alloc(0) }));
-    workPerTask = plan.workPerTask;
-    memoryMbPerTask = EXAMPLE_MEMORY_MB;
-    example = input.source.example;
-  } else {
-    moduleBytes = Buffer.from(input.source.moduleBase64, "base64");
-    tasks = input.source.tasks.map((t) => ({ args: t.args, stdin: Buffer.from(t.stdin, "base64") }));
-    workPerTask = input.source.workPerTask;
-    memoryMbPerTask = input.source.memoryMbPerTask;
-  }
-  const { hash, info } = checkModule(moduleBytes, maxModuleBytes);
-  return {
-    moduleBytes,
-    moduleHash: hash,
-    imports: info.imports,
-    example,
-    tasks: tasks.map((t) => ({ id: randomUUID(), ...t })),
-    workPerTask,
-    memoryMbPerTask,
-    taskLimits: null,
-  };
+  const { job, inputs } = prepareSubmission(submission, maxModuleBytes);
+  if (submission.source.kind === "module") await requireStoredModule(db, job.moduleHash);
+  const head = headOf(submission);
+  return { head, job, writeTasks: (jobId) => insertTasks(db, jobId, rowsOf(job.tasks, inputs, head.replicas)), discard: () => {} };
 }
 
 /** How many of the job's first tasks run as pilots: null when the consumer gave a work estimate. */
@@ -199,15 +132,13 @@ function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: Ben
     arrivedAt,
     benefit,
     replicas,
-    tasks: job.tasks.map((t) => ({ id: t.id, work, memoryMb: job.memoryMbPerTask, bytes: t.stdin.length })),
+    tasks: job.tasks.map((t) => ({ id: t.id, work, memoryMb: job.memoryMbPerTask, bytes: t.bytes })),
   };
 }
 
 /** Every copy of every task: replica r of task t has the id the engine gives it (replicaId). */
 function copiesOf(job: PreparedJob, replicas: number) {
-  return job.tasks.flatMap((task, index) =>
-    Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica, task })),
-  );
+  return job.tasks.flatMap((task, index) => Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica })));
 }
 
 /**
@@ -233,8 +164,9 @@ export function decisionRecord(market: Market, d: Decision, replicas: number, be
 }
 
 /** What the market would decide now, committing nothing: the consumer's quote. */
-export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes: number) {
-  const job = await prepare(market.db, input, maxModuleBytes);
+export async function quoteJob(market: Market, submission: Submission, maxModuleBytes: number) {
+  const { head: input, job, discard } = await prepare(market.db, submission, maxModuleBytes);
+  discard();
   const now = market.clock.now();
   const pilots = pilotsOf(job);
   return market.serial(async () => {
@@ -249,14 +181,15 @@ export async function quoteJob(market: Market, input: SubmitJob, maxModuleBytes:
  * The job's row and tasks are stored first, in chunks and outside the market's lock (intake.ts);
  * inside it the engine decides and the decision, escrow and placements are written.
  */
-export async function submitJob(market: Market, caller: Caller, input: SubmitJob, maxModuleBytes: number) {
-  const job = await prepare(market.db, input, maxModuleBytes);
+export async function submitJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number) {
+  const intake = await prepare(market.db, submission, maxModuleBytes);
+  const { head: input, job } = intake;
   const jobId = randomUUID();
   const copies = copiesOf(job, input.replicas);
   const release = holdIntake(market, caller.id, copies.length);
   let decided = false;
   try {
-    await storeIntake(market.db, caller.id, input, job, jobId, copies);
+    await storeIntake(market.db, caller.id, intake, jobId);
     const answer = await market.serial(() => decide(market, caller, input, job, jobId, copies).finally(() => release()));
     decided = true;
     // A rejected job's tasks are never run: removed after the answer, outside the lock.
@@ -264,13 +197,14 @@ export async function submitJob(market: Market, caller: Caller, input: SubmitJob
     return answer;
   } catch (e) {
     release();
+    intake.discard();
     if (!decided) await market.db.job.deleteMany({ where: { id: jobId, ...INTAKE } }).catch(() => {});
     throw e;
   }
 }
 
 /** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
-async function storeIntake(db: Db, ownerId: string, input: SubmitJob, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
+async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
   const bytes = job.moduleBytes;
   if (bytes) {
     await db.module.upsert({
@@ -298,15 +232,11 @@ async function storeIntake(db: Db, ownerId: string, input: SubmitJob, job: Prepa
       ...(job.taskLimits ? { taskLimits: toJson(job.taskLimits) } : {}),
     },
   });
-  await insertTasks(
-    db,
-    jobId,
-    copies.map(({ id, index, replica, task }) => ({ id, index, replica, args: task.args, stdin: task.stdin, env: task.env, files: task.files })),
-  );
+  await writeTasks(jobId);
 }
 
 /** Inside the market's lock: the engine's decision on a stored job, made durable, then live. */
-async function decide(market: Market, caller: Caller, input: SubmitJob, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
+async function decide(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
   const now = market.clock.now();
   const spec = specOf(jobId, now, job, input.benefit, input.replicas);
   const pilots = pilotsOf(job);

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { consumerProcedure, publicProcedure, requireScope, router, signedInProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
-import { SubmitJob, quoteJob, submitJob } from "../../tasks/jobs.ts";
+import { SubmitJob, quoteJob, submitJob, tasksIn, type Submission } from "../../tasks/jobs.ts";
+import { StagedSubmission, intakePoolOf } from "../../tasks/intake-pool.ts";
+import type { Context } from "../trpc.ts";
 import { EXAMPLES } from "../../tasks/examples.ts";
 import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
 import { cancelJob } from "../../tasks/cancel.ts";
@@ -16,7 +18,21 @@ import { userStream } from "./live.ts";
 export const ModuleRef = z.object({ hash: Sha256Hex });
 export type ModuleRef = z.infer<typeof ModuleRef>;
 
-const tasksIn = (input: SubmitJob) => (input.source.kind === "example" ? input.source.taskCount : input.source.tasks.length);
+/**
+ * A submission's input: parsed by an intake thread when the server held its body (http/held-body.ts),
+ * else checked here with the same schema. Typed for clients as the schema's input.
+ */
+const SubmissionInput = {
+  _input: undefined as unknown as z.input<typeof SubmitJob>,
+  _output: undefined as unknown as Submission,
+  parse: (raw: unknown): Submission => (raw instanceof StagedSubmission ? raw : SubmitJob.parse(raw)),
+};
+
+/** After the caller's quota checks: a held body goes to an intake thread (`keep`: its tasks wait there to be stored). */
+const offThread = async (ctx: Context, keep: boolean) => {
+  const held = ctx.heldBody;
+  return held ? intakePoolOf(ctx.services.db).prepare(held.bytes, { batch: held.batch, keep, maxModuleBytes: ctx.services.config.MAX_MODULE_BYTES }) : null;
+};
 
 export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
 
@@ -43,14 +59,28 @@ export const jobsRouter = router({
   ),
   quote: consumerProcedure
     .use(({ ctx, next }) => (perMinute("quotes-per-minute", ctx.services.config.QUOTES_PER_MINUTE, ctx.services.quotas.quote(ctx.caller.id)), next()))
-    .input(SubmitJob)
+    .use(async ({ ctx, next }) => {
+      const staged = await offThread(ctx, false);
+      return staged ? next({ getRawInput: async () => staged }) : next();
+    })
+    .input(SubmissionInput)
     .mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES)),
   submit: consumerProcedure
     .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
-    .input(SubmitJob)
+    .use(async ({ ctx, next }) => {
+      const staged = await offThread(ctx, true);
+      return staged ? next({ getRawInput: async () => staged }) : next();
+    })
+    .input(SubmissionInput)
     .mutation(({ ctx, input }) => {
       const { config, market } = ctx.services;
-      checkQueuedTasks(market, ctx.caller.id, tasksIn(input) * input.replicas, config.QUEUED_TASKS_PER_USER);
+      const replicas = input instanceof StagedSubmission ? input.head.replicas : input.replicas;
+      try {
+        checkQueuedTasks(market, ctx.caller.id, tasksIn(input) * replicas, config.QUEUED_TASKS_PER_USER);
+      } catch (e) {
+        if (input instanceof StagedSubmission) input.drop();
+        throw e;
+      }
       return submitJob(market, ctx.caller, input, config.MAX_MODULE_BYTES);
     }),
   /** Whether the market already holds a module (PUT /api/modules stores one): a second upload is not needed. */

@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { BenefitCurve } from "@cyclemarket/costbenefit";
+import { ModuleSource } from "@cyclemarket/client/job-file";
+import { nameText, storableText } from "@cyclemarket/worker-runtime";
+import { refuse } from "../api/errors.ts";
+import { checkModule } from "./modules.ts";
+import { ExampleName, exampleModule, planExample } from "./examples.ts";
+import { prepareModuleSource, type TaskLimitsStored } from "./job-request.ts";
+import type { NewTask } from "./intake.ts";
+import { replicaId } from "../market/live.ts";
+
+// A submission as the consumer sends it, and the Task Manager's first pass over it: no database
+// and no market, so the same code runs on the market's thread (calls made in the process) and in
+// an intake thread (requests over HTTP, tasks/intake-thread.ts).
+
+export const MAX_TASKS = 10_000;
+const EXAMPLE_MEMORY_MB = 16;
+
+const TaskInput = z.object({
+  args: z.array(storableText(4096, "A task argument")).max(256, "A task has at most 256 arguments.").default([]),
+  stdin: z.string().max(1_400_000, "A task's stdin is limited to 1 MB.").default(""),
+});
+
+export const JobSource = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("example"),
+    example: ExampleName,
+    params: z.record(z.string(), z.unknown()).default({}),
+    taskCount: z.number().int().min(1).max(MAX_TASKS),
+  }),
+  z.object({
+    kind: z.literal("upload"),
+    // Base64 of the module; the configured byte limit is checked on the decoded bytes.
+    moduleBase64: z.string().min(1).max(24 * 1024 * 1024, "The module is far over the size limit."),
+    tasks: z.array(TaskInput).min(1).max(MAX_TASKS),
+    // Absent: pilots first, the rest planned from their measured work (costbenefit pilots.ts).
+    workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
+    memoryMbPerTask: z.number().int().min(1).max(4096).default(64),
+  }),
+  // A job file's request: the module uploaded before, by hash; tasks with env and input files.
+  ModuleSource,
+]);
+export type JobSource = z.infer<typeof JobSource>;
+
+export const SubmitJob = z.object({
+  name: nameText(120, "A job's name"),
+  source: JobSource,
+  benefit: BenefitCurve,
+  replicas: z.number().int().min(1).max(5).default(1),
+});
+export type SubmitJob = z.infer<typeof SubmitJob>;
+
+/** What the market needs of a submission beside its tasks' inputs: no stdin, files or module bytes. */
+export interface SubmissionHead {
+  name: string;
+  benefit: BenefitCurve;
+  replicas: number;
+  /** Whether the module is named by hash (it must be stored already) rather than sent or shipped. */
+  source: { kind: JobSource["kind"]; moduleHash?: string };
+}
+
+/** A task as the engine plans it: its id and the bytes of input it moves. */
+export interface PlannedTask {
+  id: string;
+  bytes: number;
+}
+
+export interface PreparedJob {
+  /** Null when the module is already stored (named by hash). */
+  moduleBytes: Uint8Array | null;
+  moduleHash: string;
+  imports: unknown;
+  example: string | null;
+  tasks: PlannedTask[];
+  /** Undefined: the consumer gave none, and the first tasks run as pilots (costbenefit pilots.ts). */
+  workPerTask: number | undefined;
+  memoryMbPerTask: number;
+  /** The job's own per-task limits; null: the market's defaults. */
+  taskLimits: TaskLimitsStored | null;
+}
+
+/** A task's inputs as stored: the rows `rowsOf` makes of a prepared job's tasks. */
+export type TaskInputs = Omit<NewTask, "id" | "index" | "replica">;
+
+/** The head of a submission: what stays on the market's thread when the tasks do not. */
+export const headOf = (input: SubmitJob): SubmissionHead => ({
+  name: input.name,
+  benefit: input.benefit,
+  replicas: input.replicas,
+  source: { kind: input.source.kind, ...(input.source.kind === "module" ? { moduleHash: input.source.moduleHash } : {}) },
+});
+
+/**
+ * The Task Manager's pass over a valid submission: tasks expanded (an example's plan, the
+ * inputs decoded), the module checked, an id per task. Refusals carry their reason (api/errors.ts).
+ */
+export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { job: PreparedJob; inputs: TaskInputs[] } {
+  const withIds = (inputs: TaskInputs[]) => inputs.map((t) => ({ id: randomUUID(), bytes: t.stdin.length }));
+  if (input.source.kind === "module") {
+    const { tasks, ...rest } = prepareModuleSource(input.source);
+    return { job: { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example: null, tasks: withIds(tasks), ...rest }, inputs: tasks };
+  }
+  let moduleBytes: Uint8Array;
+  let inputs: TaskInputs[];
+  let workPerTask: number | undefined;
+  let memoryMbPerTask: number;
+  let example: string | null = null;
+  if (input.source.kind === "example") {
+    const plan = (() => {
+      try {
+        return planExample(input.source.example, input.source.params, input.source.taskCount);
+      } catch (e) {
+        throw refuse.badRequest({ code: "bad-example-params" }, e instanceof z.ZodError ? e.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : String(e));
+      }
+    })();
+    moduleBytes = exampleModule(input.source.example);
+    inputs = plan.tasks.map((args) => ({ args, stdin: Buffer.alloc(0) }));
+    workPerTask = plan.workPerTask;
+    memoryMbPerTask = EXAMPLE_MEMORY_MB;
+    example = input.source.example;
+  } else {
+    moduleBytes = Buffer.from(input.source.moduleBase64, "base64");
+    inputs = input.source.tasks.map((t) => ({ args: t.args, stdin: Buffer.from(t.stdin, "base64") }));
+    workPerTask = input.source.workPerTask;
+    memoryMbPerTask = input.source.memoryMbPerTask;
+  }
+  const { hash, info } = checkModule(moduleBytes, maxModuleBytes);
+  return { job: { moduleBytes, moduleHash: hash, imports: info.imports, example, tasks: withIds(inputs), workPerTask, memoryMbPerTask, taskLimits: null }, inputs };
+}
+
+/** Every copy of every task as stored: copy r of task t has the id the engine gives it (replicaId). */
+export function rowsOf(tasks: PlannedTask[], inputs: TaskInputs[], replicas: number): NewTask[] {
+  return tasks.flatMap((task, index) => Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica, ...inputs[index]! })));
+}
