@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { moduleImporting } from "../support/wasm.ts";
-import { OFF_THREAD_MIN_BYTES } from "../../apps/market-manager/src/http/held-body.ts";
+import { MIXED_BATCH_MAX_BYTES, OFF_THREAD_MIN_BYTES } from "../../apps/market-manager/src/http/held-body.ts";
 import { LEAKS, mutation, send } from "./http.ts";
 
 // A submission or quote of OFF_THREAD_MIN_BYTES or more is parsed, checked and stored by an
@@ -61,6 +61,17 @@ describe("a big submission, parsed off the market's thread", () => {
     expect(garbage.status).toBe(400);
     expect(garbage.text).not.toMatch(LEAKS);
     expect(await jobCount()).toBe(before);
+  });
+
+  it("beside other calls in one batch, is limited to 1 MiB (it is parsed with them)", async () => {
+    const two = `${market.url}/api/trpc/jobs.quote,jobs.quote?batch=1`;
+    const small = await send(two, { json: { 0: big("a", { tasks: 10 }), 1: big("b", { tasks: 10 }) }, headers: consumer });
+    expect(small.status, small.text.slice(0, 300)).toBe(200);
+    expect(small.json.map((r: { result: { data: { outcome: string } } }) => r.result.data.outcome)).toEqual(["delayed", "delayed"]);
+    const over = await send(two, { json: { 0: big("a", { tasks: 1000 }), 1: big("b", { tasks: 10 }) }, headers: consumer });
+    expect(over.status).toBe(413);
+    expect(over.json.error.data.reason).toMatchObject({ code: "request-too-large", maxBytes: MIXED_BATCH_MAX_BYTES });
+    expect(over.json.error.message).toMatch(/send it alone/);
   });
 
   it("is refused over its owner's queued-tasks quota before anything is stored", async () => {

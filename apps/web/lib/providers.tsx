@@ -1,7 +1,7 @@
 "use client";
 import { useState, type ReactNode } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { TRPCProvider, type AppRouter } from "./trpc";
 import { isOutage } from "./outage";
 import { ConnectionBanner } from "@/components/connection-banner";
@@ -37,8 +37,14 @@ export function Providers({ children }: { children: ReactNode }) {
         splitLink({
           condition: (op) => op.type === "subscription",
           true: httpSubscriptionLink({ url: "/api/trpc" }),
-          // The Market Manager refuses a request of more calls than API_MAX_BATCH_CALLS (20 by default).
-          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+          false: splitLink({
+            // A job's submission or quote can be megabytes: sent alone, the Market Manager parses it
+            // off its main thread (a batch carrying one beside other calls is limited to 1 MiB).
+            condition: (op) => op.path === "jobs.submit" || op.path === "jobs.quote",
+            true: httpLink({ url: "/api/trpc" }),
+            // The Market Manager refuses a request of more calls than API_MAX_BATCH_CALLS (20 by default).
+            false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+          }),
         }),
       ],
     }),
