@@ -44,10 +44,12 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
  */
 export async function jobView(market: Market, jobId: string) {
   const { db, state } = market;
-  const [j, byStatus, escrow, machines] = await Promise.all([
-    db.job.findUniqueOrThrow({ where: { id: jobId } }),
+  const [[j, escrow], byStatus, machines] = await Promise.all([
+    // The escrow is read after the job's row, never beside it: read together, a page could show a
+    // job admitted a moment ago with the escrow it had before (nothing), as two reads on two
+    // connections may fall either side of the admission's commit.
+    db.job.findUniqueOrThrow({ where: { id: jobId } }).then(async (row) => [row, await balance(db, { kind: "escrow", jobId })] as const),
     db.task.groupBy({ by: ["status"], where: { jobId }, _count: { _all: true } }),
-    balance(db, { kind: "escrow", jobId }),
     db.result.groupBy({ by: ["machineId"], where: { task: { jobId }, accepted: true }, _count: { _all: true } }),
   ]);
   const counts = Object.fromEntries(byStatus.map((g) => [g.status, g._count._all])) as Record<string, number>;
