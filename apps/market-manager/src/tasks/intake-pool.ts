@@ -27,7 +27,7 @@ export type IntakeAnswer =
   | { id: number; ok: false; kind: "invalid"; issues: z.core.$ZodIssue[] }
   | { id: number; ok: false; kind: "refusal"; code: ConstructorParameters<typeof Refusal>[0]; reason: Reason; message: string };
 
-/** Threads per market: two keep a small job from waiting behind a big one's rows on two cores. */
+/** Threads per market at most: a second keeps one big job from waiting behind another's rows. */
 const THREADS = 2;
 
 class IntakeThread {
@@ -106,15 +106,21 @@ export class IntakePool {
   private threads: IntakeThread[] = [];
   constructor(private readonly databaseUrl: string) {}
 
+  /** The least busy thread; a second is started once the only one is busy (it answers from the next call on). */
   private pick(): IntakeThread {
     this.warm();
-    return this.threads.reduce((a, b) => (b.load < a.load ? b : a));
+    const least = this.threads.reduce((a, b) => (b.load < a.load ? b : a));
+    if (least.load > 0 && this.threads.length < THREADS) this.threads.push(new IntakeThread(this.databaseUrl));
+    return least;
   }
 
-  /** Starts the threads (a thread takes a second or more to load its modules): at the market's start, and after one failed. */
+  /**
+   * Starts one thread (loading its modules takes it a second or more of CPU): at the market's
+   * start, so the first big submission does not wait for it, and again after one failed.
+   */
   warm(): this {
     this.threads = this.threads.filter((t) => !t.dead);
-    while (this.threads.length < THREADS) this.threads.push(new IntakeThread(this.databaseUrl));
+    if (this.threads.length === 0) this.threads.push(new IntakeThread(this.databaseUrl));
     return this;
   }
 
