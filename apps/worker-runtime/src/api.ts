@@ -164,6 +164,11 @@ export const REPORTS_PER_CALL = { max: 32, outputBytes: 4 << 20 };
 /** Several results in one call, each under its own lease, each answered on its own. */
 export const ReportManyRequest = z.object({
   reports: z.array(ReportRequest).min(1).max(REPORTS_PER_CALL.max, `At most ${REPORTS_PER_CALL.max} reports per call (reports-per-call).`),
+  /**
+   * New tasks wanted in the same call, leased once these reports have freed their slots (as
+   * `lease` would): a busy worker then makes one request per cycle.
+   */
+  lease: LeaseRequest.optional(),
 });
 export type ReportManyRequest = z.infer<typeof ReportManyRequest>;
 
@@ -177,6 +182,8 @@ export const ReportManyResponse = z.object({
       error: z.object({ code: z.string(), reason: z.looseObject({ code: z.string() }).optional(), message: z.string() }).optional(),
     }),
   ),
+  /** The leases asked for with `lease` (none when the market could not lease: the worker's own lease call then hears why). */
+  leases: z.array(Lease).optional(),
 });
 export type ReportManyResponse = z.infer<typeof ReportManyResponse>;
 

@@ -18,8 +18,8 @@ export const workerRouter = router({
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
   report: workerProcedure.input(ReportRequest).mutation(({ ctx, input, signal }) => reportResult(ctx.services.market, ctx.caller, input, signal)),
-  /** Several results in one call, each answered on its own; they join the same group commit. */
-  reportMany: workerProcedure.input(ReportManyRequest).mutation(({ ctx, input, signal }) => reportMany(ctx.services.market, ctx.caller, input.reports, signal)),
+  /** Several results in one call, each answered on its own; they join the same group commit, and the next leases may come in the answer. */
+  reportMany: workerProcedure.input(ReportManyRequest).mutation(({ ctx, input, signal }) => reportMany(ctx.services.market, ctx.caller, input.reports, signal, input.lease)),
   /** The capacity the machine offers now: its own conditions, and any change to its controls. */
   offer: workerProcedure.input(OfferRequest).mutation(async ({ ctx, input }) => {
     const { controls } = await setMachineControls(ctx.services.market, ctx.caller, input.machineId, { available: input.available, controls: input.controls });
