@@ -1,30 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
-import { runLease } from "../support/worker.ts";
+import { marketWithMachine, runLease } from "../support/worker.ts";
 
 // A busy worker makes one request per cycle: its report call asks for the next tasks, which the
 // market leases once the reports are in, in the same group commit, over real HTTP and PostgreSQL.
 
 let market: TestMarket;
-let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
-let worker: ReturnType<TestMarket["tokenClient"]>;
+let consumer: Awaited<ReturnType<typeof marketWithMachine>>["consumer"];
+let worker: Awaited<ReturnType<typeof marketWithMachine>>["worker"];
 let machineId: string;
 
 beforeAll(async () => {
   market = await startTestMarket();
-  consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
-  ({ machineId } = await worker.worker.register.mutate({
-    name: "rack",
-    kind: "opportunistic",
-    slots: 2,
-    speed: 1,
-    memoryPerSlotMb: 512,
-    bandwidthBytesPerSecond: 1e7,
-    pricePerSecond: 0.001,
-    userAgent: "test",
-  }));
+  ({ consumer, worker, machineId } = await marketWithMachine(market));
 });
 afterAll(() => market?.stop());
 

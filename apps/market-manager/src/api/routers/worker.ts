@@ -1,4 +1,4 @@
-import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
+import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest, type ReportAndLeaseResponse } from "@cyclemarket/worker-runtime";
 import { router, workerProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
@@ -18,7 +18,7 @@ export const workerRouter = router({
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
   /** One result; with `lease`, the next tasks in the same answer, leased once the result is in. */
-  report: workerProcedure.input(ReportAndLeaseRequest).mutation(async ({ ctx, input: { lease, ...report }, signal }) => {
+  report: workerProcedure.input(ReportAndLeaseRequest).mutation(async ({ ctx, input: { lease, ...report }, signal }): Promise<ReportAndLeaseResponse> => {
     const answer = await reportResult(ctx.services.market, ctx.caller, report, signal);
     if (!lease) return answer;
     const leases = await leaseTasks(ctx.services.market, ctx.caller, lease.machineId, lease.max, signal).then(
