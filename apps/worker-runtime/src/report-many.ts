@@ -35,6 +35,9 @@ export interface LeaseWithReports {
   leased(leases: Lease[], asked: LeaseRequest): void;
 }
 
+/** After the events of this turn of the event loop: at once in Node, the next timer in a browser. */
+const soon: (f: () => void) => void = typeof setImmediate === "function" ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+
 export function batchReports(
   send: (input: ReportManyRequest) => Promise<ReportManyResponse>,
   single: (report: ReportRequest) => Promise<ReportResponse>,
@@ -84,7 +87,7 @@ export function batchReports(
       if (!scheduled) {
         scheduled = true;
         // Reports of tasks that finished in the same moment join this call.
-        setTimeout(flush, 0);
+        soon(flush);
       }
     });
 }

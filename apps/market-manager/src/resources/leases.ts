@@ -166,8 +166,8 @@ interface LeaseRow {
 
 /**
  * The group's lease rows in one statement, so in one round trip and atomic without a
- * transaction: the tasks move to leased only if every one of them is still queued (or none
- * moves), their leases are inserted, jobs leased for the first time start running, and the
+ * transaction: the tasks move to leased only if every one of them is still queued (or the
+ * statement fails and none moves), their leases are inserted, jobs leased for the first time start running, and the
  * tasks' inputs come back. Prepared once per connection and sent straight through the pool.
  */
 const LEASE_ROWS_SQL = `
@@ -176,7 +176,6 @@ WITH v AS (
 ), moved AS (
   UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = v.machine, attempts = t.attempts + 1
   FROM v WHERE t.id = v.task AND t.status = 'queued'::"TaskStatus"
-    AND (SELECT count(*) FROM "Task" WHERE id = ANY($2::text[]) AND status = 'queued'::"TaskStatus") = cardinality($2::text[])
   RETURNING t.id, t."jobId", t.args, t.stdin, t.env, t.files
 ), leased AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
@@ -185,7 +184,9 @@ WITH v AS (
 ), running AS (
   UPDATE "Job" SET status = 'running'::"JobStatus" WHERE id = ANY($6::text[]) AND status = 'admitted'::"JobStatus" AND EXISTS (SELECT 1 FROM moved)
 )
-SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits"
+SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits",
+  -- Every task still queued, or the statement fails and nothing moves (report-rows.ts says why a cast).
+  CASE WHEN (SELECT count(*) FROM moved) <> cardinality($2::text[]) THEN ('not-queued:' || (SELECT count(*) FROM moved))::int END AS short
 FROM moved JOIN "Job" j ON j.id = moved."jobId"`;
 
 async function leaseRows(market: Market, plans: Planned[], now: number, expiresAt: number) {
