@@ -5,11 +5,17 @@
 // every worker idles on its work stream; the time from the submission leaving the consumer to a
 // worker holding the lease. Then throughput: N trivial tasks in jobs of J, end to end (decisions,
 // leases, reports, payments, settlements), and the Market Manager's CPU per task. Last, the books.
+//
+// Slots default to 32: a Node worker runs a task per hardware thread, and the servers that sell
+// cycles have 16 to 64 of them. With 4 slots per worker the bench measured round trips (40 tasks
+// in flight, a cycle of one call each), not what the manager sustains. `--profile` writes a CPU
+// profile of the throughput phase alone to profiles/ (read it with bench/profile-summary.ts), and
+// `workersCpuMsPerTask` says what the simulated workers cost: they share the machine.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { args, consumer, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
-const opt = args({ workers: 10, tasks: 2000, slots: 4, jobTasks: 1000, probes: 30 });
+const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30 });
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
