@@ -40,6 +40,10 @@ function answer(c: Completion) {
  * copies (replicas) or on the engine placing work again (failed runs) run alone, as does a report
  * for a job that an earlier report of the group ended. If the group's transaction fails, its
  * reports are run again one by one, so one bad report cannot fail the others.
+ *
+ * The common group, plain reports only, is one statement and one round trip (commitPlain); the
+ * lease calls that arrived with the reports follow in one statement for every machine. The
+ * market's lock is held across those two statements, so memory moves only once they committed.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export class ReportBatch<A extends LeaseAsk<any>> {
