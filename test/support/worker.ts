@@ -26,3 +26,21 @@ export async function runLease(worker: WorkerClient, machineId: string, lease: T
     elapsedMs: elapsedMs ?? outcome.elapsedMs,
   };
 }
+
+/** A market with a consumer and one registered 2-slot machine of a producer's, reached with the producer's API token. */
+export async function marketWithMachine(market: TestMarket, speed = 1) {
+  const consumer = await market.signUp("buyer@example.test", ["consumer"]);
+  const producer = await market.signUp("seller@example.test", ["producer"]);
+  const worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+  const { machineId } = await worker.worker.register.mutate({
+    name: "rack",
+    kind: "opportunistic",
+    slots: 2,
+    speed,
+    memoryPerSlotMb: 512,
+    bandwidthBytesPerSecond: 1e7,
+    pricePerSecond: 0.001,
+    userAgent: "test",
+  });
+  return { consumer, worker, machineId };
+}

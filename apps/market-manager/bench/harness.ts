@@ -49,6 +49,9 @@ export interface BenchManager {
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
   audit(jobIds: string[]): Promise<{ books: Books; departed: number }>;
+  /** Profiles the manager from now until `profileStop`, which writes the profile to `file`. */
+  profileStart(): Promise<void>;
+  profileStop(file: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +100,16 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     child.on("message", (m: { kind: string; port: number; outbox: string }) => m.kind === "ready" && resolve(m));
   });
   const pid = child.pid!;
+  const ask = (msg: { kind: string; file?: string }) =>
+    new Promise<void>((resolve) => {
+      const on = (m: { kind: string }) => {
+        if (m.kind !== "profiled") return;
+        child.off("message", on);
+        resolve();
+      };
+      child.on("message", on);
+      child.send(msg);
+    });
   let pgPids: number[] = [];
   return {
     url: `http://127.0.0.1:${ready.port}`,
@@ -122,6 +135,8 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
         child.send({ kind: "audit", jobIds });
       });
     },
+    profileStart: () => ask({ kind: "profile-start" }),
+    profileStop: (file) => ask({ kind: "profile-stop", file }),
     stop() {
       return new Promise((resolve) => {
         child.once("exit", () => resolve());
@@ -236,7 +251,11 @@ function timedApi(api: WorkerApi, timings: Timings, onLease: (jobId: string, at:
           reportMany: async (input) => {
             const start = performance.now();
             try {
-              return await api.reportMany!(input);
+              const answer = await api.reportMany!(input);
+              // Leases that came with the reports (the worker asked for its next tasks in the same call).
+              const at = performance.now();
+              for (const l of answer.leases ?? []) onLease(l.jobId, at);
+              return answer;
             } finally {
               for (let i = 0; i < input.reports.length; i++) timings.add("report", performance.now() - start);
             }

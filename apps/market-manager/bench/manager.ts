@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startMarketManager } from "../src/index.ts";
 import { audit } from "./audit.ts";
+import { Session } from "node:inspector/promises";
+import { writeFileSync } from "node:fs";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-bench-"));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
@@ -23,8 +25,26 @@ async function stop() {
   process.exit(0);
 }
 
-process.on("message", (msg: { kind: string; jobIds?: string[] }) => {
-  if (msg.kind === "audit") {
+/** A profile of one phase of a bench only (its throughput), not of the start and the books. */
+let profiler: Session | null = null;
+async function profile(msg: { kind: string; file?: string }) {
+  if (msg.kind === "profile-start") {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+  } else if (profiler) {
+    const { profile } = await profiler.post("Profiler.stop");
+    writeFileSync(msg.file!, JSON.stringify(profile));
+    profiler.disconnect();
+    profiler = null;
+  }
+  process.send!({ kind: "profiled" });
+}
+
+process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) => {
+  if (msg.kind === "profile-start" || msg.kind === "profile-stop") void profile(msg);
+  else if (msg.kind === "audit") {
     void audit(manager.services.db, msg.jobIds ?? []).then((books) => process.send!({ kind: "audit", books, departed: departures.length }));
   } else if (msg.kind === "stop") void stop();
 });

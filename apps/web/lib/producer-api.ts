@@ -13,6 +13,8 @@ export function createProducerApi(client: TRPCClient<AppRouter>): WorkerApi {
     module: (input) => client.worker.module.query(input),
     heartbeat: (input) => client.worker.heartbeat.mutate(input),
     report: (input) => client.worker.report.mutate(input),
+    // Results finished together go in one call, which also asks for the next tasks (report-many.ts).
+    reportMany: (input) => client.worker.reportMany.mutate(input),
     // The capacity this tab offers (its controls: pause, CPU limit, schedule, only while idle).
     offer: (input) => client.worker.offer.mutate(input),
     depart: async (input) => {

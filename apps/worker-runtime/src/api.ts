@@ -158,12 +158,27 @@ export const ReportResponse = z.object({
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 
+/** `worker.report`: one result, and optionally the next tasks, leased once the result is in (as `lease` would). */
+export const ReportAndLeaseRequest = ReportRequest.extend({ lease: LeaseRequest.optional() });
+export type ReportAndLeaseRequest = z.infer<typeof ReportAndLeaseRequest>;
+
+export const ReportAndLeaseResponse = ReportResponse.extend({
+  /** The leases asked for with `lease` (none when the market could not lease: the worker's own lease call then hears why). */
+  leases: z.array(Lease).optional(),
+});
+export type ReportAndLeaseResponse = z.infer<typeof ReportAndLeaseResponse>;
+
 /** Reports one call may carry, and the output bytes (stdout + stderr, base64) they may carry together. */
 export const REPORTS_PER_CALL = { max: 32, outputBytes: 4 << 20 };
 
 /** Several results in one call, each under its own lease, each answered on its own. */
 export const ReportManyRequest = z.object({
   reports: z.array(ReportRequest).min(1).max(REPORTS_PER_CALL.max, `At most ${REPORTS_PER_CALL.max} reports per call (reports-per-call).`),
+  /**
+   * New tasks wanted in the same call, leased once these reports have freed their slots (as
+   * `lease` would): a busy worker then makes one request per cycle.
+   */
+  lease: LeaseRequest.optional(),
 });
 export type ReportManyRequest = z.infer<typeof ReportManyRequest>;
 
@@ -177,6 +192,8 @@ export const ReportManyResponse = z.object({
       error: z.object({ code: z.string(), reason: z.looseObject({ code: z.string() }).optional(), message: z.string() }).optional(),
     }),
   ),
+  /** The leases asked for with `lease` (none when the market could not lease: the worker's own lease call then hears why). */
+  leases: z.array(Lease).optional(),
 });
 export type ReportManyResponse = z.infer<typeof ReportManyResponse>;
 
@@ -212,7 +229,7 @@ export interface WorkerApi {
   lease(input: LeaseRequest): Promise<LeaseResponse>;
   module(input: ModuleRequest): Promise<ModuleResponse>;
   heartbeat(input: HeartbeatRequest): Promise<HeartbeatResponse>;
-  report(input: ReportRequest): Promise<ReportResponse>;
+  report(input: ReportAndLeaseRequest): Promise<ReportAndLeaseResponse>;
   /** Several results in one call; optional for old markets (the loop then reports one by one). */
   reportMany?(input: ReportManyRequest): Promise<ReportManyResponse>;
   depart(input: DepartRequest): Promise<void>;
@@ -231,7 +248,7 @@ export const WORKER_PROCEDURES = {
   lease: { input: LeaseRequest, output: LeaseResponse },
   module: { input: ModuleRequest, output: ModuleResponse },
   heartbeat: { input: HeartbeatRequest, output: HeartbeatResponse },
-  report: { input: ReportRequest, output: ReportResponse },
+  report: { input: ReportAndLeaseRequest, output: ReportAndLeaseResponse },
   reportMany: { input: ReportManyRequest, output: ReportManyResponse },
   depart: { input: DepartRequest, output: z.void() },
   offer: { input: OfferRequest, output: OfferResponse },

@@ -43,6 +43,8 @@ export {
   TaskErrorCode,
   ReportRequest,
   ReportResponse,
+  ReportAndLeaseRequest,
+  ReportAndLeaseResponse,
   ReportManyRequest,
   ReportManyResponse,
   REPORTS_PER_CALL,

@@ -157,8 +157,8 @@ function watchReachability(api: WorkerApi, onChange: (reachable: boolean) => voi
     lease: watched(api.lease.bind(api)),
     module: watched(api.module.bind(api)),
     heartbeat: watched(api.heartbeat.bind(api)),
-    // Reports made in the same moment go as one call where the market takes several (report-many.ts).
-    report: api.reportMany ? batchReports(watched(api.reportMany.bind(api)), watched(api.report.bind(api))) : watched(api.report.bind(api)),
+    report: watched(api.report.bind(api)),
+    ...(api.reportMany ? { reportMany: watched(api.reportMany.bind(api)) } : {}),
     depart: watched(api.depart.bind(api)),
     ...(api.offer ? { offer: watched(api.offer.bind(api)) } : {}),
     ...(api.watchWork
@@ -192,6 +192,31 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   const summary: ProducerSummary = { machineId: null, tasksRun: 0, reportsAccepted: 0, reportsRefused: 0, abandoned: 0 };
 
   const running = new Map<string, Running>();
+  /** Slots promised to lease calls in flight (the loop's own, or one riding on reports). */
+  let asking = 0;
+  // Reports made in the same moment go as one call where the market takes several, and that call
+  // asks for the tasks to fill the slots they free (report-many.ts).
+  const sendReport = api.reportMany
+    ? batchReports(api.reportMany.bind(api), api.report.bind(api), {
+        ask: (reports) => {
+          const id = machineId;
+          if (id === null || !offering || signal.aborted || reports.some((r) => r.machineId !== id)) return null;
+          const free = slots - (running.size - reports.length) - rests.resting() - asking;
+          if (free <= 0) return null;
+          asking += free;
+          return { machineId: id, max: free };
+        },
+        leased: (leases, asked) => {
+          asking -= asked.max;
+          if (machineId !== asked.machineId || signal.aborted) return; // void, or given back by departing
+          const taken = leases.slice(0, asked.max);
+          if (!taken.length) return;
+          idleMs = backoff.minMs;
+          emit({ type: "leased", leases: taken.map((l) => ({ leaseId: l.leaseId, taskId: l.taskId, jobId: l.jobId })) });
+          for (const lease of taken) start(lease, asked.machineId);
+        },
+      })
+    : api.report.bind(api);
   const modules = new Map<string, Promise<Uint8Array>>();
   /** The machine the market knows us as; null until registered, and again once it is gone. */
   let machineId: string | null = null;
@@ -395,7 +420,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     while (!entry.abandoned && !signal.aborted) {
       let answer: { accepted: boolean; reason?: { code: string } };
       try {
-        answer = await api.report(body);
+        answer = await sendReport(body);
       } catch (e) {
         const refusal = refusalOf(e);
         if (!refusal) {
@@ -496,7 +521,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         await idle(backoff.liveMs);
         continue;
       }
-      const free = slots - running.size - rests.resting();
+      const free = slots - running.size - rests.resting() - asking;
       if (free <= 0) {
         const wake = rests.nextWakeInMs();
         await sleep(wake === null ? backoff.maxMs : Math.min(backoff.maxMs, wake + 5), signal, [...running.values()].map((r) => r.done));
@@ -504,6 +529,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       }
       let leases: Lease[] = [];
       workOffered = false;
+      asking += free;
       try {
         leases = (await api.lease({ machineId: id, max: free })).leases.slice(0, free);
       } catch (e) {
@@ -512,6 +538,8 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
           continue;
         }
         emit({ type: "error", stage: "lease", message: message(e) });
+      } finally {
+        asking -= free;
       }
       if (signal.aborted) {
         // Leased while stopping: depart returns them to the market.

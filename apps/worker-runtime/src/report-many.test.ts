@@ -42,4 +42,24 @@ describe("reports sent together", () => {
     expect(many).toBe(1);
     expect(singles).toEqual(["a", "b", "c"]);
   });
+
+  it("ask for the next tasks in the same call, for the slots they free, and hand the leases on before the answers", async () => {
+    const calls: ReportManyRequest[] = [];
+    const order: string[] = [];
+    const send = batchReports(
+      async (input) => {
+        calls.push(input);
+        const leases = [{ leaseId: "n1", taskId: "t1", jobId: "j", moduleHash: "h", args: [], stdin: "", limits: { wallMs: 1, memoryPages: 1, outputBytes: 1 }, expiresAt: 1 }];
+        return { answers: input.reports.map(() => ({ accepted: true })), leases };
+      },
+      async () => ({ accepted: true }),
+      {
+        ask: (reports) => ({ machineId: "m1", max: reports.length }),
+        leased: (leases, asked) => order.push(`leased ${leases.map((l) => l.leaseId).join()} of ${asked.max}`),
+      },
+    );
+    await Promise.all([send(report("a")), send(report("b"))].map((p) => p.then(() => order.push("answered"))));
+    expect(calls.map((c) => c.lease)).toEqual([{ machineId: "m1", max: 2 }]);
+    expect(order).toEqual(["leased n1 of 2", "answered", "answered"]);
+  });
 });

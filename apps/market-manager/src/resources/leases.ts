@@ -10,11 +10,12 @@ import type { Reason } from "../market/engine.ts";
 import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
-import { ReportBatch } from "../tasks/report-batch.ts";
+import { ReportBatch, type LeaseAsk } from "../tasks/report-batch.ts";
+import { poolOf } from "../db/client.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
-import type { ReportManyResponse } from "@cyclemarket/worker-runtime";
+import type { Lease, ReportManyResponse } from "@cyclemarket/worker-runtime";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -25,96 +26,179 @@ export function leaseLimits(stored: unknown) {
   return { ...TASK_LIMITS, ...(own.wallMs ? { wallMs: own.wallMs } : {}), ...(own.memoryPages ? { memoryPages: own.memoryPages } : {}) };
 }
 
+/** A machine's lease call waiting for its group (tasks/report-batch.ts). */
+interface Ask extends LeaseAsk<LeaseAnswer> {
+  caller: Caller;
+  machineId: string;
+  max: number;
+}
+
+type LeaseAnswer = { leases: Lease[] };
+
 /**
  * Hands up to `max` tasks to a machine: first from its own queue, then, when that is empty while
  * other machines hold queued tasks nobody has started, from the longest of those queues
- * (rebalancing: an idle slot takes queued work, DESIGN.md "Rebalancing").
+ * (rebalancing: an idle slot takes queued work, DESIGN.md "Rebalancing"). The call joins the
+ * market's group commit: every machine asking at the same moment is leased in one statement,
+ * after the reports queued before it.
  */
-export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal) {
+export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal): Promise<LeaseAnswer> {
   // A lease call is a sign of life too, heard on arrival.
   const heard = market.clock.now();
   const mine = ownMachine(market, caller, machineId);
   mine.lastHeartbeatAt = heard;
   market.liveness.heard(machineId, heard);
-  return market.serial(async () => {
-    const machine = ownMachine(market, caller, machineId);
-    const now = market.clock.now();
-    const room = Math.max(0, Math.min(max, offeredSlots(machine) * 2 - machine.leases.size));
-    const { picked, taken } = pickTasks(market, machine, room);
-    if (!picked.length) return { leases: [] };
-    const expiresAt = now + market.settings.leaseTimeoutMs;
-    const ids = picked.map((t) => t.id);
-    const leaseIds = ids.map(() => randomUUID());
-    const admitted = [...new Set(picked.map((t) => t.jobId))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
-    const inputs = await leaseRows(market, machineId, ids, leaseIds, admitted, now, expiresAt);
-    const rows = ids.map((taskId, i) => ({ id: leaseIds[i]!, taskId }));
-    tasksLeased(market, machine, picked, rows, expiresAt, now);
-    // Work taken from other machines' queues is a move with the engine's reason: say so, one line per source.
-    const bySource = new Map<string, Taken[]>();
-    for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
-    for (const [from, moves] of bySource) {
-      market.log(`idle machine ${machineId.slice(0, 8)} took ${moves.length} queued task(s) from ${from.slice(0, 8)}: ${JSON.stringify(moves[0]!.reason)}`);
-    }
-    // And the decision log shows each as a move, per job and source, with the engine's reason. The
-    // leases are committed already; the log's row follows outside the lock and its failure loses
-    // only the explanation, which the market's own log above keeps.
-    if (taken.length) {
-      void recordDecisions(market, market.db, idleTakeEntries(market, machineId, taken, now)).catch((e: unknown) =>
-        market.log(`the decision log missed ${taken.length} idle take(s): ${e instanceof Error ? e.message : String(e)}`),
-      );
-    }
-    opsOf(market).metrics.leases.inc(rows.length);
-    for (const jobId of new Set(picked.map((t) => t.jobId))) {
-      const job = market.state.jobs.get(jobId);
-      if (job) {
-        if (job.status === "admitted") job.status = "running";
-        market.emit({ kind: "job", jobId, ownerId: job.ownerId });
-      }
-    }
-    return {
-      leases: rows.map((row) => {
-        const task = inputs.get(row.taskId)!;
-        return {
-          leaseId: row.id,
-          taskId: row.taskId,
-          seed: baseTaskId(row.taskId),
-          jobId: task.jobId,
-          moduleHash: task.moduleHash,
-          args: task.args,
-          stdin: Buffer.from(task.stdin).toString("base64"),
-          ...(task.env ? { env: task.env as Record<string, string> } : {}),
-          ...(task.files ? { files: task.files as Record<string, string> } : {}),
-          limits: leaseLimits(task.taskLimits),
-          expiresAt,
-        };
-      }),
-    };
-  }, { signal });
+  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail }));
+}
+
+/** A lease decided in memory, waiting for its rows. */
+interface Planned {
+  ask: Ask;
+  machine: LiveMachine;
+  picked: LiveTask[];
+  taken: Taken[];
+  leaseIds: string[];
 }
 
 /**
- * The lease call's rows in one statement, so in one round trip and atomic without a transaction:
- * the tasks move to leased only if every one of them is still queued (or none moves), their leases
- * are inserted, jobs leased for the first time start running, and the tasks' inputs come back.
+ * The lease asks of one group: each machine's tasks picked in turn from memory (no task twice),
+ * all of them written in one statement, then memory moved and each ask answered. If the statement
+ * fails, nothing moved and every ask of the group fails (the worker asks again).
  */
-async function leaseRows(market: Market, machineId: string, ids: string[], leaseIds: string[], admitted: string[], now: number, expiresAt: number) {
-  const rows = await market.db.$queryRaw<
-    { id: string; jobId: string; args: string[]; stdin: Uint8Array; env: unknown; files: unknown; moduleHash: string; taskLimits: unknown }[]
-  >`
-    WITH moved AS (
-      UPDATE "Task" SET status = 'leased'::"TaskStatus", "machineId" = ${machineId}, attempts = attempts + 1
-      WHERE id = ANY(${ids}::text[]) AND status = 'queued'::"TaskStatus"
-        AND (SELECT count(*) FROM "Task" WHERE id = ANY(${ids}::text[]) AND status = 'queued'::"TaskStatus") = ${ids.length}
-      RETURNING id, "jobId", args, stdin, env, files
-    ), leased AS (
-      INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
-      SELECT v.id, v.task, ${machineId}, 'active'::"LeaseStatus", timestamp 'epoch' + ${now}::float8 * interval '1 millisecond', timestamp 'epoch' + ${expiresAt}::float8 * interval '1 millisecond'
-      FROM unnest(${leaseIds}::text[], ${ids}::text[]) AS v(id, task) JOIN moved ON moved.id = v.task
-    ), running AS (
-      UPDATE "Job" SET status = 'running'::"JobStatus" WHERE id = ANY(${admitted}::text[]) AND status = 'admitted'::"JobStatus" AND EXISTS (SELECT 1 FROM moved)
-    )
-    SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits"
-    FROM moved JOIN "Job" j ON j.id = moved."jobId"`;
+async function leaseAsks(market: Market, asks: Ask[]) {
+  const now = market.clock.now();
+  const expiresAt = now + market.settings.leaseTimeoutMs;
+  const claimed = new Set<LiveTask>();
+  const plans: Planned[] = [];
+  for (const ask of asks) {
+    if (ask.signal?.aborted) {
+      ask.fail(refuse.gone());
+      continue;
+    }
+    let machine: LiveMachine;
+    try {
+      machine = ownMachine(market, ask.caller, ask.machineId);
+    } catch (e) {
+      ask.fail(e);
+      continue;
+    }
+    const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - machine.leases.size));
+    const { picked, taken } = pickTasks(market, machine, room, claimed);
+    if (!picked.length) {
+      ask.done({ leases: [] });
+      continue;
+    }
+    for (const t of picked) claimed.add(t);
+    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => randomUUID()) });
+  }
+  if (!plans.length) return;
+  let inputs: Map<string, LeaseRow>;
+  try {
+    inputs = await leaseRows(market, plans, now, expiresAt);
+  } catch (e) {
+    for (const p of plans) p.ask.fail(e);
+    return;
+  }
+  const jobs = new Set<string>();
+  for (const p of plans) {
+    p.ask.done(leased(market, p, inputs, now, expiresAt));
+    for (const t of p.picked) jobs.add(t.jobId);
+  }
+  for (const jobId of jobs) {
+    const job = market.state.jobs.get(jobId);
+    if (job) {
+      if (job.status === "admitted") job.status = "running";
+      market.emit({ kind: "job", jobId, ownerId: job.ownerId });
+    }
+  }
+}
+
+/** Memory once a lease's rows are written, and the lease call's answer. */
+function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, inputs: Map<string, LeaseRow>, now: number, expiresAt: number): LeaseAnswer {
+  const machineId = machine.id;
+  const rows = picked.map((t, i) => ({ id: leaseIds[i]!, taskId: t.id }));
+  tasksLeased(market, machine, picked, rows, expiresAt, now);
+  // Work taken from other machines' queues is a move with the engine's reason: say so, one line per source.
+  const bySource = new Map<string, Taken[]>();
+  for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
+  for (const [from, moves] of bySource) {
+    market.log(`idle machine ${machineId.slice(0, 8)} took ${moves.length} queued task(s) from ${from.slice(0, 8)}: ${JSON.stringify(moves[0]!.reason)}`);
+  }
+  // And the decision log shows each as a move, per job and source, with the engine's reason. The
+  // leases are committed already; the log's row follows outside the lock and its failure loses
+  // only the explanation, which the market's own log above keeps.
+  if (taken.length) {
+    void recordDecisions(market, market.db, idleTakeEntries(market, machineId, taken, now)).catch((e: unknown) =>
+      market.log(`the decision log missed ${taken.length} idle take(s): ${e instanceof Error ? e.message : String(e)}`),
+    );
+  }
+  opsOf(market).metrics.leases.inc(rows.length);
+  return {
+    leases: rows.map((row) => {
+      const task = inputs.get(row.taskId)!;
+      return {
+        leaseId: row.id,
+        taskId: row.taskId,
+        seed: baseTaskId(row.taskId),
+        jobId: task.jobId,
+        moduleHash: task.moduleHash,
+        args: task.args,
+        stdin: Buffer.from(task.stdin).toString("base64"),
+        ...(task.env ? { env: task.env as Record<string, string> } : {}),
+        ...(task.files ? { files: task.files as Record<string, string> } : {}),
+        limits: leaseLimits(task.taskLimits),
+        expiresAt,
+      };
+    }),
+  };
+}
+
+interface LeaseRow {
+  id: string;
+  jobId: string;
+  args: string[];
+  stdin: Uint8Array;
+  env: unknown;
+  files: unknown;
+  moduleHash: string;
+  taskLimits: unknown;
+}
+
+/**
+ * The group's lease rows in one statement, so in one round trip and atomic without a
+ * transaction: the tasks move to leased only if every one of them is still queued (or the
+ * statement fails and none moves), their leases are inserted, jobs leased for the first time start running, and the
+ * tasks' inputs come back. Prepared once per connection and sent straight through the pool.
+ */
+const LEASE_ROWS_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(lease, task, machine)
+), moved AS (
+  UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = v.machine, attempts = t.attempts + 1
+  FROM v WHERE t.id = v.task AND t.status = 'queued'::"TaskStatus"
+  RETURNING t.id, t."jobId", t.args, t.stdin, t.env, t.files
+), leased AS (
+  INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
+  SELECT v.lease, v.task, v.machine, 'active'::"LeaseStatus", timestamp 'epoch' + $4::float8 * interval '1 millisecond', timestamp 'epoch' + $5::float8 * interval '1 millisecond'
+  FROM v JOIN moved ON moved.id = v.task
+), running AS (
+  UPDATE "Job" SET status = 'running'::"JobStatus" WHERE id = ANY($6::text[]) AND status = 'admitted'::"JobStatus" AND EXISTS (SELECT 1 FROM moved)
+)
+SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits",
+  -- Every task still queued, or the statement fails and nothing moves (report-rows.ts says why a cast).
+  CASE WHEN (SELECT count(*) FROM moved) <> cardinality($2::text[]) THEN ('not-queued:' || (SELECT count(*) FROM moved))::int END AS short
+FROM moved JOIN "Job" j ON j.id = moved."jobId"`;
+
+async function leaseRows(market: Market, plans: Planned[], now: number, expiresAt: number) {
+  const leaseIds = plans.flatMap((p) => p.leaseIds);
+  const ids = plans.flatMap((p) => p.picked.map((t) => t.id));
+  const machines = plans.flatMap((p) => p.picked.map(() => p.machine.id));
+  const admitted = [...new Set(plans.flatMap((p) => p.picked.map((t) => t.jobId)))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
+  const values = [leaseIds, ids, machines, now, expiresAt, admitted];
+  const pool = poolOf(market.db);
+  const rows = pool
+    ? (await pool.query<LeaseRow>({ name: "lease-rows", text: LEASE_ROWS_SQL, values })).rows
+    : await market.db.$queryRawUnsafe<LeaseRow[]>(LEASE_ROWS_SQL, ...values);
   if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} tasks were not queued in the database`);
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -138,14 +222,14 @@ interface Taken {
  * allows (a copy its holder may never run; other work only from a machine that asks no less).
  * Each machine is left what it can start itself right now.
  */
-function pickTasks(market: Market, machine: LiveMachine, room: number): { picked: LiveTask[]; taken: Taken[] } {
+function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: Set<LiveTask>): { picked: LiveTask[]; taken: Taken[] } {
   const picked: LiveTask[] = [];
   const taken: Taken[] = [];
   const takeFrom = (ids: string[], from?: { machineId: string; reason: Reason }) => {
     for (const id of ids) {
       if (picked.length >= room) return;
       const task = market.state.tasks.get(id);
-      if (task?.state === "queued" && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
+      if (task?.state === "queued" && !claimed.has(task) && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
         picked.push(task);
         if (from) taken.push({ taskId: task.id, fromMachineId: from.machineId, reason: from.reason });
       }
@@ -227,8 +311,14 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
 
 export type { TaskReport } from "../tasks/task-report.ts";
 
-/** Each market's reports waiting for their group commit. */
-const batches = new WeakMap<Market, ReportBatch>();
+/** Each market's reports and lease calls waiting for their group commit. */
+const batches = new WeakMap<Market, ReportBatch<Ask>>();
+
+function batchOf(market: Market): ReportBatch<Ask> {
+  let batch = batches.get(market);
+  if (!batch) batches.set(market, (batch = new ReportBatch<Ask>(market, (asks) => leaseAsks(market, asks))));
+  return batch;
+}
 
 /**
  * A worker's result for the lease it names; anything but the current lease is refused. What needs
@@ -261,9 +351,7 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
     return { machine, lease, task, ok, stdout, stderr, hash, report };
   };
-  let batch = batches.get(market);
-  if (!batch) batches.set(market, (batch = new ReportBatch(market)));
-  const answered = await batch.add(resolve, signal);
+  const answered = await batchOf(market).add(resolve, signal);
   opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
   return answered;
 }
@@ -272,9 +360,18 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
  * Several reports of one call: each is taken as reportResult takes it, all join the same group
  * commit, and each gets its own answer, or its own error as a single report call would have
  * failed (a refusal keeps its tRPC code and reason; anything else is a server error, to retry).
+ * With `lease`, the same call leases up to `lease.max` new tasks once these reports freed their
+ * slots, in the same group: a busy worker makes one request per cycle. A lease that cannot be
+ * made answers no leases; the worker's next own lease call hears why.
  */
-export async function reportMany(market: Market, caller: Caller, reports: TaskReport[], signal?: AbortSignal): Promise<ReportManyResponse> {
-  const answers = await Promise.all(
+export async function reportMany(
+  market: Market,
+  caller: Caller,
+  reports: TaskReport[],
+  signal?: AbortSignal,
+  lease?: { machineId: string; max: number },
+): Promise<ReportManyResponse> {
+  const answered = Promise.all(
     reports.map((r) =>
       reportResult(market, caller, r, signal).then(
         (a) => ({ accepted: a.accepted, ...(a.reason ? { reason: a.reason } : {}) }),
@@ -288,7 +385,14 @@ export async function reportMany(market: Market, caller: Caller, reports: TaskRe
       ),
     ),
   );
-  return { answers };
+  // Asked after the reports, so it joins their group behind them.
+  const leases = lease
+    ? leaseTasks(market, caller, lease.machineId, lease.max, signal).then(
+        (a) => a.leases,
+        () => [],
+      )
+    : undefined;
+  return { answers: await answered, ...(leases ? { leases: await leases } : {}) };
 }
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */

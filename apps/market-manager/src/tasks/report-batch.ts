@@ -3,10 +3,21 @@ import { MAX_QUEUED_STEPS } from "../market/market.ts";
 import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
-import { PlainRows } from "./report-rows.ts";
+import { PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
+import { poolOf } from "../db/client.ts";
 
-/** Reports that share one transaction at most. */
+/** Reports (and lease asks) that share one group commit at most. */
 export const MAX_REPORTS_PER_COMMIT = 200;
+
+/** An escrow no plain group can exhaust: the statement itself checks each escrow's floor (report-rows.ts). */
+const UNBOUNDED_ESCROW = 1n << 100n;
+
+/** A lease asked for in the same group: decided after the group's reports freed their slots. */
+export interface LeaseAsk<T> {
+  signal: AbortSignal | undefined;
+  done: (value: T) => void;
+  fail: (e: unknown) => void;
+}
 
 interface Waiting {
   /** Finds the report's lease and task in the live market at its turn, or refuses it. */
@@ -29,21 +40,44 @@ function answer(c: Completion) {
  * copies (replicas) or on the engine placing work again (failed runs) run alone, as does a report
  * for a job that an earlier report of the group ended. If the group's transaction fails, its
  * reports are run again one by one, so one bad report cannot fail the others.
+ *
+ * The common group, plain reports only, is one statement and one round trip (commitPlain); the
+ * lease calls that arrived with the reports follow in one statement for every machine. The
+ * market's lock is held across those two statements, so memory moves only once they committed.
  */
-export class ReportBatch {
-  private waiting: Waiting[] = [];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export class ReportBatch<A extends LeaseAsk<any>> {
+  private waiting: (Waiting | A)[] = [];
   private scheduled = false;
 
-  constructor(private market: Market) {}
+  /** `lease` decides and writes the lease asks of a group, after its reports. */
+  constructor(
+    private market: Market,
+    private lease: (asks: A[]) => Promise<void>,
+  ) {}
 
-  add(resolve: () => Completion, signal: AbortSignal | undefined) {
+  private refuseWhenFull() {
     if (this.market.queuedSteps + this.waiting.length >= MAX_QUEUED_STEPS) {
       throw refuse.busy({ code: "market-busy", limit: "queued-calls", max: MAX_QUEUED_STEPS, retryAfterSeconds: 1 }, "The market is busy; try again in a second.");
     }
+  }
+
+  add(resolve: () => Completion, signal: AbortSignal | undefined) {
+    this.refuseWhenFull();
     return new Promise<ReturnType<typeof answer>>((done, fail) => {
       this.waiting.push({ resolve, signal, done, fail });
       this.schedule();
     });
+  }
+
+  /**
+   * A lease joins the group too: one statement leases for every machine that asked, after the
+   * reports queued before it (a worker's reports free the slots its lease fills).
+   */
+  addLease(ask: A) {
+    this.refuseWhenFull();
+    this.waiting.push(ask);
+    this.schedule();
   }
 
   private schedule() {
@@ -54,8 +88,10 @@ export class ReportBatch {
 
   private async drain() {
     this.scheduled = false;
-    const batch = this.waiting.splice(0, MAX_REPORTS_PER_COMMIT);
+    const taken = this.waiting.splice(0, MAX_REPORTS_PER_COMMIT);
     if (this.waiting.length) this.schedule();
+    const batch = taken.filter((item): item is Waiting => "resolve" in item);
+    const asks = taken.filter((item): item is A => !("resolve" in item));
     const group: { item: Waiting; c: Completion }[] = [];
     const alone: Waiting[] = [];
     const ended = new Set<string>();
@@ -84,6 +120,7 @@ export class ReportBatch {
     if (group.length) await this.commit(group, ended);
     // Decided afresh, after the group: its commit may have ended their job or their lease.
     await this.runAlone(alone);
+    if (asks.length) await this.lease(asks).catch((e: unknown) => asks.forEach((a) => a.fail(e)));
   }
 
   private async runAlone(items: Waiting[]) {
@@ -98,7 +135,46 @@ export class ReportBatch {
     }
   }
 
-  private async commit(group: { item: Waiting; c: Completion }[], ended: Set<string>) {
+  /**
+   * The group's leading plain reports in one statement straight through the pool: one round trip,
+   * no transaction around it (the statement is atomic), no escrow read first (the statement
+   * refuses an escrow that cannot cover its payments). Returns the reports left for `commit`:
+   * from the first one that is not plain, or all of them if the statement failed.
+   */
+  private async commitPlain(group: { item: Waiting; c: Completion }[]) {
+    const market = this.market;
+    const work = new Map(group.map((g) => [g.c.task.jobId, market.state.jobs.get(g.c.task.jobId)?.workPerTask]));
+    const rows: { g: (typeof group)[number]; step: CompletionStep; row: PlainRow }[] = [];
+    for (const g of group) {
+      // Decided in turn: this report sees the done count of the ones before it.
+      const step = prepareCompletion(market, g.c);
+      const row = plainRow(market, g.c, step, UNBOUNDED_ESCROW);
+      if (!row) break;
+      step.count();
+      rows.push({ g, step, row });
+    }
+    if (!rows.length) return group;
+    try {
+      await writePlainRows(market, direct(market), rows.map((r) => r.row));
+    } catch (e) {
+      market.log(`a group of ${rows.length} plain reports was not written in one statement (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); the group is written in a transaction`);
+      for (const r of rows) r.step.uncount();
+      for (const [jobId, w] of work) {
+        const job = market.state.jobs.get(jobId);
+        if (job && w !== undefined) job.workPerTask = w;
+      }
+      return group;
+    }
+    for (const { g, step, row } of rows) {
+      step.apply({ requeue: null, resultId: row.resultId, exhausted: false, ends: false });
+      g.item.done(answer(g.c));
+    }
+    return group.slice(rows.length);
+  }
+
+  private async commit(all: { item: Waiting; c: Completion }[], ended: Set<string>) {
+    const group = await this.commitPlain(all);
+    if (!group.length) return;
     const done: { item: Waiting; c: Completion; step: CompletionStep; written: Awaited<ReturnType<CompletionStep["write"]>> }[] = [];
     const later: Waiting[] = [];
     try {
@@ -142,4 +218,11 @@ export class ReportBatch {
     // Reports for a job the group ended: alone now, and refused as stale as they would have been.
     await this.runAlone(later);
   }
+}
+
+/** Statements run straight through the pool, outside any transaction of Prisma's, prepared once per connection. */
+function direct(market: Market): RunStatement {
+  const pool = poolOf(market.db);
+  if (!pool) return (_name, text, values) => market.db.$queryRawUnsafe(text, ...values);
+  return (name, text, values) => pool.query({ name, text, values });
 }

@@ -4,7 +4,7 @@ import type { Tx } from "../ledger/ledger.ts";
 import { refinedWorkOf } from "../resources/refine.ts";
 import { quoteRun, REPUTATION_REWARD, storedMs, type Completion, type CompletionStep } from "./results.ts";
 
-interface PlainRow {
+export interface PlainRow {
   c: Completion;
   now: number;
   resultId: string;
@@ -13,25 +13,42 @@ interface PlainRow {
   paidSeconds: number;
   /** Opportunistic machines are paid per run, with a ledger entry; dedicated ones by their contract. */
   entry: boolean;
+  /** The run refined its job's work per task (in memory already). */
+  refined: boolean;
+}
+
+/** Runs one statement: through a transaction of Prisma's, or straight through the pool (`pg`). */
+export type RunStatement = (name: string, text: string, values: unknown[]) => Promise<unknown>;
+
+/**
+ * A report as a plain row, or null when it is not one (results.ts `plain`, a machine whose
+ * reputation would still rise, a run past its pay cap, or an escrow holding `escrow` that cannot
+ * cover it). Its job's refined work moves in memory now, as completeTask's refine: the row
+ * carries it to the database with the group.
+ */
+export function plainRow(market: Market, c: Completion, step: CompletionStep, escrow: bigint): PlainRow | null {
+  const plain = step.plain;
+  const m = c.machine;
+  if (!plain || Math.min(1, m.reputation + REPUTATION_REWARD) !== m.reputation) return null;
+  const { p, amount } = quoteRun(market, plain.job, m, storedMs(c.report.elapsedMs), escrow);
+  if (p.implausible || p.escrowExhausted) return null;
+  const work = refinedWorkOf(market, m, plain.job, c.report.elapsedMs / 1000);
+  if (work !== null) plain.job.workPerTask = work;
+  return { c, now: plain.now, resultId: randomUUID(), agreedOwners: plain.agreedOwners, amount, paidSeconds: p.paidSeconds, entry: m.kind === "opportunistic", refined: work !== null };
 }
 
 /**
  * The rows of a group commit's plain reports (results.ts `plain`: a successful run that decides a
  * task without copies and leaves its job running, paid within its cap and its escrow, on a
- * machine whose reputation is already at the top), written for the whole group in nine
- * statements instead of about a dozen per report. They are the rows completeTask writes one by
- * one: the result (accepted, with what it was paid), the lease completed, the payment's ledger
- * entry under its unique key `pay:<result>`, the escrow debited only down to its floor in the same
- * statement, the producer credited, the postings, the task done, the job's done count and its
- * refined work per task. Any other report is written alone by completeTask's own `write`, after
- * `flush` has written the plain rows before it, so it sees the escrow and the job as they are.
+ * machine whose reputation is already at the top), written for the whole group in one statement:
+ * the rows completeTask writes one by one, many to a statement. See PLAIN_ROWS_SQL.
+ * Any other report is written alone by completeTask's own `write`, after `flush` has written the
+ * plain rows before it, so it sees the escrow and the job as they are.
  */
 export class PlainRows {
   private rows: PlainRow[] = [];
   /** The escrow of each job of the group as this transaction has it, the pending rows' payments taken off. */
   private escrow: Map<string, bigint> | null = null;
-  /** The job's refined work per task after the pending rows, when a run refined it. */
-  private work = new Map<string, number>();
 
   constructor(
     private market: Market,
@@ -41,21 +58,14 @@ export class PlainRows {
 
   /** Takes the report as a plain row and returns its result's id, or null: the caller writes it alone (after `flush`). */
   async take(c: Completion, step: CompletionStep): Promise<string | null> {
-    const plain = step.plain;
-    const m = c.machine;
-    if (!plain || Math.min(1, m.reputation + REPUTATION_REWARD) !== m.reputation) return null;
+    if (!step.plain) return null;
     this.escrow ??= await this.readEscrows();
-    const held = this.escrow.get(plain.job.id) ?? 0n;
-    const { p, amount } = quoteRun(this.market, plain.job, m, storedMs(c.report.elapsedMs), held);
-    if (p.implausible || p.escrowExhausted) return null;
-    const entry = m.kind === "opportunistic";
-    if (entry) this.escrow.set(plain.job.id, held - amount);
-    // As completeTask's refine: memory ahead of the commit, the row written with the group.
-    const work = refinedWorkOf(this.market, m, plain.job, c.report.elapsedMs / 1000);
-    if (work !== null) this.work.set(plain.job.id, (plain.job.workPerTask = work));
-    const resultId = randomUUID();
-    this.rows.push({ c, now: plain.now, resultId, agreedOwners: plain.agreedOwners, amount, paidSeconds: p.paidSeconds, entry });
-    return resultId;
+    const held = this.escrow.get(step.plain.job.id) ?? 0n;
+    const row = plainRow(this.market, c, step, held);
+    if (!row) return null;
+    if (row.entry) this.escrow.set(step.plain.job.id, held - row.amount);
+    this.rows.push(row);
+    return row.resultId;
   }
 
   private async readEscrows() {
@@ -67,85 +77,112 @@ export class PlainRows {
   /** Writes the pending rows. A report written alone next may move escrows: they are read again after it. */
   async flush() {
     const rows = this.rows;
-    const work = this.work;
     this.rows = [];
-    this.work = new Map();
     this.escrow = null;
     if (!rows.length) return;
-    const tx = this.tx;
-    // Raw multi-row statements: Prisma's per-row work showed in the profile. Outputs go as
-    // canonical base64 text and become bytes in SQL.
-    await tx.$executeRaw`
-      INSERT INTO "Result" (id, "taskId", "leaseId", "machineId", "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", implausible, "createdAt")
-      SELECT v.id, v.task, v.lease, v.machine, v.exit, decode(v.out, 'base64'), decode(v.err, 'base64'), v.hash, v.ms, true, v.paid, false, timestamp 'epoch' + v.at * interval '1 millisecond'
-      FROM unnest(
-        ${rows.map((r) => r.resultId)}::text[], ${rows.map((r) => r.c.task.id)}::text[], ${rows.map((r) => r.c.lease.id)}::text[], ${rows.map((r) => r.c.machine.id)}::text[],
-        ${rows.map((r) => r.c.report.exitCode)}::int[], ${rows.map((r) => r.c.stdout.toString("base64"))}::text[], ${rows.map((r) => r.c.stderr.toString("base64"))}::text[],
-        ${rows.map((r) => r.c.hash)}::text[], ${rows.map((r) => storedMs(r.c.report.elapsedMs))}::int[], ${rows.map((r) => String(r.amount))}::bigint[], ${rows.map((r) => r.now)}::float8[]
-      ) AS v(id, task, lease, machine, exit, out, err, hash, ms, paid, at)`;
-    // Times go as epoch milliseconds and become the columns' UTC timestamps in SQL (as liveness.ts).
-    await tx.$executeRaw`
-      UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
-      FROM unnest(${rows.map((r) => r.c.lease.id)}::text[], ${rows.map((r) => r.now)}::float8[]) AS v(id, ms)
-      WHERE l.id = v.id`;
-    await this.pay(rows.filter((r) => r.entry));
-    await tx.$executeRaw`
-      UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.ms * interval '1 millisecond',
-        "acceptedResultId" = v.result, "agreedOwners" = v.owners
-      FROM unnest(${rows.map((r) => r.c.task.id)}::text[], ${rows.map((r) => r.resultId)}::text[], ${rows.map((r) => r.agreedOwners)}::int[], ${rows.map((r) => r.now)}::float8[]) AS v(id, result, owners, ms)
-      WHERE t.id = v.id`;
-    const done = new Map<string, number>();
-    for (const r of rows) done.set(r.c.task.jobId, (done.get(r.c.task.jobId) ?? 0) + 1);
-    const jobIds = [...done.keys()];
-    await tx.$executeRaw`
-      UPDATE "Job" j SET "tasksDone" = j."tasksDone" + v.n, "workPerTask" = COALESCE(v.work, j."workPerTask")
-      FROM unnest(${jobIds}::text[], ${jobIds.map((id) => done.get(id)!)}::int[], ${jobIds.map((id) => work.get(id) ?? null)}::float8[]) AS v(id, n, work)
-      WHERE j.id = v.id`;
+    await writePlainRows(this.market, (_name, text, values) => this.tx.$queryRawUnsafe(text, ...values), rows);
   }
+}
 
-  /** The payments' entries, each escrow debited once and each producer credited once for the group, and their postings. */
-  private async pay(rows: PlainRow[]) {
-    if (!rows.length) return;
-    const tx = this.tx;
-    const entries = rows.map((r) => ({ id: randomUUID(), r }));
-    await tx.$executeRaw`
-      INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
-      SELECT v.id, 'payment', v.key, v.job, v.task, v.memo::jsonb
-      FROM unnest(
-        ${entries.map((e) => e.id)}::text[], ${entries.map(({ r }) => `pay:${r.resultId}`)}::text[], ${entries.map(({ r }) => r.c.task.jobId)}::text[], ${entries.map(({ r }) => r.c.task.id)}::text[],
-        ${entries.map(({ r }) => JSON.stringify({ machineId: r.c.machine.id, seconds: r.paidSeconds, reportedSeconds: storedMs(r.c.report.elapsedMs) / 1000, failed: false }))}::text[]
-      ) AS v(id, key, job, task, memo)`;
-    // Zero amounts post nothing (ledger.ts `post`): the entry alone records the run.
-    const moving = entries.filter(({ r }) => r.amount !== 0n);
-    if (!moving.length) return;
-    const debits = new Map<string, bigint>();
-    const credits = new Map<string, bigint>();
-    for (const { r } of moving) {
-      debits.set(r.c.task.jobId, (debits.get(r.c.task.jobId) ?? 0n) + r.amount);
-      credits.set(r.c.machine.ownerId, (credits.get(r.c.machine.ownerId) ?? 0n) + r.amount);
-    }
-    // Conditional on the floor in the same statement, as every debit: an escrow that cannot cover
-    // its payments fails the group, whose reports are then written one by one and refused there.
-    const escrows = await tx.$queryRaw<{ id: string; jobId: string }[]>`
-      UPDATE "LedgerAccount" a SET "balanceMicro" = a."balanceMicro" - v.amount
-      FROM unnest(${[...debits.keys()]}::text[], ${[...debits.values()].map(String)}::bigint[]) AS v(job, amount)
-      WHERE a."jobId" = v.job AND a."balanceMicro" - v.amount >= a."minBalanceMicro"
-      RETURNING a.id, a."jobId"`;
-    if (escrows.length !== debits.size) throw new Error(`${debits.size - escrows.length} escrow(s) could not cover the group's payments`);
-    const producers = await tx.$queryRaw<{ id: string; userId: string }[]>`
-      INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
-      SELECT v.id, 'producer'::"AccountKind", v.owner, v.amount
-      FROM unnest(${[...credits.keys()].map(() => randomUUID())}::text[], ${[...credits.keys()]}::text[], ${[...credits.values()].map(String)}::bigint[]) AS v(id, owner, amount)
-      ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro"
-      RETURNING id, "userId"`;
-    const escrowOf = new Map(escrows.map((a) => [a.jobId, a.id]));
-    const producerOf = new Map(producers.map((a) => [a.userId, a.id]));
-    const postings = moving.flatMap(({ id, r }) => [
-      { entryId: id, accountId: escrowOf.get(r.c.task.jobId)!, amount: -r.amount },
-      { entryId: id, accountId: producerOf.get(r.c.machine.ownerId)!, amount: r.amount },
-    ]);
-    await tx.$executeRaw`
-      INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro")
-      SELECT * FROM unnest(${postings.map(() => randomUUID())}::text[], ${postings.map((p) => p.entryId)}::text[], ${postings.map((p) => p.accountId)}::text[], ${postings.map((p) => String(p.amount))}::bigint[])`;
+/**
+ * One statement for a whole group, so one round trip whatever its size, and atomic by itself:
+ * the results (accepted, with what each was paid), the leases completed, the tasks done with
+ * their accepted result, the jobs' done counts and refined work, the payments' ledger entries
+ * under their unique keys `pay:<result>`, each escrow debited once for the group only down to its
+ * floor (less the penalty the market holds in it, as the engine's runPay counts it), each
+ * producer credited once, and the postings. An escrow that cannot cover its payments fails the
+ * whole statement (the cast of a text that is not a number is the only way a plain statement can
+ * raise), so nothing of the group is written and its reports are written one by one instead.
+ */
+const PLAIN_ROWS_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::int[], $10::bigint[],
+    $11::float8[], $12::int[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+    AS v(id, task, lease, machine, exit, out, err, hash, ms, paid, at, owners, entry, job, memo, producer, debit, credit)
+), results AS (
+  INSERT INTO "Result" (id, "taskId", "leaseId", "machineId", "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", implausible, "createdAt")
+  SELECT id, task, lease, machine, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, false, timestamp 'epoch' + at * interval '1 millisecond' FROM v
+  RETURNING 1
+), leases AS (
+  UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond' FROM v WHERE l.id = v.lease
+  RETURNING 1
+), tasks AS (
+  UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
+  FROM v WHERE t.id = v.task
+  RETURNING 1
+), jobs AS (
+  UPDATE "Job" j SET "tasksDone" = j."tasksDone" + d.n, "workPerTask" = COALESCE(d.work, j."workPerTask")
+  FROM unnest($19::text[], $20::int[], $21::float8[]) AS d(id, n, work) WHERE j.id = d.id
+  RETURNING 1
+), entries AS (
+  INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
+  SELECT entry, 'payment', 'pay:' || id, job, task, memo::jsonb FROM v WHERE entry IS NOT NULL
+  RETURNING 1
+), escrows AS (
+  UPDATE "LedgerAccount" a SET "balanceMicro" = a."balanceMicro" - d.amount
+  FROM unnest($22::text[], $23::bigint[], $24::bigint[]) AS d(job, amount, held)
+  WHERE a."jobId" = d.job AND a."balanceMicro" - d.amount >= a."minBalanceMicro" + d.held
+  RETURNING a.id, a."jobId"
+), producers AS (
+  INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
+  SELECT c.id, 'producer'::"AccountKind", c.owner, c.amount FROM unnest($25::text[], $26::text[], $27::bigint[]) AS c(id, owner, amount)
+  ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro"
+  RETURNING id, "userId"
+), postings AS (
+  INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro")
+  SELECT v.debit, v.entry, e.id, -v.paid FROM v JOIN escrows e ON e."jobId" = v.job WHERE v.debit IS NOT NULL
+  UNION ALL
+  SELECT v.credit, v.entry, p.id, v.paid FROM v JOIN producers p ON p."userId" = v.producer WHERE v.credit IS NOT NULL
+  RETURNING 1
+)
+SELECT CASE WHEN (SELECT count(*) FROM escrows) <> $28::int THEN ('escrow-short:' || (SELECT count(*) FROM escrows))::int END AS short,
+  (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM postings) AS postings`;
+
+/** Writes `rows` with PLAIN_ROWS_SQL through `run`. */
+export async function writePlainRows(market: Market, run: RunStatement, rows: PlainRow[]) {
+  const done = new Map<string, number>();
+  const debits = new Map<string, bigint>();
+  const credits = new Map<string, bigint>();
+  for (const r of rows) {
+    const jobId = r.c.task.jobId;
+    done.set(jobId, (done.get(jobId) ?? 0) + 1);
+    if (!r.entry || r.amount === 0n) continue;
+    debits.set(jobId, (debits.get(jobId) ?? 0n) + r.amount);
+    credits.set(r.c.machine.ownerId, (credits.get(r.c.machine.ownerId) ?? 0n) + r.amount);
   }
+  // A job's refined work as memory holds it now, where the rows' runs moved it (plainRow).
+  const refined = new Set(rows.filter((r) => r.refined).map((r) => r.c.task.jobId));
+  // Zero amounts post nothing (ledger.ts `post`): the entry alone records the run.
+  const moves = (r: PlainRow) => r.entry && r.amount !== 0n;
+  const jobIds = [...done.keys()];
+  await run("plain-reports", PLAIN_ROWS_SQL, [
+    rows.map((r) => r.resultId),
+    rows.map((r) => r.c.task.id),
+    rows.map((r) => r.c.lease.id),
+    rows.map((r) => r.c.machine.id),
+    rows.map((r) => r.c.report.exitCode),
+    rows.map((r) => r.c.stdout.toString("base64")),
+    rows.map((r) => r.c.stderr.toString("base64")),
+    rows.map((r) => r.c.hash),
+    rows.map((r) => storedMs(r.c.report.elapsedMs)),
+    rows.map((r) => String(r.amount)),
+    rows.map((r) => r.now),
+    rows.map((r) => r.agreedOwners),
+    rows.map((r) => (r.entry ? randomUUID() : null)),
+    rows.map((r) => r.c.task.jobId),
+    rows.map((r) => (r.entry ? JSON.stringify({ machineId: r.c.machine.id, seconds: r.paidSeconds, reportedSeconds: storedMs(r.c.report.elapsedMs) / 1000, failed: false }) : null)),
+    rows.map((r) => r.c.machine.ownerId),
+    rows.map((r) => (moves(r) ? randomUUID() : null)),
+    rows.map((r) => (moves(r) ? randomUUID() : null)),
+    jobIds,
+    jobIds.map((id) => done.get(id)!),
+    jobIds.map((id) => (refined.has(id) ? (market.state.jobs.get(id)?.workPerTask ?? null) : null)),
+    [...debits.keys()],
+    [...debits.values()].map(String),
+    [...debits.keys()].map((id) => String(market.state.jobs.get(id)?.penaltyHeldMicro ?? 0n)),
+    [...credits.keys()].map(() => randomUUID()),
+    [...credits.keys()],
+    [...credits.values()].map(String),
+    debits.size,
+  ]);
 }

@@ -252,17 +252,13 @@ async function setReputation(market: Market, tx: Tx, m: { id: string; reputation
 
 async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   const job = market.state.jobs.get(jobId)!;
-  const outputs = await tx.task.findMany({
-    where: { jobId, replica: 0 },
-    orderBy: { index: "asc" },
-    select: { index: true },
-  });
-  const accepted = await tx.result.findMany({
-    where: { task: { jobId }, accepted: true },
-    select: { stdout: true, task: { select: { index: true } } },
-  });
-  const byIndex = new Map(accepted.map((r) => [r.task.index, Buffer.from(r.stdout).toString("utf8")]));
-  const texts = outputs.map((o) => byIndex.get(o.index) ?? "");
+  // Each task's accepted output (any accepted copy's: they agree), in task order, in one raw
+  // statement: the model queries' per-row work for a job of thousands of tasks showed in the profile.
+  const outputs = await tx.$queryRaw<{ stdout: Uint8Array | null }[]>`
+    SELECT (SELECT r.stdout FROM "Task" t JOIN "Result" r ON r."taskId" = t.id AND r.accepted
+            WHERE t."jobId" = ${jobId} AND t.index = o.index LIMIT 1) AS stdout
+    FROM "Task" o WHERE o."jobId" = ${jobId} AND o.replica = 0 ORDER BY o.index`;
+  const texts = outputs.map((o) => (o.stdout ? Buffer.from(o.stdout).toString("utf8") : ""));
   const took = (now - job.arrivedAt) / 1000;
   const paid = await paidForJob(tx, jobId);
   const terms = settleCharge({

@@ -2,7 +2,7 @@
 // query, the others are mutations; the work stream is the subscription `live.work`, over
 // server-sent events). Answers are checked against the api.ts schemas, so a mismatch between
 // service and worker shows up as a clear error here rather than deep in the loop.
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { WORKER_PROCEDURES, WorkStreamRequest, type WorkerApi } from "../api.ts";
 import { workStreamCallbacks } from "../work-stream.ts";
 import { NodeEventSource } from "./event-source.ts";
@@ -18,8 +18,9 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url: endpoint, EventSource: NodeEventSource, eventSourceOptions: { headers } }),
-        // The Market Manager refuses a request of more calls than API_MAX_BATCH_CALLS (20 by default).
-        false: httpBatchLink({ url: endpoint, headers, maxItems: 10 }),
+        // One request per call, sent at once: the loop makes few calls (its reports already go
+        // together, with its next lease), and a batching link would hold each for a timer first.
+        false: httpLink({ url: endpoint, headers }),
       }),
     ],
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,4 +1,4 @@
-// Serves a WorkerApi over tRPC's HTTP wire format (batched, no transformer), as the Market
+// Serves a WorkerApi over tRPC's HTTP wire format (one call or a batch, no transformer), as the Market
 // Manager does at /api/trpc, so the CLI and its tRPC adapter can be tested end to end
 // without the service.
 import { createServer, type Server } from "node:http";
@@ -21,15 +21,18 @@ export async function serveWorkerApi(api: WorkerApi): Promise<FakeTrpcServer> {
       return;
     }
     authorizations.push(String(req.headers.authorization));
+    const batch = url.searchParams.get("batch") === "1";
     const paths = decodeURIComponent(url.pathname.slice(prefix.length)).split(",");
-    let inputs: Record<string, unknown>;
+    let sent: unknown;
     if (req.method === "GET") {
-      inputs = JSON.parse(url.searchParams.get("input") ?? "{}");
+      sent = url.searchParams.has("input") ? JSON.parse(url.searchParams.get("input")!) : batch ? {} : undefined;
     } else {
       let body = "";
       for await (const chunk of req) body += chunk;
-      inputs = body ? JSON.parse(body) : {};
+      sent = body ? JSON.parse(body) : batch ? {} : undefined;
     }
+    // A batch keys its calls' inputs by their place; a single call sends its input as it is.
+    const inputs = (batch ? sent : { 0: sent }) as Record<string, unknown>;
     const results = await Promise.all(
       paths.map(async (path, i) => {
         const name = path.replace(/^worker\./, "") as keyof WorkerApi;
@@ -45,7 +48,7 @@ export async function serveWorkerApi(api: WorkerApi): Promise<FakeTrpcServer> {
       }),
     );
     const failed = results.some((r) => "error" in r);
-    res.writeHead(failed ? 500 : 200, { "content-type": "application/json" }).end(JSON.stringify(results));
+    res.writeHead(failed ? 500 : 200, { "content-type": "application/json" }).end(JSON.stringify(batch ? results : results[0]));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,4 +1,4 @@
-import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportManyRequest, ReportRequest } from "@cyclemarket/worker-runtime";
+import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest, type ReportAndLeaseResponse } from "@cyclemarket/worker-runtime";
 import { router, workerProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
@@ -17,9 +17,18 @@ export const workerRouter = router({
   heartbeat: workerProcedure
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
-  report: workerProcedure.input(ReportRequest).mutation(({ ctx, input, signal }) => reportResult(ctx.services.market, ctx.caller, input, signal)),
-  /** Several results in one call, each answered on its own; they join the same group commit. */
-  reportMany: workerProcedure.input(ReportManyRequest).mutation(({ ctx, input, signal }) => reportMany(ctx.services.market, ctx.caller, input.reports, signal)),
+  /** One result; with `lease`, the next tasks in the same answer, leased once the result is in. */
+  report: workerProcedure.input(ReportAndLeaseRequest).mutation(async ({ ctx, input: { lease, ...report }, signal }): Promise<ReportAndLeaseResponse> => {
+    const answer = await reportResult(ctx.services.market, ctx.caller, report, signal);
+    if (!lease) return answer;
+    const leases = await leaseTasks(ctx.services.market, ctx.caller, lease.machineId, lease.max, signal).then(
+      (a) => a.leases,
+      () => [],
+    );
+    return { ...answer, leases };
+  }),
+  /** Several results in one call, each answered on its own; they join the same group commit, and the next leases may come in the answer. */
+  reportMany: workerProcedure.input(ReportManyRequest).mutation(({ ctx, input, signal }) => reportMany(ctx.services.market, ctx.caller, input.reports, signal, input.lease)),
   /** The capacity the machine offers now: its own conditions, and any change to its controls. */
   offer: workerProcedure.input(OfferRequest).mutation(async ({ ctx, input }) => {
     const { controls } = await setMachineControls(ctx.services.market, ctx.caller, input.machineId, { available: input.available, controls: input.controls });
