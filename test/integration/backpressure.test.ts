@@ -126,4 +126,28 @@ describe("a busy market", () => {
     const refused = await mutation(market.url, "worker.heartbeat", { machineId: machines[0]!.machineId, leaseIds: [] }, { authorization: `Bearer ${own}` });
     expect(refused.status).toBe(401);
   });
+
+  it("answers a heartbeat the same way batched or not, and refuses a bad one with the API's own reasons", async () => {
+    const api = createTrpcApi(market.url, token);
+    const { machineId } = await api.register(profile("beating"));
+    const auth = { authorization: `Bearer ${token}` };
+    const unknownLease = "00000000-0000-4000-8000-000000000000";
+    // The worker's own client (a batch of one) parses the answer against the protocol's schema.
+    expect(await api.heartbeat({ machineId, leaseIds: [unknownLease] })).toMatchObject({ expiredLeaseIds: [unknownLease] });
+    const single = await mutation(market.url, "worker.heartbeat", { machineId, leaseIds: [] }, auth);
+    expect(single.status).toBe(200);
+    expect(single.json.result.data).toMatchObject({ expiredLeaseIds: [], controls: { paused: false } });
+
+    expect((await mutation(market.url, "worker.heartbeat", { machineId, leaseIds: [] })).status).toBe(401);
+    const bad = await mutation(market.url, "worker.heartbeat", { machineId, leaseIds: "all" }, auth);
+    expect(bad.status).toBe(400);
+    const buyerToken = (await consumer.account.tokens.create.mutate({ name: "script", scopes: ["consume"] })).token;
+    const scoped = await mutation(market.url, "worker.heartbeat", { machineId, leaseIds: [] }, { authorization: `Bearer ${buyerToken}` });
+    expect(scoped.status).toBe(403);
+
+    await api.depart({ machineId });
+    const gone = await mutation(market.url, "worker.heartbeat", { machineId, leaseIds: [] }, auth);
+    expect(gone.status).toBe(409);
+    expect(gone.json.error.data.reason).toEqual({ code: "machine-departed", machineId });
+  });
 });

@@ -210,7 +210,11 @@ function rawWorkerCall(agent: http.Agent, base: URL, token: string) {
 async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   const timings = new Timings();
   const errors: string[] = [];
-  const failed = (stage: string, e: unknown) => errors.length < 8 && errors.push(`${stage}: ${e instanceof Error ? e.message : String(e)}`);
+  const failures: Record<string, number> = {};
+  const failed = (stage: string, e: unknown) => {
+    failures[stage] = (failures[stage] ?? 0) + 1;
+    if (errors.length < 8) errors.push(`${stage}: ${e instanceof Error ? e.message : String(e)}`);
+  };
   const timers: NodeJS.Timeout[] = [];
   let registered = 0;
   let heartbeats = 0;
@@ -286,6 +290,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
       postgresCpuCores: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / 1000 / seconds, 2),
       departedWhileHeartbeating: departed,
       peakRssMb: round(peakRss, 0),
+      failedCalls: failures,
       ...(errors.length ? { errors } : {}),
     },
     opt.json,

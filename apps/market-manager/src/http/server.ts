@@ -12,6 +12,7 @@ import { JOB_LIMITS } from "@cyclemarket/client/job-file";
 import { uploadModule } from "./modules.ts";
 import { download, isDownload } from "./downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
+import { heartbeatRoute } from "./heartbeat-route.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
@@ -85,6 +86,7 @@ export function createServer(services: Services) {
       if (declared > maxBody) return sendRefusal(res, "PAYLOAD_TOO_LARGE", { code: "request-too-large", bytes: declared, maxBytes: maxBody }, `The request is over ${maxBody} bytes.`);
       requestIds.set(req, requestId);
       res.setHeader("x-request-id", requestId);
+      if (heartbeatRoute(services, req, res, trpc, requestId)) return;
       return trpc(req, res);
     }
     const path = url.split("?")[0]!;
