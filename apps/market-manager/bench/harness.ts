@@ -26,16 +26,18 @@ export const BENCH_MARKET_ENV = {
   STREAMS_PER_USER: "100000",
 };
 
-export function args(defaults: Record<string, number>) {
-  const out: Record<string, number> & { json: boolean; profile: boolean } = { ...defaults, json: false, profile: false };
+/** The bench's options: numbers named in `defaults`, and the flags --json, --profile and any in `flags`. */
+export function args<D extends Record<string, number>, F extends string = never>(defaults: D, flags: readonly F[] = []) {
+  const numbers: Record<string, number> = { ...defaults };
+  const set: Record<string, boolean> = { json: false, profile: false, ...Object.fromEntries(flags.map((f) => [f, false])) };
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!.replace(/^--/, "");
-    if (name === "json" || name === "profile") out[name] = true;
-    else if (name in defaults) out[name] = Number(argv[++i]);
-    else throw new Error(`unknown option --${name}; options: ${Object.keys(defaults).map((k) => `--${k} N`).join(" ")} --json --profile`);
+    if (name in set) set[name] = true;
+    else if (name in defaults) numbers[name] = Number(argv[++i]);
+    else throw new Error(`unknown option --${name}; options: ${Object.keys(defaults).map((k) => `--${k} N`).join(" ")} ${Object.keys(set).map((f) => `--${f}`).join(" ")}`);
   }
-  return out;
+  return { ...numbers, ...set } as D & { json: boolean; profile: boolean } & Record<F, boolean>;
 }
 
 // ---- the manager's process
@@ -48,7 +50,8 @@ export interface BenchManager {
   cpu(): { managerMs: number; postgresMs: number };
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
-  audit(jobIds: string[]): Promise<{ books: Books; departed: number }>;
+  /** The books, the machines departed for missed heartbeats, and how late the manager's event loop ran (ms). */
+  audit(jobIds: string[]): Promise<{ books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number } }>;
   /** Profiles the manager from now until `profileStop`, which writes the profile to `file`. */
   profileStart(): Promise<void>;
   profileStop(file: string): Promise<void>;
@@ -92,7 +95,8 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
   const pgPort = String(await freePort());
   const child: ChildProcess = fork(join(import.meta.dirname, "manager.ts"), [], {
     execArgv,
-    env: { ...process.env, BENCH_MARKET_ENV: JSON.stringify({ ...BENCH_MARKET_ENV, MARKET_PG_PORT: pgPort, ...options.env }) },
+    // DATABASE_URL, when set, is the PostgreSQL the bench's manager uses instead of its own embedded one.
+    env: { ...process.env, BENCH_MARKET_ENV: JSON.stringify({ ...BENCH_MARKET_ENV, MARKET_PG_PORT: pgPort, ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), ...options.env }) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const ready = await new Promise<{ port: number; outbox: string }>((resolve, reject) => {
@@ -126,7 +130,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     },
     audit(jobIds) {
       return new Promise((resolve) => {
-        const on = (m: { kind: string; books: Books; departed: number }) => {
+        const on = (m: { kind: string; books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number } }) => {
           if (m.kind !== "audit") return;
           child.off("message", on);
           resolve(m);
@@ -265,8 +269,11 @@ function timedApi(api: WorkerApi, timings: Timings, onLease: (jobId: string, at:
     module: api.module,
     depart: api.depart,
     lease: async (input) => {
+      const start = performance.now();
       const answer = await timed("lease", api.lease)(input);
       const at = performance.now();
+      // A lease that found nothing: a wake or a freed slot that asked in vain.
+      if (answer.leases.length === 0) timings.add("emptyLease", at - start);
       for (const l of answer.leases) onLease(l.jobId, at);
       return answer;
     },

@@ -5,21 +5,43 @@
 // leasing and reporting; C consumers each submit a job of J trivial tasks, watch its page (one
 // `jobs.get` a second, as the job page polls) until it completes, and submit the next. Prints the
 // dispatch bench's figures plus the machines the market declared departed although they kept
-// heartbeating, the manager's peak memory, and the books of every job that finished.
+// heartbeating, the manager's peak memory, the books of every job that finished, and how long
+// /healthz took to answer (asked every 100 ms throughout).
+//
+// npm run -s bench:load -- --heartbeat-only --machines 10000 --seconds 120 --joinSeconds 60 [--perProducer 100] [--json]
+//
+// Heartbeats only: M machines register over R seconds and then only heartbeat, each at the
+// interval the market gave it at registration (the protocol's: a third of the lease timeout), with
+// no work stream, no consumers and no jobs; each call goes on the wire exactly as the Node
+// worker's tRPC client sends it, but over plain keep-alive HTTP, so the load generator sharing
+// the machine stays light. Prints registrations and heartbeats with their times and rate,
+// /healthz, how late the manager's event loop ran, machines declared departed and peak memory.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, type Consumer } from "./harness.ts";
+import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, type BenchManager, type Consumer } from "./harness.ts";
+import http from "node:http";
 
-const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60 });
+const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10 }, ["heartbeat-only"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
 const manager = await startBenchManager(profileDir ? { profileDir } : {});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 try {
-  const producers = Math.max(1, Math.ceil(opt.machines / 10));
+  const producers = Math.max(1, Math.ceil(opt.machines / opt.perProducer));
   const tokens: string[] = [];
   for (let i = 0; i < producers; i++) tokens.push(await producerToken(manager, `seller${i}@bench.test`));
+  if (opt["heartbeat-only"]) await heartbeatsOnly(manager, tokens);
+  else await mixedLoad(manager, tokens);
+} catch (e) {
+  console.error(`bench:load stopped: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+} finally {
+  await manager.stop();
+}
+process.exit(process.exitCode ?? 0);
+
+async function mixedLoad(manager: BenchManager, tokens: string[]) {
   const buyers: Consumer[] = [];
   for (let i = 0; i < opt.consumers; i++) buyers.push(await consumer(manager, `buyer${i}@bench.test`));
 
@@ -28,6 +50,7 @@ try {
   const submittedAt = new Map<string, number>();
   let peakRss = 0;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
+  const health = probeHealth(manager, timings);
   const cpuBefore = manager.cpu();
   const started = performance.now();
   const fleet = startFleet({
@@ -92,8 +115,9 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = manager.cpu();
   clearInterval(rssTimer);
+  health.stop();
   const accepted = fleet.accepted();
-  const { books, departed } = await manager.audit(finished);
+  const { books, departed, loopDelayMs } = await manager.audit(finished);
   await fleet.stop();
   const pick = (kind: string) => {
     const s = timings.summary(kind);
@@ -107,15 +131,18 @@ try {
       tasksPerSecond: round(accepted / seconds, 1),
       submitToLeaseMs: pick("submitToLease"),
       leaseMs: pick("lease"),
+      emptyLeases: timings.summary("emptyLease").count,
       reportMs: pick("report"),
       heartbeatMs: pick("heartbeat"),
       registerMs: pick("register"),
       submitMs: pick("submit"),
       jobPageMs: pick("jobPage"),
+      healthzMs: pick("healthz"),
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
       postgresCpuMsPerTask: accepted ? round((cpuAfter.postgresMs - cpuBefore.postgresMs) / accepted, 3) : null,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
       departedWhileHeartbeating: departed,
+      managerLoopDelayMs: loopDelayMs,
       peakRssMb: round(peakRss, 0),
       jobs: { submitted: jobIds.length, delayedAtSubmission: delayed, completed: finished.length, unfinished: jobIds.length - finished.length },
       refusedReports: fleet.refused(),
@@ -125,10 +152,147 @@ try {
     },
     opt.json,
   );
-} catch (e) {
-  console.error(`bench:load stopped: ${e instanceof Error ? e.message : String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await manager.stop();
 }
-process.exit(process.exitCode ?? 0);
+
+
+/** Asks /healthz every 100 ms and times each answer, as an operator's probe would. */
+function probeHealth(manager: BenchManager, timings: Timings) {
+  let stopped = false;
+  const done = (async () => {
+    while (!stopped) {
+      const t = performance.now();
+      const ok = await fetch(`${manager.url}/healthz`).then((r) => r.ok, () => false);
+      if (ok) timings.add("healthz", performance.now() - t);
+      await sleep(100);
+    }
+  })();
+  return {
+    stop: () => {
+      stopped = true;
+      return done;
+    },
+  };
+}
+
+/**
+ * One worker call as the Node worker's tRPC client sends it (`httpBatchLink`, a batch of one:
+ * `POST /api/trpc/worker.<name>?batch=1` with `{"0": input}`), over keep-alive connections shared
+ * by all machines, so ten thousand machines cost the load generator little more than their bytes.
+ */
+function rawWorkerCall(agent: http.Agent, base: URL, token: string) {
+  return <T>(procedure: string, input: unknown) =>
+    new Promise<T>((resolve, reject) => {
+      const body = JSON.stringify({ 0: input });
+      const req = http.request(
+        { host: base.hostname, port: base.port, path: `/api/trpc/worker.${procedure}?batch=1`, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${token}` } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => {
+            try {
+              const [answer] = JSON.parse(text) as [{ result?: { data: T }; error?: { message?: string } }];
+              if (answer?.result) resolve(answer.result.data);
+              else reject(new Error(`${res.statusCode}: ${answer?.error?.message ?? text.slice(0, 200)}`));
+            } catch {
+              reject(new Error(`${res.statusCode}: ${text.slice(0, 200)}`));
+            }
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+}
+
+/** Machines that register and then only heartbeat, each at the interval the market gave it. */
+async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
+  const timings = new Timings();
+  const errors: string[] = [];
+  const failures: Record<string, number> = {};
+  const failed = (stage: string, e: unknown) => {
+    failures[stage] = (failures[stage] ?? 0) + 1;
+    if (errors.length < 8) errors.push(`${stage}: ${e instanceof Error ? e.message : String(e)}`);
+  };
+  const timers: NodeJS.Timeout[] = [];
+  let registered = 0;
+  let heartbeats = 0;
+  let peakRss = 0;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const base = new URL(manager.url);
+  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
+  const health = probeHealth(manager, timings);
+  const cpuBefore = manager.cpu();
+  const started = performance.now();
+  const endAt = started + opt.seconds * 1000;
+  const staggerMs = (opt.joinSeconds * 1000) / opt.machines;
+
+  async function machine(i: number) {
+    await sleep(i * staggerMs);
+    const call = rawWorkerCall(agent, base, tokens[i % tokens.length]!);
+    let answer: { machineId: string; heartbeatIntervalMs: number } | null = null;
+    // A refused registration (the market busy: 503 with Retry-After) is asked again, as the worker does.
+    while (!answer && performance.now() < endAt) {
+      const t = performance.now();
+      try {
+        answer = await call("register", { name: `beat-${i}`, kind: "opportunistic", slots: opt.slots, speed: 1, memoryPerSlotMb: 4096, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" });
+        timings.add("register", performance.now() - t);
+        registered++;
+      } catch (e) {
+        failed("register", e);
+        await sleep(1000);
+      }
+    }
+    if (!answer) return;
+    const { machineId, heartbeatIntervalMs } = answer;
+    timers.push(
+      setInterval(() => {
+        const t = performance.now();
+        call("heartbeat", { machineId, leaseIds: [] }).then(
+          () => (timings.add("heartbeat", performance.now() - t), heartbeats++),
+          (e: unknown) => failed("heartbeat", e),
+        );
+      }, heartbeatIntervalMs),
+    );
+  }
+
+  await Promise.all(Array.from({ length: opt.machines }, (_, i) => machine(i)));
+  const joined = performance.now();
+  const beatsAtJoin = heartbeats;
+  await sleep(Math.max(0, endAt - performance.now()));
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
+  const cpuAfter = manager.cpu();
+  for (const t of timers) clearInterval(t);
+  clearInterval(rssTimer);
+  await health.stop();
+  agent.destroy();
+  const { departed, loopDelayMs } = await manager.audit([]);
+  const pick = (kind: string) => {
+    const s = timings.summary(kind);
+    return { p50: s.p50, p99: s.p99, max: s.max, count: s.count };
+  };
+  print(
+    {
+      mode: "heartbeat-only",
+      machines: opt.machines,
+      registered,
+      seconds: round(seconds, 1),
+      joinedInSeconds: round((joined - started) / 1000, 1),
+      registrationsPerSecond: round(registered / ((joined - started) / 1000), 1),
+      heartbeatsPerSecondOnceJoined: round((heartbeats - beatsAtJoin) / Math.max(0.001, (ended - joined) / 1000), 1),
+      registerMs: pick("register"),
+      heartbeatMs: pick("heartbeat"),
+      healthzMs: pick("healthz"),
+      managerLoopDelayMs: loopDelayMs,
+      managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
+      postgresCpuCores: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / 1000 / seconds, 2),
+      departedWhileHeartbeating: departed,
+      peakRssMb: round(peakRss, 0),
+      failedCalls: failures,
+      ...(errors.length ? { errors } : {}),
+    },
+    opt.json,
+  );
+}

@@ -1,19 +1,23 @@
 // The Market Manager as the benches run it: its own process (so its CPU time is its own), its own
 // embedded PostgreSQL in a temporary folder, the real HTTP API on a free port. The parent talks to
 // it over the IPC channel: it is told the port, asks for the audit of the books, and stops it.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig, startMarketManager } from "../src/index.ts";
 import { audit } from "./audit.ts";
 import { Session } from "node:inspector/promises";
-import { writeFileSync } from "node:fs";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-bench-"));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
 const env = JSON.parse(process.env.BENCH_MARKET_ENV ?? "{}") as Record<string, string>;
 const cfg = loadConfig({ MARKET_DATA_DIR: dataDir, MARKET_PORT: "0", LOG_LEVEL: "silent", ...env });
 const departures: string[] = [];
+// How late the manager's event loop ran its timers: a call that arrived waited about as long to be read.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+const ms = (ns: number) => Math.round(ns / 1e4) / 100;
 const manager = await startMarketManager(cfg, (line) => {
   if (/departed \(missed-heartbeats\)/.test(line)) departures.push(line);
   if (process.env.BENCH_MARKET_LOG) process.stderr.write(`[market] ${line}\n`);
@@ -45,8 +49,10 @@ async function profile(msg: { kind: string; file?: string }) {
 process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) => {
   if (msg.kind === "profile-start" || msg.kind === "profile-stop") void profile(msg);
   else if (msg.kind === "audit") {
-    void audit(manager.services.db, msg.jobIds ?? []).then((books) => process.send!({ kind: "audit", books, departed: departures.length }));
+    const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
+    void audit(manager.services.db, msg.jobIds ?? []).then((books) => process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs }));
   } else if (msg.kind === "stop") void stop();
 });
 process.on("SIGTERM", () => void stop());
+loopDelay.reset(); // from here on: the bench's load, not the start
 process.send!({ kind: "ready", port: manager.port, outbox: join(dataDir, "outbox.jsonl") });

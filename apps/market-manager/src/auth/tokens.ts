@@ -55,20 +55,49 @@ export class TokenCache {
   async lookup(token: string): Promise<TokenHolder | null> {
     if (!token.startsWith(PREFIX)) return null;
     const key = hashToken(token);
-    const now = this.now();
-    let entry = this.held.get(key);
-    if (!entry || entry.until <= now) {
-      // Unknown tokens are remembered too, briefly: a flood of bad tokens costs one query each per TTL.
-      entry = { holder: await userForToken(this.db, token), until: now + TOKEN_TTL_MS };
-      if (this.held.size > 100_000) this.held.clear();
-      this.held.set(key, entry);
+    const entry = this.held.get(key);
+    let holder: TokenHolder | null;
+    // Unknown tokens are remembered too, briefly: a flood of bad tokens costs one query each per TTL.
+    if (!entry) holder = await this.ask(key, token);
+    else {
+      // An entry past its time is asked for again once, however many calls carry the token
+      // meanwhile (a fleet of machines shares one): they are answered from the entry until then.
+      if (entry.until <= this.now()) void this.ask(key, token).catch(() => {});
+      holder = entry.holder;
     }
-    if (entry.holder) this.used.add(entry.holder.tokenId);
-    return entry.holder;
+    if (holder) this.used.add(holder.tokenId);
+    return holder;
+  }
+
+  /** Tokens being asked of the database now: one query per token at a time. */
+  private asking = new Map<string, Promise<TokenHolder | null>>();
+  /** Counts forget() calls: an answer read before one is not kept. */
+  private forgotten = 0;
+
+  private ask(key: string, token: string): Promise<TokenHolder | null> {
+    let pending = this.asking.get(key);
+    if (!pending) {
+      const generation = this.forgotten;
+      pending = userForToken(this.db, token)
+        .then((holder) => {
+          if (generation === this.forgotten) {
+            if (this.held.size > 100_000) this.held.clear();
+            this.held.set(key, { holder, until: this.now() + TOKEN_TTL_MS });
+          }
+          return holder;
+        })
+        .finally(() => {
+          if (this.asking.get(key) === pending) this.asking.delete(key);
+        });
+      this.asking.set(key, pending);
+    }
+    return pending;
   }
 
   /** A token was revoked, or its user's roles changed: the next call asks the database. */
   forget(match: { tokenId?: string; userId?: string }) {
+    this.forgotten += 1;
+    this.asking.clear();
     for (const [key, { holder }] of this.held) {
       if (holder && (holder.tokenId === match.tokenId || holder.user.id === match.userId)) this.held.delete(key);
     }

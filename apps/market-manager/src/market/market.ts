@@ -44,6 +44,8 @@ export class Market {
   private tail: Promise<unknown> = Promise.resolve();
   /** Steps waiting for the lock or running. */
   queuedSteps = 0;
+  /** Callers' calls past this many steps are refused with 503 and Retry-After (MAX_QUEUED_STEPS unless set). */
+  maxQueuedSteps = MAX_QUEUED_STEPS;
   /** Heartbeats heard, written to PostgreSQL in batches (resources/liveness.ts). */
   readonly liveness: Liveness;
   /** Wakes the work streams of the machines an event concerns, not every stream (work-routes.ts). */
@@ -69,9 +71,9 @@ export class Market {
    * its client has gone by the time its turn comes; the market's own steps always run.
    */
   serial<T>(step: () => Promise<T>, from?: { signal?: AbortSignal | undefined }): Promise<T> {
-    if (from && this.queuedSteps >= MAX_QUEUED_STEPS) {
+    if (from && this.queuedSteps >= this.maxQueuedSteps) {
       return Promise.reject(
-        refuse.busy({ code: "market-busy", limit: "queued-calls", max: MAX_QUEUED_STEPS, retryAfterSeconds: 1 }, "The market is busy; try again in a second."),
+        refuse.busy({ code: "market-busy", limit: "queued-calls", max: this.maxQueuedSteps, retryAfterSeconds: 1 }, "The market is busy; try again in a second."),
       );
     }
     this.queuedSteps += 1;

@@ -1,4 +1,5 @@
 import type { Market } from "./market.ts";
+import type { LiveMachine } from "./live.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
 import { expireLeases } from "../resources/leases.ts";
 import { answerDelayed } from "../tasks/jobs.ts";
@@ -15,9 +16,14 @@ import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
  */
 export async function tick(market: Market) {
   const now = market.clock.now();
+  // Silence is judged again when the departure's turn comes: a heartbeat that arrived while it
+  // waited for the lock keeps the machine (liveness is when heartbeats arrive, not when the queue gets to them).
+  const silent = (m: LiveMachine) => market.clock.now() - m.lastHeartbeatAt > market.settings.leaseTimeoutMs;
   for (const m of [...market.state.machines.values()]) {
-    if (now - m.lastHeartbeatAt > market.settings.leaseTimeoutMs) {
-      await market.serial(() => departMachine(market, m.id, "missed-heartbeats"));
+    if (silent(m)) {
+      await market.serial(async () => {
+        if (market.state.machines.get(m.id) === m && silent(m)) await departMachine(market, m.id, "missed-heartbeats");
+      });
     } else if (m.departsAt !== null && m.departsAt <= now) {
       await market.serial(() => departMachine(market, m.id, "contract-ended"));
     }

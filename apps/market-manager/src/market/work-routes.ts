@@ -1,5 +1,14 @@
+import { idleTake } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
 import { offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
+import { toCredits } from "../ledger/ledger.ts";
+
+/** Idle machines one event looks at, at most, for spare work: the cost of an event stays bounded. */
+export const MAX_IDLE_LOOKS = 256;
+
+/** Whether the engine lets an idle machine take a holder's spare queued work (resources/leases.ts pickTasks asks the same). */
+const mayTake = (taker: LiveMachine, holder: LiveMachine) =>
+  idleTake({ takerPricePerSecond: toCredits(taker.pricePerSecondMicro), holderPricePerSecond: toCredits(holder.pricePerSecondMicro), holderMayNotRun: false }).take;
 
 /** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
 export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
@@ -49,17 +58,35 @@ export class WorkRoutes {
     if (event.kind !== "queue") return;
     for (const id of event.machineIds) this.wake(id);
     if (this.idle.size === 0) return;
+    const holders: LiveMachine[] = [];
     let spareTasks = 0;
     for (const id of event.machineIds) {
       const m = this.market.state.machines.get(id);
-      if (m) spareTasks += spare(m);
+      const n = m ? spare(m) : 0;
+      if (n > 0) (holders.push(m!), (spareTasks += n));
     }
-    // Each idle machine woken takes about its room; wake until the spare tasks are spoken for.
+    if (spareTasks === 0) return;
+    // Each idle machine woken takes about its room; wake until the spare tasks are spoken for. A
+    // machine is woken only when it could lease now and the engine lets it take from one of the
+    // holders (idleTake: it asks no more than the holder); looking is bounded, so an event costs
+    // the same however many machines idle.
+    let looked = 0;
     for (const id of this.idle) {
-      if (spareTasks <= 0) break;
+      if (spareTasks <= 0 || looked++ >= MAX_IDLE_LOOKS) break;
       const m = this.market.state.machines.get(id);
-      if (!m) continue;
-      spareTasks -= Math.max(1, offeredSlots(m) * 2 - m.leases.size);
+      const room = m ? offeredSlots(m) * 2 - m.leases.size : 0;
+      if (!m || room <= 0) {
+        // It can lease nothing now; any change to it (resumed, a task done) is its own event.
+        this.idle.delete(id);
+        continue;
+      }
+      if (!holders.some((h) => h.id !== id && mayTake(m, h))) {
+        // Not this work: to the back, so the machines behind it are looked at next time.
+        this.idle.delete(id);
+        this.idle.add(id);
+        continue;
+      }
+      spareTasks -= room;
       this.idle.delete(id);
       this.wake(id);
     }

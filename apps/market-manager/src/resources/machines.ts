@@ -50,78 +50,106 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   if (dedicated && (offer.departsAt === undefined || offer.contractPrice === undefined)) {
     throw refuse.badRequest({ code: "incomplete-offer" }, "A dedicated machine must say when it leaves and what the whole contract costs.");
   }
-  return market.serial(async () => {
-    const now = market.clock.now();
-    if (dedicated && offer.departsAt! <= now) {
-      throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt!, now }, "The offer ends before now; a dedicated machine must stay for some time.");
-    }
-    if (dedicated && offer.departsAt! - now > MAX_CONTRACT_DAYS * 86_400_000) {
-      throw refuse.badRequest(
-        { code: "offer-too-long", days: (offer.departsAt! - now) / 86_400_000, maxDays: MAX_CONTRACT_DAYS },
-        `A dedicated offer may last at most ${MAX_CONTRACT_DAYS} days.`,
-      );
-    }
-    const id = randomUUID();
-    const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
-    const live: LiveMachine = {
+  // A dedicated offer is weighed against the market's budget for contracts and its state of the
+  // moment, so it is decided in the market's step. Any other machine is accepted whatever the
+  // market holds (the engine's considerOffer): its row is written without the lock and memory
+  // learns of it as soon as it is committed, so registering never waits behind the market's queue.
+  if (dedicated) return market.serial(() => joinMarket(market, caller, offer, true), { signal });
+  if (signal?.aborted) throw refuse.gone();
+  const answer = await joinMarket(market, caller, offer, false);
+  placePendingSoon(market);
+  return answer;
+}
+
+async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean) {
+  const now = market.clock.now();
+  if (dedicated && offer.departsAt! <= now) {
+    throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt!, now }, "The offer ends before now; a dedicated machine must stay for some time.");
+  }
+  if (dedicated && offer.departsAt! - now > MAX_CONTRACT_DAYS * 86_400_000) {
+    throw refuse.badRequest(
+      { code: "offer-too-long", days: (offer.departsAt! - now) / 86_400_000, maxDays: MAX_CONTRACT_DAYS },
+      `A dedicated offer may last at most ${MAX_CONTRACT_DAYS} days.`,
+    );
+  }
+  const id = randomUUID();
+  const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
+  const live: LiveMachine = {
+    id,
+    ownerId: caller.id,
+    name: offer.name,
+    kind: offer.kind,
+    slots: offer.slots,
+    speed: offer.speed,
+    memoryPerSlotMb: offer.memoryPerSlotMb,
+    pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
+    reputation: 1,
+    contractPriceMicro,
+    departsAt: dedicated ? offer.departsAt! : null,
+    contractStartAt: dedicated ? now : null,
+    contractPaidUntil: dedicated ? now : null,
+    contractPaidMicro: 0n,
+    queue: [],
+    leases: new Set(),
+    lastHeartbeatAt: now,
+    controls: MachineControls.parse(offer.controls ?? {}),
+    localAvailable: offer.available ?? true,
+  };
+  // seed 003, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
+  // would itself put on that capacity right after accepting it.
+  const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
+  if (!verdict.accept) {
+    const reason = verdict.reasons[0] ?? { code: "offer-refused" };
+    throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
+  }
+  const row = await market.db.machine.create({
+    data: {
       id,
       ownerId: caller.id,
+      apiTokenId: caller.tokenId ?? null,
       name: offer.name,
       kind: offer.kind,
       slots: offer.slots,
       speed: offer.speed,
       memoryPerSlotMb: offer.memoryPerSlotMb,
-      pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
-      reputation: 1,
+      bandwidthBps: offer.bandwidthBytesPerSecond,
+      pricePerSecondMicro: live.pricePerSecondMicro,
       contractPriceMicro,
-      departsAt: dedicated ? offer.departsAt! : null,
-      contractStartAt: dedicated ? now : null,
-      contractPaidUntil: dedicated ? now : null,
-      contractPaidMicro: 0n,
-      queue: [],
-      leases: new Set(),
-      lastHeartbeatAt: now,
-      controls: MachineControls.parse(offer.controls ?? {}),
-      localAvailable: offer.available ?? true,
-    };
-    // seed 003, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
-    // would itself put on that capacity right after accepting it.
-    const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
-    if (!verdict.accept) {
-      const reason = verdict.reasons[0] ?? { code: "offer-refused" };
-      throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
-    }
-    const row = await market.db.$transaction(async (tx) => {
-      const created = await tx.machine.create({
-        data: {
-          id,
-          ownerId: caller.id,
-          apiTokenId: caller.tokenId ?? null,
-          name: offer.name,
-          kind: offer.kind,
-          slots: offer.slots,
-          speed: offer.speed,
-          memoryPerSlotMb: offer.memoryPerSlotMb,
-          bandwidthBps: offer.bandwidthBytesPerSecond,
-          pricePerSecondMicro: live.pricePerSecondMicro,
-          contractPriceMicro,
-          availableUntil: dedicated ? new Date(offer.departsAt!) : null,
-          contractPaidUntil: dedicated ? new Date(now) : null,
-          userAgent: offer.userAgent.slice(0, 300),
-          lastHeartbeatAt: new Date(now),
-          registeredAt: new Date(now),
-          controls: live.controls,
-          localAvailable: live.localAvailable,
-        },
-      });
-      return created;
-    });
-    machineJoined(market, live);
-    market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
-    await placePendingTasks(market);
-    market.emit({ kind: "machine", machineId: row.id });
-    return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
-  }, { signal });
+      availableUntil: dedicated ? new Date(offer.departsAt!) : null,
+      contractPaidUntil: dedicated ? new Date(now) : null,
+      userAgent: offer.userAgent.slice(0, 300),
+      lastHeartbeatAt: new Date(now),
+      registeredAt: new Date(now),
+      controls: live.controls,
+      localAvailable: live.localAvailable,
+    },
+    select: { id: true, name: true, slots: true, speed: true },
+  });
+  // Heard from the moment it is written, however long the commit took.
+  live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
+  machineJoined(market, live);
+  market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
+  if (dedicated) await placePendingTasks(market);
+  market.emit({ kind: "machine", machineId: row.id });
+  return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
+}
+
+/** Markets with a placement of waiting tasks already queued: machines joining at once share one. */
+const placing = new WeakSet<Market>();
+
+/**
+ * Tasks that waited for a machine (none fitted, or there were none) are offered to the machines
+ * now in the market, in one step of the market however many machines join meanwhile.
+ */
+function placePendingSoon(market: Market) {
+  if (placing.has(market)) return;
+  placing.add(market);
+  void market
+    .serial(() => {
+      placing.delete(market);
+      return placePendingTasks(market);
+    })
+    .catch((e: unknown) => market.log(`waiting tasks not placed yet (the sweeper tries again): ${e instanceof Error ? e.message : String(e)}`));
 }
 
 export function heartbeatInterval(market: Market): number {
