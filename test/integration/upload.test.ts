@@ -72,4 +72,13 @@ describe("module upload", () => {
     expect(job.name).toBe("ok job");
     expect(await db.module.count()).toBe(1);
   });
+
+  it("takes two submissions of one new module at once, storing the module once", async () => {
+    const bytes = paddedModule(MAX - 32);
+    const answers = await Promise.all([consumer.jobs.submit.mutate(upload(bytes, "twin a")), consumer.jobs.submit.mutate(upload(bytes, "twin b"))]);
+    expect(answers.map((a) => typeof a.jobId)).toEqual(["string", "string"]);
+    const db = market.manager.services.db;
+    expect(await db.job.count({ where: { name: { in: ["twin a", "twin b"] } } })).toBe(2);
+    expect(await db.module.count()).toBe(2);
+  });
 });

@@ -25,15 +25,12 @@ export async function uploadModule(services: Services, req: IncomingMessage, res
   try {
     const bytes = Buffer.concat(chunks);
     const { hash, info } = checkModule(bytes, max);
-    const existing = await services.db.module.findUnique({ where: { hash }, select: { hash: true } });
-    if (!existing) {
-      await services.db.module.upsert({
-        where: { hash },
-        create: { hash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(info.imports), ownerId: caller.id },
-        update: {},
-      });
-    }
-    sendJson(res, existing ? 200 : 201, { hash, size: bytes.length, stored: !existing });
+    // One statement (ON CONFLICT DO NOTHING): two uploads of one new module at once both succeed.
+    const { count } = await services.db.module.createMany({
+      data: { hash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(info.imports), ownerId: caller.id },
+      skipDuplicates: true,
+    });
+    sendJson(res, count ? 201 : 200, { hash, size: bytes.length, stored: count > 0 });
   } catch (e) {
     sendThrown(res, e, services);
   }

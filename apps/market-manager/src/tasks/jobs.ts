@@ -207,10 +207,10 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
 async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
   const bytes = job.moduleBytes;
   if (bytes) {
-    await db.module.upsert({
-      where: { hash: job.moduleHash },
-      create: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId },
-      update: {},
+    // One statement (ON CONFLICT DO NOTHING): two submissions of one new module at once both succeed.
+    await db.module.createMany({
+      data: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId },
+      skipDuplicates: true,
     });
   }
   await db.job.create({
