@@ -1,5 +1,4 @@
 import type { Market } from "../market/market.ts";
-import { MAX_QUEUED_STEPS } from "../market/market.ts";
 import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
@@ -57,8 +56,9 @@ export class ReportBatch<A extends LeaseAsk<any>> {
   ) {}
 
   private refuseWhenFull() {
-    if (this.market.queuedSteps + this.waiting.length >= MAX_QUEUED_STEPS) {
-      throw refuse.busy({ code: "market-busy", limit: "queued-calls", max: MAX_QUEUED_STEPS, retryAfterSeconds: 1 }, "The market is busy; try again in a second.");
+    const max = this.market.maxQueuedSteps;
+    if (this.market.queuedSteps + this.waiting.length >= max) {
+      throw refuse.busy({ code: "market-busy", limit: "queued-calls", max, retryAfterSeconds: 1 }, "The market is busy; try again in a second.");
     }
   }
 
