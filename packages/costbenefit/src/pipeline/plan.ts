@@ -6,6 +6,7 @@ import type { Reason } from "../reasons.ts";
 import type { SearchContext } from "./context.ts";
 import type { TaskShape } from "./feasibility.ts";
 import { linkHasRoom, networkCredits } from "./scoring.ts";
+import { SAME_TASKS_AT_LEAST, SameTaskSearch } from "./same-tasks.ts";
 import { cheapestMachine, clearExclusions, emptyExclusions } from "./selection.ts";
 
 export interface Plan {
@@ -57,6 +58,10 @@ export function expandTasks(job: Job): TaskShape[][] {
   return groups.sort((a, b) => b[0]!.work - a[0]!.work || (a[0]!.id < b[0]!.id ? -1 : 1));
 }
 
+function sameShape(a: TaskShape, b: TaskShape): boolean {
+  return a.work === b.work && a.memoryMb === b.memoryMb && a.bytes === b.bytes;
+}
+
 export type Chooser = (ctx: SearchContext, task: TaskShape, deadlineAt: number, excluded: ReadonlySet<number> | undefined, why: ReturnType<typeof emptyExclusions>) =>
   | { row: number; cost: number; finishAt: number; startsNow: boolean }
   | undefined;
@@ -91,12 +96,25 @@ function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number,
   const ids = ctx.state.machines.ids;
   // One tally of exclusions, cleared per task: it leaves the plan only in a failure's reason.
   const why = emptyExclusions();
-  for (const group of groups) {
+  // A run of tasks of one shape is searched once for all of them (same-tasks.ts).
+  let same: SameTaskSearch | undefined;
+  let runEnd = 0;
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!;
     const used = group.length > 1 ? new Set<number>() : undefined;
+    if (g >= runEnd) {
+      same = undefined;
+      runEnd = g + 1;
+      if (choose === cheapestMachine && !used && ctx.state.index.size > 0) {
+        while (runEnd < groups.length && groups[runEnd]!.length === 1 && sameShape(group[0]!, groups[runEnd]![0]!)) runEnd++;
+        if (runEnd - g >= SAME_TASKS_AT_LEAST) same = new SameTaskSearch(ctx, group[0]!, deadlineAt);
+      }
+    }
+    if (same?.unsafe) same = undefined;
     for (const task of group) {
       const linkOk = linkHasRoom(ctx, task);
       clearExclusions(why);
-      const c = ctx.bounded && !linkOk ? undefined : choose(ctx, task, deadlineAt, used, why);
+      const c = ctx.bounded && !linkOk ? undefined : same ? same.choose(why) : choose(ctx, task, deadlineAt, used, why);
       if (!c) {
         return {
           ok: false,
@@ -105,6 +123,7 @@ function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number,
       }
       const total = c.cost + networkCredits(ctx, task);
       ctx.overlay.add(c.row, task.work, task.memoryMb, task.bytes);
+      same?.placed(c.row);
       // Replicas verify each other only if different owners ran them (DESIGN.md "Verification").
       if (used) for (const s of ctx.state.machines.sameOwner(c.row)) used.add(s);
       taskIds[i] = task.id;

@@ -1,6 +1,6 @@
-// Deciding a job of many identical tasks takes shortcuts (plans written out only when read, the
-// always-admit plan skipped or cut short once it cannot be admitted, bounds worked out once per
-// task shape). These tests hold the decisions to those of the straightforward search, written
+// Deciding a job of many identical tasks takes shortcuts (one search for a run of identical tasks,
+// plans written out only when read, the always-admit plan skipped or cut short once it cannot be
+// admitted, bounds worked out once per task shape). These tests hold the decisions to those of the straightforward search, written
 // out here as it was: every task copied, every plan placed in full.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -116,18 +116,18 @@ const curveArb: fc.Arbitrary<BenefitCurve> = fc.oneof(
   fc.record({ kind: fc.constant("linear-decay" as const), value: fc.double({ min: 1, max: 2000, noNaN: true }), start: fc.constant(5), end: fc.constant(400), floor: fc.constant(0) }),
 );
 const tasksArb = fc.record({
-  count: fc.integer({ min: 1, max: 120 }),
+  count: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 32, max: 150 })),
   work: fc.double({ min: 0.01, max: 60, noNaN: true }),
   memoryMb: fc.constantFrom(0, 32, 200, 600),
   bytes: fc.constantFrom(0, 1024, 5e6),
   // Some jobs mix two task sizes.
-  mixed: fc.boolean(),
-  replicas: fc.integer({ min: 1, max: 3 }),
+  mixed: fc.constantFrom(false, false, true),
+  replicas: fc.constantFrom(1, 1, 1, 2, 3),
 });
 
 type MachineSpec = { speed: number; slots: number; memoryPerSlotMb: number; pricePerSecond: number; load: number; owner?: string | undefined };
 
-function marketOf(ms: MachineSpec[], settings: Parameters<typeof market>[1]): MarketState {
+function marketOf(ms: readonly MachineSpec[], settings: Parameters<typeof market>[1]): MarketState {
   const s = market(ms.map((m, i) => opp(`m${i}`, { speed: m.speed, slots: m.slots, memoryPerSlotMb: m.memoryPerSlotMb, pricePerSecond: m.pricePerSecond, ...(m.owner ? { owner: m.owner } : {}) })), settings);
   ms.forEach((m, i) => {
     if (m.load > 0) s.assignTask({ id: `bg${i}`, jobId: "bg", work: m.load * m.speed, memoryMb: 0, bytes: 0 }, `m${i}`, 0);
@@ -153,15 +153,18 @@ describe("deciding jobs of many identical tasks", () => {
     const outcomes = new Set<string>();
     fc.assert(
       fc.property(
-        fc.array(machineArb, { minLength: 1, maxLength: 6 }),
+        // Twins (same machine twice) tie on cost: the tie goes to the lower row either way.
+        fc.array(machineArb, { minLength: 1, maxLength: 12 }).chain((ms) => fc.constantFrom(ms, [...ms, ...ms])),
         tasksArb,
         curveArb,
-        fc.constantFrom("marginal-cost", "earliest-finish", "least-loaded", "round-robin") as fc.Arbitrary<PolicyProfile["placement"]>,
+        fc.constantFrom("marginal-cost", "marginal-cost", "marginal-cost", "earliest-finish", "least-loaded", "round-robin") as fc.Arbitrary<PolicyProfile["placement"]>,
         fc.constantFrom("posted", "bid") as fc.Arbitrary<"posted" | "bid">,
         fc.constantFrom(1e5, 1e10),
         fc.integer({ min: 1, max: 1000 }),
-        (ms, t, benefit, placement, pricing, linkBytesPerSecond, seed) => {
-          const settings = { pricing, linkBytesPerSecond };
+        // A small limit on machines inspected per task cuts the search short.
+        fc.constantFrom(1, 3, 7, 4096),
+        (ms, t, benefit, placement, pricing, linkBytesPerSecond, seed, maxCandidatesPerTask) => {
+          const settings = { pricing, linkBytesPerSecond, maxCandidatesPerTask };
           const policy = createPolicy("miserly", { placement });
           const j = jobOf(t, benefit, seed);
           const want = straightforward(marketOf(ms, settings), j, 1, chooserFor(placement, createRng(seed)), policy.profile);
@@ -170,11 +173,11 @@ describe("deciding jobs of many identical tasks", () => {
           expect(got).toEqual(want);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 1500 },
     );
-    // The runs reach every way a decision can go, so each shortcut was taken and checked.
-    for (const o of ["admitted:profitable", "admitted:always-admit", "delayed:unprofitable", "delayed:no-feasible-machine", "rejected:unprofitable"]) expect(outcomes).toContain(o);
-  });
+    // The runs reach the common ways a decision goes (always-admit, rare here, is checked below).
+    for (const o of ["admitted:profitable", "delayed:unprofitable", "delayed:no-feasible-machine", "rejected:unprofitable"]) expect(outcomes).toContain(o);
+  }, 120_000);
 
   it("decides a 10,000-task job exactly as the straightforward search: admitted, delayed, always admitted", () => {
     const ms: MachineSpec[] = Array.from({ length: 5 }, (_, i) => ({ speed: 1 + i * 0.2, slots: 4, memoryPerSlotMb: 512, pricePerSecond: 0.0001 * (i + 1), load: i * 10 }));
