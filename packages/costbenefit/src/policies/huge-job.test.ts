@@ -196,4 +196,17 @@ describe("deciding jobs of many identical tasks", () => {
       expect(got).toEqual(want);
     }
   });
+
+  it("asks a big job again with its tasks as they are now, not as they were sorted last time", () => {
+    const ms: MachineSpec[] = Array.from({ length: 3 }, (_, i) => ({ speed: 1 + i, slots: 2, memoryPerSlotMb: 512, pricePerSecond: 0.001, load: 0 }));
+    const policy = createPolicy("miserly");
+    const first = jobOf({ count: 2000, work: 1, memoryMb: 0, bytes: 0, mixed: false, replicas: 1 }, { kind: "constant", value: 1e4 }, 5);
+    // The same job id, its tasks now of two sizes and listed backwards, then with other ids.
+    const resized = { ...first, tasks: first.tasks.map((t, i) => ({ ...t, work: i % 3 === 0 ? 2 : 1 })).reverse() };
+    const renamed = { ...first, tasks: first.tasks.map((t, i) => ({ ...t, id: `x${(i * 7919) % 2000}` })) };
+    for (const j of [first, resized, first, renamed]) {
+      const want = straightforward(marketOf(ms, {}), j, 1, chooserFor("marginal-cost", createRng(1)), policy.profile);
+      expect(policy.admit(marketOf(ms, {}), j, 1, createRng(1))).toEqual(want);
+    }
+  });
 });
