@@ -37,7 +37,9 @@ function expectedPayments(state: MarketState, job: Job, plan: Plan): number {
   for (const p of plan.placements) {
     const row = state.machines.rowById.get(p.machineId);
     if (row === undefined) continue;
-    total += (f.pricePerSecond[row]! * (work.get(p.taskId.split("~")[0]!) ?? 0)) / f.speed[row]!;
+    // The part before the first "~": replica r >= 1 of task t is `${t}~${r}` (expandTasks).
+    const cut = p.taskId.indexOf("~");
+    total += (f.pricePerSecond[row]! * (work.get(cut < 0 ? p.taskId : p.taskId.slice(0, cut)) ?? 0)) / f.speed[row]!;
   }
   return total;
 }

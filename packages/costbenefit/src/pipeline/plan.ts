@@ -6,23 +6,88 @@ import type { Reason } from "../reasons.ts";
 import type { SearchContext } from "./context.ts";
 import type { TaskShape } from "./feasibility.ts";
 import { linkHasRoom, networkCredits } from "./scoring.ts";
-import { cheapestMachine, emptyExclusions } from "./selection.ts";
+import { SAME_TASKS_AT_LEAST, SameTaskSearch } from "./same-tasks.ts";
+import { cheapestMachine, clearExclusions, emptyExclusions } from "./selection.ts";
 
 export interface Plan {
-  placements: Placement[];
+  readonly placements: Placement[];
   cost: number;
   completionAt: number;
 }
 
+/**
+ * A plan whose placements are written out only when read: a menu builds several plans of a job
+ * and a delayed job's plans are never read at all, so a 10,000-task job's placements are made
+ * once, for the plan admitted, instead of once per plan tried.
+ */
+class BuiltPlan implements Plan {
+  private written: Placement[] | undefined;
+  constructor(
+    readonly cost: number,
+    readonly completionAt: number,
+    private readonly taskIds: string[],
+    private readonly machineIds: string[],
+    private readonly finishAt: Float64Array,
+    private readonly costs: Float64Array,
+  ) {}
+
+  get placements(): Placement[] {
+    if (!this.written) {
+      const out: Placement[] = new Array(this.taskIds.length);
+      for (let i = 0; i < out.length; i++) out[i] = { taskId: this.taskIds[i]!, machineId: this.machineIds[i]!, expectedFinishAt: this.finishAt[i]!, marginalCost: this.costs[i]! };
+      this.written = out;
+    }
+    return this.written;
+  }
+}
+
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; reason: Reason };
 
-/** The job's tasks with replicas expanded: replica r >= 1 of task t is `${t}~${r}`. */
+/**
+ * The job's tasks with replicas expanded: replica r >= 1 of task t is `${t}~${r}`. Without
+ * replicas each task is its own group, read as it is (no copy): a job of 10,000 tasks is asked
+ * again at every change of capacity while it waits, and copies of its tasks were most of the
+ * garbage that made each asking stall the market.
+ */
 export function expandTasks(job: Job): TaskShape[][] {
-  const groups = job.tasks.map((t) =>
-    Array.from({ length: job.replicas }, (_, r) => ({ id: r === 0 ? t.id : `${t.id}~${r}`, work: t.work, memoryMb: t.memoryMb, bytes: t.bytes })),
-  );
-  // Largest first: the hardest tasks get the most choice (DESIGN.md step 1).
-  return groups.sort((a, b) => b[0]!.work - a[0]!.work || (a[0]!.id < b[0]!.id ? -1 : 1));
+  const k = job.replicas;
+  return Array.from(sortedOrder(job), (i): TaskShape[] => {
+    const t = job.tasks[i]!;
+    return k === 1 ? [t] : Array.from({ length: k }, (_, r) => ({ id: r === 0 ? t.id : `${t.id}~${r}`, work: t.work, memoryMb: t.memoryMb, bytes: t.bytes }));
+  });
+}
+
+/** Positions of the job's tasks, largest first, then by id: the hardest tasks get the most choice (DESIGN.md step 1). */
+function sortedOrder(job: Job): number[] {
+  const tasks = job.tasks;
+  const known = sorted.get(job.id);
+  if (known && sameTasks(known, tasks)) return known.order;
+  const order = Array.from({ length: tasks.length }, (_, i) => i);
+  order.sort((a, b) => tasks[b]!.work - tasks[a]!.work || (tasks[a]!.id < tasks[b]!.id ? -1 : 1));
+  if (tasks.length >= SORTED_AT_LEAST) {
+    if (sorted.size >= SORTED_KEPT) sorted.delete(sorted.keys().next().value!);
+    sorted.set(job.id, { ids: tasks.map((t) => t.id), work: Float64Array.from(tasks, (t) => t.work), order });
+  }
+  return order;
+}
+
+/**
+ * The order of the last few big jobs asked about: sorting 10,000 task ids was most of what asking
+ * a delayed job again cost. Reused only when the job has the very same task ids and work figures
+ * in the same order (checked in one pass, far cheaper than the sort).
+ */
+const sorted = new Map<string, { ids: string[]; work: Float64Array; order: number[] }>();
+const SORTED_AT_LEAST = 1000;
+const SORTED_KEPT = 8;
+
+function sameTasks(known: { ids: string[]; work: Float64Array }, tasks: readonly { id: string; work: number }[]): boolean {
+  if (known.ids.length !== tasks.length) return false;
+  for (let i = 0; i < tasks.length; i++) if (known.ids[i] !== tasks[i]!.id || known.work[i] !== tasks[i]!.work) return false;
+  return true;
+}
+
+function sameShape(a: TaskShape, b: TaskShape): boolean {
+  return a.work === b.work && a.memoryMb === b.memoryMb && a.bytes === b.bytes;
 }
 
 export type Chooser = (ctx: SearchContext, task: TaskShape, deadlineAt: number, excluded: ReadonlySet<number> | undefined, why: ReturnType<typeof emptyExclusions>) =>
@@ -30,32 +95,78 @@ export type Chooser = (ctx: SearchContext, task: TaskShape, deadlineAt: number, 
   | undefined;
 
 export function buildPlan(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number, choose: Chooser = cheapestMachine): PlanResult {
+  return planUpTo(ctx, groups, deadlineAt, choose, Infinity) as PlanResult;
+}
+
+/**
+ * The plan buildPlan makes, or undefined (whether or not one exists) once its cost passes
+ * `maxCost`: costs only add up, so a caller that cannot use a plan dearer than that learns it
+ * after the first tasks instead of placing all of them.
+ */
+export function planWithin(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number, choose: Chooser, maxCost: number): Plan | undefined {
+  const r = planUpTo(ctx, groups, deadlineAt, choose, maxCost);
+  return r !== OVER_BUDGET && r.ok ? r.plan : undefined;
+}
+
+const OVER_BUDGET = Symbol("over budget");
+
+function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number, choose: Chooser, maxCost: number): PlanResult | typeof OVER_BUDGET {
   ctx.overlay.clear();
-  const placements: Placement[] = [];
+  let count = 0;
+  for (const group of groups) count += group.length;
+  const taskIds: string[] = new Array(count);
+  const machineIds: string[] = new Array(count);
+  const finishAt = new Float64Array(count);
+  const costs = new Float64Array(count);
+  let i = 0;
   let cost = 0;
   let completionAt = ctx.now;
   const ids = ctx.state.machines.ids;
-  for (const group of groups) {
+  // One tally of exclusions, cleared per task: it leaves the plan only in a failure's reason.
+  const why = emptyExclusions();
+  // A run of tasks of one shape is searched once for all of them (same-tasks.ts).
+  let same: SameTaskSearch | undefined;
+  let runEnd = 0;
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!;
     const used = group.length > 1 ? new Set<number>() : undefined;
+    if (g >= runEnd) {
+      same = undefined;
+      runEnd = g + 1;
+      if (choose === cheapestMachine && !used && ctx.state.index.size > 0) {
+        while (runEnd < groups.length && groups[runEnd]!.length === 1 && sameShape(group[0]!, groups[runEnd]![0]!)) runEnd++;
+        if (runEnd - g >= SAME_TASKS_AT_LEAST) same = new SameTaskSearch(ctx, group[0]!, deadlineAt);
+      }
+    }
+    if (same?.unsafe) same = undefined;
     for (const task of group) {
       const linkOk = linkHasRoom(ctx, task);
-      const why = emptyExclusions();
-      const c = ctx.bounded && !linkOk ? undefined : choose(ctx, task, deadlineAt, used, why);
+      clearExclusions(why);
+      const c = ctx.bounded && !linkOk ? undefined : same ? same.choose(why) : choose(ctx, task, deadlineAt, used, why);
       if (!c) {
         return {
           ok: false,
-          reason: { code: "no-feasible-machine", taskId: task.id, deadlineAt: Number.isFinite(deadlineAt) ? deadlineAt : null, exclusions: why, linkFull: !linkOk },
+          reason: { code: "no-feasible-machine", taskId: task.id, deadlineAt: Number.isFinite(deadlineAt) ? deadlineAt : null, exclusions: { ...why }, linkFull: !linkOk },
         };
       }
       const total = c.cost + networkCredits(ctx, task);
       ctx.overlay.add(c.row, task.work, task.memoryMb, task.bytes);
+      same?.placed(c.row);
       // Replicas verify each other only if different owners ran them (DESIGN.md "Verification").
       if (used) for (const s of ctx.state.machines.sameOwner(c.row)) used.add(s);
-      placements.push({ taskId: task.id, machineId: ids[c.row]!, expectedFinishAt: c.finishAt, marginalCost: total });
+      taskIds[i] = task.id;
+      machineIds[i] = ids[c.row]!;
+      finishAt[i] = c.finishAt;
+      costs[i] = total;
+      i++;
       cost += total;
       completionAt = Math.max(completionAt, c.finishAt);
+      if (cost > maxCost) {
+        ctx.overlay.clear();
+        return OVER_BUDGET;
+      }
     }
   }
   ctx.overlay.clear();
-  return { ok: true, plan: { placements, cost, completionAt } };
+  return { ok: true, plan: new BuiltPlan(cost, completionAt, taskIds, machineIds, finishAt, costs) };
 }

@@ -26,6 +26,11 @@ export function emptyExclusions(): Exclusions {
   return { inspected: 0, unavailable: 0, memory: 0, reputation: 0, replica: 0, departure: 0, deadline: 0, horizon: 0, memoryFull: 0 };
 }
 
+/** Every count back to zero (one tally reused across a plan's tasks). */
+export function clearExclusions(why: Exclusions): void {
+  why.inspected = why.unavailable = why.memory = why.reputation = why.replica = why.departure = why.deadline = why.horizon = why.memoryFull = 0;
+}
+
 export function cheapestMachine(
   ctx: SearchContext,
   task: TaskShape,

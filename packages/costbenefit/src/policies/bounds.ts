@@ -36,7 +36,17 @@ export function lowestPossibleCost(state: MarketState, job: Job): number {
   const s = state.settings;
   const n = state.n;
   let total = 0;
-  for (const t of job.tasks) total += unitsToCredits(resourceMarginalCost(n, 0, s.horizonSeconds, t.work / a.maxCapacity), s.priceConstant);
+  // Tasks of one job mostly share one work figure: its cost is worked out once, then summed in
+  // the same order as before, so the bound is the same to the last bit.
+  let work = NaN;
+  let each = 0;
+  for (const t of job.tasks) {
+    if (t.work !== work) {
+      work = t.work;
+      each = unitsToCredits(resourceMarginalCost(n, 0, s.horizonSeconds, work / a.maxCapacity), s.priceConstant);
+    }
+    total += each;
+  }
   return total * job.replicas;
 }
 

@@ -1,14 +1,14 @@
 // The miserly admission strategy (seed 003, 4.2 and DESIGN.md steps 1-3): try each candidate completion
 // time, keep the most profitable placement, admit only if profit is positive; otherwise delay
 // while the job could still become profitable, and reject once it cannot or has waited too long.
-import { benefitAt } from "../benefit.ts";
+import { benefitAt, maxBenefit } from "../benefit.ts";
 import type { Decision } from "../decision.ts";
 import type { Job } from "../job.ts";
 import type { Reason } from "../reasons.ts";
 import type { MarketState } from "../state/market-state.ts";
 import { createContext, type SearchContext } from "../pipeline/context.ts";
 import type { TaskShape } from "../pipeline/feasibility.ts";
-import { buildPlan, expandTasks, type Chooser, type Plan } from "../pipeline/plan.ts";
+import { buildPlan, expandTasks, planWithin, type Chooser, type Plan } from "../pipeline/plan.ts";
 import { earliestCompletion, highestPossibleCost, lowestPossibleCost } from "./bounds.ts";
 import type { PolicyProfile } from "./profile.ts";
 import { admitted, delayOrReject } from "./outcomes.ts";
@@ -69,13 +69,19 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   // seed 003, 4.2: a benefit above the highest possible cost is always admitted, even when the
   // usage bounds leave no room; it must still cover the plan's actual cost.
   const highest = highestPossibleCost(state, job);
-  ctx.bounded = false;
-  const over = buildPlan(ctx, groups, Infinity, choose);
-  ctx.bounded = true;
-  if (over.ok) {
-    const b = benefitAt(job.benefit, over.plan.completionAt - job.arrivedAt);
-    if (b > highest && b >= over.plan.cost) {
-      return admitted(state, job, over.plan, [{ code: "always-admit", benefit: b, highestPossibleCost: highest, marginalCost: over.plan.cost }]);
+  // No benefit exceeds the curve's first value (curves never rise): when that is not above the
+  // highest possible cost, or once the plan costs more than it, the plan cannot be admitted, so
+  // it is not built, or not built further (a delayed 10,000-task job is asked again often).
+  const most = maxBenefit(job.benefit);
+  if (most > highest) {
+    ctx.bounded = false;
+    const over = planWithin(ctx, groups, Infinity, choose, most);
+    ctx.bounded = true;
+    if (over) {
+      const b = benefitAt(job.benefit, over.completionAt - job.arrivedAt);
+      if (b > highest && b >= over.cost) {
+        return admitted(state, job, over, [{ code: "always-admit", benefit: b, highestPossibleCost: highest, marginalCost: over.cost }]);
+      }
     }
   }
 
