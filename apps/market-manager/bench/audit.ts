@@ -1,12 +1,13 @@
 // What a bench must not break, read from PostgreSQL once the load is over: every task of the
-// bench's jobs has exactly one accepted result and one payment, every job is completed and
+// bench's jobs is done with exactly one accepted result, paid exactly once, and no payment under
+// it but for that result or a failed run of it (see `audit`), every job is completed and
 // settled once with an empty escrow, and the ledger sums to zero. `lost` counts every way this
 // fails, so a bench that prints `"lost": 0` has checked the books, not assumed them.
 import type { Db } from "../src/db/client.ts";
 
 export interface Books {
   tasks: number;
-  /** Tasks without exactly one accepted result, or whose accepted result is not paid exactly once. */
+  /** Tasks not done, without exactly one accepted result, whose accepted result is not paid exactly once, or with a payment for anything but it or a failed run. */
   tasksLost: number;
   /** Jobs not completed, not settled exactly once, or with money left in escrow. */
   jobsUnsettled: number;
@@ -14,16 +15,52 @@ export interface Books {
   ledgerSumMicro: string;
   unbalancedEntries: number;
   lost: number;
+  /** The first lost tasks (at most LOST_SHOWN), each with what its rows say, so a lost task names the guarantee it broke. */
+  lostTasks?: LostTask[];
 }
 
+/** What the database holds for a lost task: its status, its results and its payments, each with its run. */
+export interface LostTask {
+  taskId: string;
+  jobId: string;
+  index: number;
+  status: string;
+  attempts: number;
+  acceptedResultId: string | null;
+  results: { id: string; leaseId: string; leaseStatus: string; exitCode: number; accepted: boolean; error: string | null; paidMicro: string | null }[];
+  payments: { resultId: string; failed: boolean | null; amountMicro: string }[];
+  leases: { id: string; status: string }[];
+}
+
+const LOST_SHOWN = 10;
+
 export async function audit(db: Db, jobIds: string[]): Promise<Books> {
-  const [tasks] = await db.$queryRaw<{ tasks: bigint; lost: bigint }[]>`
-    SELECT count(*) AS tasks,
-           count(*) FILTER (WHERE t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR coalesce(p.paid, 0) <> 1) AS lost
-    FROM "Task" t
-    LEFT JOIN (SELECT "taskId", count(*) AS accepted FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
-    LEFT JOIN (SELECT "taskId", count(*) AS paid FROM "LedgerEntry" WHERE kind = 'payment' GROUP BY "taskId") p ON p."taskId" = t.id
-    WHERE t."jobId" = ANY(${jobIds}::text[])`;
+  // A task is whole when it is done with exactly one accepted result, the one it names, paid
+  // exactly once, and every other payment under it is for a failed run of its own. A failed run is
+  // paid by design (seed 003, 5.5.2: it used the producer's time; money.test.ts "failed runs"),
+  // and the task is placed again, so a task that failed once and then succeeded carries two
+  // payments, both owed: "one payment per task" would count it lost. What must hold is that each
+  // result is paid at most once (the unique key pay:<result>), the accepted one exactly once, and
+  // nothing else is paid but failed runs the market leased.
+  const [tasks] = await db.$queryRaw<{ tasks: bigint; lost: bigint; shown: string[] | null }[]>`
+    WITH checked AS (
+      SELECT t.id, t."jobId", t.index,
+        (t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR r.id IS DISTINCT FROM t."acceptedResultId"
+          OR coalesce(p.accepted_paid, 0) <> 1 OR coalesce(p.unowed, 0) <> 0) AS lost
+      FROM "Task" t
+      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id) AS id FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
+      LEFT JOIN (
+        SELECT e."taskId",
+          count(*) FILTER (WHERE x.accepted AND x."taskId" = e."taskId" AND NOT e.failed) AS accepted_paid,
+          count(*) FILTER (WHERE x.id IS NULL OR x."taskId" <> e."taskId"
+            OR NOT (CASE WHEN e.failed THEN NOT x.accepted AND (x."exitCode" <> 0 OR x.error IS NOT NULL) ELSE x.accepted END)) AS unowed
+        FROM (SELECT *, coalesce((memo->>'failed')::boolean, false) AS failed FROM "LedgerEntry") e
+        LEFT JOIN "Result" x ON x.id = substr(e."uniqueKey", 5)
+        WHERE e.kind = 'payment' GROUP BY e."taskId") p ON p."taskId" = t.id
+      WHERE t."jobId" = ANY(${jobIds}::text[]))
+    SELECT count(*) AS tasks, count(*) FILTER (WHERE lost) AS lost,
+      (array_agg(id ORDER BY "jobId", index) FILTER (WHERE lost))[1:${LOST_SHOWN}] AS shown
+    FROM checked`;
   const [jobs] = await db.$queryRaw<{ unsettled: bigint }[]>`
     SELECT count(*) FILTER (WHERE j.status <> 'completed' OR j."tasksDone" <> j."taskCount" OR coalesce(s.n, 0) <> 1 OR coalesce(e."balanceMicro", 0) <> 0) AS unsettled
     FROM "Job" j
@@ -34,6 +71,7 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
     SELECT (SELECT sum("balanceMicro") FROM "LedgerAccount") AS sum,
            (SELECT count(*) FROM (SELECT "entryId" FROM "LedgerPosting" GROUP BY "entryId" HAVING sum("amountMicro") <> 0) x) AS unbalanced`;
   const tasksLost = Number(tasks!.lost);
+  const lostTasks = tasks!.shown?.length ? await lostDetail(db, tasks!.shown) : [];
   const jobsUnsettled = Number(jobs!.unsettled);
   const sum = BigInt(String(ledger!.sum ?? 0)); // numeric: PostgreSQL sums bigints exactly
   const unbalancedEntries = Number(ledger!.unbalanced);
@@ -44,5 +82,23 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
     ledgerSumMicro: String(sum),
     unbalancedEntries,
     lost: tasksLost + jobsUnsettled + unbalancedEntries + (sum === 0n ? 0 : 1),
+    ...(lostTasks.length ? { lostTasks } : {}),
   };
+}
+
+/** The rows behind the first lost tasks: each result with its lease, each payment with the run it paid. */
+async function lostDetail(db: Db, taskIds: string[]): Promise<LostTask[]> {
+  const rows = await db.$queryRaw<{ detail: LostTask }[]>`
+    SELECT json_build_object(
+      'taskId', t.id, 'jobId', t."jobId", 'index', t.index, 'status', t.status, 'attempts', t.attempts, 'acceptedResultId', t."acceptedResultId",
+      'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r."leaseId", 'leaseStatus', l.status, 'exitCode', r."exitCode",
+          'accepted', r.accepted, 'error', r.error->>'code', 'paidMicro', r."paidMicro"::text) ORDER BY r."createdAt")
+        FROM "Result" r JOIN "Lease" l ON l.id = r."leaseId" WHERE r."taskId" = t.id), '[]'),
+      'payments', coalesce((SELECT json_agg(json_build_object('resultId', substr(e."uniqueKey", 5), 'failed', (e.memo->>'failed')::boolean,
+          'amountMicro', (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p WHERE p."entryId" = e.id AND p."amountMicro" > 0)) ORDER BY e."createdAt")
+        FROM "LedgerEntry" e WHERE e.kind = 'payment' AND e."taskId" = t.id), '[]'),
+      'leases', coalesce((SELECT json_agg(json_build_object('id', l.id, 'status', l.status) ORDER BY l."issuedAt") FROM "Lease" l WHERE l."taskId" = t.id), '[]')
+    ) AS detail
+    FROM "Task" t WHERE t.id = ANY(${taskIds}::text[]) ORDER BY t."jobId", t.index`;
+  return rows.map((r) => r.detail);
 }

@@ -95,6 +95,7 @@ try {
       workersCpuMsPerTask: round((benchCpu.user + benchCpu.system) / 1000 / opt.tasks, 3),
       rssMb: round(rssMb, 0),
       refusedReports: fleet.refused(),
+      failedRuns: fleet.failedRuns(),
       lost: books.lost,
       books,
       ...(fleet.errors().length ? { workerErrors: fleet.errors().slice(0, 5) } : {}),

@@ -285,6 +285,8 @@ export interface Fleet {
   ready(): number;
   accepted(): number;
   refused(): number;
+  /** Runs the workers reported as failed, by cause: the market pays them and places the task again, so their tasks carry a second payment. */
+  failedRuns(): Record<string, number>;
   errors(): string[];
   stop(): Promise<void>;
 }
@@ -305,6 +307,7 @@ export function startFleet(options: {
   let ready = 0;
   let accepted = 0;
   let refused = 0;
+  const failedRuns: Record<string, number> = {};
   const errors: string[] = [];
   const runs: Promise<unknown>[] = [];
   for (let i = 0; i < options.machines; i++) {
@@ -313,7 +316,11 @@ export function startFleet(options: {
     const onEvent = (e: ProducerEvent) => {
       if (e.type === "stream" && e.state === "live") ready++;
       else if (e.type === "stream" && e.state !== "live") ready--;
-      else if (e.type === "reported") {
+      else if (e.type === "finished" && (e.exitCode !== 0 || e.error)) {
+        // The instant executor never fails: a failed run here is the worker's own (a module it could not fetch).
+        const cause = e.error?.code ?? "nonzero-exit";
+        failedRuns[cause] = (failedRuns[cause] ?? 0) + 1;
+      } else if (e.type === "reported") {
         if (e.accepted) accepted++;
         else refused++;
         options.onReported?.();
@@ -336,6 +343,7 @@ export function startFleet(options: {
     ready: () => ready,
     accepted: () => accepted,
     refused: () => refused,
+    failedRuns: () => failedRuns,
     errors: () => errors,
     async stop() {
       stop.abort();

@@ -146,6 +146,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       peakRssMb: round(peakRss, 0),
       jobs: { submitted: jobIds.length, delayedAtSubmission: delayed, completed: finished.length, unfinished: jobIds.length - finished.length },
       refusedReports: fleet.refused(),
+      failedRuns: fleet.failedRuns(),
       lost: books.lost,
       books,
       ...(failures.length || fleet.errors().length ? { errors: [...failures, ...fleet.errors()].slice(0, 8) } : {}),

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { marketWithMachine, runLease } from "../support/worker.ts";
+import { audit } from "../../apps/market-manager/bench/audit.ts";
+import { expireLeases } from "../../apps/market-manager/src/resources/leases.ts";
+
+// The benches' audit of the books (bench/audit.ts) against what the market really does with a
+// task whose first run failed or whose lease ran out: a failed run is paid and the task runs
+// again, so the task carries two payments that are both owed; a report arriving after its lease
+// expired is refused and paid nothing. The audit must count neither as lost, and must name what
+// it found when a task is lost.
+
+let market: TestMarket;
+let consumer: Awaited<ReturnType<typeof marketWithMachine>>["consumer"];
+let worker: Awaited<ReturnType<typeof marketWithMachine>>["worker"];
+let machineId: string;
+
+beforeAll(async () => {
+  market = await startTestMarket();
+  ({ consumer, worker, machineId } = await marketWithMachine(market));
+});
+afterAll(() => market?.stop());
+
+const db = () => market.manager.services.db;
+const submit = async (taskCount: number) => {
+  const { jobId, decision } = await consumer.jobs.submit.mutate({
+    name: "pi",
+    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1000 }, taskCount },
+    benefit: { kind: "constant", value: 100 },
+  });
+  expect(decision.outcome).toBe("admitted");
+  return jobId;
+};
+const leaseOne = async () => {
+  const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
+  expect(lease).toBeDefined();
+  return lease!;
+};
+
+describe("the bench's audit of the books", () => {
+  it("counts a task whose failed run was paid before its accepted run as whole, with both payments", async () => {
+    const jobId = await submit(1);
+    // The run fails as the Node worker reports a module it could not fetch (a busy market).
+    const failed = await leaseOne();
+    const answer = await worker.worker.report.mutate({
+      ...(await runLease(worker, machineId, failed)),
+      exitCode: -1,
+      elapsedMs: 40,
+      error: { code: "invalid-module", message: "the module could not be fetched: 503" },
+    });
+    expect(answer.accepted).toBe(false);
+    const again = await leaseOne();
+    expect(again.taskId).toBe(failed.taskId);
+    expect((await worker.worker.report.mutate(await runLease(worker, machineId, again))).accepted).toBe(true);
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+
+    const payments = await db().ledgerEntry.findMany({ where: { jobId, kind: "payment" }, orderBy: { createdAt: "asc" } });
+    expect(payments.map((p) => (p.memo as { failed: boolean }).failed)).toEqual([true, false]);
+    const books = await audit(db(), [jobId]);
+    expect(books).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
+    expect(books.lostTasks).toBeUndefined();
+  });
+
+  it("counts a task whose late report was refused after its lease expired and the task ran again as whole", async () => {
+    const jobId = await submit(1);
+    const first = await leaseOne();
+    const late = await runLease(worker, machineId, first);
+    // The lease runs out while its report waits: the task is placed again and leased anew.
+    const live = market.manager.services.market;
+    live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
+    expect(await expireLeases(live)).toBe(1);
+    const second = await leaseOne();
+    expect(second.taskId).toBe(first.taskId);
+    await expect(worker.worker.report.mutate(late)).rejects.toThrow(/not current/);
+    expect((await worker.worker.report.mutate(await runLease(worker, machineId, second))).accepted).toBe(true);
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+
+    expect(await db().result.count({ where: { task: { jobId } } })).toBe(1);
+    expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, lost: 0 });
+  });
+
+  it("names what a lost task's rows say: its status, results and payments", async () => {
+    const jobId = await submit(2);
+    const done = await leaseOne();
+    expect((await worker.worker.report.mutate(await runLease(worker, machineId, done))).accepted).toBe(true);
+    const books = await audit(db(), [jobId]);
+    // The other task never ran: it is not done, has no accepted result and was paid nothing.
+    expect(books).toMatchObject({ tasks: 2, tasksLost: 1 });
+    expect(books.lostTasks).toHaveLength(1);
+    expect(books.lostTasks![0]).toMatchObject({ jobId, acceptedResultId: null, results: [], payments: [] });
+    expect(books.lostTasks![0]!.status).not.toBe("done");
+    // The finished task's payment names its run, and that it did not fail.
+    const whole = await db().ledgerEntry.findFirstOrThrow({ where: { jobId, kind: "payment" } });
+    expect(whole.uniqueKey).toBe(`pay:${(await db().task.findUniqueOrThrow({ where: { id: done.taskId } })).acceptedResultId}`);
+  });
+});
