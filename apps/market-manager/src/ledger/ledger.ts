@@ -40,7 +40,7 @@ export class LedgerError extends Refusal {
   }
 }
 
-const MARKET_OWNER = "market";
+export const MARKET_OWNER = "market";
 
 /**
  * Records one balanced entry. Returns false (and changes nothing) when an entry with the same

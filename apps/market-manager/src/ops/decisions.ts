@@ -36,6 +36,11 @@ export async function recordDecisions(market: Market, tx: Tx, entries: DecisionE
       ...(e.detail ? { detail: toJson(e.detail) } : {}),
     })),
   });
+  countDecisions(market, entries);
+}
+
+/** Counts decisions written to the log for /metrics and the history. */
+export function countDecisions(market: Market, entries: DecisionEntry[]): void {
   const ops = opsOf(market);
   for (const e of entries) {
     ops.metrics.decisions.inc({ outcome: e.outcome });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
+import { countDecisions, jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
 import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, pilotCount, provisionalWork, runPay } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
@@ -11,12 +11,14 @@ import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId } from "../market/live.ts";
 import { delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
-import { balance, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
+import { balance, MARKET_OWNER, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { escrowJob } from "../ledger/settlement.ts";
 import { requireStoredModule } from "./job-request.ts";
 import { INTAKE, holdIntake, insertTasks, queueOnMachines } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
+import { consumerShort, writeAdmission } from "./admission.ts";
+import { direct } from "./report-batch.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -55,7 +57,7 @@ function refuseBalance(held: bigint, needed: bigint) {
  * job's price), as far as the market's reserve still covers it. The penalty paid is never more
  * than what is held.
  */
-export async function holdPenalty(tx: Tx, benefit: BenefitCurve, price: number): Promise<bigint> {
+export async function holdPenalty(tx: Tx | Db, benefit: BenefitCurve, price: number): Promise<bigint> {
   const wanted = toMicro(penaltyHold(minBenefit(benefit), price));
   if (wanted === 0n) return 0n;
   const can = await spendable(tx, { kind: "market" });
@@ -244,37 +246,36 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
   const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, now);
   const pricing = market.adminSettings.pricing;
   const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, plannedWork(job), wallMs) : 0n;
-  const held = await balance(market.db, { kind: "consumer", userId: caller.id });
-  if (held < needed) throw refuseBalance(held, needed);
   const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
   const status = decision.outcome;
   const record = decisionRecord(market, decision, input.replicas, input.benefit, pilots);
   const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
-  const penaltyHeld = await market.db.$transaction(async (tx) => {
-    await tx.job.update({
-      where: { id: jobId },
-      data: {
-        status,
-        decision: toJson(record),
-        submittedAt: new Date(now),
-        decidedAt: new Date(now),
-        expectedCompletionAt: decision.outcome === "admitted" ? new Date(decision.completionAt) : null,
-        quotedPriceMicro: decision.outcome === "admitted" ? price : null,
-        ...(pilots === null ? {} : { pilotPriceMicro: price }),
-        pricing,
-        escrowMicro: decision.outcome === "admitted" ? needed : 0n,
-      },
-    });
-    await recordDecisions(market, tx, jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: caller.id, tasks: job.tasks.length }, now));
-    let hold = 0n;
-    if (decision.outcome === "admitted") {
-      hold = await holdPenalty(tx, input.benefit, decision.price);
-      await escrowJob(tx, jobId, caller.id, needed, hold);
-      if (hold > 0n) await tx.job.update({ where: { id: jobId }, data: { penaltyHeldMicro: hold } });
-      await queueOnMachines(tx, placed);
-    }
-    return hold;
-  });
+  // Read only for a curve that can go negative (holdPenalty asks nothing otherwise).
+  const penaltyHeld = decision.outcome === "admitted" ? await holdPenalty(market.db, input.benefit, decision.price) : 0n;
+  const decisions = jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: caller.id, tasks: job.tasks.length }, now);
+  try {
+    // One statement (tasks/admission.ts): the debit of the consumer's escrow is conditional on
+    // their balance, in the same statement, so the balance is not read before it.
+    await writeAdmission(direct(market), {
+      jobId,
+      ownerId: caller.id,
+      status,
+      record,
+      now,
+      completionAt: decision.outcome === "admitted" ? decision.completionAt : null,
+      priceMicro: decision.outcome === "admitted" ? price : null,
+      pilotPriceMicro: pilots === null ? null : price,
+      pricing,
+      escrowMicro: needed,
+      penaltyHeldMicro: penaltyHeld,
+      decisions,
+      placed,
+    }, MARKET_OWNER);
+  } catch (e) {
+    if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
+    throw e;
+  }
+  countDecisions(market, decisions);
   if (status !== "rejected") {
     jobDecided(market, {
       id: jobId,

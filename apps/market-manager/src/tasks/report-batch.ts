@@ -221,7 +221,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
 }
 
 /** Statements run straight through the pool, outside any transaction of Prisma's, prepared once per connection. */
-function direct(market: Market): RunStatement {
+export function direct(market: Market): RunStatement {
   const pool = poolOf(market.db);
   if (!pool) return (_name, text, values) => market.db.$queryRawUnsafe(text, ...values);
   return (name, text, values) => pool.query({ name, text, values });

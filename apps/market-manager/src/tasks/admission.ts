@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { toJson } from "../db/client.ts";
+import type { DecisionEntry } from "../ops/decisions.ts";
+import type { RunStatement } from "./report-rows.ts";
+
+// A submission's decision made durable in one statement, on the market's lock: the job's row
+// (stored in intake before the lock), its decision log rows, the escrow entry with its postings
+// and accounts, and the tasks placed on machines. One statement is one transaction: it is all
+// written or none of it (a kill -9 leaves the job in intake, which a start removes), and it costs
+// one round trip where the same rows as separate statements cost about a dozen, each of which
+// the market's lock waited for.
+
+export interface Admission {
+  jobId: string;
+  ownerId: string;
+  status: "admitted" | "delayed" | "rejected";
+  /** The decision as the consumer is told it (decisionRecord). */
+  record: unknown;
+  now: number;
+  completionAt: number | null;
+  priceMicro: bigint | null;
+  /** The pilots' price, for a job run as pilots first; null otherwise. */
+  pilotPriceMicro: bigint | null;
+  pricing: string;
+  /** The consumer's escrow (admitted only; the escrow entry is written for an admission only). */
+  escrowMicro: bigint;
+  /** The market's penalty hold beside it (jobs.ts holdPenalty). */
+  penaltyHeldMicro: bigint;
+  decisions: DecisionEntry[];
+  /** Task id to machine id: the engine's placements. */
+  placed: Map<string, string>;
+}
+
+const SHORT = "consumer-credits-short";
+
+/**
+ * Parameters: $1 job, $2 owner, $3 admitted, $4 escrow, $5 penalty hold, $6 the market's owner
+ * id, $7 escrow account id, $8 entry id, $9 entry memo, $10 status, $11 decision, $12 now (ms),
+ * $13 completion (ms), $14 price, $15 pilot price, $16 pricing, $17-$22 decision rows, $23-$24
+ * placements. Debits are conditional on the account's floor as in ledger.ts `post`; a debit that
+ * does not happen makes the last SELECT raise (a text cast to int that fails), which undoes the
+ * whole statement. Zero amounts post nothing, as `post` does.
+ */
+const ADMIT_SQL = `
+WITH payer AS (
+  UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" - $4::bigint
+  WHERE $3::boolean AND $4::bigint > 0 AND kind = 'consumer'::"AccountKind" AND "userId" = $2 AND "balanceMicro" - $4::bigint >= "minBalanceMicro"
+  RETURNING id
+), reserve AS (
+  UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" - $5::bigint
+  WHERE $3::boolean AND $5::bigint > 0 AND kind = 'market'::"AccountKind" AND "userId" = $6 AND "balanceMicro" - $5::bigint >= "minBalanceMicro"
+  RETURNING id
+), escrow AS (
+  INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro")
+  SELECT $7, 'escrow'::"AccountKind", $1, $4::bigint + $5::bigint WHERE $3::boolean AND $4::bigint + $5::bigint <> 0
+  ON CONFLICT ("jobId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro"
+  RETURNING id
+), entry AS (
+  INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", memo)
+  SELECT $8, 'escrow', 'escrow:' || $1, $1, $9::jsonb WHERE $3::boolean
+  RETURNING id
+), postings AS (
+  INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro")
+  SELECT gen_random_uuid()::text, e.id, p.id, -$4::bigint FROM entry e, payer p
+  UNION ALL SELECT gen_random_uuid()::text, e.id, r.id, -$5::bigint FROM entry e, reserve r
+  UNION ALL SELECT gen_random_uuid()::text, e.id, x.id, $4::bigint + $5::bigint FROM entry e, escrow x
+  RETURNING 1
+), job AS (
+  UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
+    "submittedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
+    "decidedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
+    "expectedCompletionAt" = timestamp 'epoch' + $13::float8 * interval '1 millisecond',
+    "quotedPriceMicro" = $14::bigint, "pilotPriceMicro" = $15::bigint, pricing = $16,
+    "escrowMicro" = $4::bigint, "penaltyHeldMicro" = $5::bigint
+  WHERE id = $1 AND "decidedAt" IS NULL
+  RETURNING 1
+), decisions AS (
+  INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
+  SELECT gen_random_uuid()::text, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
+  FROM unnest($17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(at, outcome, machine, tasks, reasons, detail)
+  RETURNING 1
+), placed AS (
+  UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
+  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id
+  RETURNING 1
+)
+SELECT CASE
+  WHEN $3::boolean AND $4::bigint > 0 AND NOT EXISTS (SELECT 1 FROM payer) THEN ('${SHORT}:' || (SELECT count(*) FROM payer))::int
+  WHEN $3::boolean AND $5::bigint > 0 AND NOT EXISTS (SELECT 1 FROM reserve) THEN ('market-reserve-short:' || (SELECT count(*) FROM reserve))::int
+  WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int
+  END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
+
+/** Whether `e` is ADMIT_SQL refusing a debit of the consumer's (their balance is below the escrow). */
+export const consumerShort = (e: unknown) => e instanceof Error && e.message.includes(SHORT);
+
+/** Writes an admission, delay or rejection with ADMIT_SQL through `run`; throws if a debit cannot happen (consumerShort). */
+export async function writeAdmission(run: RunStatement, a: Admission, marketOwner: string): Promise<void> {
+  const admitted = a.status === "admitted";
+  const placed = [...a.placed];
+  const text = (v: unknown) => JSON.stringify(toJson(v));
+  await run("admit-job", ADMIT_SQL, [
+    a.jobId,
+    a.ownerId,
+    admitted,
+    String(admitted ? a.escrowMicro : 0n),
+    String(admitted ? a.penaltyHeldMicro : 0n),
+    marketOwner,
+    randomUUID(),
+    randomUUID(),
+    text({ maxBenefitMicro: a.escrowMicro.toString(), penaltyHeldMicro: a.penaltyHeldMicro.toString() }),
+    a.status,
+    text(a.record),
+    a.now,
+    a.completionAt,
+    a.priceMicro === null ? null : String(a.priceMicro),
+    a.pilotPriceMicro === null ? null : String(a.pilotPriceMicro),
+    a.pricing,
+    a.decisions.map((d) => d.at),
+    a.decisions.map((d) => d.outcome),
+    a.decisions.map((d) => d.machineId ?? null),
+    a.decisions.map((d) => d.tasks ?? 0),
+    a.decisions.map((d) => text(d.reasons)),
+    a.decisions.map((d) => (d.detail ? text(d.detail) : null)),
+    placed.map(([taskId]) => taskId),
+    placed.map(([, machineId]) => machineId),
+  ]);
+}
