@@ -33,14 +33,17 @@ export function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & {
   const highest = Math.max(0, maxBenefit(benefit));
   if (pricing === "bid") return toMicro(highest);
   let contingency = 0;
-  for (const p of d.placements) {
-    const m = market.state.machines.get(p.machineId);
+  // The same on every placement on one machine: worked out once per machine, times its count.
+  const perMachine = new Map<string, number>();
+  for (const p of d.placements) perMachine.set(p.machineId, (perMachine.get(p.machineId) ?? 0) + 1);
+  for (const [machineId, count] of perMachine) {
+    const m = market.state.machines.get(machineId);
     if (!m || m.kind !== "opportunistic") continue;
     const run = { workPerTask, speed: m.speed, pricePerSecond: toCredits(m.pricePerSecondMicro), wallSeconds: wallMs / 1000, escrowLeft: Infinity };
     // A report longer than any cap: what the engine pays a run at most on this machine.
     const most = runPay(market.settings.terms, { ...run, reportedSeconds: Number.MAX_VALUE }).amount;
     const expected = runPay(market.settings.terms, { ...run, reportedSeconds: workPerTask / m.speed }).amount;
-    contingency += Math.max(0, market.settings.maxAttempts * most - expected);
+    contingency += count * Math.max(0, market.settings.maxAttempts * most - expected);
   }
   return toMicro(Math.min(highest, d.price + contingency));
 }
