@@ -229,6 +229,35 @@ describe("replicas", () => {
   });
 });
 
+describe("a job whose escrow is more than the consumer's balance", () => {
+  it("is refused naming both amounts, leaves no job and charges nothing; a job within it is then admitted", async () => {
+    const consumer = await market.signUp("short@example.test", ["consumer"]);
+    const { worker } = await producer("dear@example.test");
+    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "dear", pricePerSecond: 100 });
+    const before = (await consumer.ledger.statement.query()).consumerBalance;
+    const escrowsBefore = await db().ledgerEntry.count({ where: { kind: "escrow" } });
+    const dear = {
+      name: "dear",
+      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 5, memoryMbPerTask: 16 },
+      benefit: { kind: "constant" as const, value: 50_000 },
+    };
+    const refused = await refusal(consumer.jobs.submit.mutate(dear));
+    expect(refused).toMatchObject({ code: "insufficient-credits", balance: before });
+    expect(refused.needed as number).toBeGreaterThan(before);
+    expect(refused.message).toMatch(/credits in escrow/);
+    expect(await consumer.jobs.list.query()).toEqual([]);
+    expect(await db().job.count({ where: { name: "dear" } })).toBe(0);
+    expect(await db().ledgerEntry.count({ where: { kind: "escrow" } })).toBe(escrowsBefore);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before);
+
+    const { decision } = await consumer.jobs.submit.mutate({ ...dear, name: "within", source: { ...dear.source, workPerTask: 0.01 }, benefit: { kind: "constant", value: 10 } });
+    expect(decision.outcome).toBe("admitted");
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBeLessThan(before);
+    await worker.worker.depart.mutate({ machineId });
+    await expectBooksSound();
+  });
+});
+
 describe("failed runs", () => {
   it("are paid to the producer and charged to the consumer, and a job whose tasks keep failing stops", async () => {
     const consumer = await market.signUp("looper@example.test", ["consumer"]);
