@@ -208,15 +208,30 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
   }
 }
 
+const stored = new WeakMap<Db, Set<string>>();
+const storedModules = (db: Db) => stored.get(db) ?? new Set<string>();
+
+/**
+ * Modules this process has stored: a module row is never removed, so a submission sending one of
+ * them again (every example job does) skips sending its bytes to the database. Bounded: past
+ * 10,000 hashes it starts again, which only costs a statement.
+ */
+function rememberStored(db: Db, hash: string) {
+  let set = stored.get(db);
+  if (!set || set.size >= 10_000) stored.set(db, (set = new Set()));
+  set.add(hash);
+}
+
 /** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
 async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
   const bytes = job.moduleBytes;
-  if (bytes) {
+  if (bytes && !storedModules(db).has(job.moduleHash)) {
     // One statement (ON CONFLICT DO NOTHING): two submissions of one new module at once both succeed.
     await db.module.createMany({
       data: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId },
       skipDuplicates: true,
     });
+    rememberStored(db, job.moduleHash);
   }
   await db.job.create({
     data: {
