@@ -65,7 +65,11 @@ type Placed = { taskId: string; machineId: string; marginalCost?: number | undef
 /** Placements grouped by machine: how many tasks went there, at what marginal cost, finishing when. */
 export function placementEntries(placements: readonly Placed[], base: { at: number; jobId: string | null; userId: string | null }, reasons: Reason[] = []): DecisionEntry[] {
   const byMachine = new Map<string, Placed[]>();
-  for (const p of placements) byMachine.set(p.machineId, [...(byMachine.get(p.machineId) ?? []), p]);
+  for (const p of placements) {
+    const list = byMachine.get(p.machineId);
+    if (list) list.push(p);
+    else byMachine.set(p.machineId, [p]);
+  }
   return [...byMachine].map(([machineId, list]) => {
     const costs = list.filter((p) => typeof p.marginalCost === "number");
     const finishes = list.filter((p) => typeof p.expectedFinishAt === "number");

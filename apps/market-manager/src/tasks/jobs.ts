@@ -323,7 +323,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   const now = market.clock.now();
   const job = market.state.jobs.get(jobId);
   if (job?.status !== "delayed") return;
-  const tasks = [...market.state.tasks.values()].filter((t) => t.jobId === job.id);
+  const tasks = market.state.tasks.ofJob(job.id);
   const spec: JobSpec = {
     id: job.id,
     arrivedAt: job.arrivedAt,
