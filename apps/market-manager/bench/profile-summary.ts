@@ -112,6 +112,7 @@ if (stallMs !== null) {
     for (const id of s.samples) add(leaves, label(byId.get(id)!), 1);
     const selfParts = [...leaves].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${Math.round((100 * v) / s.samples.length)}%`);
     const parts = [...where].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, v]) => `${k} ${Math.round((100 * v) / s.samples.length)}%`);
-    console.log(`${s.ms.toFixed(0).padStart(6)} ms at +${(s.at / 1000).toFixed(2)} s: ${parts.join("; ") || "(no repository code)"}\n           self: ${selfParts.join("; ")}`);
+    // Few samples in a long stretch: the thread was not running (the machine's other work), not busy.
+    console.log(`${s.ms.toFixed(0).padStart(6)} ms at +${(s.at / 1000).toFixed(2)} s (${s.samples.length} samples): ${parts.join("; ") || "(no repository code)"}\n           self: ${selfParts.join("; ")}`);
   }
 }
