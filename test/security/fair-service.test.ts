@@ -12,17 +12,19 @@ import { mutation, send } from "./http.ts";
 // stored by intake threads, not on the market's thread (http/held-body.ts, tasks/intake-pool.ts).
 
 /**
- * The bound on the bystander's 99th percentile over every call (README "Limits and quotas").
- * The goal is 100 ms; on the shared 2-core test machine (load average 13 to 20 while this was
- * written) the bystander's p99 measured 1.8 to 2.4 s with the chunked intake, and 7 to 9 s, with
- * the huge jobs failing with a 500, before it. With the intake threads, at load 6 to 8, 0.2 to
- * 0.7 s: what is left is the engine's own re-evaluation of the delayed 10,000-task jobs (about
- * 0.1 s of the market's thread each). The bound sits between: it catches the stall coming back
- * without failing on a busy machine.
+ * The bounds on the bystander's 99th percentile over every call (README "Limits and quotas") and
+ * on the market's longest event-loop stall over the abuse. The goal is 100 ms; the test runs on
+ * a shared 2-core machine where a stretch of the market's thread takes several times its CPU
+ * time (load average 5 to 20). History of the bystander's p99: 7 to 9 s with the huge jobs
+ * failing with a 500 (issue 16); 1.8 to 2.4 s with the chunked intake on the market's thread;
+ * 0.2 to 0.7 s at load 6 to 8 with the intake threads. With the per-job task index and the tick
+ * reading calls between delayed jobs, at load 5 to 6: p99 77 to 336 ms, longest stall 77 to
+ * 276 ms (the engine's own re-evaluation of a 10,000-task job, the clients' 13 MB bodies and
+ * garbage collection are what is left). The bounds sit well above that and well below the
+ * stalls of seconds they guard against.
  */
-const BYSTANDER_P99_MS = 5000;
-/** The bound on the market's longest event-loop stall over the abuse (placeholder, set from runs). */
-const LOOP_MAX_MS = 5000;
+const BYSTANDER_P99_MS = 2000;
+const LOOP_MAX_MS = 1500;
 /** The figure the README promises for accepting such a job; printed, asserted only as accepted. */
 const ACCEPT_GOAL_MS = 2000;
 const TASKS = 10_000;
