@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LiveState, type LiveMachine, type LiveTask } from "./live.ts";
+import { LiveState, type LiveJob, type LiveMachine, type LiveTask } from "./live.ts";
 
 // A small deterministic generator: the same sequence on every run, many shapes of it.
 function rng(seed: number) {
@@ -11,19 +11,22 @@ const machine = (id: string) => ({ id, queue: [] as string[], leases: new Set<st
 const task = (id: string, jobId: string, replica = 0): LiveTask => ({ id, jobId, index: 0, replica, machineId: null, state: "pending", attempts: 0 });
 
 describe("LiveState's index of each job's tasks", () => {
-  it("matches a scan of every task after any sequence of joins, replacements, removals and dropped jobs", () => {
+  it("matches a scan of every task after any sequence of joins, replacements, removals and dropped jobs (and so do the pending tasks)", () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const random = rng(seed);
       const state = new LiveState();
       const jobs = ["a", "b", "c", "d"];
+      // Two jobs the engine delayed, one it admitted, one not live (its tasks count as the engine's).
+      const live = () => state.jobs.set("a", { id: "a", status: "delayed" } as LiveJob).set("b", { id: "b", status: "admitted" } as LiveJob).set("c", { id: "c", status: "delayed" } as LiveJob);
       let next = 0;
       for (let step = 0; step < 2000; step++) {
+        if (step % 100 === 0) live(); // dropJob takes a job out of the market; it comes back now and then
         const r = random();
         const jobId = jobs[Math.floor(random() * jobs.length)]!;
         const ids = [...state.tasks.keys()];
         const some = ids[Math.floor(random() * ids.length)];
         const fresh = `t${next++}`;
-        if (r < 0.5) state.tasks.set(fresh, task(fresh, jobId));
+        if (r < 0.5) state.tasks.set(fresh, { ...task(fresh, jobId), state: random() < 0.5 ? "pending" : "queued" });
         else if (r < 0.55 && some) state.tasks.set(some, { ...state.tasks.get(some)!, replica: 1 }); // the same task again
         else if (r < 0.6 && some) state.tasks.set(some, task(some, jobId, 1)); // the same id again, maybe another job's
         else if (r < 0.85 && some) state.tasks.delete(some);
@@ -34,6 +37,8 @@ describe("LiveState's index of each job's tasks", () => {
           expect(state.tasks.ofJob(j), `seed ${seed} step ${step} job ${j}`).toEqual([...state.tasks.values()].filter((t) => t.jobId === j));
         }
         expect(new Set(state.tasks.jobIds())).toEqual(new Set([...state.tasks.values()].map((t) => t.jobId)));
+        const pending = (t: LiveTask) => t.state === "pending" && state.jobs.get(t.jobId)?.status !== "delayed";
+        expect(new Set(state.pendingTasks())).toEqual(new Set([...state.tasks.values()].filter(pending)));
       }
     }
   });

@@ -227,8 +227,14 @@ export class LiveState {
     return out;
   }
 
+  /** Tasks on no machine of jobs the engine took, job by job: a delayed job's tasks are not read (the tick asks this every second). */
   pendingTasks(): LiveTask[] {
-    return [...this.tasks.values()].filter((t) => t.state === "pending" && this.jobs.get(t.jobId)?.status !== "delayed");
+    const out: LiveTask[] = [];
+    for (const jobId of this.tasks.jobIds()) {
+      if (this.jobs.get(jobId)?.status === "delayed") continue;
+      for (const t of this.tasks.ofJob(jobId)) if (t.state === "pending") out.push(t);
+    }
+    return out;
   }
 
   dropJob(jobId: string): void {
