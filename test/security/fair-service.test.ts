@@ -12,15 +12,19 @@ import { mutation, send } from "./http.ts";
 // stored by intake threads, not on the market's thread (http/held-body.ts, tasks/intake-pool.ts).
 
 /**
- * The bound on the bystander's 99th percentile over every call (README "Limits and quotas").
- * The goal is 100 ms; on the shared 2-core test machine (load average 13 to 20 while this was
- * written) the bystander's p99 measured 1.8 to 2.4 s with the chunked intake, and 7 to 9 s, with
- * the huge jobs failing with a 500, before it. With the intake threads, at load 6 to 8, 0.2 to
- * 0.7 s: what is left is the engine's own re-evaluation of the delayed 10,000-task jobs (about
- * 0.1 s of the market's thread each). The bound sits between: it catches the stall coming back
- * without failing on a busy machine.
+ * The bounds on the bystander's 99th percentile over every call (README "Limits and quotas") and
+ * on the market's longest event-loop stall over the abuse. The goal is 100 ms; the test runs on
+ * a shared 2-core machine where a stretch of the market's thread takes several times its CPU
+ * time (load average 5 to 20). History of the bystander's p99: 7 to 9 s with the huge jobs
+ * failing with a 500 (issue 16); 1.8 to 2.4 s with the chunked intake on the market's thread;
+ * 0.2 to 0.7 s at load 6 to 8 with the intake threads. With the per-job task index and the tick
+ * reading calls between delayed jobs, at load 5 to 6: p99 77 to 336 ms, longest stall 77 to
+ * 276 ms (the engine's own re-evaluation of a 10,000-task job, the clients' 13 MB bodies and
+ * garbage collection are what is left). The bounds sit well above that and well below the
+ * stalls of seconds they guard against.
  */
-const BYSTANDER_P99_MS = 5000;
+const BYSTANDER_P99_MS = 2000;
+const LOOP_MAX_MS = 1500;
 /** The figure the README promises for accepting such a job; printed, asserted only as accepted. */
 const ACCEPT_GOAL_MS = 2000;
 const TASKS = 10_000;
@@ -43,6 +47,13 @@ async function tokenFor(email: string, scopes: ("produce" | "consume")[]) {
   const user = await signUp(market.url, email, ["consumer", "producer"], market.outbox);
   const { token } = await user.account.tokens.create.mutate({ name: "fair", scopes });
   return { authorization: `Bearer ${token}` };
+}
+
+/** The market's event-loop delay since /metrics was last read (its histogram restarts at each read). */
+async function loopDelayMs() {
+  const text = await (await fetch(`${market.url}/metrics`)).text();
+  const seconds = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  return { p99: Math.round(seconds("nodejs_eventloop_lag_p99_seconds") * 1000), max: Math.round(seconds("nodejs_eventloop_lag_max_seconds") * 1000) };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -81,6 +92,9 @@ describe("fair service while one user submits huge jobs at the limit", () => {
       timings[kind].push(performance.now() - started);
       expect(res.status, res.text.slice(0, 300)).toBe(200);
     };
+    // The market's own event-loop delay over the abuse alone: reading /metrics starts its window afresh.
+    await loopDelayMs();
+    const window = { from: new Date() };
     const bystanderLoop = (async () => {
       while (abusing) {
         await time("quote", () => mutation(market.url, "jobs.quote", small, bystander));
@@ -126,11 +140,16 @@ describe("fair service while one user submits huge jobs at the limit", () => {
       const victim = (await send(`${market.url}/api/trpc/jobs.list`, { headers: abuser })).json.result.data[0].id as string;
       const cancel = await mutation(market.url, "jobs.cancel", { jobId: victim }, abuser);
       expect(cancel.status, cancel.text.slice(0, 300)).toBe(200);
+      // Its 10,000 unstarted tasks are failed after the answer, a chunk at a time.
+      const victimTasks = async () => (await send(`${market.url}/api/trpc/jobs.get?input=${encodeURIComponent(JSON.stringify({ jobId: victim }))}`, { headers: abuser })).json.result.data;
+      await expect.poll(async () => (await victimTasks()).tasks, { timeout: 30_000 }).toMatchObject({ pending: 0, queued: 0, failed: TASKS });
+      expect((await victimTasks()).status).toBe("cancelled");
       await new Promise((r) => setTimeout(r, 2000)); // a few sweeps with the jobs in the market
     } finally {
       abusing = false;
       await bystanderLoop;
     }
+    const loop = await loopDelayMs();
 
     const all = Object.values(timings).flat().sort((a, b) => a - b);
     const figures = Object.fromEntries(
@@ -141,8 +160,10 @@ describe("fair service while one user submits huge jobs at the limit", () => {
     );
     console.log(`10,000-task jobs with ${STDIN_BYTES} B of stdin per task, accepted in (ms): ${accepted.map((a) => `${Math.round(a.ms)} (${a.outcome})`).join(", ")}; goal ${ACCEPT_GOAL_MS} ms`);
     console.log(`bystander during the abuse: ${JSON.stringify(figures)}; all calls p99 ${Math.round(percentile(all, 99))} ms (bound ${BYSTANDER_P99_MS} ms)`);
+    console.log(`market's event loop during the abuse (${window.from.toISOString()} to ${new Date().toISOString()}): delay p99 ${loop.p99} ms, longest ${loop.max} ms (bound ${LOOP_MAX_MS} ms)`);
     expect(accepted).toHaveLength(5);
     expect(timings.lease.length).toBeGreaterThan(0);
     expect(percentile(all, 99)).toBeLessThan(BYSTANDER_P99_MS);
+    expect(loop.max).toBeLessThan(LOOP_MAX_MS);
   }, 300_000);
 });

@@ -153,8 +153,9 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       const original = decided.get(decision);
       if (!original) throw new Error("commit of a decision this engine did not make");
       decided.delete(decision);
-      const byId = new Map(original.job.tasks.map((t) => [t.id, t]));
       if (original.decision.outcome === "admitted") {
+        // Only an admission places tasks: a delayed job asked again (every tick while machines join) builds no index of its tasks.
+        const byId = new Map(original.job.tasks.map((t) => [t.id, t]));
         for (const p of original.decision.placements) {
           const base = byId.get(p.taskId.split("~")[0]!)!;
           demands.set(p.taskId, { ...base, id: p.taskId, jobId: original.job.id });

@@ -115,10 +115,63 @@ export interface LiveLease {
   expiresAt: number;
 }
 
+/**
+ * The live tasks by id, with each job's tasks beside them: the index is kept by the map's own
+ * set and delete, the only ways a task joins or leaves, so it cannot drift from the map. A job's
+ * tasks are then found without reading every task in the market (a delayed 10,000-task job asked
+ * again, a cancelled one; see issue 16's fair service).
+ */
+export class TaskMap extends Map<string, LiveTask> {
+  readonly #byJob = new Map<string, Map<string, LiveTask>>();
+
+  override set(id: string, task: LiveTask): this {
+    const before = super.get(id);
+    if (before && before.jobId !== task.jobId) {
+      // Another job's task under this id: it joins anew, in both orders alike.
+      this.#unindex(id, before);
+      super.delete(id);
+    }
+    super.set(id, task);
+    let of = this.#byJob.get(task.jobId);
+    if (!of) this.#byJob.set(task.jobId, (of = new Map()));
+    of.set(id, task);
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    const task = super.get(id);
+    if (!task) return false;
+    this.#unindex(id, task);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#byJob.clear();
+    super.clear();
+  }
+
+  /** The job's tasks (every copy), in the order they joined the market. */
+  ofJob(jobId: string): LiveTask[] {
+    const of = this.#byJob.get(jobId);
+    return of ? [...of.values()] : [];
+  }
+
+  /** The jobs that have tasks here. */
+  jobIds(): IterableIterator<string> {
+    return this.#byJob.keys();
+  }
+
+  #unindex(id: string, task: LiveTask): void {
+    const of = this.#byJob.get(task.jobId);
+    of?.delete(id);
+    if (of?.size === 0) this.#byJob.delete(task.jobId);
+  }
+}
+
 export class LiveState {
   readonly machines = new Map<string, LiveMachine>();
   readonly jobs = new Map<string, LiveJob>();
-  readonly tasks = new Map<string, LiveTask>();
+  readonly tasks = new TaskMap();
   readonly leases = new Map<string, LiveLease>();
   /** Told of every task that joins a machine's queue, so the machine can hear there is work. */
   onQueued: ((machineId: string) => void) | null = null;
@@ -143,6 +196,25 @@ export class LiveState {
     if (queue && at >= 0) queue.splice(at, 1);
   }
 
+  /** Takes many queued tasks out of their queues: one pass over each queue, not one per task. */
+  unqueueAll(tasks: Iterable<LiveTask>): void {
+    const leaving = new Map<string, Set<string>>();
+    for (const t of tasks) {
+      if (t.state !== "queued" || !t.machineId) continue;
+      let ids = leaving.get(t.machineId);
+      if (!ids) leaving.set(t.machineId, (ids = new Set()));
+      ids.add(t.id);
+    }
+    for (const [machineId, ids] of leaving) {
+      // In place: the queue is the machine's own array, whoever holds it.
+      const queue = this.machines.get(machineId)?.queue;
+      if (!queue) continue;
+      let kept = 0;
+      for (const id of queue) if (!ids.has(id)) queue[kept++] = id;
+      queue.length = kept;
+    }
+  }
+
   /** The copies of a task (itself included), by id convention `${base}~${r}` (see replicaId). */
   copies(task: LiveTask): LiveTask[] {
     const k = this.jobs.get(task.jobId)?.replicas ?? 1;
@@ -155,12 +227,18 @@ export class LiveState {
     return out;
   }
 
+  /** Tasks on no machine of jobs the engine took, job by job: a delayed job's tasks are not read (the tick asks this every second). */
   pendingTasks(): LiveTask[] {
-    return [...this.tasks.values()].filter((t) => t.state === "pending" && this.jobs.get(t.jobId)?.status !== "delayed");
+    const out: LiveTask[] = [];
+    for (const jobId of this.tasks.jobIds()) {
+      if (this.jobs.get(jobId)?.status === "delayed") continue;
+      for (const t of this.tasks.ofJob(jobId)) if (t.state === "pending") out.push(t);
+    }
+    return out;
   }
 
   dropJob(jobId: string): void {
-    for (const [id, task] of this.tasks) if (task.jobId === jobId) this.tasks.delete(id);
+    for (const task of this.tasks.ofJob(jobId)) this.tasks.delete(task.id);
     this.jobs.delete(jobId);
   }
 }

@@ -83,14 +83,14 @@ export async function restoreMarket(market: Market) {
       }
       // Anything else (its machine departed, its lease lost) stays pending and is placed again.
     }
-    for (const t of state.tasks.values()) {
-      if (t.jobId === job.id && agreed.has(`${t.index}`)) t.agreedHash = agreed.get(`${t.index}`);
+    for (const t of state.tasks.ofJob(job.id)) {
+      if (agreed.has(`${t.index}`)) t.agreedHash = agreed.get(`${t.index}`);
     }
     if (job.status === "delayed") {
       // The engine keeps a delayed job's wait from its arrival: its max-wait rule counts from there.
       // Its tasks as the tick will ask about them: the live ones (a pilot job's pilots alone).
       const live = state.jobs.get(job.id)!;
-      const originals = [...state.tasks.values()].filter((t) => t.jobId === job.id && t.replica === 0).map((t) => demandOf(t, live));
+      const originals = state.tasks.ofJob(job.id).filter((t) => t.replica === 0).map((t) => demandOf(t, live));
       delayedJobRestored(market, { id: job.id, arrivedAt: live.arrivedAt, benefit: live.benefit, replicas: job.replicas, tasks: originals });
     }
   }

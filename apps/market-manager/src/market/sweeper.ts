@@ -1,3 +1,4 @@
+import { setImmediate as letCallsIn } from "node:timers/promises";
 import type { Market } from "./market.ts";
 import type { LiveMachine } from "./live.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
@@ -12,7 +13,8 @@ import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
  * leases past their time are taken back, tasks without a machine are placed, and the engine's
  * tick is applied: its moves at once, in the step that asked, then its answers on delayed jobs
- * (given up on, or asked again), one step per job.
+ * (given up on, or asked again), one step per job. Between its steps the event loop reads the
+ * calls that arrived (letCallsIn): steps that wait on nothing would otherwise run back to back.
  */
 export async function tick(market: Market) {
   const now = market.clock.now();
@@ -28,8 +30,11 @@ export async function tick(market: Market) {
       await market.serial(() => departMachine(market, m.id, "contract-ended"));
     }
   }
+  await letCallsIn();
   await expireLeases(market);
+  await letCallsIn();
   await market.serial(() => placePendingTasks(market));
+  await letCallsIn();
   const decided = await market.serial(async () => {
     const at = market.clock.now();
     const t = market.engine.tick(at);
@@ -37,7 +42,9 @@ export async function tick(market: Market) {
     return t;
   });
   await answerDelayed(market, decided);
+  await letCallsIn();
   await admitRemainders(market);
+  await letCallsIn();
   await accrueContracts(market);
 }
 

@@ -106,11 +106,9 @@ export function jobEnded(market: Market, jobId: string): void {
     market.state.leases.delete(l.id);
     market.state.machines.get(l.machineId)?.leases.delete(l.id);
   }
-  for (const t of market.state.tasks.values()) {
-    if (t.jobId !== jobId || t.state === "done") continue;
-    market.state.unqueue(t);
-    market.engine.taskDropped(t.id);
-  }
+  const open = market.state.tasks.ofJob(jobId).filter((t) => t.state !== "done");
+  market.state.unqueueAll(open);
+  for (const t of open) market.engine.taskDropped(t.id);
   market.state.dropJob(jobId);
   market.engine.jobEnded(jobId);
 }

@@ -36,11 +36,16 @@ export async function cancelJob(market: Market, jobId: string) {
   return answer;
 }
 
-/** A cancelled job's tasks that never started, failed a chunk at a time outside the market's lock. */
+/**
+ * A cancelled job's tasks that never started, failed a chunk at a time outside the market's lock.
+ * One statement per chunk, the chunk chosen in the database: reading the ids and sending them
+ * back had the client build and compile a 1,000-value query on the market's thread (issue 16).
+ */
 async function failUnstarted(market: Market, jobId: string) {
   for (;;) {
-    const chunk = await market.db.task.findMany({ where: { jobId, status: { in: ["pending", "queued"] } }, select: { id: true }, take: TASK_CHUNK });
-    if (chunk.length === 0) return;
-    await market.db.task.updateMany({ where: { id: { in: chunk.map((t) => t.id) } }, data: { status: "failed", machineId: null } });
+    const failed = await market.db.$executeRaw`
+      UPDATE "Task" SET status = 'failed', "machineId" = NULL
+      WHERE id IN (SELECT id FROM "Task" WHERE "jobId" = ${jobId} AND status IN ('pending', 'queued') LIMIT ${TASK_CHUNK})`;
+    if (failed === 0) return;
   }
 }

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { LiveState, type LiveJob, type LiveMachine, type LiveTask } from "./live.ts";
+
+// A small deterministic generator: the same sequence on every run, many shapes of it.
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+const machine = (id: string) => ({ id, queue: [] as string[], leases: new Set<string>() }) as unknown as LiveMachine;
+const task = (id: string, jobId: string, replica = 0): LiveTask => ({ id, jobId, index: 0, replica, machineId: null, state: "pending", attempts: 0 });
+
+describe("LiveState's index of each job's tasks", () => {
+  it("matches a scan of every task after any sequence of joins, replacements, removals and dropped jobs (and so do the pending tasks)", () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const random = rng(seed);
+      const state = new LiveState();
+      const jobs = ["a", "b", "c", "d"];
+      // Two jobs the engine delayed, one it admitted, one not live (its tasks count as the engine's).
+      const live = () => state.jobs.set("a", { id: "a", status: "delayed" } as LiveJob).set("b", { id: "b", status: "admitted" } as LiveJob).set("c", { id: "c", status: "delayed" } as LiveJob);
+      let next = 0;
+      for (let step = 0; step < 2000; step++) {
+        if (step % 100 === 0) live(); // dropJob takes a job out of the market; it comes back now and then
+        const r = random();
+        const jobId = jobs[Math.floor(random() * jobs.length)]!;
+        const ids = [...state.tasks.keys()];
+        const some = ids[Math.floor(random() * ids.length)];
+        const fresh = `t${next++}`;
+        if (r < 0.5) state.tasks.set(fresh, { ...task(fresh, jobId), state: random() < 0.5 ? "pending" : "queued" });
+        else if (r < 0.55 && some) state.tasks.set(some, { ...state.tasks.get(some)!, replica: 1 }); // the same task again
+        else if (r < 0.6 && some) state.tasks.set(some, task(some, jobId, 1)); // the same id again, maybe another job's
+        else if (r < 0.85 && some) state.tasks.delete(some);
+        else if (r < 0.95) state.dropJob(jobId);
+        else if (r < 0.97) state.tasks.delete("never-there");
+        else state.tasks.clear();
+        for (const j of jobs) {
+          expect(state.tasks.ofJob(j), `seed ${seed} step ${step} job ${j}`).toEqual([...state.tasks.values()].filter((t) => t.jobId === j));
+        }
+        expect(new Set(state.tasks.jobIds())).toEqual(new Set([...state.tasks.values()].map((t) => t.jobId)));
+        const pending = (t: LiveTask) => t.state === "pending" && state.jobs.get(t.jobId)?.status !== "delayed";
+        expect(new Set(state.pendingTasks())).toEqual(new Set([...state.tasks.values()].filter(pending)));
+      }
+    }
+  });
+
+  it("takes many queued tasks out of their machines' queues at once, keeping the others in order", () => {
+    const state = new LiveState();
+    const m1 = machine("m1");
+    const m2 = machine("m2");
+    state.machines.set("m1", m1).set("m2", m2);
+    const tasks = Array.from({ length: 10 }, (_, i) => task(`t${i}`, i % 2 ? "odd" : "even"));
+    tasks.forEach((t, i) => {
+      state.tasks.set(t.id, t);
+      state.enqueue(t, i < 6 ? "m1" : "m2");
+    });
+    const queue = m1.queue;
+    state.unqueueAll(state.tasks.ofJob("odd"));
+    expect(m1.queue).toBe(queue); // the machine's own array, changed in place
+    expect(m1.queue).toEqual(["t0", "t2", "t4"]);
+    expect(m2.queue).toEqual(["t6", "t8"]);
+  });
+});
