@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
-import { runLease, type TestLease } from "../support/worker.ts";
+import { marketWithMachine, runLease, type TestLease } from "../support/worker.ts";
 
 // A worker's round trip over real HTTP against a real PostgreSQL: register, lease, fetch the
 // module, run the task in the WASI sandbox, report, and the job completes with its result.
@@ -15,21 +15,9 @@ let machineId: string;
 
 beforeAll(async () => {
   market = await startTestMarket();
-  consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack 1" })).token);
+  ({ consumer, worker, machineId } = await marketWithMachine(market));
   const other = await market.signUp("other@example.test", ["producer"]);
   intruder = market.tokenClient((await other.account.tokens.create.mutate({ name: "x" })).token);
-  ({ machineId } = await worker.worker.register.mutate({
-    name: "rack-1",
-    kind: "opportunistic",
-    slots: 2,
-    speed: 1,
-    memoryPerSlotMb: 512,
-    bandwidthBytesPerSecond: 1e7,
-    pricePerSecond: 0.001,
-    userAgent: "test",
-  }));
 });
 afterAll(() => market?.stop());
 

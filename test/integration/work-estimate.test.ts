@@ -1,30 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runLease } from "../support/worker.ts";
+import { marketWithMachine, runLease } from "../support/worker.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 
 // A consumer's work estimate cannot mislead the market about a machine: runs that take far longer
 // than the job said move that job's own estimate, never the speed of the machine that ran them.
 
 let market: TestMarket;
-let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
-let worker: ReturnType<TestMarket["tokenClient"]>;
+let consumer: Awaited<ReturnType<typeof marketWithMachine>>["consumer"];
+let worker: Awaited<ReturnType<typeof marketWithMachine>>["worker"];
 let machineId: string;
 
 beforeAll(async () => {
   market = await startTestMarket();
-  consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
-  ({ machineId } = await worker.worker.register.mutate({
-    name: "rack",
-    kind: "opportunistic",
-    slots: 2,
-    speed: 0.65,
-    memoryPerSlotMb: 512,
-    bandwidthBytesPerSecond: 1e7,
-    pricePerSecond: 0.001,
-    userAgent: "test",
-  }));
+  ({ consumer, worker, machineId } = await marketWithMachine(market, 0.65));
 });
 afterAll(() => market?.stop());
 
