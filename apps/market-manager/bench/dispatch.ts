@@ -74,10 +74,7 @@ try {
   await fleet.stop();
   const { books } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");
-  const pick = (kind: string) => {
-    const s = timings.summary(kind);
-    return { p50: s.p50, p99: s.p99, count: s.count };
-  };
+  const submit = toLease.summary("submit");
   print(
     {
       workers: opt.workers,
@@ -85,10 +82,10 @@ try {
       tasks: opt.tasks,
       tasksPerSecond: round(opt.tasks / seconds, 1),
       submitToLeaseMs: { p50: probe.p50, p99: probe.p99 },
-      submitMs: { p50: toLease.summary("submit").p50, p99: toLease.summary("submit").p99 },
-      leaseMs: pick("lease"),
-      reportMs: pick("report"),
-      heartbeatMs: pick("heartbeat"),
+      submitMs: { p50: submit.p50, p99: submit.p99 },
+      leaseMs: timings.latency("lease"),
+      reportMs: timings.latency("report"),
+      heartbeatMs: timings.latency("heartbeat"),
       managerCpuMsPerTask: round((cpuAfter.managerMs - cpuBefore.managerMs) / opt.tasks, 3),
       postgresCpuMsPerTask: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / opt.tasks, 3),
       // The simulated workers share the machine: what they cost bounds what the market can be shown to do.

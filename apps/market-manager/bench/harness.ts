@@ -213,6 +213,11 @@ export class Timings {
     const at = (q: number) => (list.length ? round(list[Math.min(list.length - 1, Math.floor(q * list.length))]!) : null);
     return { count: list.length, p50: at(0.5), p99: at(0.99), max: list.length ? round(list[list.length - 1]!) : null };
   }
+  /** A kind's latencies as the benches print them: `{ p50, p99, count }`. */
+  latency(kind: string) {
+    const s = this.summary(kind);
+    return { p50: s.p50, p99: s.p99, count: s.count };
+  }
   clear() {
     this.samples.clear();
   }

@@ -119,25 +119,21 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   const accepted = fleet.accepted();
   const { books, departed, loopDelayMs } = await manager.audit(finished);
   await fleet.stop();
-  const pick = (kind: string) => {
-    const s = timings.summary(kind);
-    return { p50: s.p50, p99: s.p99, count: s.count };
-  };
   print(
     {
       machines: opt.machines,
       consumers: opt.consumers,
       seconds: round(seconds, 1),
       tasksPerSecond: round(accepted / seconds, 1),
-      submitToLeaseMs: pick("submitToLease"),
-      leaseMs: pick("lease"),
+      submitToLeaseMs: timings.latency("submitToLease"),
+      leaseMs: timings.latency("lease"),
       emptyLeases: timings.summary("emptyLease").count,
-      reportMs: pick("report"),
-      heartbeatMs: pick("heartbeat"),
-      registerMs: pick("register"),
-      submitMs: pick("submit"),
-      jobPageMs: pick("jobPage"),
-      healthzMs: pick("healthz"),
+      reportMs: timings.latency("report"),
+      heartbeatMs: timings.latency("heartbeat"),
+      registerMs: timings.latency("register"),
+      submitMs: timings.latency("submit"),
+      jobPageMs: timings.latency("jobPage"),
+      healthzMs: timings.latency("healthz"),
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
       postgresCpuMsPerTask: accepted ? round((cpuAfter.postgresMs - cpuBefore.postgresMs) / accepted, 3) : null,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
@@ -283,9 +279,9 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
       joinedInSeconds: round((joined - started) / 1000, 1),
       registrationsPerSecond: round(registered / ((joined - started) / 1000), 1),
       heartbeatsPerSecondOnceJoined: round((heartbeats - beatsAtJoin) / Math.max(0.001, (ended - joined) / 1000), 1),
-      registerMs: pick("register"),
-      heartbeatMs: pick("heartbeat"),
-      healthzMs: pick("healthz"),
+      registerMs: timings.latency("register"),
+      heartbeatMs: timings.latency("heartbeat"),
+      healthzMs: timings.latency("healthz"),
       managerLoopDelayMs: loopDelayMs,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
       postgresCpuCores: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / 1000 / seconds, 2),
