@@ -71,10 +71,12 @@ export class Market {
    * its client has gone by the time its turn comes; the market's own steps always run.
    */
   serial<T>(step: () => Promise<T>, from?: { signal?: AbortSignal | undefined }): Promise<T> {
-    if (from && this.queuedSteps >= this.maxQueuedSteps) {
-      return Promise.reject(
-        refuse.busy({ code: "market-busy", limit: "queued-calls", max: this.maxQueuedSteps, retryAfterSeconds: 1 }, "The market is busy; try again in a second."),
-      );
+    if (from) {
+      try {
+        this.refuseWhenBusy();
+      } catch (e) {
+        return Promise.reject(e);
+      }
     }
     this.queuedSteps += 1;
     const guarded = async () => {
@@ -88,6 +90,17 @@ export class Market {
     const run = this.tail.then(guarded, guarded);
     this.tail = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * Refuses a caller's call (503, Retry-After) when `waiting` more calls on top of the queued steps
+   * would pass the bound: the report group's waiting calls count as well as the lock's own queue.
+   */
+  refuseWhenBusy(waiting = 0): void {
+    const max = this.maxQueuedSteps;
+    if (this.queuedSteps + waiting >= max) {
+      throw refuse.busy({ code: "market-busy", limit: "queued-calls", max, retryAfterSeconds: 1 }, "The market is busy; try again in a second.");
+    }
   }
 
   emit(event: MarketEvent): void {

@@ -55,15 +55,8 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     private lease: (asks: A[]) => Promise<void>,
   ) {}
 
-  private refuseWhenFull() {
-    const max = this.market.maxQueuedSteps;
-    if (this.market.queuedSteps + this.waiting.length >= max) {
-      throw refuse.busy({ code: "market-busy", limit: "queued-calls", max, retryAfterSeconds: 1 }, "The market is busy; try again in a second.");
-    }
-  }
-
   add(resolve: () => Completion, signal: AbortSignal | undefined) {
-    this.refuseWhenFull();
+    this.market.refuseWhenBusy(this.waiting.length);
     return new Promise<ReturnType<typeof answer>>((done, fail) => {
       this.waiting.push({ resolve, signal, done, fail });
       this.schedule();
@@ -75,7 +68,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
    * reports queued before it (a worker's reports free the slots its lease fills).
    */
   addLease(ask: A) {
-    this.refuseWhenFull();
+    this.market.refuseWhenBusy(this.waiting.length);
     this.waiting.push(ask);
     this.schedule();
   }
