@@ -5,6 +5,7 @@ import { checkAuthBody } from "./auth-body.ts";
 import { refuseHttp } from "./respond.ts";
 import { authRuleFor } from "../auth/auth-limits.ts";
 import { clientAddress, overHttps } from "./signup-limit.ts";
+import { sessionsOf } from "../api/trpc.ts";
 
 /** The header the auth library reads the client's address from; set here only, never believed from outside. */
 export const CLIENT_ADDRESS_HEADER = "x-cyclemarket-client-address";
@@ -62,6 +63,8 @@ export function authRoute(services: Services) {
         body: raw.length > 0 && req.method !== "GET" && req.method !== "HEAD" ? new Uint8Array(raw) : undefined,
       }),
     );
+    // Sessions and users change here (sign in, sign out, a verified address): calls from now on ask afresh.
+    sessionsOf(services).forget();
     if (response.status === 429) {
       const retry = Math.max(1, Number(response.headers.get("x-retry-after") ?? 60));
       const rule = authRuleFor(cfg, route);
