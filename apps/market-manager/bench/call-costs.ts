@@ -14,7 +14,8 @@ import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
 import type { WorkerApi } from "../../worker-runtime/src/api.ts";
 
 const opt = args({ machines: 1000, calls: 2000, concurrency: 50, jobTasks: 20 });
-const manager = await startBenchManager();
+// Machines here do not heartbeat between phases: a long lease timeout keeps them from being departed.
+const manager = await startBenchManager({ env: { LEASE_TIMEOUT_MS: "3600000" } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
@@ -58,15 +59,23 @@ try {
   figures.heartbeat = await cost("heartbeat", opt.calls, opt.concurrency, (i) => machine(i).api.heartbeat({ machineId: machine(i).machineId, leaseIds: [] }));
   figures.emptyLease = await cost("emptyLease", opt.calls, opt.concurrency, (i) => machine(i).api.lease({ machineId: machine(i).machineId, max: 2 }));
 
-  // Idle work streams: what holding them open costs per second, after they connected.
+  // Idle work streams: what holding them open costs per second, after they connected, beside
+  // what the manager costs idle with the same machines and no streams.
+  const idleMs = async (kind: string) => {
+    await sleep(1000);
+    if (profileDir) await manager.profileStart();
+    const before = manager.cpu().managerMs;
+    await sleep(10_000);
+    const perSecond = round((manager.cpu().managerMs - before) / 10, 1);
+    if (profileDir) await manager.profileStop(join(profileDir, `calls-${kind}.cpuprofile`));
+    return perSecond;
+  };
+  figures.idleCpuMsPerSecond = await idleMs("idle");
   const closers: (() => void)[] = [];
   let live = 0;
   for (const m of machines) closers.push(m.api.watchWork!({ machineId: m.machineId }, { offer: () => {}, state: (s) => void (s === "live" && live++), end: () => {} }));
   await until("every work stream", () => live >= machines.length, 120_000);
-  await sleep(1000);
-  const before = manager.cpu().managerMs;
-  await sleep(10_000);
-  figures.idleWorkStreamsCpuMsPerSecond = round((manager.cpu().managerMs - before) / 10, 1);
+  figures.idleWithWorkStreamsCpuMsPerSecond = await idleMs("idleWorkStreams");
 
   const buyers = await Promise.all(Array.from({ length: 10 }, (_, i) => consumer(manager, `buyer${i}@bench.test`)));
   const jobIds: string[] = [];
