@@ -2,7 +2,7 @@ import type http from "node:http";
 import { HeartbeatRequest, LeaseRequest } from "@cyclemarket/worker-runtime";
 import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller } from "../api/trpc.ts";
-import { heartbeat, leaseNothing } from "../resources/leases.ts";
+import { heardFrom, heartbeat, leaseNothing } from "../resources/leases.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** A heartbeat's body is a machine id and at most 1,024 lease ids: anything longer goes the general way. */
@@ -21,7 +21,7 @@ const QUICK: Record<string, (services: Services, caller: Caller, input: unknown)
   },
   "worker.lease": (services, caller, input) => {
     const parsed = LeaseRequest.safeParse(input);
-    return parsed.success ? leaseNothing(services.market, caller, parsed.data.machineId, parsed.data.max) : null;
+    return parsed.success ? leaseNothing(services.market, heardFrom(services.market, caller, parsed.data.machineId), parsed.data.max) : null;
   },
 };
 

@@ -43,29 +43,36 @@ type LeaseAnswer = { leases: Lease[] };
  * market's group commit: every machine asking at the same moment is leased in one statement,
  * after the reports queued before it.
  */
-export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal): Promise<LeaseAnswer> {
-  const empty = leaseNothing(market, caller, machineId, max);
+export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal, behindReports = false): Promise<LeaseAnswer> {
+  const mine = heardFrom(market, caller, machineId);
+  // Behind reports still waiting in the group, the room and the queues they change are not known yet.
+  const empty = behindReports ? null : leaseNothing(market, mine, max);
   if (empty) return empty;
   return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail }));
 }
 
-/**
- * A lease call is a sign of life, heard on arrival; and a call that could get no task is answered
- * at once, without the market's lock or the group commit: the machine has no room, or its own
- * queue is empty and no other machine holds queued work it could take (pickTasks takes only a
- * holder's spare tasks, or copies a holder may not run, which only jobs with copies have). The
- * machine's work stream then wakes it when work comes (WorkRoutes). Half the lease calls of a
- * market with more slots than work are such calls (bench:load, emptyLeases). Null when the call
- * must go to the group. Throws as ownMachine does.
- */
-export function leaseNothing(market: Market, caller: Caller, machineId: string, max: number): LeaseAnswer | null {
+/** A lease call is a sign of life, heard on arrival. Throws as ownMachine does. */
+export function heardFrom(market: Market, caller: Caller, machineId: string): LiveMachine {
   const heard = market.clock.now();
   const mine = ownMachine(market, caller, machineId);
   mine.lastHeartbeatAt = heard;
   market.liveness.heard(machineId, heard);
+  return mine;
+}
+
+/**
+ * A lease call that could get no task is answered at once, without the market's lock or the
+ * group commit: the machine has no room, or its own queue is empty and no other machine holds
+ * queued work it could take (pickTasks takes only a
+ * holder's spare tasks, or copies a holder may not run, which only jobs with copies have). The
+ * machine's work stream then wakes it when work comes (WorkRoutes). Half the lease calls of a
+ * market with more slots than work are such calls (bench:load, emptyLeases). Null when the call
+ * must go to the group.
+ */
+export function leaseNothing(market: Market, mine: LiveMachine, max: number): LeaseAnswer | null {
   const room = Math.min(max, offeredSlots(mine) * 2 - mine.leases.size);
   if (room > 0 && (mine.queue.length > 0 || workElsewhere(market))) return null;
-  market.workRoutes.leasedNothing(machineId);
+  market.workRoutes.leasedNothing(mine.id);
   return { leases: [] };
 }
 
@@ -422,7 +429,7 @@ export async function reportMany(
   );
   // Asked after the reports, so it joins their group behind them.
   const leases = lease
-    ? leaseTasks(market, caller, lease.machineId, lease.max, signal).then(
+    ? leaseTasks(market, caller, lease.machineId, lease.max, signal, true).then(
         (a) => a.leases,
         () => [],
       )
