@@ -8,6 +8,7 @@ import { publicError } from "./public-error.ts";
 import { opsOf } from "../ops/ops.ts";
 import type { HeldBody } from "../http/held-body.ts";
 import { HeldAnswers } from "../auth/held-answers.ts";
+import { createHash } from "node:crypto";
 
 export interface Caller {
   id: string;
@@ -43,7 +44,9 @@ export async function createContext(services: Services, headers: IncomingHttpHea
   // A session lives in a cookie: a request without one is nobody's, with no need to ask.
   const cookie = headers.cookie;
   if (!cookie) return { services, caller: null, requestId };
-  const caller = await sessionsOf(services).lookup(cookie, () => sessionCaller(services, headers));
+  // Held by the cookie's digest: a stranger's long cookies cost no more memory than short ones.
+  const key = createHash("sha256").update(cookie).digest("base64");
+  const caller = await sessionsOf(services).lookup(key, () => sessionCaller(services, headers));
   return { services, requestId, caller };
 }
 
@@ -64,7 +67,7 @@ async function sessionCaller(services: Services, headers: IncomingHttpHeaders): 
 const SESSION_TTL_MS = 10_000;
 const sessionCaches = new WeakMap<Services, HeldAnswers<Caller>>();
 
-/** The callers of browser sessions, by cookie header, held in memory (auth/held-answers.ts). */
+/** The callers of browser sessions, by their cookie header's digest, held in memory (auth/held-answers.ts). */
 export function sessionsOf(services: Services): HeldAnswers<Caller> {
   let cache = sessionCaches.get(services);
   if (!cache) sessionCaches.set(services, (cache = new HeldAnswers<Caller>(SESSION_TTL_MS, () => services.clock.now())));
