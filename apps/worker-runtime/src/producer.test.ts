@@ -98,6 +98,21 @@ describe("runProducer", () => {
     expect(market.reports[0]).toMatchObject({ exitCode: -1, error: { code: "invalid-module" } });
   });
 
+  it("fetches a module again while the market gives no answer, so the task still runs", async () => {
+    const market = new FakeMarket();
+    const hash = await market.addModule(exampleBytes("montecarlo"));
+    market.moduleFailures = 2;
+    market.queue.push({ taskId: "t", jobId: "j", moduleHash: hash, args: ["1000"], stdin: "", limits });
+    const controller = new AbortController();
+    const done = runProducer({ api: market, executor: pool, machine, signal: controller.signal, idleBackoff: { minMs: 10, maxMs: 50 } });
+    await until(() => market.reports.length === 1);
+    controller.abort();
+    await done;
+    expect(market.moduleFailures).toBe(0);
+    expect(market.reports[0]).toMatchObject({ exitCode: 0 });
+    expect(market.reports[0]!.error).toBeUndefined();
+  });
+
   it("stops on abort while tasks run: gives them up, departs, and resolves", async () => {
     const market = new FakeMarket();
     const loopHash = await market.addModule(wat(LOOP_WAT));

@@ -78,6 +78,9 @@ export interface ProducerSummary {
   abandoned: number;
 }
 
+/** Attempts to fetch a module while the market gives no answer, before the task is reported as failed. */
+const MODULE_ATTEMPTS = 4;
+
 /** tRPC codes that mean "no answer yet, ask again" rather than a refusal. */
 const TRANSIENT = new Set(["INTERNAL_SERVER_ERROR", "SERVICE_UNAVAILABLE", "BAD_GATEWAY", "GATEWAY_TIMEOUT", "TIMEOUT", "TOO_MANY_REQUESTS", "CLIENT_CLOSED_REQUEST"]);
 
@@ -385,10 +388,25 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     if (offering) wakeForWork();
   }
 
+  /**
+   * The module's bytes, asked again (with backoff, a few times) while the market gives no answer:
+   * a fetch lost to a busy network must not fail the task, which the consumer pays as a failed run.
+   */
+  async function fetchModule(hash: string): Promise<{ bytes: string }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api.module({ moduleHash: hash });
+      } catch (e) {
+        if (refusalOf(e) !== null || attempt >= MODULE_ATTEMPTS || signal.aborted) throw e;
+        await sleep(250 * 2 ** (attempt - 1), signal);
+      }
+    }
+  }
+
   function moduleBytes(hash: string): Promise<Uint8Array> {
     let bytes = modules.get(hash);
     if (!bytes) {
-      bytes = api.module({ moduleHash: hash }).then(async ({ bytes: b64 }) => {
+      bytes = fetchModule(hash).then(async ({ bytes: b64 }) => {
         const bytes = fromBase64(b64);
         const actual = await sha256Hex(bytes);
         if (actual !== hash.toLowerCase()) throw new Error(`module ${hash} arrived with hash ${actual}`);
