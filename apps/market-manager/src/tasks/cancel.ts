@@ -19,7 +19,9 @@ const endings = new WeakMap<Market, Map<string, Ending>>();
 const endingsOf = (market: Market) => endings.get(market) ?? endings.set(market, new Map()).get(market)!;
 
 /** Attempts at a cancellation's transaction before the call fails (a later cancel tries again). */
-const WRITE_ATTEMPTS = 3;
+const WRITE_ATTEMPTS = 5;
+/** How long the transaction waits for a row another transaction holds, well under PostgreSQL's deadlock check (1 s). */
+const LOCK_WAIT_MS = 200;
 
 /**
  * The consumer stops a job: its open tasks and leases end, and it is charged what the market
@@ -58,6 +60,10 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
   for (let attempt = 1; ; attempt++) {
     try {
       const charged = await market.db.$transaction(async (tx) => {
+        // Outside the market's lock this transaction can meet the lock's own on a ledger account
+        // (the market's, the consumer's), locked in another order by an admission: it gives way
+        // rather than wait (and never holds a step of the lock in a deadlock), and is tried again.
+        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
         // Running tasks end with the job; its unstarted tasks (all 10,000 of a big job, say) are
         // marked after the answer, in chunks: nothing reads a cancelled job's tasks as work.
         // Raw statements: no query of the client's to build and compile on the market's thread;
@@ -74,7 +80,10 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
       market.emit({ kind: "job", jobId, ownerId: e.ownerId });
       return charged;
     } catch (err) {
-      if (attempt < WRITE_ATTEMPTS) continue;
+      if (attempt < WRITE_ATTEMPTS) {
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+        continue;
+      }
       delete e.write;
       market.log(`job ${jobId.slice(0, 8)}: its cancellation was not written (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); a cancel asked again writes it`, { level: "error" });
       throw err;
