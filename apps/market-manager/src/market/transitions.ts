@@ -4,7 +4,9 @@
 // transaction committed (or, where the engine must see a change before it is asked where tasks
 // go, tell it first and undo it when the transaction fails: machineLeaving / machineStayed).
 // The engine's re-placement (`Engine.place`) commits its own side as it answers; tasksPlaced
-// applies the answer to memory.
+// applies the answer to memory. A cancellation is the one change made to memory before its
+// transaction (jobEnded, then the write outside the market's lock, tasks/cancel.ts): once the job
+// has left memory nothing else writes for it, so its transaction needs no lock.
 import type { Market } from "./market.ts";
 import { demandOf, type Decision, type JobSpec } from "./engine.ts";
 import type { LiveJob, LiveLease, LiveMachine, LiveTask } from "./live.ts";
