@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+import { moduleImporting } from "../support/wasm.ts";
 import { applySettings } from "../../apps/market-manager/src/market/settings.ts";
 
 // The live market's rules through the API: admin settings with who changed them, delayed jobs
@@ -58,6 +59,25 @@ describe("admission and cancellation", () => {
     // Leave the machine's queue empty for the next test.
     const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
     expect(leases).toHaveLength(2);
+    await consumer.jobs.cancel.mutate({ jobId });
+    await worker.worker.depart.mutate({ machineId });
+  });
+
+  it("plans a delayed job's input transfer when it admits it later, as it would have at once", async () => {
+    // One task with 1 MB of stdin and a tenth of a second of work: at the link the market assumes
+    // for every machine (1 MB/s) the transfer is a second of the planned finish, whether the job is
+    // admitted at once or, as here, when a machine joins.
+    const { jobId, decision } = await consumer.jobs.submit.mutate({
+      name: "big input",
+      source: { kind: "upload", moduleBase64: Buffer.from(moduleImporting("wasi_snapshot_preview1", "fd_write")).toString("base64"), tasks: [{ stdin: "x".repeat(1_000_000) }], workPerTask: 0.1 },
+      benefit: { kind: "constant", value: 100 },
+    });
+    expect(decision.outcome).toBe("delayed");
+    const joined = Date.now();
+    const { machineId } = await worker.worker.register.mutate(machine);
+    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
+    const { expectedCompletionAt } = await consumer.jobs.get.query({ jobId });
+    expect(expectedCompletionAt! - joined).toBeGreaterThan(1_000);
     await consumer.jobs.cancel.mutate({ jobId });
     await worker.worker.depart.mutate({ machineId });
   });

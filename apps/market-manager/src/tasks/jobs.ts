@@ -144,7 +144,7 @@ function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: Ben
 
 /** Every copy of every task: replica r of task t has the id the engine gives it (replicaId). */
 function copiesOf(job: PreparedJob, replicas: number) {
-  return job.tasks.flatMap((task, index) => Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica })));
+  return job.tasks.flatMap((task, index) => Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica, bytes: task.bytes })));
 }
 
 /**
