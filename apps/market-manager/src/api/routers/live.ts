@@ -4,7 +4,7 @@ import { WorkStreamRequest, type WorkOffer } from "@cyclemarket/worker-runtime";
 import { adminProcedure, router, workerProcedure } from "../trpc.ts";
 import { ownMachine } from "../../resources/machines.ts";
 import { changes } from "../live/changes.ts";
-import { workOnOffer } from "../live/work.ts";
+import { streamLeases, workOnOffer } from "../live/work.ts";
 import { marketOverview } from "../market-overview.ts";
 import type { Market } from "../../market/market.ts";
 import type { Services } from "../../services.ts";
@@ -99,11 +99,16 @@ export const liveRouter = router({
     const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark);
     for await (const _ of changes(market, signal, { listen })) {
       const machine = ownMachine(market, ctx.caller, input.machineId);
-      const available = workOnOffer(market, machine);
+      let available = workOnOffer(market, machine);
       market.workRoutes.markIdle(machine.id, available <= 0);
+      if (available <= 0) continue;
       // Only an event about this machine's queue (or spare work while it idles) wakes the stream,
-      // so every wake-up with work on offer is news to the worker.
-      if (available > 0) yield tracked(versionOf(market), { machineId: machine.id, available } satisfies WorkOffer);
+      // so every wake-up with work on offer is news to the worker. A worker that takes leases on
+      // its stream and holds none is leased here, in the market's group commit like its own call.
+      const leases = input.lease && machine.leases.size === 0 ? await streamLeases(market, ctx.caller, machine.id, input.lease.max, signal) : [];
+      if (leases.length) available = workOnOffer(market, machine);
+      if (signal?.aborted) return;
+      if (available > 0 || leases.length) yield tracked(versionOf(market), { machineId: machine.id, available: Math.max(0, available), ...(leases.length ? { leases } : {}) } satisfies WorkOffer);
     }
   }),
 });
