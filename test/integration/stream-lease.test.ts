@@ -8,8 +8,8 @@ import { waitFor } from "../support/processes.ts";
 import { moduleImporting } from "../support/wasm.ts";
 
 // An idle worker that opens its work stream with `lease` is leased on the stream: the offer that
-// tells it of a new job carries the lease, written in the market's group commit before it is
-// sent, so the worker starts the task without asking. A worker holding a lease gets plain offers,
+// tells it of a new job carries the lease, written before it is sent (by a small job's admission
+// itself, else in the market's group commit), so the worker starts the task without asking. A worker holding a lease gets plain offers,
 // and a lease sent on a stream that the worker never runs expires as any lease does.
 
 const LEASE_TIMEOUT_MS = 2000;
@@ -82,6 +82,10 @@ describe("leases on the work stream", () => {
       // Written before it was sent: the lease row is active and its task leased to this machine.
       const row = await market.manager.services.db.lease.findUniqueOrThrow({ where: { id: lease.leaseId }, include: { task: true } });
       expect(row).toMatchObject({ status: "active", machineId, task: { status: "leased", machineId } });
+      // Leased by the admission's own statement: issued at the decision's moment, the job running.
+      const job = await market.manager.services.db.job.findUniqueOrThrow({ where: { id: first.jobId } });
+      expect(job.status).toBe("running");
+      expect(row.issuedAt.getTime()).toBe(job.decidedAt!.getTime());
 
       // Holding it, the machine is told of the next job but not leased it on the stream.
       const second = await consumer.jobs.submit.mutate(trivial("offered"));

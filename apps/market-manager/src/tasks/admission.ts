@@ -36,6 +36,11 @@ export interface Admission {
    * lock (see INLINE_INTAKE_TASKS): none of them exists before it commits. Absent: stored in intake.
    */
   intake?: InlineIntake;
+  /**
+   * With an intake: the new job's tasks leased at once to idle machines waiting on their work
+   * streams (jobs.ts streamLeasesAtAdmission), written leased with their leases, the job running.
+   */
+  leases?: { rows: { leaseId: string; taskId: string; machineId: string }[]; expiresAt: number };
 }
 
 /** A job's row as intake stores it, for a job whose intake is written with its admission. */
@@ -74,7 +79,7 @@ const SHORT = "consumer-credits-short";
  * does not happen makes the last SELECT raise (a text cast to int that fails), which undoes the
  * whole statement. Zero amounts post nothing, as `post` does.
  */
-const admitSql = (job: string, placed: string) => `
+const admitSql = (job: string, placed: string, more = "") => `
 WITH payer AS (
   UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" - $4::bigint
   WHERE $3::boolean AND $4::bigint > 0 AND kind = 'consumer'::"AccountKind" AND "userId" = $2 AND "balanceMicro" - $4::bigint >= "minBalanceMicro"
@@ -103,7 +108,7 @@ WITH payer AS (
   SELECT gen_random_uuid()::text, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
   FROM unnest($17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(at, outcome, machine, tasks, reasons, detail)
   RETURNING 1
-), placed AS (${placed})
+), placed AS (${placed})${more}
 SELECT CASE
   WHEN $3::boolean AND $4::bigint > 0 AND NOT EXISTS (SELECT 1 FROM payer) THEN ('${SHORT}:' || (SELECT count(*) FROM payer))::int
   WHEN $3::boolean AND $5::bigint > 0 AND NOT EXISTS (SELECT 1 FROM reserve) THEN ('market-reserve-short:' || (SELECT count(*) FROM reserve))::int
@@ -143,13 +148,22 @@ const ADMIT_WITH_INTAKE_SQL = admitSql(
     timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14::bigint, $15::bigint, $16, $4::bigint, $5::bigint)
   RETURNING 1`,
   `
-  INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId")
+  INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId", attempts)
   SELECT t.id, $1, t.idx, t.replica, ARRAY(SELECT jsonb_array_elements_text(t.args)), t.stdin, t.env, t.files,
-    CASE WHEN p.machine IS NULL THEN 'pending'::"TaskStatus" ELSE 'queued'::"TaskStatus" END, p.machine
+    CASE WHEN l.task IS NOT NULL THEN 'leased'::"TaskStatus" WHEN p.machine IS NULL THEN 'pending'::"TaskStatus" ELSE 'queued'::"TaskStatus" END,
+    p.machine, CASE WHEN l.task IS NULL THEN 0 ELSE 1 END
   FROM unnest($37::text[], $38::int[], $39::int[], $40::jsonb[], $41::bytea[], $42::jsonb[], $43::jsonb[]) AS t(id, idx, replica, args, stdin, env, files)
   LEFT JOIN unnest($23::text[], $24::text[]) AS p(id, machine) ON p.id = t.id
+  LEFT JOIN unnest($45::text[]) AS l(task) ON l.task = t.id
   WHERE $10::"JobStatus" <> 'rejected'::"JobStatus"
   RETURNING "machineId"`,
+  // Leases made at admission ($44-$46, expiring at $47): the machine is the task's placement.
+  `, leases AS (
+  INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
+  SELECT l.id, l.task, l.machine, 'active'::"LeaseStatus", timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $47::float8 * interval '1 millisecond'
+  FROM unnest($44::text[], $45::text[], $46::text[]) AS l(id, task, machine)
+  RETURNING 1
+)`,
 );
 
 /** Whether `e` is ADMIT_SQL refusing a debit of the consumer's (their balance is below the escrow). */
@@ -183,6 +197,10 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
         intake.tasks.map((t) => t.stdin),
         intake.tasks.map((t) => json(t.env)),
         intake.tasks.map((t) => json(t.files)),
+        (a.leases?.rows ?? []).map((l) => l.leaseId),
+        (a.leases?.rows ?? []).map((l) => l.taskId),
+        (a.leases?.rows ?? []).map((l) => l.machineId),
+        a.leases?.expiresAt ?? 0,
       ]
     : [];
   await run(intake ? "admit-job-with-intake" : "admit-job", intake ? ADMIT_WITH_INTAKE_SQL : ADMIT_SQL, [
@@ -195,7 +213,8 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
     randomUUID(),
     randomUUID(),
     text({ maxBenefitMicro: a.escrowMicro.toString(), penaltyHeldMicro: a.penaltyHeldMicro.toString() }),
-    a.status,
+    // A job leased at its admission is running already, as a lease statement would have made it.
+    intake && a.leases?.rows.length ? "running" : a.status,
     text(a.record),
     a.now,
     a.completionAt,

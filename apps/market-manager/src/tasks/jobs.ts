@@ -20,6 +20,7 @@ import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHea
 import { StagedSubmission } from "./intake-pool.ts";
 import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type InlineIntake } from "./admission.ts";
 import { direct } from "./report-batch.ts";
+import { applyAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -301,6 +302,10 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
   // Read only for a curve that can go negative (holdPenalty asks nothing otherwise).
   const penaltyHeld = decision.outcome === "admitted" ? await holdPenalty(market.db, input.benefit, decision.price) : 0n;
   const decisions = jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: caller.id, tasks: job.tasks.length }, now);
+  // Only the pilots are live until the engine admits the rest (market/remainder.ts).
+  const live = pilots === null ? copies : copies.filter((c) => c.index < pilots);
+  // A small job's tasks placed on idle machines waiting on their streams are leased by the same statement.
+  const leases = intake && status === "admitted" ? planAdmissionLeases(market, placed, new Set(live.map((c) => c.id)), now) : undefined;
   try {
     // One statement (tasks/admission.ts): the debit of the consumer's escrow is conditional on
     // their balance, in the same statement, so the balance is not read before it.
@@ -319,6 +324,7 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
       decisions,
       placed,
       ...(intake ? { intake } : {}),
+      ...(leases ? { leases } : {}),
     }, MARKET_OWNER);
   } catch (e) {
     if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
@@ -346,8 +352,8 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
       arrivedAt: now,
       benefit: input.benefit,
       ...(pilots === null ? {} : { pilots: { count: pilots, priceMicro: price, phase: "provisional" as const } }),
-      // Only the pilots are live until the engine admits the rest (market/remainder.ts).
-    }, pilots === null ? copies : copies.filter((c) => c.index < pilots), placed, spec, decision);
+    }, live, placed, spec, decision);
+    if (leases && intake) applyAdmissionLeases(market, jobId, intake, job.taskLimits, leases, now);
   }
   market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
   opsOf(market).metrics.submissions.inc({ outcome: status });

@@ -96,11 +96,19 @@ export const liveRouter = router({
   work: machineStreamProcedure.subscription(async function* ({ ctx, input, signal }) {
     const market = ctx.services.market;
     // Woken only by events about this machine, or when it is idle and work spare elsewhere (market/work-routes.ts).
-    const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark);
-    for await (const _ of changes(market, signal, { listen })) {
+    const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark, input.lease?.max ?? 0);
+    // Leases already made for it are sent at once, before answers waiting to be written (the submitter's).
+    const urgent = () => market.workRoutes.hasPushed(input.machineId);
+    for await (const _ of changes(market, signal, { listen, urgent })) {
       const machine = ownMachine(market, ctx.caller, input.machineId);
       let available = workOnOffer(market, machine);
       market.workRoutes.markIdle(machine.id, available <= 0);
+      // Leases a new job's admission made for this idle machine (tasks/admission-leases.ts).
+      const pushed = market.workRoutes.takePushed(machine.id);
+      if (pushed.length) {
+        yield tracked(versionOf(market), { machineId: machine.id, available: Math.max(0, available), leases: pushed } satisfies WorkOffer);
+        continue;
+      }
       if (available <= 0) continue;
       // Only an event about this machine's queue (or spare work while it idles) wakes the stream,
       // so every wake-up with work on offer is news to the worker. A worker that takes leases on
