@@ -287,11 +287,22 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     };
     closeStream = stop;
     close = api.watchWork(
-      { machineId: id },
+      // The market may lease up to our slots on the stream while the machine holds nothing.
+      { machineId: id, lease: { max: slots } },
       {
-        offer: () => {
-          workOffered = true;
-          wakeForWork();
+        offer: (offer) => {
+          const leases = offer.leases ?? [];
+          if (leases.length && machineId === id && offer.machineId === id && !signal.aborted) {
+            // Leased while idle: run them now (a stopping loop's departure gives them back).
+            idleMs = backoff.minMs;
+            emit({ type: "leased", leases: leases.map((l) => ({ leaseId: l.leaseId, taskId: l.taskId, jobId: l.jobId })) });
+            for (const lease of leases) start(lease, id);
+          }
+          // More on offer than came: the loop leases the rest itself.
+          if (!leases.length || offer.available > 0) {
+            workOffered = true;
+            wakeForWork();
+          }
         },
         state: (state) => {
           if (!open || streamLive === (state === "live")) return;

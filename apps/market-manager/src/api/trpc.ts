@@ -39,11 +39,18 @@ export async function createContext(services: Services, headers: IncomingHttpHea
     const { user, tokenId, scopes } = found;
     return { services, requestId, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId, scopes } };
   }
+  // A session read a moment ago is believed for a few seconds (auth/session-cache.ts).
+  const cookie = headers.cookie;
+  const known = cookie ? services.sessions.get(cookie) : null;
+  if (known) return { services, requestId, caller: known };
+  const started = services.sessions.begin();
   const session = await services.auth.api.getSession({ headers: fromNodeHeaders(headers) });
   if (!session) return { services, caller: null, requestId };
   const user = await services.db.user.findUnique({ where: { id: session.user.id } });
   if (!user) return { services, caller: null, requestId };
-  return { services, requestId, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" } };
+  const caller: Caller = { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" };
+  if (cookie) services.sessions.keep(started, cookie, caller, new Date(session.session.expiresAt).getTime());
+  return { services, requestId, caller };
 }
 
 const t = initTRPC.context<Context>().create({

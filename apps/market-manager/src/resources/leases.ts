@@ -31,6 +31,8 @@ interface Ask extends LeaseAsk<LeaseAnswer> {
   caller: Caller;
   machineId: string;
   max: number;
+  /** Asked by the market for the machine's work stream: only while the machine holds no lease. */
+  onlyIdle?: boolean;
 }
 
 type LeaseAnswer = { leases: Lease[] };
@@ -42,13 +44,15 @@ type LeaseAnswer = { leases: Lease[] };
  * market's group commit: every machine asking at the same moment is leased in one statement,
  * after the reports queued before it.
  */
-export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal): Promise<LeaseAnswer> {
-  // A lease call is a sign of life too, heard on arrival.
-  const heard = market.clock.now();
+export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal, stream?: { onlyIdle: true }): Promise<LeaseAnswer> {
   const mine = ownMachine(market, caller, machineId);
-  mine.lastHeartbeatAt = heard;
-  market.liveness.heard(machineId, heard);
-  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail }));
+  if (!stream) {
+    // A lease call is a sign of life too, heard on arrival (the market's own ask for a stream is not).
+    const heard = market.clock.now();
+    mine.lastHeartbeatAt = heard;
+    market.liveness.heard(machineId, heard);
+  }
+  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail, ...(stream ? { onlyIdle: true } : {}) }));
 }
 
 /** A lease decided in memory, waiting for its rows. */
@@ -80,6 +84,11 @@ async function leaseAsks(market: Market, asks: Ask[]) {
       machine = ownMachine(market, ask.caller, ask.machineId);
     } catch (e) {
       ask.fail(e);
+      continue;
+    }
+    // A stream's ask after the machine's own call in the same group: that call was served first.
+    if (ask.onlyIdle && (machine.leases.size > 0 || plans.some((p) => p.machine === machine))) {
+      ask.done({ leases: [] });
       continue;
     }
     const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - machine.leases.size));

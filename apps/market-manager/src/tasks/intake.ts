@@ -5,6 +5,7 @@ import type { Market } from "../market/market.ts";
 // A job's tasks are written to the database in chunks before the market's lock is taken, so a
 // 10,000-task job (up to 32 MB of inputs) never holds other users' calls while it is stored;
 // inside the lock only the decision and its placements are written, a few statements per job.
+// A small job (admission.ts INLINE_INTAKE_TASKS) skips this: its admission's statement inserts it.
 
 /** Rows per statement: a chunk of tasks with 1 KB of stdin each is about a megabyte. */
 export const TASK_CHUNK = 1000;

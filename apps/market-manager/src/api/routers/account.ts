@@ -46,6 +46,7 @@ export const accountRouter = router({
     const chosen = await chooseRoles(ctx.services.market, ctx.caller, input.roles);
     // The user's tokens act with the roles just chosen from the next call on.
     ctx.services.tokens.forget({ userId: ctx.caller.id });
+    ctx.services.sessions.forget(ctx.caller.id);
     return chosen;
   }),
 
