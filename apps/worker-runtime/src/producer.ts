@@ -93,6 +93,9 @@ export function refusalOf(e: unknown): { code: string } | null {
   return null;
 }
 
+/** A module whose bytes do not hash to the name it was asked by: fetching it again will not help. */
+class WrongModule extends Error {}
+
 /** The market no longer knows this machine (it departed): its leases are void, register again. */
 const machineGone = (e: unknown) => {
   const code = refusalOf(e)?.code;
@@ -402,13 +405,34 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       bytes = api.module({ moduleHash: hash }).then(async ({ bytes: b64 }) => {
         const bytes = fromBase64(b64);
         const actual = await sha256Hex(bytes);
-        if (actual !== hash.toLowerCase()) throw new Error(`module ${hash} arrived with hash ${actual}`);
+        if (actual !== hash.toLowerCase()) throw new WrongModule(`module ${hash} arrived with hash ${actual}`);
         return bytes;
       });
       bytes.catch(() => modules.delete(hash));
       modules.set(hash, bytes);
     }
     return bytes;
+  }
+
+  /**
+   * The module a lease runs. Without an answer (the market overloaded or restarting, the network
+   * down) it is asked again with backoff for as long as the lease is held, as a report is: the
+   * task has not failed, the market was busy. A refusal or bytes of the wrong hash are final.
+   */
+  async function moduleFor(lease: Lease, entry: Running): Promise<Uint8Array> {
+    let waitMs = reportBackoff.minMs;
+    const stopped = AbortSignal.any([signal, entry.controller.signal]);
+    for (;;) {
+      try {
+        return await moduleBytes(lease.moduleHash);
+      } catch (e) {
+        if (refusalOf(e) || e instanceof WrongModule || stopped.aborted) throw e;
+        emit({ type: "error", stage: "module", message: message(e), leaseId: lease.leaseId });
+        await sleep(waitMs, stopped);
+        if (stopped.aborted) throw e;
+        waitMs = Math.min(waitMs * 2, reportBackoff.maxMs);
+      }
+    }
   }
 
   /**
@@ -458,7 +482,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     const ids = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId };
     let outcome: TaskOutcome;
     try {
-      const module = await moduleBytes(lease.moduleHash);
+      const module = await moduleFor(lease, entry);
       const files = lease.files ? Object.fromEntries(Object.entries(lease.files).map(([k, v]) => [k, fromBase64(v)])) : undefined;
       emit({ type: "started", ...ids });
       outcome = await executor.run(

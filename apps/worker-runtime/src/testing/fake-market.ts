@@ -49,7 +49,7 @@ export class FakeMarket implements WorkerApi {
   }
   async module({ moduleHash }: { moduleHash: string }) {
     const bytes = this.modules.get(moduleHash);
-    if (!bytes) throw new Error("no such module");
+    if (!bytes) throw Object.assign(new Error("No module with that hash."), { data: { code: "NOT_FOUND", reason: { code: "not-found" } } });
     return { bytes: toBase64(bytes) };
   }
   async heartbeat({ leaseIds }: { machineId: string; leaseIds: string[] }) {
