@@ -41,6 +41,11 @@ export interface Admission {
    * streams (jobs.ts streamLeasesAtAdmission), written leased with their leases, the job running.
    */
   leases?: { rows: { leaseId: string; taskId: string; machineId: string }[]; expiresAt: number };
+  /**
+   * The job waited delayed and this is its new answer (jobs.ts settleDelayed): its row is updated
+   * from delayed rather than from intake, and a rejected job's tasks are removed.
+   */
+  wasDelayed?: boolean;
 }
 
 /** A job's row as intake stores it, for a job whose intake is written with its admission. */
@@ -115,6 +120,12 @@ SELECT CASE
   WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int
   END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
 
+/** A placed task queued on its machine (both decisions on a stored job). */
+const QUEUE_PLACED = `
+  UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
+  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id
+  RETURNING 1`;
+
 /** The decision on a job stored in intake: its row is updated, its placed tasks queued. */
 const ADMIT_SQL = admitSql(
   `
@@ -126,10 +137,28 @@ const ADMIT_SQL = admitSql(
     "escrowMicro" = $4::bigint, "penaltyHeldMicro" = $5::bigint
   WHERE id = $1 AND "decidedAt" IS NULL
   RETURNING 1`,
+  QUEUE_PLACED,
+);
+
+/**
+ * A delayed job's new answer: its row, still delayed, updated as decided (its arrival kept, a
+ * pilot price kept unless a new one is set); its placed tasks queued; a rejected job's tasks
+ * removed. A job no longer delayed matches nothing, and the statement fails whole (job-not-in-intake).
+ */
+const SETTLE_DELAYED_SQL = admitSql(
   `
-  UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
-  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id
+  UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
+    "decidedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
+    "expectedCompletionAt" = timestamp 'epoch' + $13::float8 * interval '1 millisecond',
+    "quotedPriceMicro" = $14::bigint, "pilotPriceMicro" = COALESCE($15::bigint, "pilotPriceMicro"), pricing = $16,
+    "escrowMicro" = $4::bigint, "penaltyHeldMicro" = $5::bigint
+  WHERE id = $1 AND status = 'delayed'::"JobStatus"
   RETURNING 1`,
+  QUEUE_PLACED,
+  `, dropped AS (
+  DELETE FROM "Task" WHERE "jobId" = $1 AND $10::"JobStatus" = 'rejected'::"JobStatus" AND EXISTS (SELECT 1 FROM job)
+  RETURNING 1
+)`,
 );
 
 /**
@@ -203,7 +232,8 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
         a.leases?.expiresAt ?? 0,
       ]
     : [];
-  await run(intake ? "admit-job-with-intake" : "admit-job", intake ? ADMIT_WITH_INTAKE_SQL : ADMIT_SQL, [
+  const [name, sql] = intake ? ["admit-job-with-intake", ADMIT_WITH_INTAKE_SQL] : a.wasDelayed ? ["settle-delayed-job", SETTLE_DELAYED_SQL] : ["admit-job", ADMIT_SQL];
+  await run(name, sql, [
     a.jobId,
     a.ownerId,
     admitted,

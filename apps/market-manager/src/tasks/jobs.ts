@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setImmediate as letCallsIn } from "node:timers/promises";
-import { countDecisions, jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
+import { countDecisions, jobDecisionEntries } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
 import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, pilotCount, provisionalWork, runPay } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
@@ -13,9 +13,8 @@ import { replicaId } from "../market/live.ts";
 import { delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, MARKET_OWNER, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
-import { escrowJob } from "../ledger/settlement.ts";
 import { requireStoredModule } from "./job-request.ts";
-import { INTAKE, holdIntake, insertTasks, queueOnMachines, type NewTask } from "./intake.ts";
+import { INTAKE, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
 import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type InlineIntake } from "./admission.ts";
@@ -395,43 +394,42 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
     replicas: job.replicas,
     tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
   };
-  let decision: Decision = answer(spec, now);
+  const decision: Decision = answer(spec, now);
   if (decision.outcome === "delayed") return jobStillDelayed(market, spec, decision);
-  let admitted = decision.outcome === "admitted" ? decision : null;
   const pricing = market.adminSettings.pricing;
-  const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
-  if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
-    decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
-    admitted = null;
-  }
-  const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
-  const final = decision;
   const pilots = job.pilots?.phase === "provisional" ? job.pilots : null;
-  const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve, pilots?.count ?? null);
-  const penaltyHeld = await market.db.$transaction(async (tx) => {
-    await recordDecisions(market, tx, jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now));
-    const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
-    if (admitted) await escrowJob(tx, job.id, job.ownerId, needed, hold);
-    await tx.job.update({
-      where: { id: job.id },
-      data: {
-        status: final.outcome,
-        decision: toJson(record),
-        decidedAt: new Date(now),
-        expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
-        quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
-        ...(pilots && admitted ? { pilotPriceMicro: toMicro(admitted.price) } : {}),
-        pricing,
-        escrowMicro: admitted ? needed : 0n,
-        penaltyHeldMicro: hold,
-      },
-    });
-    if (admitted) {
-      await queueOnMachines(tx, placed);
-    } else {
-      await tx.task.deleteMany({ where: { jobId: job.id } });
-    }
-    return hold;
+  // One statement (tasks/admission.ts), as at submission: the consumer's debit is conditional on
+  // their balance inside it, and a consumer who can no longer pay is told so in a rejection.
+  const settle = async (final: Decision) => {
+    const admitted = final.outcome === "admitted" ? final : null;
+    const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
+    const penaltyHeld = admitted ? await holdPenalty(market.db, job.benefit as BenefitCurve, admitted.price) : 0n;
+    const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve, pilots?.count ?? null);
+    const price = admitted ? toMicro(admitted.price) : null;
+    const decisions = jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now);
+    await writeAdmission(direct(market), {
+      jobId: job.id,
+      ownerId: job.ownerId,
+      status: admitted ? "admitted" : "rejected",
+      record,
+      now,
+      completionAt: admitted?.completionAt ?? null,
+      priceMicro: price,
+      pilotPriceMicro: pilots ? price : null,
+      pricing,
+      escrowMicro: needed,
+      penaltyHeldMicro: penaltyHeld,
+      decisions,
+      placed: new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []),
+      wasDelayed: true,
+    }, MARKET_OWNER);
+    countDecisions(market, decisions);
+    return { admitted, needed, penaltyHeld };
+  };
+  const { admitted, needed, penaltyHeld } = await settle(decision).catch(async (e: unknown) => {
+    if (decision.outcome !== "admitted" || !consumerShort(e)) throw e;
+    const short = escrowFor(market, job.benefit as BenefitCurve, decision, pricing, job.workPerTask, job.wallMs);
+    return settle({ outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(short) }] });
   });
   if (admitted) delayedJobAdmitted(market, job, { escrowMicro: needed, penaltyHeldMicro: penaltyHeld, priceMicro: toMicro(admitted.price), pricing }, tasks, spec, admitted);
   else delayedJobRejected(market, job.id);
