@@ -184,7 +184,9 @@ WITH v AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(lease, task, machine)
 ), moved AS (
   UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = v.machine, attempts = t.attempts + 1
-  FROM v WHERE t.id = v.task AND t.status = 'queued'::"TaskStatus"
+  -- The ids as an array too: the plan looks the group's tasks up by key whatever the statistics
+  -- say of queued tasks (a plan scanning the queued ones against each asked one was quadratic).
+  FROM v WHERE t.id = ANY($2::text[]) AND t.id = v.task AND t.status = 'queued'::"TaskStatus"
   RETURNING t.id, t."jobId", t.args, t.stdin, t.env, t.files
 ), leased AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
