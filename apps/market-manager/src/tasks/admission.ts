@@ -120,10 +120,13 @@ SELECT CASE
   WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int
   END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
 
-/** A placed task queued on its machine (both decisions on a stored job). */
+/**
+ * A placed task queued on its machine (both decisions on a stored job). The ids are matched
+ * against the array too, so the rows are found by key whatever the planner's statistics say.
+ */
 const QUEUE_PLACED = `
   UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
-  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id
+  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id AND t.id = ANY($23::text[])
   RETURNING 1`;
 
 /** The decision on a job stored in intake: its row is updated, its placed tasks queued. */
