@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
+import { moduleImporting } from "../support/wasm.ts";
 import { applySettings } from "../../apps/market-manager/src/market/settings.ts";
 
 // The live market's rules through the API: admin settings with who changed them, delayed jobs
@@ -62,6 +63,25 @@ describe("admission and cancellation", () => {
     await worker.worker.depart.mutate({ machineId });
   });
 
+  it("plans a delayed job's input transfer when it admits it later, as it would have at once", async () => {
+    // One task with 1 MB of stdin and a tenth of a second of work: at the link the market assumes
+    // for every machine (1 MB/s) the transfer is a second of the planned finish, whether the job is
+    // admitted at once or, as here, when a machine joins.
+    const { jobId, decision } = await consumer.jobs.submit.mutate({
+      name: "big input",
+      source: { kind: "upload", moduleBase64: Buffer.from(moduleImporting("wasi_snapshot_preview1", "fd_write")).toString("base64"), tasks: [{ stdin: "x".repeat(1_000_000) }], workPerTask: 0.1 },
+      benefit: { kind: "constant", value: 100 },
+    });
+    expect(decision.outcome).toBe("delayed");
+    const joined = Date.now();
+    const { machineId } = await worker.worker.register.mutate(machine);
+    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
+    const { expectedCompletionAt } = await consumer.jobs.get.query({ jobId });
+    expect(expectedCompletionAt! - joined).toBeGreaterThan(1_000);
+    await consumer.jobs.cancel.mutate({ jobId });
+    await worker.worker.depart.mutate({ machineId });
+  });
+
   it("gives up on a delayed job once it has waited the engine's maximum, with the engine's reason", async () => {
     // The engine's max-wait rule, shortened from 10 minutes for this test: nothing in the service counts the wait.
     const live = market.manager.services.market;
@@ -108,6 +128,47 @@ describe("admission and cancellation", () => {
     const db = market.manager.services.db;
     expect(await db.ledgerEntry.count({ where: { jobId, kind: "settlement" } })).toBe(1);
     expect((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } }))._sum.balanceMicro).toBe(0n);
+  });
+
+  it("a cancel raced by a second cancel and by its running tasks' reports settles once, charging exactly what was paid", async () => {
+    const before = (await consumer.ledger.statement.query()).consumerBalance;
+    const { machineId } = await worker.worker.register.mutate(machine);
+    const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(3, 40));
+    expect(decision.outcome).toBe("admitted");
+    const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
+    expect(leases).toHaveLength(2);
+    const stdout = Buffer.from("7 10\n");
+    const hash = (await import("node:crypto")).createHash("sha256").update(stdout).digest("hex");
+    const report = (leaseId: string) =>
+      worker.worker.report.mutate({ machineId, leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: "", outputHash: hash, elapsedMs: 2000 }).then(
+        () => "paid",
+        (e: unknown) => String((e as { data?: { reason?: { code?: string } } }).data?.reason?.code),
+      );
+    // The cancellation's transaction runs outside the market's lock: whichever order these land
+    // in, a report is either in before the job leaves the market (and charged) or refused as stale.
+    const first = consumer.jobs.cancel.mutate({ jobId }).catch((e: unknown) => e);
+    const [a, b, ...reports] = await Promise.all([
+      first,
+      consumer.jobs.cancel.mutate({ jobId }).catch((e: unknown) => e),
+      // One report sent with the cancels, one once a cancel was answered (stale by then).
+      report(leases[0]!.leaseId),
+      first.then(() => report(leases[1]!.leaseId)),
+    ]);
+    expect(reports[1]).toBe("stale-lease");
+    const answers = [a, b].filter((x): x is { cancelled: true; charged: number } => typeof x === "object" && x !== null && "charged" in x);
+    expect(answers.length).toBeGreaterThanOrEqual(1);
+    for (const e of [a, b].filter((x) => !answers.includes(x as never))) expect((await refusal(Promise.reject(e))).code).toBe("job-finished");
+    for (const r of reports) expect(["paid", "stale-lease"]).toContain(r);
+    const paid = reports.filter((r) => r === "paid").length; // 2 s at 0.5 credits per second each
+    for (const answer of answers) expect(answer.charged).toBe(paid);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before - paid);
+    const db = market.manager.services.db;
+    await expect.poll(() => db.task.count({ where: { jobId, status: { in: ["pending", "queued", "leased"] } } })).toBe(0);
+    expect(await db.lease.count({ where: { task: { jobId }, status: "active" } })).toBe(0);
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("cancelled");
+    expect(await db.ledgerEntry.count({ where: { jobId, kind: "settlement" } })).toBe(1);
+    expect((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } }))._sum.balanceMicro).toBe(0n);
+    await worker.worker.depart.mutate({ machineId });
   });
 });
 

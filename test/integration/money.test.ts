@@ -253,6 +253,33 @@ describe("a job whose escrow is more than the consumer's balance", () => {
     await worker.worker.depart.mutate({ machineId });
     await expectBooksSound();
   });
+
+  it("is rejected when it waited delayed and the admission it gets later costs more than the balance, charging nothing", async () => {
+    const consumer = await market.signUp("short-later@example.test", ["consumer"]);
+    const before = (await consumer.ledger.statement.query()).consumerBalance;
+    const escrowsBefore = await db().ledgerEntry.count({ where: { kind: "escrow" } });
+    // 4 GB a task: no machine in the market can hold it yet, so the job waits.
+    const big = {
+      name: "big",
+      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 5, memoryMbPerTask: 4096 },
+      benefit: { kind: "constant" as const, value: 50_000 },
+    };
+    const { jobId, decision } = await consumer.jobs.submit.mutate(big);
+    expect(decision.outcome).toBe("delayed");
+    const { worker } = await producer("big-dear-rack@example.test");
+    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "big-dear", memoryPerSlotMb: 8192, pricePerSecond: 100 });
+    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("rejected");
+    const job = await consumer.jobs.get.query({ jobId });
+    const short = (job.decision as { reasons: { code: string; needed?: number }[] }).reasons.find((r) => r.code === "insufficient-credits");
+    expect(short?.needed).toBeGreaterThan(before);
+    expect(job.escrowHeld).toBe(0);
+    expect(await db().task.count({ where: { jobId } })).toBe(0);
+    expect(await db().ledgerEntry.count({ where: { kind: "escrow" } })).toBe(escrowsBefore);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before);
+
+    await worker.worker.depart.mutate({ machineId });
+    await expectBooksSound();
+  });
 });
 
 describe("failed runs", () => {

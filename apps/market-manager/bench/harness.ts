@@ -273,6 +273,20 @@ function timedApi(api: WorkerApi, timings: Timings, onLease: (jobId: string, at:
       : {}),
     module: api.module,
     depart: api.depart,
+    // Leases the market sent on the work stream (the worker was idle): held once the event is read.
+    ...(api.watchWork
+      ? {
+          watchWork: (input, handlers) =>
+            api.watchWork!(input, {
+              ...handlers,
+              offer: (offer) => {
+                const at = performance.now();
+                for (const l of offer.leases ?? []) onLease(l.jobId, at);
+                handlers.offer(offer);
+              },
+            }),
+        }
+      : {}),
     lease: async (input) => {
       const start = performance.now();
       const answer = await timed("lease", api.lease)(input);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createApiToken, TokenCache, userForToken } from "./auth/tokens.ts";
+import { SessionCache } from "./auth/session-cache.ts";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
@@ -78,7 +79,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   );
   await restoreMarket(market);
   opsOf(market).restored = true;
-  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db) };
+  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache() };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
   intakePoolOf(db).warm();

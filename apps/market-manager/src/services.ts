@@ -4,6 +4,8 @@ import type { Auth } from "./auth/auth.ts";
 import type { Market } from "./market/market.ts";
 import type { Quotas } from "./limits/quotas.ts";
 import type { TokenCache } from "./auth/tokens.ts";
+import type { SessionCache } from "./auth/session-cache.ts";
+import type { Caller } from "./api/trpc.ts";
 
 import type { Clock } from "./clock.ts";
 import type { Log } from "./log.ts";
@@ -24,4 +26,6 @@ export interface Services {
   quotas: Quotas;
   /** API tokens answered from memory (auth/tokens.ts). */
   tokens: TokenCache;
+  /** Browser sessions' callers answered from memory for a few seconds (auth/session-cache.ts). */
+  sessions: SessionCache<Caller>;
 }

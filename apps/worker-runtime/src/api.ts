@@ -202,16 +202,27 @@ export type DepartRequest = z.infer<typeof DepartRequest>;
 
 /**
  * Opens the machine's work stream (`live.work`, server-sent events). `lastEventId` is the id of
- * the last offer seen; the client sends it again when it reconnects.
+ * the last offer seen; the client sends it again when it reconnects. With `lease`, the worker
+ * takes leases on the stream: while the machine holds no lease, the market leases it up to
+ * `lease.max` tasks itself and sends them with the offer, saving the idle worker a round trip.
+ * A market that does not know `lease` ignores it and sends plain offers.
  */
-export const WorkStreamRequest = z.object({ machineId: WireId, lastEventId: storableText(100, "The last event id").nullish() });
+export const WorkStreamRequest = z.object({
+  machineId: WireId,
+  lastEventId: storableText(100, "The last event id").nullish(),
+  lease: LeaseRequest.pick({ max: true }).optional(),
+});
 export type WorkStreamRequest = z.infer<typeof WorkStreamRequest>;
 
-/** Pushed when the market has work this machine could lease now; the worker then leases as usual. */
+/**
+ * Pushed when the market has work this machine could lease now; the worker then leases as usual.
+ * On a stream opened with `lease`, it may carry leases already made (durable, as a lease call's).
+ */
 export const WorkOffer = z.object({
   machineId: z.string(),
-  /** About how many tasks a lease would get now (a hint: the lease decides). */
+  /** About how many tasks a lease would get now, beside `leases` (a hint: the lease decides). */
   available: z.number().int().nonnegative(),
+  leases: z.array(Lease).optional(),
 });
 export type WorkOffer = z.infer<typeof WorkOffer>;
 

@@ -98,19 +98,37 @@ describe("runProducer", () => {
     expect(market.reports[0]).toMatchObject({ exitCode: -1, error: { code: "invalid-module" } });
   });
 
-  it("fetches a module again while the market gives no answer, so the task still runs", async () => {
+  it("fetches a module again while the market is too busy to send it, and runs the task", async () => {
     const market = new FakeMarket();
     const hash = await market.addModule(exampleBytes("montecarlo"));
-    market.moduleFailures = 2;
-    market.queue.push({ taskId: "t", jobId: "j", moduleHash: hash, args: ["1000"], stdin: "", limits });
+    let busy = 2;
+    const overloaded: WorkerApi = Object.assign(Object.create(market) as FakeMarket, {
+      module: async (input: { moduleHash: string }) => {
+        if (busy-- > 0) throw Object.assign(new Error("The market is busy; try again."), { data: { code: "SERVICE_UNAVAILABLE" } });
+        return market.module(input);
+      },
+    });
+    market.queue.push({ taskId: "t", jobId: "j", moduleHash: hash, args: ["20000", "1"], stdin: "", limits });
+    const events: ProducerEvent[] = [];
+    const controller = new AbortController();
+    const done = runProducer({ api: overloaded, executor: pool, machine, signal: controller.signal, onEvent: (e) => events.push(e), idleBackoff: { minMs: 10, maxMs: 50 }, reportBackoff: { minMs: 10, maxMs: 50 } });
+    await until(() => market.reports.length === 1);
+    controller.abort();
+    await done;
+    expect(market.reports[0]).toMatchObject({ exitCode: 0 });
+    expect(market.reports[0]!.error).toBeUndefined();
+    expect(events.filter((e) => e.type === "error" && e.stage === "module")).toHaveLength(2);
+  });
+
+  it("reports a module the market does not have as invalid at once", async () => {
+    const market = new FakeMarket();
+    market.queue.push({ taskId: "t", jobId: "j", moduleHash: "0".repeat(64), args: [], stdin: "", limits });
     const controller = new AbortController();
     const done = runProducer({ api: market, executor: pool, machine, signal: controller.signal, idleBackoff: { minMs: 10, maxMs: 50 } });
     await until(() => market.reports.length === 1);
     controller.abort();
     await done;
-    expect(market.moduleFailures).toBe(0);
-    expect(market.reports[0]).toMatchObject({ exitCode: 0 });
-    expect(market.reports[0]!.error).toBeUndefined();
+    expect(market.reports[0]).toMatchObject({ exitCode: -1, error: { code: "invalid-module" } });
   });
 
   it("stops on abort while tasks run: gives them up, departs, and resolves", async () => {

@@ -78,9 +78,6 @@ export interface ProducerSummary {
   abandoned: number;
 }
 
-/** Attempts to fetch a module while the market gives no answer, before the task is reported as failed. */
-const MODULE_ATTEMPTS = 4;
-
 /** tRPC codes that mean "no answer yet, ask again" rather than a refusal. */
 const TRANSIENT = new Set(["INTERNAL_SERVER_ERROR", "SERVICE_UNAVAILABLE", "BAD_GATEWAY", "GATEWAY_TIMEOUT", "TIMEOUT", "TOO_MANY_REQUESTS", "CLIENT_CLOSED_REQUEST"]);
 
@@ -95,6 +92,9 @@ export function refusalOf(e: unknown): { code: string } | null {
   if (typeof data?.code === "string" && !TRANSIENT.has(data.code)) return { code: data.code };
   return null;
 }
+
+/** A module whose bytes do not hash to the name it was asked by: fetching it again will not help. */
+class WrongModule extends Error {}
 
 /** The market no longer knows this machine (it departed): its leases are void, register again. */
 const machineGone = (e: unknown) => {
@@ -290,11 +290,22 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     };
     closeStream = stop;
     close = api.watchWork(
-      { machineId: id },
+      // The market may lease up to our slots on the stream while the machine holds nothing.
+      { machineId: id, lease: { max: slots } },
       {
-        offer: () => {
-          workOffered = true;
-          wakeForWork();
+        offer: (offer) => {
+          const leases = offer.leases ?? [];
+          if (leases.length && machineId === id && offer.machineId === id && !signal.aborted) {
+            // Leased while idle: run them now (a stopping loop's departure gives them back).
+            idleMs = backoff.minMs;
+            emit({ type: "leased", leases: leases.map((l) => ({ leaseId: l.leaseId, taskId: l.taskId, jobId: l.jobId })) });
+            for (const lease of leases) start(lease, id);
+          }
+          // More on offer than came: the loop leases the rest itself.
+          if (!leases.length || offer.available > 0) {
+            workOffered = true;
+            wakeForWork();
+          }
         },
         state: (state) => {
           if (!open || streamLive === (state === "live")) return;
@@ -388,34 +399,40 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     if (offering) wakeForWork();
   }
 
-  /**
-   * The module's bytes, asked again (with backoff, a few times) while the market gives no answer:
-   * a fetch lost to a busy network must not fail the task, which the consumer pays as a failed run.
-   */
-  async function fetchModule(hash: string): Promise<{ bytes: string }> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await api.module({ moduleHash: hash });
-      } catch (e) {
-        if (refusalOf(e) !== null || attempt >= MODULE_ATTEMPTS || signal.aborted) throw e;
-        await sleep(250 * 2 ** (attempt - 1), signal);
-      }
-    }
-  }
-
   function moduleBytes(hash: string): Promise<Uint8Array> {
     let bytes = modules.get(hash);
     if (!bytes) {
-      bytes = fetchModule(hash).then(async ({ bytes: b64 }) => {
+      bytes = api.module({ moduleHash: hash }).then(async ({ bytes: b64 }) => {
         const bytes = fromBase64(b64);
         const actual = await sha256Hex(bytes);
-        if (actual !== hash.toLowerCase()) throw new Error(`module ${hash} arrived with hash ${actual}`);
+        if (actual !== hash.toLowerCase()) throw new WrongModule(`module ${hash} arrived with hash ${actual}`);
         return bytes;
       });
       bytes.catch(() => modules.delete(hash));
       modules.set(hash, bytes);
     }
     return bytes;
+  }
+
+  /**
+   * The module a lease runs. Without an answer (the market overloaded or restarting, the network
+   * down) it is asked again with backoff for as long as the lease is held, as a report is: the
+   * task has not failed, the market was busy. A refusal or bytes of the wrong hash are final.
+   */
+  async function moduleFor(lease: Lease, entry: Running): Promise<Uint8Array> {
+    let waitMs = reportBackoff.minMs;
+    const stopped = AbortSignal.any([signal, entry.controller.signal]);
+    for (;;) {
+      try {
+        return await moduleBytes(lease.moduleHash);
+      } catch (e) {
+        if (refusalOf(e) || e instanceof WrongModule || stopped.aborted) throw e;
+        emit({ type: "error", stage: "module", message: message(e), leaseId: lease.leaseId });
+        await sleep(waitMs, stopped);
+        if (stopped.aborted) throw e;
+        waitMs = Math.min(waitMs * 2, reportBackoff.maxMs);
+      }
+    }
   }
 
   /**
@@ -465,7 +482,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     const ids = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId };
     let outcome: TaskOutcome;
     try {
-      const module = await moduleBytes(lease.moduleHash);
+      const module = await moduleFor(lease, entry);
       const files = lease.files ? Object.fromEntries(Object.entries(lease.files).map(([k, v]) => [k, fromBase64(v)])) : undefined;
       emit({ type: "started", ...ids });
       outcome = await executor.run(

@@ -7,8 +7,6 @@ import { Refusal, refuse } from "./errors.ts";
 import { publicError } from "./public-error.ts";
 import { opsOf } from "../ops/ops.ts";
 import type { HeldBody } from "../http/held-body.ts";
-import { HeldAnswers } from "../auth/held-answers.ts";
-import { createHash } from "node:crypto";
 
 export interface Caller {
   id: string;
@@ -41,37 +39,18 @@ export async function createContext(services: Services, headers: IncomingHttpHea
     const { user, tokenId, scopes } = found;
     return { services, requestId, caller: { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "token", tokenId, scopes } };
   }
-  // A session lives in a cookie: a request without one is nobody's, with no need to ask.
+  // A session read a moment ago is believed for a few seconds (auth/session-cache.ts).
   const cookie = headers.cookie;
-  if (!cookie) return { services, caller: null, requestId };
-  // Held by the cookie's digest: a stranger's long cookies cost no more memory than short ones.
-  const key = createHash("sha256").update(cookie).digest("base64");
-  const caller = await sessionsOf(services).lookup(key, () => sessionCaller(services, headers));
-  return { services, requestId, caller };
-}
-
-async function sessionCaller(services: Services, headers: IncomingHttpHeaders): Promise<Caller | null> {
+  const known = cookie ? services.sessions.get(cookie) : null;
+  if (known) return { services, requestId, caller: known };
+  const started = services.sessions.begin();
   const session = await services.auth.api.getSession({ headers: fromNodeHeaders(headers) });
-  if (!session) return null;
+  if (!session) return { services, caller: null, requestId };
   const user = await services.db.user.findUnique({ where: { id: session.user.id } });
-  if (!user) return null;
-  return { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" };
-}
-
-/**
- * How long a session's caller is believed without asking again: a job page polls every second,
- * and each call's session was three queries (the session, its user, the roles) before the call
- * did anything (bench/call-costs.ts). Sessions change under /api/auth and roles in
- * account.chooseRoles, which forget every entry at once; another process's change is seen within this.
- */
-const SESSION_TTL_MS = 10_000;
-const sessionCaches = new WeakMap<Services, HeldAnswers<Caller>>();
-
-/** The callers of browser sessions, by their cookie header's digest, held in memory (auth/held-answers.ts). */
-export function sessionsOf(services: Services): HeldAnswers<Caller> {
-  let cache = sessionCaches.get(services);
-  if (!cache) sessionCaches.set(services, (cache = new HeldAnswers<Caller>(SESSION_TTL_MS, () => services.clock.now())));
-  return cache;
+  if (!user) return { services, caller: null, requestId };
+  const caller: Caller = { id: user.id, email: user.email, name: user.name, roles: user.roles, emailVerified: user.emailVerified, via: "session" };
+  if (cookie) services.sessions.keep(started, cookie, caller, new Date(session.session.expiresAt).getTime());
+  return { services, requestId, caller };
 }
 
 const t = initTRPC.context<Context>().create({

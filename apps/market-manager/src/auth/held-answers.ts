@@ -2,10 +2,9 @@
 const MAX_ENTRIES = 100_000;
 
 /**
- * Answers about credentials (an API token's holder, a session's caller) asked of the database
- * once and then given from memory: an entry past its time is asked for again once, however many
- * calls carry the same credential meanwhile (a fleet of machines shares one token, a job page
- * polls every second), and those calls are answered from the entry until the new answer comes.
+ * Answers about credentials (an API token's holder) asked of the database once and then given
+ * from memory: an entry past its time is asked for again once, however many calls carry the same
+ * credential meanwhile (a fleet of machines shares one token), and those calls are answered from the entry until the new answer comes.
  * Unknown credentials are remembered too, so a flood of bad ones costs one query each per TTL.
  * forget() drops entries at once; an answer read before it is not kept.
  */

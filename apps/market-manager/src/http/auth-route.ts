@@ -5,7 +5,6 @@ import { checkAuthBody } from "./auth-body.ts";
 import { refuseHttp } from "./respond.ts";
 import { authRuleFor } from "../auth/auth-limits.ts";
 import { clientAddress, overHttps } from "./signup-limit.ts";
-import { sessionsOf } from "../api/trpc.ts";
 
 /** The header the auth library reads the client's address from; set here only, never believed from outside. */
 export const CLIENT_ADDRESS_HEADER = "x-cyclemarket-client-address";
@@ -63,8 +62,9 @@ export function authRoute(services: Services) {
         body: raw.length > 0 && req.method !== "GET" && req.method !== "HEAD" ? new Uint8Array(raw) : undefined,
       }),
     );
-    // Sessions and users change here (sign in, sign out, a verified address): calls from now on ask afresh.
-    sessionsOf(services).forget();
+    // Forgotten once more now the change is made: a call that read the session while it was being
+    // made (after server.ts forgot them) must not keep it (auth/session-cache.ts).
+    if (req.method !== "GET" || !route.startsWith("/get-session")) services.sessions.forget();
     if (response.status === 429) {
       const retry = Math.max(1, Number(response.headers.get("x-retry-after") ?? 60));
       const rule = authRuleFor(cfg, route);

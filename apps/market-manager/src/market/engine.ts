@@ -13,8 +13,8 @@ export type Reason = MarketReason;
 export type TaskDemand = PendingTask;
 
 /** The demand of one task of a live job, as the engine knows it. */
-export function demandOf(task: Pick<LiveTask, "id" | "jobId">, job: Pick<LiveJob, "workPerTask" | "memoryMbPerTask">): TaskDemand {
-  return { id: task.id, jobId: task.jobId, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 };
+export function demandOf(task: Pick<LiveTask, "id" | "jobId" | "bytes">, job: Pick<LiveJob, "workPerTask" | "memoryMbPerTask">): TaskDemand {
+  return { id: task.id, jobId: task.jobId, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: task.bytes };
 }
 
 export interface JobSpec {

@@ -8,7 +8,7 @@ function rng(seed: number) {
 }
 
 const machine = (id: string) => ({ id, queue: [] as string[], leases: new Set<string>() }) as unknown as LiveMachine;
-const task = (id: string, jobId: string, replica = 0): LiveTask => ({ id, jobId, index: 0, replica, machineId: null, state: "pending", attempts: 0 });
+const task = (id: string, jobId: string, replica = 0): LiveTask => ({ id, jobId, index: 0, replica, bytes: 0, machineId: null, state: "pending", attempts: 0 });
 
 describe("LiveState's index of each job's tasks", () => {
   it("matches a scan of every task after any sequence of joins, replacements, removals and dropped jobs (and so do the pending tasks)", () => {

@@ -97,6 +97,8 @@ export interface LiveTask {
   index: number;
   /** Copy number when the job runs replicas (0 is the original); copies share `index`. */
   replica: number;
+  /** Bytes of input the task takes to its machine (its stdin): the engine plans the network on them. */
+  bytes: number;
   machineId: string | null;
   state: TaskState;
   attempts: number;

@@ -53,13 +53,16 @@ export async function admitRemainder(market: Market, jobId: string) {
   const pilots = job.pilots;
   const now = market.clock.now();
   pilots.asked = market.engine.remainderAsked(pilots.asked, now);
-  const rows = await market.db.task.findMany({ where: { jobId, index: { gte: pilots.count } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true, index: true, replica: true } });
+  // Each task's input size without its input: the engine plans the network on it, as at submission.
+  const rows = await market.db.$queryRaw<{ id: string; index: number; replica: number; bytes: number }[]>`
+    SELECT "id", "index", "replica", octet_length("stdin") AS "bytes" FROM "Task"
+    WHERE "jobId" = ${jobId} AND "index" >= ${pilots.count} ORDER BY "index", "replica"`;
   const spec: JobSpec = {
     id: jobId,
     arrivedAt: job.arrivedAt,
     benefit: job.benefit,
     replicas: job.replicas,
-    tasks: rows.filter((r) => r.replica === 0).map((r) => ({ id: r.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: 0 })),
+    tasks: rows.filter((r) => r.replica === 0).map((r) => ({ id: r.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: r.bytes })),
   };
   const runs = await pilotRuns(market, job);
   const asked = market.engine.decideRemainder(spec, { count: pilots.count, runs, priceCredits: toCredits(pilots.priceMicro), terms: market.settings.terms }, job.wallMs, now);
@@ -97,7 +100,7 @@ async function admit(
   decision: Decision & { outcome: "admitted" },
   record: DecisionRecord,
   entries: ReturnType<typeof jobDecisionEntries>,
-  rows: { id: string; index: number; replica: number }[],
+  rows: { id: string; index: number; replica: number; bytes: number }[],
   spec: JobSpec,
   workPerTask: number,
   needed: bigint,

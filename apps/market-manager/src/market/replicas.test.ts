@@ -21,7 +21,7 @@ function market(machines: Record<string, string>, replicas: number) {
   state.jobs.set("j", { id: "j", replicas, status: "running" } as LiveJob);
   const copies: LiveTask[] = [];
   for (let r = 0; r < replicas; r++) {
-    const t: LiveTask = { id: replicaId("t", r), jobId: "j", index: 0, replica: r, machineId: null, state: "pending", attempts: 0 };
+    const t: LiveTask = { id: replicaId("t", r), jobId: "j", index: 0, replica: r, bytes: 0, machineId: null, state: "pending", attempts: 0 };
     state.tasks.set(t.id, t);
     copies.push(t);
   }

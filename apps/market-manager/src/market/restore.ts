@@ -66,7 +66,7 @@ export async function restoreMarket(market: Market) {
     const agreed = new Map<string, string>();
     for (const t of job.tasks) {
       if (t.index >= held) continue;
-      const task = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
+      const task = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, bytes: t.stdin.length, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
       state.tasks.set(t.id, task);
       if (t.status === "done") {
         // A copy that ran: it waits for its siblings to reach a quorum, or was judged already.

@@ -4,7 +4,9 @@
 // transaction committed (or, where the engine must see a change before it is asked where tasks
 // go, tell it first and undo it when the transaction fails: machineLeaving / machineStayed).
 // The engine's re-placement (`Engine.place`) commits its own side as it answers; tasksPlaced
-// applies the answer to memory.
+// applies the answer to memory. A cancellation is the one change made to memory before its
+// transaction (jobEnded, then the write outside the market's lock, tasks/cancel.ts): once the job
+// has left memory nothing else writes for it, so its transaction needs no lock.
 import type { Market } from "./market.ts";
 import { demandOf, type Decision, type JobSpec } from "./engine.ts";
 import type { LiveJob, LiveLease, LiveMachine, LiveTask } from "./live.ts";
@@ -45,23 +47,23 @@ export function machineLeft(market: Market, machine: LiveMachine, released: Live
 }
 
 /** A submitted job the engine admitted or delayed: it and every copy of its tasks join the market, placed or pending. */
-export function jobDecided(market: Market, job: LiveJob, copies: { id: string; index: number; replica: number }[], placed: Map<string, string>, spec: JobSpec, decision: Decision): void {
+export function jobDecided(market: Market, job: LiveJob, copies: { id: string; index: number; replica: number; bytes: number }[], placed: Map<string, string>, spec: JobSpec, decision: Decision): void {
   market.state.jobs.set(job.id, job);
   addTasks(market, job.id, copies, placed);
   market.engine.commit(spec, decision);
 }
 
 /** New task copies of a job join memory: placed on their machines' queues, or pending. */
-function addTasks(market: Market, jobId: string, copies: { id: string; index: number; replica: number }[], placed: Map<string, string>): void {
-  for (const { id, index, replica } of copies) {
-    const task: LiveTask = { id, jobId, index, replica, machineId: null, state: "pending", attempts: 0 };
+function addTasks(market: Market, jobId: string, copies: { id: string; index: number; replica: number; bytes: number }[], placed: Map<string, string>): void {
+  for (const { id, index, replica, bytes } of copies) {
+    const task: LiveTask = { id, jobId, index, replica, bytes, machineId: null, state: "pending", attempts: 0 };
     market.state.tasks.set(id, task);
     market.state.enqueue(task, placed.get(id) ?? null);
   }
 }
 
 /** The rest of a pilot job admitted once its pilots ran (remainder.ts): those tasks join the market, placed. */
-export function remainderAdmitted(market: Market, job: LiveJob, rows: { id: string; index: number; replica: number }[], placed: Map<string, string>, spec: JobSpec, decision: Decision): void {
+export function remainderAdmitted(market: Market, job: LiveJob, rows: { id: string; index: number; replica: number; bytes: number }[], placed: Map<string, string>, spec: JobSpec, decision: Decision): void {
   addTasks(market, job.id, rows, placed);
   market.engine.commit(spec, decision);
 }

@@ -94,3 +94,33 @@ describe("waking work streams", () => {
     expect(m.woken.has("cheap")).toBe(true);
   });
 });
+
+describe("leases sent on work streams", () => {
+  const lease = (id: string) => ({ leaseId: id, taskId: `t-${id}`, jobId: "j", moduleHash: "h", args: [], stdin: "", limits: { wallMs: 1000, memoryPages: 1, outputBytes: 1 }, expiresAt: 0 });
+
+  it("knows which machines' streams take leases, and how many at once", () => {
+    const routes = new WorkRoutes({ state: new LiveState() });
+    const stopPlain = routes.watch("a", () => {});
+    expect(routes.streamLeaseMax("a")).toBe(0); // an older worker's stream: plain offers only
+    const stopLeasing = routes.watch("a", () => {}, 8);
+    expect(routes.streamLeaseMax("a")).toBe(8);
+    stopLeasing();
+    expect(routes.streamLeaseMax("a")).toBe(0);
+    stopPlain();
+  });
+
+  it("wakes the machine's stream for leases made for it, hands them over once, and drops them when no stream is left", () => {
+    const routes = new WorkRoutes({ state: new LiveState() });
+    let wakes = 0;
+    const stop = routes.watch("a", () => wakes++, 4);
+    routes.push("a", [lease("1")]);
+    routes.push("a", [lease("2")]);
+    expect(wakes).toBe(2);
+    expect(routes.takePushed("a").map((l) => l.leaseId)).toEqual(["1", "2"]);
+    expect(routes.takePushed("a")).toEqual([]);
+    routes.push("a", [lease("3")]);
+    stop();
+    // Nobody will send it: it expires as any lease whose worker never ran it.
+    expect(routes.hasPushed("a")).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@ import { idleTake } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
 import { offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 import { toCredits } from "../ledger/ledger.ts";
+import type { Lease } from "@cyclemarket/worker-runtime";
 
 /** Idle machines one event looks at, at most, for spare work: the cost of an event stays bounded. */
 export const MAX_IDLE_LOOKS = 256;
@@ -23,21 +24,53 @@ export class WorkRoutes {
   private streams = new Map<string, Set<() => void>>();
   /** Machines whose stream last had nothing on offer, in the order they fell idle. */
   private idle = new Set<string>();
+  /** Streams that take leases (WorkStreamRequest `lease`): the most each takes at once. */
+  private leaseMax = new Map<() => void, number>();
+  /** Leases made for a machine's stream, waiting for it to send them. */
+  private pushed = new Map<string, Lease[]>();
 
   constructor(private market: { readonly state: LiveState }) {}
 
-  /** A stream listens for its machine; the returned function stops it. */
-  watch(machineId: string, wake: () => void): () => void {
+  /** A stream listens for its machine (taking up to `leaseMax` leases on it, if any); the returned function stops it. */
+  watch(machineId: string, wake: () => void, leaseMax = 0): () => void {
     let set = this.streams.get(machineId);
     if (!set) this.streams.set(machineId, (set = new Set()));
     set.add(wake);
+    if (leaseMax > 0) this.leaseMax.set(wake, leaseMax);
     return () => {
       set.delete(wake);
+      this.leaseMax.delete(wake);
       if (set.size === 0 && this.streams.get(machineId) === set) {
         this.streams.delete(machineId);
         this.idle.delete(machineId);
+        // Sent to nobody: they expire as any lease whose worker never ran it.
+        this.pushed.delete(machineId);
       }
     };
+  }
+
+  /** The most leases the machine's open stream takes at once; 0 when none takes leases. */
+  streamLeaseMax(machineId: string): number {
+    let max = 0;
+    for (const wake of this.streams.get(machineId) ?? []) max = Math.max(max, this.leaseMax.get(wake) ?? 0);
+    return max;
+  }
+
+  /** Leases already made (committed) for the machine: its stream sends them at its next wake-up. */
+  push(machineId: string, leases: Lease[]) {
+    this.pushed.set(machineId, [...(this.pushed.get(machineId) ?? []), ...leases]);
+    this.wake(machineId);
+  }
+
+  hasPushed(machineId: string): boolean {
+    return this.pushed.has(machineId);
+  }
+
+  /** The leases waiting for the machine's stream, now taken by it. */
+  takePushed(machineId: string): Lease[] {
+    const leases = this.pushed.get(machineId) ?? [];
+    this.pushed.delete(machineId);
+    return leases;
   }
 
   /** Work streams open. */

@@ -32,6 +32,8 @@ interface Ask extends LeaseAsk<LeaseAnswer> {
   caller: Caller;
   machineId: string;
   max: number;
+  /** Asked by the market for the machine's work stream: only while the machine holds no lease. */
+  onlyIdle?: boolean;
 }
 
 type LeaseAnswer = { leases: Lease[] };
@@ -43,12 +45,21 @@ type LeaseAnswer = { leases: Lease[] };
  * market's group commit: every machine asking at the same moment is leased in one statement,
  * after the reports queued before it.
  */
-export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal, behindReports = false): Promise<LeaseAnswer> {
-  const mine = heardFrom(market, caller, machineId);
-  // Behind reports still waiting in the group, the room and the queues they change are not known yet.
-  const empty = behindReports ? null : leaseNothing(market, mine, max);
+export async function leaseTasks(
+  market: Market,
+  caller: Caller,
+  machineId: string,
+  max: number,
+  signal?: AbortSignal,
+  how: { onlyIdle?: true; behindReports?: true } = {},
+): Promise<LeaseAnswer> {
+  // A worker's lease call is a sign of life (the market's own ask for a stream, onlyIdle, is not).
+  const mine = how.onlyIdle ? ownMachine(market, caller, machineId) : heardFrom(market, caller, machineId);
+  // Behind reports still waiting in the group, the room and the queues they change are not known
+  // yet; a stream's ask goes to the group as it is.
+  const empty = how.onlyIdle || how.behindReports ? null : leaseNothing(market, mine, max);
   if (empty) return empty;
-  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail }));
+  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail, ...(how.onlyIdle ? { onlyIdle: true } : {}) }));
 }
 
 /** A lease call is a sign of life, heard on arrival. Throws as ownMachine does. */
@@ -63,8 +74,7 @@ export function heardFrom(market: Market, caller: Caller, machineId: string): Li
 /**
  * A lease call that could get no task is answered at once, without the market's lock or the
  * group commit: the machine has no room, or its own queue is empty and no other machine holds
- * queued work it could take (pickTasks takes only a
- * holder's spare tasks, or copies a holder may not run, which only jobs with copies have). The
+ * queued work it could take (pickTasks takes only a holder's spare tasks, or copies a holder may not run, which only jobs with copies have). The
  * machine's work stream then wakes it when work comes (WorkRoutes). Half the lease calls of a
  * market with more slots than work are such calls (bench:load, emptyLeases). Null when the call
  * must go to the group.
@@ -121,6 +131,11 @@ async function leaseAsks(market: Market, asks: Ask[]) {
       machine = ownMachine(market, ask.caller, ask.machineId);
     } catch (e) {
       ask.fail(e);
+      continue;
+    }
+    // A stream's ask after the machine's own call in the same group: that call was served first.
+    if (ask.onlyIdle && (machine.leases.size > 0 || plans.some((p) => p.machine === machine))) {
+      ask.done({ leases: [] });
       continue;
     }
     const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - machine.leases.size));
@@ -217,7 +232,9 @@ WITH v AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(lease, task, machine)
 ), moved AS (
   UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = v.machine, attempts = t.attempts + 1
-  FROM v WHERE t.id = v.task AND t.status = 'queued'::"TaskStatus"
+  -- The ids as an array too: the plan looks the group's tasks up by key whatever the statistics
+  -- say of queued tasks (a plan scanning the queued ones against each asked one was quadratic).
+  FROM v WHERE t.id = ANY($2::text[]) AND t.id = v.task AND t.status = 'queued'::"TaskStatus"
   RETURNING t.id, t."jobId", t.args, t.stdin, t.env, t.files
 ), leased AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
@@ -429,7 +446,7 @@ export async function reportMany(
   );
   // Asked after the reports, so it joins their group behind them.
   const leases = lease
-    ? leaseTasks(market, caller, lease.machineId, lease.max, signal, true).then(
+    ? leaseTasks(market, caller, lease.machineId, lease.max, signal, { behindReports: true }).then(
         (a) => a.leases,
         () => [],
       )

@@ -221,8 +221,10 @@ export async function departMachine(market: Market, machineId: string, reason: "
         where: { id: machineId },
         data: { status: "departed", departedAt: new Date(now), departReason: reason },
       });
+      // The leases memory holds are the machine's live ones (restore loads every active lease of
+      // an active machine): ended by id, so no index needs to find leases by machine and status.
       await tx.lease.updateMany({
-        where: { machineId, status: "active" },
+        where: { id: { in: [...machine.leases] }, status: "active" },
         data: { status: "abandoned", endedAt: new Date(now) },
       });
       await recordDecisions(market, tx, [{ outcome: "departure", at: now, machineId, userId: machine.ownerId, tasks: released.length, reasons: [{ code: DEPARTURE_CODES[reason] }] }]);

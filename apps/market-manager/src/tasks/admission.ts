@@ -2,13 +2,15 @@ import { randomUUID } from "node:crypto";
 import { toJson } from "../db/client.ts";
 import type { DecisionEntry } from "../ops/decisions.ts";
 import type { RunStatement } from "./report-rows.ts";
+import type { NewTask } from "./intake.ts";
 
 // A submission's decision made durable in one statement, on the market's lock: the job's row
-// (stored in intake before the lock), its decision log rows, the escrow entry with its postings
-// and accounts, and the tasks placed on machines. One statement is one transaction: it is all
-// written or none of it (a kill -9 leaves the job in intake, which a start removes), and it costs
-// one round trip where the same rows as separate statements cost about a dozen, each of which
-// the market's lock waited for.
+// (stored in intake before the lock, or for a small job inserted here with its tasks), its
+// decision log rows, the escrow entry with its postings and accounts, and the tasks placed on
+// machines. One statement is one transaction: it is all written or none of it (a kill -9 leaves
+// the job in intake, which a start removes, or for a small job nothing at all), and it costs one
+// round trip where the same rows as separate statements cost about a dozen, each of which the
+// market's lock waited for.
 
 export interface Admission {
   jobId: string;
@@ -29,7 +31,48 @@ export interface Admission {
   decisions: DecisionEntry[];
   /** Task id to machine id: the engine's placements. */
   placed: Map<string, string>;
+  /**
+   * A small job's row and tasks, written by this same statement instead of in intake before the
+   * lock (see INLINE_INTAKE_TASKS): none of them exists before it commits. Absent: stored in intake.
+   */
+  intake?: InlineIntake;
+  /**
+   * With an intake: the new job's tasks leased at once to idle machines waiting on their work
+   * streams (jobs.ts streamLeasesAtAdmission), written leased with their leases, the job running.
+   */
+  leases?: { rows: { leaseId: string; taskId: string; machineId: string }[]; expiresAt: number };
+  /**
+   * The job waited delayed and this is its new answer (jobs.ts settleDelayed): its row is updated
+   * from delayed rather than from intake, and a rejected job's tasks are removed.
+   */
+  wasDelayed?: boolean;
 }
+
+/** A job's row as intake stores it, for a job whose intake is written with its admission. */
+export interface InlineIntake {
+  name: string;
+  example: string | null;
+  moduleHash: string;
+  benefit: unknown;
+  replicas: number;
+  taskCount: number;
+  workPerTask: number;
+  declaredWorkPerTask: number | null;
+  /** Set for a job run as pilots first: how many (workEstimate "provisional"). */
+  pilotCount: number | null;
+  memoryMbPerTask: number;
+  taskLimits: unknown;
+  /** Every copy of every task; a placed one is written queued on its machine, the rest pending. */
+  tasks: NewTask[];
+}
+
+/**
+ * A job with at most this many task copies, sent small enough to be read on the market's thread,
+ * is stored by its admission's statement: one round trip from submission to decision instead of
+ * three (its row, its tasks, the admission), inside the lock but no longer than the admission's
+ * own. A bigger job is stored in chunks before the lock (intake.ts), as other calls go on.
+ */
+export const INLINE_INTAKE_TASKS = 64;
 
 const SHORT = "consumer-credits-short";
 
@@ -41,7 +84,7 @@ const SHORT = "consumer-credits-short";
  * does not happen makes the last SELECT raise (a text cast to int that fails), which undoes the
  * whole statement. Zero amounts post nothing, as `post` does.
  */
-const ADMIT_SQL = `
+const admitSql = (job: string, placed: string, more = "") => `
 WITH payer AS (
   UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" - $4::bigint
   WHERE $3::boolean AND $4::bigint > 0 AND kind = 'consumer'::"AccountKind" AND "userId" = $2 AND "balanceMicro" - $4::bigint >= "minBalanceMicro"
@@ -65,7 +108,30 @@ WITH payer AS (
   UNION ALL SELECT gen_random_uuid()::text, e.id, r.id, -$5::bigint FROM entry e, reserve r
   UNION ALL SELECT gen_random_uuid()::text, e.id, x.id, $4::bigint + $5::bigint FROM entry e, escrow x
   RETURNING 1
-), job AS (
+), job AS (${job}), decisions AS (
+  INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
+  SELECT gen_random_uuid()::text, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
+  FROM unnest($17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(at, outcome, machine, tasks, reasons, detail)
+  RETURNING 1
+), placed AS (${placed})${more}
+SELECT CASE
+  WHEN $3::boolean AND $4::bigint > 0 AND NOT EXISTS (SELECT 1 FROM payer) THEN ('${SHORT}:' || (SELECT count(*) FROM payer))::int
+  WHEN $3::boolean AND $5::bigint > 0 AND NOT EXISTS (SELECT 1 FROM reserve) THEN ('market-reserve-short:' || (SELECT count(*) FROM reserve))::int
+  WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int
+  END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
+
+/**
+ * A placed task queued on its machine (both decisions on a stored job). The ids are matched
+ * against the array too, so the rows are found by key whatever the planner's statistics say.
+ */
+const QUEUE_PLACED = `
+  UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
+  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id AND t.id = ANY($23::text[])
+  RETURNING 1`;
+
+/** The decision on a job stored in intake: its row is updated, its placed tasks queued. */
+const ADMIT_SQL = admitSql(
+  `
   UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
     "submittedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
     "decidedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
@@ -73,22 +139,64 @@ WITH payer AS (
     "quotedPriceMicro" = $14::bigint, "pilotPriceMicro" = $15::bigint, pricing = $16,
     "escrowMicro" = $4::bigint, "penaltyHeldMicro" = $5::bigint
   WHERE id = $1 AND "decidedAt" IS NULL
+  RETURNING 1`,
+  QUEUE_PLACED,
+);
+
+/**
+ * A delayed job's new answer: its row, still delayed, updated as decided (its arrival kept, a
+ * pilot price kept unless a new one is set); its placed tasks queued; a rejected job's tasks
+ * removed. A job no longer delayed matches nothing, and the statement fails whole (job-not-in-intake).
+ */
+const SETTLE_DELAYED_SQL = admitSql(
+  `
+  UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
+    "decidedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
+    "expectedCompletionAt" = timestamp 'epoch' + $13::float8 * interval '1 millisecond',
+    "quotedPriceMicro" = $14::bigint, "pilotPriceMicro" = COALESCE($15::bigint, "pilotPriceMicro"), pricing = $16,
+    "escrowMicro" = $4::bigint, "penaltyHeldMicro" = $5::bigint
+  WHERE id = $1 AND status = 'delayed'::"JobStatus"
+  RETURNING 1`,
+  QUEUE_PLACED,
+  `, dropped AS (
+  DELETE FROM "Task" WHERE "jobId" = $1 AND $10::"JobStatus" = 'rejected'::"JobStatus" AND EXISTS (SELECT 1 FROM job)
   RETURNING 1
-), decisions AS (
-  INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
-  SELECT gen_random_uuid()::text, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
-  FROM unnest($17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(at, outcome, machine, tasks, reasons, detail)
+)`,
+);
+
+/**
+ * The decision on a small job with its intake (Admission.intake): its row inserted as decided,
+ * its tasks inserted queued where placed and pending elsewhere, as intake.ts insertTasks writes
+ * them. $25-$36 the job's intake fields, $37-$43 its tasks. The rows are inserted by sibling CTEs
+ * of the same statement, so their foreign keys are checked once it has run.
+ */
+const ADMIT_WITH_INTAKE_SQL = admitSql(
+  `
+  INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
+    "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
+    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "penaltyHeldMicro")
+  VALUES ($1, $2, $25, $26, $27, $28::jsonb, $29::int, $10::"JobStatus", $11::jsonb, $30::int, $31::float8,
+    $32::float8, $33, $34::int, $35::int, $36::jsonb, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $12::float8 * interval '1 millisecond',
+    timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14::bigint, $15::bigint, $16, $4::bigint, $5::bigint)
+  RETURNING 1`,
+  `
+  INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId", attempts)
+  SELECT t.id, $1, t.idx, t.replica, ARRAY(SELECT jsonb_array_elements_text(t.args)), t.stdin, t.env, t.files,
+    CASE WHEN l.task IS NOT NULL THEN 'leased'::"TaskStatus" WHEN p.machine IS NULL THEN 'pending'::"TaskStatus" ELSE 'queued'::"TaskStatus" END,
+    p.machine, CASE WHEN l.task IS NULL THEN 0 ELSE 1 END
+  FROM unnest($37::text[], $38::int[], $39::int[], $40::jsonb[], $41::bytea[], $42::jsonb[], $43::jsonb[]) AS t(id, idx, replica, args, stdin, env, files)
+  LEFT JOIN unnest($23::text[], $24::text[]) AS p(id, machine) ON p.id = t.id
+  LEFT JOIN unnest($45::text[]) AS l(task) ON l.task = t.id
+  WHERE $10::"JobStatus" <> 'rejected'::"JobStatus"
+  RETURNING "machineId"`,
+  // Leases made at admission ($44-$46, expiring at $47): the machine is the task's placement.
+  `, leases AS (
+  INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
+  SELECT l.id, l.task, l.machine, 'active'::"LeaseStatus", timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $47::float8 * interval '1 millisecond'
+  FROM unnest($44::text[], $45::text[], $46::text[]) AS l(id, task, machine)
   RETURNING 1
-), placed AS (
-  UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
-  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id
-  RETURNING 1
-)
-SELECT CASE
-  WHEN $3::boolean AND $4::bigint > 0 AND NOT EXISTS (SELECT 1 FROM payer) THEN ('${SHORT}:' || (SELECT count(*) FROM payer))::int
-  WHEN $3::boolean AND $5::bigint > 0 AND NOT EXISTS (SELECT 1 FROM reserve) THEN ('market-reserve-short:' || (SELECT count(*) FROM reserve))::int
-  WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int
-  END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
+)`,
+);
 
 /** Whether `e` is ADMIT_SQL refusing a debit of the consumer's (their balance is below the escrow). */
 export const consumerShort = (e: unknown) => e instanceof Error && e.message.includes(SHORT);
@@ -98,7 +206,37 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
   const admitted = a.status === "admitted";
   const placed = [...a.placed];
   const text = (v: unknown) => JSON.stringify(toJson(v));
-  await run("admit-job", ADMIT_SQL, [
+  const intake = a.intake;
+  const json = (v: Record<string, string> | null | undefined) => (v ? JSON.stringify(v) : null);
+  const intakeValues = intake
+    ? [
+        intake.name,
+        intake.example,
+        intake.moduleHash,
+        text(intake.benefit),
+        intake.replicas,
+        intake.taskCount,
+        intake.workPerTask,
+        intake.declaredWorkPerTask,
+        intake.pilotCount === null ? "declared" : "provisional",
+        intake.pilotCount,
+        intake.memoryMbPerTask,
+        intake.taskLimits ? text(intake.taskLimits) : null,
+        intake.tasks.map((t) => t.id),
+        intake.tasks.map((t) => t.index),
+        intake.tasks.map((t) => t.replica),
+        intake.tasks.map((t) => JSON.stringify(t.args)),
+        intake.tasks.map((t) => t.stdin),
+        intake.tasks.map((t) => json(t.env)),
+        intake.tasks.map((t) => json(t.files)),
+        (a.leases?.rows ?? []).map((l) => l.leaseId),
+        (a.leases?.rows ?? []).map((l) => l.taskId),
+        (a.leases?.rows ?? []).map((l) => l.machineId),
+        a.leases?.expiresAt ?? 0,
+      ]
+    : [];
+  const [name, sql] = intake ? ["admit-job-with-intake", ADMIT_WITH_INTAKE_SQL] : a.wasDelayed ? ["settle-delayed-job", SETTLE_DELAYED_SQL] : ["admit-job", ADMIT_SQL];
+  await run(name, sql, [
     a.jobId,
     a.ownerId,
     admitted,
@@ -108,7 +246,8 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
     randomUUID(),
     randomUUID(),
     text({ maxBenefitMicro: a.escrowMicro.toString(), penaltyHeldMicro: a.penaltyHeldMicro.toString() }),
-    a.status,
+    // A job leased at its admission is running already, as a lease statement would have made it.
+    intake && a.leases?.rows.length ? "running" : a.status,
     text(a.record),
     a.now,
     a.completionAt,
@@ -123,5 +262,6 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
     a.decisions.map((d) => (d.detail ? text(d.detail) : null)),
     placed.map(([taskId]) => taskId),
     placed.map(([, machineId]) => machineId),
+    ...intakeValues,
   ]);
 }

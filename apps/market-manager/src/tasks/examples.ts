@@ -4,10 +4,17 @@ import { EXAMPLES, combineExample, planExample, ExampleName } from "@cyclemarket
 
 const require = createRequire(import.meta.url);
 
-/** The compiled module of a shipped example (built by the worker runtime at install). */
+const modules = new Map<ExampleName, Uint8Array>();
+
+/**
+ * The compiled module of a shipped example (built by the worker runtime at install), read once:
+ * every quote of an example job needs it, and a read from disk on the market's thread waits as
+ * long as the disk does.
+ */
 export function exampleModule(name: ExampleName): Uint8Array {
-  const path = require.resolve(`@cyclemarket/worker-runtime/examples/${EXAMPLES[name].moduleFile}`);
-  return readFileSync(path);
+  let bytes = modules.get(name);
+  if (!bytes) modules.set(name, (bytes = readFileSync(require.resolve(`@cyclemarket/worker-runtime/examples/${EXAMPLES[name].moduleFile}`))));
+  return bytes;
 }
 
 export function combineOutputs(example: string | null, outputs: string[]) {

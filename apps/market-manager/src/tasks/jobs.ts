@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setImmediate as letCallsIn } from "node:timers/promises";
-import { countDecisions, jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
+import { countDecisions, jobDecisionEntries } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
 import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, pilotCount, provisionalWork, runPay } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
@@ -13,13 +13,13 @@ import { replicaId } from "../market/live.ts";
 import { delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, MARKET_OWNER, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
-import { escrowJob } from "../ledger/settlement.ts";
 import { requireStoredModule } from "./job-request.ts";
-import { INTAKE, holdIntake, insertTasks, queueOnMachines } from "./intake.ts";
+import { INTAKE, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
-import { consumerShort, writeAdmission } from "./admission.ts";
+import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type InlineIntake } from "./admission.ts";
 import { direct } from "./report-batch.ts";
+import { applyAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -106,6 +106,8 @@ interface Intake {
   writeTasks(jobId: string): Promise<void>;
   /** Lets the tasks' inputs go when the job is refused before they are stored. */
   discard(): void;
+  /** Every copy of every task as stored, for a submission read on the market's thread (null: staged in an intake thread). */
+  rows: (() => NewTask[]) | null;
 }
 
 async function prepare(db: Db, submission: Submission, maxModuleBytes: number): Promise<Intake> {
@@ -117,12 +119,13 @@ async function prepare(db: Db, submission: Submission, maxModuleBytes: number): 
       submission.drop();
       throw e;
     }
-    return { head, job, writeTasks: (jobId) => submission.store(jobId, head.replicas), discard: () => submission.drop() };
+    return { head, job, writeTasks: (jobId) => submission.store(jobId, head.replicas), discard: () => submission.drop(), rows: null };
   }
   const { job, inputs } = prepareSubmission(submission, maxModuleBytes);
   if (submission.source.kind === "module") await requireStoredModule(db, job.moduleHash);
   const head = headOf(submission);
-  return { head, job, writeTasks: (jobId) => insertTasks(db, jobId, rowsOf(job.tasks, inputs, head.replicas)), discard: () => {} };
+  const rows = () => rowsOf(job.tasks, inputs, head.replicas);
+  return { head, job, writeTasks: (jobId) => insertTasks(db, jobId, rows()), discard: () => {}, rows };
 }
 
 /** How many of the job's first tasks run as pilots: null when the consumer gave a work estimate. */
@@ -144,7 +147,7 @@ function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: Ben
 
 /** Every copy of every task: replica r of task t has the id the engine gives it (replicaId). */
 function copiesOf(job: PreparedJob, replicas: number) {
-  return job.tasks.flatMap((task, index) => Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica })));
+  return job.tasks.flatMap((task, index) => Array.from({ length: replicas }, (_, replica) => ({ id: replicaId(task.id, replica), index, replica, bytes: task.bytes })));
 }
 
 /**
@@ -195,11 +198,14 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
   const release = holdIntake(market, caller.id, copies.length);
   let decided = false;
   try {
-    await storeIntake(market.db, caller.id, intake, jobId);
-    const answer = await market.serial(() => decide(market, caller, input, job, jobId, copies).finally(() => release()));
+    // A small job is stored by its admission's own statement (admission.ts INLINE_INTAKE_TASKS).
+    const inline = intake.rows && copies.length <= INLINE_INTAKE_TASKS ? inlineIntake(input, job, intake.rows()) : undefined;
+    if (inline) await storeModule(market.db, caller.id, job);
+    else await storeIntake(market.db, caller.id, intake, jobId);
+    const answer = await market.serial(() => decide(market, caller, input, job, jobId, copies, inline).finally(() => release()));
     decided = true;
-    // A rejected job's tasks are never run: removed after the answer, outside the lock.
-    if (answer.decision.outcome === "rejected") await market.db.task.deleteMany({ where: { jobId } });
+    // A rejected job's tasks are never run: removed after the answer, outside the lock (none were stored inline).
+    if (answer.decision.outcome === "rejected" && !inline) await market.db.task.deleteMany({ where: { jobId } });
     return answer;
   } catch (e) {
     release();
@@ -223,8 +229,8 @@ function rememberStored(db: Db, hash: string) {
   set.add(hash);
 }
 
-/** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
-async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
+/** The job's module, unless this process stored it before. */
+async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
   const bytes = job.moduleBytes;
   if (bytes && !storedModules(db).has(job.moduleHash)) {
     // One statement (ON CONFLICT DO NOTHING): two submissions of one new module at once both succeed.
@@ -234,6 +240,29 @@ async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTas
     });
     rememberStored(db, job.moduleHash);
   }
+}
+
+/** A small job's row and tasks as its admission's statement writes them (admission.ts InlineIntake). */
+function inlineIntake(input: SubmissionHead, job: PreparedJob, tasks: NewTask[]): InlineIntake {
+  return {
+    name: input.name,
+    example: job.example,
+    moduleHash: job.moduleHash,
+    benefit: input.benefit,
+    replicas: input.replicas,
+    taskCount: job.tasks.length,
+    workPerTask: plannedWork(job),
+    declaredWorkPerTask: job.workPerTask ?? null,
+    pilotCount: pilotsOf(job),
+    memoryMbPerTask: job.memoryMbPerTask,
+    taskLimits: job.taskLimits,
+    tasks,
+  };
+}
+
+/** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
+async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
+  await storeModule(db, ownerId, job);
   await db.job.create({
     data: {
       id: jobId,
@@ -257,7 +286,7 @@ async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTas
 }
 
 /** Inside the market's lock: the engine's decision on a stored job, made durable, then live. */
-async function decide(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>) {
+async function decide(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake?: InlineIntake) {
   const now = market.clock.now();
   const spec = specOf(jobId, now, job, input.benefit, input.replicas);
   const pilots = pilotsOf(job);
@@ -272,6 +301,10 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
   // Read only for a curve that can go negative (holdPenalty asks nothing otherwise).
   const penaltyHeld = decision.outcome === "admitted" ? await holdPenalty(market.db, input.benefit, decision.price) : 0n;
   const decisions = jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: caller.id, tasks: job.tasks.length }, now);
+  // Only the pilots are live until the engine admits the rest (market/remainder.ts).
+  const live = pilots === null ? copies : copies.filter((c) => c.index < pilots);
+  // A small job's tasks placed on idle machines waiting on their streams are leased by the same statement.
+  const leases = intake && status === "admitted" ? planAdmissionLeases(market, placed, new Set(live.map((c) => c.id)), now) : undefined;
   try {
     // One statement (tasks/admission.ts): the debit of the consumer's escrow is conditional on
     // their balance, in the same statement, so the balance is not read before it.
@@ -289,6 +322,8 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
       penaltyHeldMicro: penaltyHeld,
       decisions,
       placed,
+      ...(intake ? { intake } : {}),
+      ...(leases ? { leases } : {}),
     }, MARKET_OWNER);
   } catch (e) {
     if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
@@ -316,8 +351,8 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
       arrivedAt: now,
       benefit: input.benefit,
       ...(pilots === null ? {} : { pilots: { count: pilots, priceMicro: price, phase: "provisional" as const } }),
-      // Only the pilots are live until the engine admits the rest (market/remainder.ts).
-    }, pilots === null ? copies : copies.filter((c) => c.index < pilots), placed, spec, decision);
+    }, live, placed, spec, decision);
+    if (leases && intake) applyAdmissionLeases(market, jobId, intake, job.taskLimits, leases, now);
   }
   market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
   opsOf(market).metrics.submissions.inc({ outcome: status });
@@ -359,43 +394,42 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
     replicas: job.replicas,
     tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
   };
-  let decision: Decision = answer(spec, now);
+  const decision: Decision = answer(spec, now);
   if (decision.outcome === "delayed") return jobStillDelayed(market, spec, decision);
-  let admitted = decision.outcome === "admitted" ? decision : null;
   const pricing = market.adminSettings.pricing;
-  const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
-  if (admitted && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
-    decision = { outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(needed) }] };
-    admitted = null;
-  }
-  const placed = new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []);
-  const final = decision;
   const pilots = job.pilots?.phase === "provisional" ? job.pilots : null;
-  const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve, pilots?.count ?? null);
-  const penaltyHeld = await market.db.$transaction(async (tx) => {
-    await recordDecisions(market, tx, jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now));
-    const hold = admitted ? await holdPenalty(tx, job.benefit as BenefitCurve, admitted.price) : 0n;
-    if (admitted) await escrowJob(tx, job.id, job.ownerId, needed, hold);
-    await tx.job.update({
-      where: { id: job.id },
-      data: {
-        status: final.outcome,
-        decision: toJson(record),
-        decidedAt: new Date(now),
-        expectedCompletionAt: admitted ? new Date(admitted.completionAt) : null,
-        quotedPriceMicro: admitted ? toMicro(admitted.price) : null,
-        ...(pilots && admitted ? { pilotPriceMicro: toMicro(admitted.price) } : {}),
-        pricing,
-        escrowMicro: admitted ? needed : 0n,
-        penaltyHeldMicro: hold,
-      },
-    });
-    if (admitted) {
-      await queueOnMachines(tx, placed);
-    } else {
-      await tx.task.deleteMany({ where: { jobId: job.id } });
-    }
-    return hold;
+  // One statement (tasks/admission.ts), as at submission: the consumer's debit is conditional on
+  // their balance inside it, and a consumer who can no longer pay is told so in a rejection.
+  const settle = async (final: Decision) => {
+    const admitted = final.outcome === "admitted" ? final : null;
+    const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
+    const penaltyHeld = admitted ? await holdPenalty(market.db, job.benefit as BenefitCurve, admitted.price) : 0n;
+    const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve, pilots?.count ?? null);
+    const price = admitted ? toMicro(admitted.price) : null;
+    const decisions = jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now);
+    await writeAdmission(direct(market), {
+      jobId: job.id,
+      ownerId: job.ownerId,
+      status: admitted ? "admitted" : "rejected",
+      record,
+      now,
+      completionAt: admitted?.completionAt ?? null,
+      priceMicro: price,
+      pilotPriceMicro: pilots ? price : null,
+      pricing,
+      escrowMicro: needed,
+      penaltyHeldMicro: penaltyHeld,
+      decisions,
+      placed: new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []),
+      wasDelayed: true,
+    }, MARKET_OWNER);
+    countDecisions(market, decisions);
+    return { admitted, needed, penaltyHeld };
+  };
+  const { admitted, needed, penaltyHeld } = await settle(decision).catch(async (e: unknown) => {
+    if (decision.outcome !== "admitted" || !consumerShort(e)) throw e;
+    const short = escrowFor(market, job.benefit as BenefitCurve, decision, pricing, job.workPerTask, job.wallMs);
+    return settle({ outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(short) }] });
   });
   if (admitted) delayedJobAdmitted(market, job, { escrowMicro: needed, penaltyHeldMicro: penaltyHeld, priceMicro: toMicro(admitted.price), pricing }, tasks, spec, admitted);
   else delayedJobRejected(market, job.id);

@@ -104,11 +104,12 @@ WITH v AS (
   SELECT id, task, lease, machine, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, false, timestamp 'epoch' + at * interval '1 millisecond' FROM v
   RETURNING 1
 ), leases AS (
-  UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond' FROM v WHERE l.id = v.lease
+  UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond' FROM v WHERE l.id = ANY($3::text[]) AND l.id = v.lease
   RETURNING 1
 ), tasks AS (
   UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
-  FROM v WHERE t.id = v.task
+  -- Rows found by key from the arrays themselves, as leases.ts LEASE_ROWS_SQL does (and why).
+  FROM v WHERE t.id = ANY($2::text[]) AND t.id = v.task
   RETURNING 1
 ), jobs AS (
   UPDATE "Job" j SET "tasksDone" = j."tasksDone" + d.n, "workPerTask" = COALESCE(d.work, j."workPerTask")

@@ -285,6 +285,10 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
     where: { id: jobId },
     data: { status: "completed", completedAt: new Date(now), chargedMicro: charged, result: toJson(combineOutputs(job.example, texts)) },
   });
+  // Copies still running when the quorum was reached: their leases end with the job (jobEnded
+  // forgets them), here and now, as a failed job's do; no later departure looks them up by machine.
+  const running = [...market.state.leases.values()].filter((l) => market.state.tasks.get(l.taskId)?.jobId === jobId).map((l) => l.id);
+  if (running.length) await tx.lease.updateMany({ where: { id: { in: running }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
 }
 
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -47,15 +47,9 @@ export class FakeMarket implements WorkerApi {
   leaseTask(leaseId: string): string | undefined {
     return this.handedOut.get(leaseId);
   }
-  /** Module fetches that fail without an answer (a network error) before one gets through. */
-  moduleFailures = 0;
   async module({ moduleHash }: { moduleHash: string }) {
-    if (this.moduleFailures > 0) {
-      this.moduleFailures--;
-      throw new TypeError("fetch failed");
-    }
     const bytes = this.modules.get(moduleHash);
-    if (!bytes) throw new Error("no such module");
+    if (!bytes) throw Object.assign(new Error("No module with that hash."), { data: { code: "NOT_FOUND", reason: { code: "not-found" } } });
     return { bytes: toBase64(bytes) };
   }
   async heartbeat({ leaseIds }: { machineId: string; leaseIds: string[] }) {

@@ -61,29 +61,56 @@ export function expandTasks(job: Job): TaskShape[][] {
 function sortedOrder(job: Job): number[] {
   const tasks = job.tasks;
   const known = sorted.get(job.id);
-  if (known && sameTasks(known, tasks)) return known.order;
+  const reused = known && (sameTasks(known, tasks) ? known.order : reorder(known, tasks));
+  if (reused) return reused;
   const order = Array.from({ length: tasks.length }, (_, i) => i);
   order.sort((a, b) => tasks[b]!.work - tasks[a]!.work || (tasks[a]!.id < tasks[b]!.id ? -1 : 1));
   if (tasks.length >= SORTED_AT_LEAST) {
     if (sorted.size >= SORTED_KEPT) sorted.delete(sorted.keys().next().value!);
-    sorted.set(job.id, { ids: tasks.map((t) => t.id), work: Float64Array.from(tasks, (t) => t.work), order });
+    const rank = new Map<string, number>();
+    for (let r = 0; r < order.length; r++) rank.set(tasks[order[r]!]!.id, r);
+    sorted.set(job.id, { ids: tasks.map((t) => t.id), work: Float64Array.from(tasks, (t) => t.work), order, rank });
   }
   return order;
 }
 
 /**
  * The order of the last few big jobs asked about: sorting 10,000 task ids was most of what asking
- * a delayed job again cost. Reused only when the job has the very same task ids and work figures
- * in the same order (checked in one pass, far cheaper than the sort).
+ * a delayed job again cost. Reused when the job has the very same task ids and work figures, in
+ * the same order (checked in one pass, far cheaper than the sort) or in any other (each task
+ * takes the place its id had, checked against its work; a tenth of the sort).
  */
-const sorted = new Map<string, { ids: string[]; work: Float64Array; order: number[] }>();
+interface SortedTasks {
+  ids: string[];
+  work: Float64Array;
+  order: number[];
+  /** Each task id's place in `order`. */
+  rank: Map<string, number>;
+}
+const sorted = new Map<string, SortedTasks>();
 const SORTED_AT_LEAST = 1000;
 const SORTED_KEPT = 8;
 
-function sameTasks(known: { ids: string[]; work: Float64Array }, tasks: readonly { id: string; work: number }[]): boolean {
+function sameTasks(known: SortedTasks, tasks: readonly { id: string; work: number }[]): boolean {
   if (known.ids.length !== tasks.length) return false;
   for (let i = 0; i < tasks.length; i++) if (known.ids[i] !== tasks[i]!.id || known.work[i] !== tasks[i]!.work) return false;
   return true;
+}
+
+/**
+ * The known order for the same tasks handed in another order, or undefined when they are not the
+ * same tasks: an id unknown or seen twice, or a work figure changed. The sort's order is total
+ * on (work, id), so for the same tasks it is the same whatever order they come in.
+ */
+function reorder(known: SortedTasks, tasks: readonly { id: string; work: number }[]): number[] | undefined {
+  if (known.ids.length !== tasks.length) return undefined;
+  const order: number[] = new Array(tasks.length).fill(-1);
+  for (let i = 0; i < tasks.length; i++) {
+    const r = known.rank.get(tasks[i]!.id);
+    if (r === undefined || order[r] !== -1 || known.work[known.order[r]!] !== tasks[i]!.work) return undefined;
+    order[r] = i;
+  }
+  return order;
 }
 
 function sameShape(a: TaskShape, b: TaskShape): boolean {

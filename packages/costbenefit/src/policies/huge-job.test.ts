@@ -204,7 +204,11 @@ describe("deciding jobs of many identical tasks", () => {
     // The same job id, its tasks now of two sizes and listed backwards, then with other ids.
     const resized = { ...first, tasks: first.tasks.map((t, i) => ({ ...t, work: i % 3 === 0 ? 2 : 1 })).reverse() };
     const renamed = { ...first, tasks: first.tasks.map((t, i) => ({ ...t, id: `x${(i * 7919) % 2000}` })) };
-    for (const j of [first, resized, first, renamed]) {
+    // The same tasks shuffled (the order is reused through each id's place), and with one id twice.
+    const shuffled = { ...first, tasks: first.tasks.map((t, i) => first.tasks[(i * 7919) % 2000]!) };
+    const twice = { ...first, tasks: first.tasks.map((t, i) => (i === 1 ? { ...t, id: first.tasks[0]!.id } : t)) };
+    const shuffledResized = { ...shuffled, tasks: shuffled.tasks.map((t, i) => (i === 5 ? { ...t, work: 3 } : t)) };
+    for (const j of [first, resized, first, renamed, first, shuffled, shuffled, shuffledResized, first, twice, shuffled]) {
       const want = straightforward(marketOf(ms, {}), j, 1, chooserFor("marginal-cost", createRng(1)), policy.profile);
       expect(policy.admit(marketOf(ms, {}), j, 1, createRng(1))).toEqual(want);
     }

@@ -9,6 +9,8 @@ export interface ChangeOptions {
   listen?: (mark: () => void) => () => void;
   /** Only events this accepts wake the stream (one job's stream needs only that job's events). */
   only?: (event: MarketEvent) => boolean;
+  /** A wake-up that cannot wait for the rest of its burst (leases made for a worker's stream). */
+  urgent?: () => boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function* changes(market: Market, signal: AbortSignal | undefined, 
       if (!dirty) await new Promise<void>((resolve) => (wake = resolve));
       if (signal?.aborted) return;
       // Events of one step come together: let the rest of the burst land first.
-      await new Promise((resolve) => setImmediate(resolve));
+      if (!options.urgent?.()) await new Promise((resolve) => setImmediate(resolve));
       dirty = false;
       yield;
       // Events during the pause only mark the view dirty; an abort ends the pause at once.

@@ -1,6 +1,9 @@
 import type { Market } from "../../market/market.ts";
 import { offeredSlots, type LiveMachine } from "../../market/live.ts";
 import { spare } from "../../market/work-routes.ts";
+import { leaseTasks } from "../../resources/leases.ts";
+import type { Caller } from "../trpc.ts";
+import type { Lease } from "@cyclemarket/worker-runtime";
 
 /** The market's spare queued tasks, counted once per version of the live state for all streams. */
 const spareAt = new WeakMap<Market, { revision: number; total: number }>();
@@ -24,4 +27,19 @@ export function workOnOffer(market: Market, machine: LiveMachine): number {
   const room = offeredSlots(machine) * 2 - machine.leases.size;
   if (room <= 0) return 0;
   return Math.min(room, machine.queue.length + spareTotal(market) - spare(machine));
+}
+
+/**
+ * Leases for a worker that takes them on its work stream (WorkStreamRequest `lease`), made as its
+ * own lease call makes them (the same group commit: durable before they are sent) but only while
+ * the machine still holds none when its turn comes, so a worker's own call and its stream never
+ * both fill it. The stream is no sign of life (only the worker's calls are). Any failure leaves
+ * the offer plain: the worker then leases with its own call, which hears why.
+ */
+export async function streamLeases(market: Market, caller: Caller, machineId: string, max: number, signal: AbortSignal | undefined): Promise<Lease[]> {
+  try {
+    return (await leaseTasks(market, caller, machineId, max, signal, { onlyIdle: true })).leases;
+  } catch {
+    return [];
+  }
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nameText } from "@cyclemarket/worker-runtime";
-import { publicProcedure, router, sessionProcedure, sessionsOf, SCOPE_OF_ROLE } from "../trpc.ts";
+import { publicProcedure, router, sessionProcedure, SCOPE_OF_ROLE } from "../trpc.ts";
 import { createApiToken } from "../../auth/tokens.ts";
 import { chooseRoles } from "../../auth/roles.ts";
 import { refuse } from "../errors.ts";
@@ -46,7 +46,7 @@ export const accountRouter = router({
     const chosen = await chooseRoles(ctx.services.market, ctx.caller, input.roles);
     // The user's tokens act with the roles just chosen from the next call on.
     ctx.services.tokens.forget({ userId: ctx.caller.id });
-    sessionsOf(ctx.services).forget();
+    ctx.services.sessions.forget(ctx.caller.id);
     return chosen;
   }),
 

@@ -4,7 +4,7 @@ import { WorkStreamRequest, type WorkOffer } from "@cyclemarket/worker-runtime";
 import { adminProcedure, router, workerProcedure } from "../trpc.ts";
 import { ownMachine } from "../../resources/machines.ts";
 import { changes } from "../live/changes.ts";
-import { workOnOffer } from "../live/work.ts";
+import { streamLeases, workOnOffer } from "../live/work.ts";
 import { marketOverview } from "../market-overview.ts";
 import type { Market } from "../../market/market.ts";
 import type { Services } from "../../services.ts";
@@ -96,14 +96,27 @@ export const liveRouter = router({
   work: machineStreamProcedure.subscription(async function* ({ ctx, input, signal }) {
     const market = ctx.services.market;
     // Woken only by events about this machine, or when it is idle and work spare elsewhere (market/work-routes.ts).
-    const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark);
-    for await (const _ of changes(market, signal, { listen })) {
+    const listen = (mark: () => void) => market.workRoutes.watch(input.machineId, mark, input.lease?.max ?? 0);
+    // Leases already made for it are sent at once, before answers waiting to be written (the submitter's).
+    const urgent = () => market.workRoutes.hasPushed(input.machineId);
+    for await (const _ of changes(market, signal, { listen, urgent })) {
       const machine = ownMachine(market, ctx.caller, input.machineId);
-      const available = workOnOffer(market, machine);
+      let available = workOnOffer(market, machine);
       market.workRoutes.markIdle(machine.id, available <= 0);
+      // Leases a new job's admission made for this idle machine (tasks/admission-leases.ts).
+      const pushed = market.workRoutes.takePushed(machine.id);
+      if (pushed.length) {
+        yield tracked(versionOf(market), { machineId: machine.id, available: Math.max(0, available), leases: pushed } satisfies WorkOffer);
+        continue;
+      }
+      if (available <= 0) continue;
       // Only an event about this machine's queue (or spare work while it idles) wakes the stream,
-      // so every wake-up with work on offer is news to the worker.
-      if (available > 0) yield tracked(versionOf(market), { machineId: machine.id, available } satisfies WorkOffer);
+      // so every wake-up with work on offer is news to the worker. A worker that takes leases on
+      // its stream and holds none is leased here, in the market's group commit like its own call.
+      const leases = input.lease && machine.leases.size === 0 ? await streamLeases(market, ctx.caller, machine.id, input.lease.max, signal) : [];
+      if (leases.length) available = workOnOffer(market, machine);
+      if (signal?.aborted) return;
+      if (available > 0 || leases.length) yield tracked(versionOf(market), { machineId: machine.id, available: Math.max(0, available), ...(leases.length ? { leases } : {}) } satisfies WorkOffer);
     }
   }),
 });

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { SESSION_TTL_MS, SessionCache } from "./session-cache.ts";
+
+describe("SessionCache", () => {
+  const alice = { id: "u1", name: "alice" };
+  const bob = { id: "u2", name: "bob" };
+
+  it("answers a session for SESSION_TTL_MS at most, and never past the session's own expiry", () => {
+    let now = 1_000;
+    const cache = new SessionCache<typeof alice>(() => now);
+    cache.keep(cache.begin(), "cookie-a", alice, now + 60 * SESSION_TTL_MS);
+    cache.keep(cache.begin(), "cookie-b", bob, now + 500);
+    expect(cache.get("cookie-a")).toBe(alice);
+    expect(cache.get("cookie-b")).toBe(bob);
+    now += 501;
+    expect(cache.get("cookie-b")).toBeNull();
+    expect(cache.get("cookie-a")).toBe(alice);
+    now += SESSION_TTL_MS;
+    expect(cache.get("cookie-a")).toBeNull();
+    expect(cache.get("unknown")).toBeNull();
+  });
+
+  it("forgets one user's sessions or all, and keeps no answer read before a forget", () => {
+    const cache = new SessionCache<typeof alice>();
+    const far = Date.now() + 3_600_000;
+    cache.keep(cache.begin(), "a", alice, far);
+    cache.keep(cache.begin(), "b", bob, far);
+    cache.forget("u1");
+    expect(cache.get("a")).toBeNull();
+    expect(cache.get("b")).toBe(bob);
+
+    // A lookup that started before a sign-out elsewhere: its answer may be stale, so it is not kept.
+    const started = cache.begin();
+    cache.forget();
+    expect(cache.get("b")).toBeNull();
+    cache.keep(started, "a", alice, far);
+    expect(cache.get("a")).toBeNull();
+  });
+});

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import type { Lease } from "@cyclemarket/worker-runtime";
+import type { Market } from "../market/market.ts";
+import { baseTaskId, offeredSlots } from "../market/live.ts";
+import { tasksLeased } from "../market/transitions.ts";
+import { leaseLimits } from "../resources/leases.ts";
+import { opsOf } from "../ops/ops.ts";
+import type { Admission, InlineIntake } from "./admission.ts";
+
+// A new job's tasks placed on a machine that holds nothing and waits on its work stream (one
+// opened with `lease`) are leased by the admission's own statement: the lease is durable with the
+// decision, and the stream sends it at once, without a lease statement or a call of the worker's
+// after it. Only a small job stored with its admission (admission.ts InlineIntake) is leased so;
+// any other task is queued, and its machine leases it as before.
+
+export type AdmissionLeases = NonNullable<Admission["leases"]>;
+
+/** Which of the placed tasks (of `live`, the copies that may run now) are leased at admission, and to which idle machine. */
+export function planAdmissionLeases(market: Market, placed: Map<string, string>, live: Set<string>, now: number): AdmissionLeases | undefined {
+  const room = new Map<string, number>();
+  const rows: AdmissionLeases["rows"] = [];
+  for (const [taskId, machineId] of placed) {
+    if (!live.has(taskId)) continue;
+    let left = room.get(machineId);
+    if (left === undefined) {
+      const m = market.state.machines.get(machineId);
+      const max = market.workRoutes.streamLeaseMax(machineId);
+      // Idle and waiting: nothing leased or queued, and a stream that takes leases open.
+      left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 ? Math.min(max, offeredSlots(m) * 2) : 0;
+    }
+    if (left > 0) rows.push({ leaseId: randomUUID(), taskId, machineId });
+    room.set(machineId, left - 1);
+  }
+  return rows.length ? { rows, expiresAt: now + market.settings.leaseTimeoutMs } : undefined;
+}
+
+/** Once the admission committed and its tasks are live: the leases in memory, and on their machines' streams. */
+export function applyAdmissionLeases(market: Market, jobId: string, intake: InlineIntake, taskLimits: unknown, leases: AdmissionLeases, now: number) {
+  const byMachine = new Map<string, AdmissionLeases["rows"]>();
+  for (const row of leases.rows) byMachine.set(row.machineId, [...(byMachine.get(row.machineId) ?? []), row]);
+  const inputs = new Map(intake.tasks.map((t) => [t.id, t]));
+  const limits = leaseLimits(taskLimits);
+  for (const [machineId, rows] of byMachine) {
+    const machine = market.state.machines.get(machineId)!;
+    const tasks = rows.map((r) => market.state.tasks.get(r.taskId)!);
+    tasksLeased(market, machine, tasks, rows.map((r) => ({ id: r.leaseId, taskId: r.taskId })), leases.expiresAt, now);
+    market.workRoutes.push(
+      machineId,
+      rows.map((r): Lease => {
+        const input = inputs.get(r.taskId)!;
+        return {
+          leaseId: r.leaseId,
+          taskId: r.taskId,
+          seed: baseTaskId(r.taskId),
+          jobId,
+          moduleHash: intake.moduleHash,
+          args: input.args,
+          stdin: Buffer.from(input.stdin).toString("base64"),
+          ...(input.env ? { env: input.env } : {}),
+          ...(input.files ? { files: input.files } : {}),
+          limits,
+          expiresAt: leases.expiresAt,
+        };
+      }),
+    );
+  }
+  const job = market.state.jobs.get(jobId);
+  if (job?.status === "admitted") job.status = "running";
+  opsOf(market).metrics.leases.inc(leases.rows.length);
+}
