@@ -52,6 +52,9 @@ describe("a busy market", () => {
   it("answers 503 with Retry-After past its bounded queue, and serves the same call once there is room", async () => {
     const api = createTrpcApi(market.url, token);
     const { machineId } = await api.register(profile("patient"));
+    // Work waits on the machine, so its lease needs the market's turn (one that could get nothing is answered at once).
+    const { jobId } = await consumer.jobs.submit.mutate(pi("waits behind the queue"));
+    await waitFor("the task on the machine", async () => (live.state.machines.get(machineId)?.queue.length ?? 0) > 0 || undefined, 10_000);
     const auth = { authorization: `Bearer ${token}` };
     const bound = live.maxQueuedSteps;
     const release = holdLock();
@@ -67,7 +70,32 @@ describe("a busy market", () => {
       live.maxQueuedSteps = bound;
       await release();
     }
-    expect((await mutation(market.url, "worker.lease", { machineId, max: 1 }, auth)).status).toBe(200);
+    const served = await mutation(market.url, "worker.lease", { machineId, max: 1 }, auth);
+    expect(served.status).toBe(200);
+    expect(served.json.result.data.leases.map((l: { jobId: string }) => l.jobId)).toEqual([jobId]);
+    await consumer.jobs.cancel.mutate({ jobId });
+    await api.depart({ machineId });
+  });
+
+  it("answers a lease that can get nothing at once, however long the queue, and still hears the machine in it", async () => {
+    const api = createTrpcApi(market.url, token);
+    const { machineId } = await api.register(profile("early"));
+    const before = live.state.machines.get(machineId)!.lastHeartbeatAt;
+    await sleep(20);
+    const release = holdLock();
+    const bound = live.maxQueuedSteps;
+    try {
+      live.maxQueuedSteps = 1;
+      const started = performance.now();
+      const answer = await mutation(market.url, "worker.lease", { machineId, max: 1 }, { authorization: `Bearer ${token}` });
+      expect(answer.status).toBe(200);
+      expect(answer.json.result.data).toEqual({ leases: [] });
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(live.state.machines.get(machineId)!.lastHeartbeatAt).toBeGreaterThan(before);
+    } finally {
+      live.maxQueuedSteps = bound;
+      await release();
+    }
     await api.depart({ machineId });
   });
 

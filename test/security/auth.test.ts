@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
-import { LEAKS, send } from "./http.ts";
+import { LEAKS, send, sessionOf } from "./http.ts";
 
 // The auth routes: bounded bodies, bounded fields, a real password policy, and sign-in limited
 // per client address by the auth library's limiter, its counters kept in PostgreSQL. Cookies are
@@ -90,5 +90,24 @@ describe("a client that is not a trusted proxy", () => {
     const statuses = [];
     for (let i = 0; i < SIGNINS + 1; i++) statuses.push((await signIn(direct.url, `guess ${i}`, { "x-forwarded-for": `203.0.113.${i + 1}` })).status);
     expect(statuses).toContain(429);
+  });
+});
+
+describe("a session", () => {
+  // Sessions are answered from memory between calls (a job page asks every second): signing out
+  // must still end the session at once, and a new role must count from the next call.
+  it("is refused at the next call once signed out, and sees its new roles at once", async () => {
+    const cookie = await sessionOf(market.url, "leaving@example.test");
+    const me = () => send(`${market.url}/api/trpc/account.me`, { headers: { cookie } });
+    expect((await me()).json.result.data).toMatchObject({ email: "leaving@example.test", roles: ["consumer", "producer"] });
+    const chosen = await send(`${market.url}/api/trpc/account.chooseRoles`, { json: { roles: ["producer"] }, headers: { cookie } });
+    expect(chosen.status).toBe(200);
+    expect((await me()).json.result.data.roles).toEqual(["producer"]);
+    // No longer a consumer: the consumer's calls are refused from the next one on.
+    expect((await send(`${market.url}/api/trpc/jobs.list`, { headers: { cookie } })).status).toBe(403);
+    const out = await send(`${market.url}/api/auth/sign-out`, { json: {}, headers: { cookie } });
+    expect(out.status).toBe(200);
+    expect((await me()).json.result.data).toBeNull();
+    expect((await send(`${market.url}/api/trpc/jobs.list`, { headers: { cookie } })).status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import type { TokenScope } from "../db/generated/enums.ts";
+import { HeldAnswers } from "./held-answers.ts";
 
 // API tokens for Node workers (scope `produce`) and for the consumer's SDK and CLI (scope
 // `consume`): a random secret shown once, stored only as its SHA-256.
@@ -35,12 +36,12 @@ const LAST_USED_FLUSH_MS = 30_000;
 
 /**
  * Every worker call carries its token: it is looked up in PostgreSQL once and then answered from
- * memory, so thousands of machines calling every few seconds cost no query each. A revocation or
- * a change of roles here forgets the entry at once; anything changed elsewhere is seen within
- * TOKEN_TTL_MS. When a token was last used is recorded in batches, not per call.
+ * memory (held-answers.ts), so thousands of machines calling every few seconds cost no query
+ * each. A revocation or a change of roles here forgets the entry at once; anything changed
+ * elsewhere is seen within TOKEN_TTL_MS. When a token was last used is recorded in batches, not per call.
  */
 export class TokenCache {
-  private held = new Map<string, { holder: TokenHolder | null; until: number }>();
+  private held: HeldAnswers<TokenHolder>;
   private used = new Set<string>();
   private timer: ReturnType<typeof setInterval>;
 
@@ -48,59 +49,21 @@ export class TokenCache {
     private db: Db,
     private now: () => number = Date.now,
   ) {
+    this.held = new HeldAnswers<TokenHolder>(TOKEN_TTL_MS, now);
     this.timer = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
     this.timer.unref();
   }
 
   async lookup(token: string): Promise<TokenHolder | null> {
     if (!token.startsWith(PREFIX)) return null;
-    const key = hashToken(token);
-    const entry = this.held.get(key);
-    let holder: TokenHolder | null;
-    // Unknown tokens are remembered too, briefly: a flood of bad tokens costs one query each per TTL.
-    if (!entry) holder = await this.ask(key, token);
-    else {
-      // An entry past its time is asked for again once, however many calls carry the token
-      // meanwhile (a fleet of machines shares one): they are answered from the entry until then.
-      if (entry.until <= this.now()) void this.ask(key, token).catch(() => {});
-      holder = entry.holder;
-    }
+    const holder = await this.held.lookup(hashToken(token), () => userForToken(this.db, token));
     if (holder) this.used.add(holder.tokenId);
     return holder;
   }
 
-  /** Tokens being asked of the database now: one query per token at a time. */
-  private asking = new Map<string, Promise<TokenHolder | null>>();
-  /** Counts forget() calls: an answer read before one is not kept. */
-  private forgotten = 0;
-
-  private ask(key: string, token: string): Promise<TokenHolder | null> {
-    let pending = this.asking.get(key);
-    if (!pending) {
-      const generation = this.forgotten;
-      pending = userForToken(this.db, token)
-        .then((holder) => {
-          if (generation === this.forgotten) {
-            if (this.held.size > 100_000) this.held.clear();
-            this.held.set(key, { holder, until: this.now() + TOKEN_TTL_MS });
-          }
-          return holder;
-        })
-        .finally(() => {
-          if (this.asking.get(key) === pending) this.asking.delete(key);
-        });
-      this.asking.set(key, pending);
-    }
-    return pending;
-  }
-
   /** A token was revoked, or its user's roles changed: the next call asks the database. */
   forget(match: { tokenId?: string; userId?: string }) {
-    this.forgotten += 1;
-    this.asking.clear();
-    for (const [key, { holder }] of this.held) {
-      if (holder && (holder.tokenId === match.tokenId || holder.user.id === match.userId)) this.held.delete(key);
-    }
+    this.held.forget((holder) => holder.tokenId === match.tokenId || holder.user.id === match.userId);
   }
 
   /** Records when the tokens used since the last flush were used (best effort: it must not fail a request). */

@@ -62,6 +62,9 @@ export function authRoute(services: Services) {
         body: raw.length > 0 && req.method !== "GET" && req.method !== "HEAD" ? new Uint8Array(raw) : undefined,
       }),
     );
+    // Forgotten once more now the change is made: a call that read the session while it was being
+    // made (after server.ts forgot them) must not keep it (auth/session-cache.ts).
+    if (req.method !== "GET" || !route.startsWith("/get-session")) services.sessions.forget();
     if (response.status === 429) {
       const retry = Math.max(1, Number(response.headers.get("x-retry-after") ?? 60));
       const rule = authRuleFor(cfg, route);

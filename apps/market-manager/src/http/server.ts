@@ -13,7 +13,7 @@ import { uploadModule } from "./modules.ts";
 import { download, isDownload } from "./downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
 import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
-import { heartbeatRoute } from "./heartbeat-route.ts";
+import { quickWorkerRoute } from "./quick-worker-route.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
@@ -91,7 +91,7 @@ export function createServer(services: Services) {
       if (declared > maxBody) return sendRefusal(res, "PAYLOAD_TOO_LARGE", { code: "request-too-large", bytes: declared, maxBytes: maxBody }, `The request is over ${maxBody} bytes.`);
       requestIds.set(req, requestId);
       res.setHeader("x-request-id", requestId);
-      if (heartbeatRoute(services, req, res, trpc, requestId)) return;
+      if (quickWorkerRoute(services, req, res, trpc, requestId)) return;
       if (!(await holdOffThreadBody(req, res, new URL(url, "http://market.invalid"), maxBody))) return;
       return trpc(req, res);
     }

@@ -18,6 +18,8 @@ function ownerOf(state: LiveState, copy: LiveTask): string {
 
 /** Another copy of `task` that ran, or is running, on a machine of this machine's owner: the machine may not run `task`. */
 export function siblingOn(state: LiveState, task: LiveTask, machineId: string): LiveTask | undefined {
+  // A task without copies has no sibling: said at once, as a lease asks it of every task in the queues it looks at.
+  if ((state.jobs.get(task.jobId)?.replicas ?? 1) < 2) return undefined;
   const owner = state.machines.get(machineId)?.ownerId;
   return siblingsThatRan(state, task).find((c) => c.machineId === machineId || (owner !== undefined && ownerOf(state, c) === owner));
 }

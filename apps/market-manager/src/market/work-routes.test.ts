@@ -64,6 +64,15 @@ describe("waking work streams", () => {
     expect(m.wokenIds()).toEqual(["a", "cheap"]);
   });
 
+  it("wakes for spare work a machine that was offered work but leased nothing (others took it first)", () => {
+    const m = market(machine("a", { queue: 3 }), machine("b"));
+    m.routes.markIdle("b", false); // its stream offered work last
+    m.routes.leasedNothing("b");
+    m.routes.leasedNothing("none"); // a machine without a stream is never woken
+    m.routes.route({ kind: "queue", machineIds: ["a"] });
+    expect(m.wokenIds()).toEqual(["a", "b"]);
+  });
+
   it("hears a machine's own change (resumed, departed) whether or not it was idle", () => {
     const m = market(machine("a"), machine("b"));
     m.routes.route({ kind: "machine", machineId: "b" });

@@ -86,6 +86,14 @@ export class WorkRoutes {
     else this.idle.delete(machineId);
   }
 
+  /**
+   * The machine asked for tasks and got none: with a stream open, it is idle and is woken when
+   * spare work comes, even if its stream last offered work (others took it first).
+   */
+  leasedNothing(machineId: string) {
+    if (this.streams.has(machineId)) this.idle.add(machineId);
+  }
+
   route(event: MarketEvent) {
     if (event.kind === "machine") this.wake(event.machineId);
     if (event.kind !== "queue") return;

@@ -14,6 +14,7 @@ import { ReportBatch, type LeaseAsk } from "../tasks/report-batch.ts";
 import { poolOf } from "../db/client.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
+import { spare } from "../market/work-routes.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
 import type { Lease, ReportManyResponse } from "@cyclemarket/worker-runtime";
 
@@ -44,15 +45,61 @@ type LeaseAnswer = { leases: Lease[] };
  * market's group commit: every machine asking at the same moment is leased in one statement,
  * after the reports queued before it.
  */
-export async function leaseTasks(market: Market, caller: Caller, machineId: string, max: number, signal?: AbortSignal, stream?: { onlyIdle: true }): Promise<LeaseAnswer> {
+export async function leaseTasks(
+  market: Market,
+  caller: Caller,
+  machineId: string,
+  max: number,
+  signal?: AbortSignal,
+  how: { onlyIdle?: true; behindReports?: true } = {},
+): Promise<LeaseAnswer> {
+  // A worker's lease call is a sign of life (the market's own ask for a stream, onlyIdle, is not).
+  const mine = how.onlyIdle ? ownMachine(market, caller, machineId) : heardFrom(market, caller, machineId);
+  // Behind reports still waiting in the group, the room and the queues they change are not known
+  // yet; a stream's ask goes to the group as it is.
+  const empty = how.onlyIdle || how.behindReports ? null : leaseNothing(market, mine, max);
+  if (empty) return empty;
+  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail, ...(how.onlyIdle ? { onlyIdle: true } : {}) }));
+}
+
+/** A lease call is a sign of life, heard on arrival. Throws as ownMachine does. */
+export function heardFrom(market: Market, caller: Caller, machineId: string): LiveMachine {
+  const heard = market.clock.now();
   const mine = ownMachine(market, caller, machineId);
-  if (!stream) {
-    // A lease call is a sign of life too, heard on arrival (the market's own ask for a stream is not).
-    const heard = market.clock.now();
-    mine.lastHeartbeatAt = heard;
-    market.liveness.heard(machineId, heard);
-  }
-  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail, ...(stream ? { onlyIdle: true } : {}) }));
+  mine.lastHeartbeatAt = heard;
+  market.liveness.heard(machineId, heard);
+  return mine;
+}
+
+/**
+ * A lease call that could get no task is answered at once, without the market's lock or the
+ * group commit: the machine has no room, or its own queue is empty and no other machine holds
+ * queued work it could take (pickTasks takes only a holder's spare tasks, or copies a holder may not run, which only jobs with copies have). The
+ * machine's work stream then wakes it when work comes (WorkRoutes). Half the lease calls of a
+ * market with more slots than work are such calls (bench:load, emptyLeases). Null when the call
+ * must go to the group.
+ */
+export function leaseNothing(market: Market, mine: LiveMachine, max: number): LeaseAnswer | null {
+  const room = Math.min(max, offeredSlots(mine) * 2 - mine.leases.size);
+  if (room > 0 && (mine.queue.length > 0 || workElsewhere(market))) return null;
+  market.workRoutes.leasedNothing(mine.id);
+  return { leases: [] };
+}
+
+/** Whether any machine holds queued work another machine could take, counted once per version of the live state. */
+const elsewhereAt = new WeakMap<Market, { revision: number; any: boolean }>();
+
+function workElsewhere(market: Market): boolean {
+  const cached = elsewhereAt.get(market);
+  if (cached?.revision === market.revision) return cached.any;
+  const any = some(market.state.jobs.values(), (j) => j.replicas > 1) || some(market.state.machines.values(), (m) => spare(m) > 0);
+  elsewhereAt.set(market, { revision: market.revision, any });
+  return any;
+}
+
+function some<T>(items: Iterable<T>, test: (item: T) => boolean): boolean {
+  for (const item of items) if (test(item)) return true;
+  return false;
 }
 
 /** A lease decided in memory, waiting for its rows. */
@@ -94,6 +141,7 @@ async function leaseAsks(market: Market, asks: Ask[]) {
     const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - machine.leases.size));
     const { picked, taken } = pickTasks(market, machine, room, claimed);
     if (!picked.length) {
+      market.workRoutes.leasedNothing(machine.id);
       ask.done({ leases: [] });
       continue;
     }
@@ -398,7 +446,7 @@ export async function reportMany(
   );
   // Asked after the reports, so it joins their group behind them.
   const leases = lease
-    ? leaseTasks(market, caller, lease.machineId, lease.max, signal).then(
+    ? leaseTasks(market, caller, lease.machineId, lease.max, signal, { behindReports: true }).then(
         (a) => a.leases,
         () => [],
       )

@@ -4,9 +4,9 @@ import type { LiveState } from "../market/live.ts";
 import type { Market } from "../market/market.ts";
 import type { Job as JobRow } from "../db/generated/client.ts";
 import { benefitAt, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
-import { paidForJob } from "../ledger/settlement.ts";
+import { poolOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
-import { balance, toCredits } from "../ledger/ledger.ts";
+import { toCredits } from "../ledger/ledger.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -38,27 +38,53 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
 }
 
 /**
- * A job's page. Its reads go to the database together, in two rounds rather than one after
- * another: while another user's big job keeps the database and this process busy, each round
- * trip can wait, and a page made of seven sequential ones waited seven times.
+ * What a job's page shows beside the job's row, in one statement (one round trip, one snapshot):
+ * the escrow's balance, the tasks by status, the machines that ran accepted results with their
+ * counts, and what the job has paid producers. Through the pool, prepared once per connection: a
+ * job page is polled every second while its job runs, and these were five queries of their own.
+ */
+const JOB_PAGE_SQL = `
+SELECT
+  (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = $1) AS escrow,
+  (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (SELECT status::text AS status, count(*)::int AS n FROM "Task" WHERE "jobId" = $1 GROUP BY status) s) AS counts,
+  (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
+     FROM (SELECT r."machineId", count(*)::int AS n FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = $1 AND r.accepted GROUP BY r."machineId") c
+     JOIN "Machine" m ON m.id = c."machineId") AS machines,
+  (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
+     WHERE e."jobId" = $1 AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind") AS paid`;
+
+interface JobPageRow {
+  escrow: string | null;
+  counts: Record<string, number>;
+  machines: { id: string; name: string; kind: string; tasks: number }[];
+  paid: string;
+}
+
+async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
+  const pool = poolOf(db);
+  const rows = pool
+    ? (await pool.query<JobPageRow>({ name: "job-page", text: JOB_PAGE_SQL, values: [jobId] })).rows
+    : await db.$queryRawUnsafe<JobPageRow[]>(JOB_PAGE_SQL, jobId);
+  return rows[0]!;
+}
+
+/**
+ * A job's page: the job's row, then the rest in one statement (jobPageRow). The rest is read
+ * after the row, never beside it: read together, a page could show a job admitted a moment ago
+ * with the escrow it had before (nothing), as two reads on two connections may fall either side
+ * of the admission's commit.
  */
 export async function jobView(market: Market, jobId: string) {
   const { db, state } = market;
-  const [[j, escrow], byStatus, machines] = await Promise.all([
-    // The escrow is read after the job's row, never beside it: read together, a page could show a
-    // job admitted a moment ago with the escrow it had before (nothing), as two reads on two
-    // connections may fall either side of the admission's commit.
-    db.job.findUniqueOrThrow({ where: { id: jobId } }).then(async (row) => [row, await balance(db, { kind: "escrow", jobId })] as const),
-    db.task.groupBy({ by: ["status"], where: { jobId }, _count: { _all: true } }),
-    db.result.groupBy({ by: ["machineId"], where: { task: { jobId }, accepted: true }, _count: { _all: true } }),
-  ]);
-  const counts = Object.fromEntries(byStatus.map((g) => [g.status, g._count._all])) as Record<string, number>;
-  const [names, waiting, verified, estimated] = await Promise.all([
-    machines.length ? db.machine.findMany({ where: { id: { in: machines.map((m) => m.machineId) } }, select: { id: true, name: true, kind: true } }) : [],
+  const j = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  const page = await jobPageRow(db, jobId);
+  const counts = page.counts;
+  const escrow = BigInt(page.escrow ?? 0);
+  const [waiting, verified] = await Promise.all([
     waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
     j.replicas > 1 ? verification(db, j.id, j.replicas) : null,
-    estimate(market, j),
   ]);
+  const estimated = estimate(market, j, BigInt(page.paid));
   return {
     id: j.id,
     name: j.name,
@@ -89,7 +115,7 @@ export async function jobView(market: Market, jobId: string) {
     escrowHeld: credits(escrow)!,
     waiting,
     result: j.result,
-    machines: machines.map((m) => ({ ...names.find((n) => n.id === m.machineId), tasks: m._count._all })),
+    machines: page.machines,
     verification: verified,
     estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
@@ -114,13 +140,12 @@ function workEstimateOf(j: JobRow) {
  * time until the first finishes), and what it would be charged if it completed now, by the
  * engine's settlement rule (so the page and the ledger never disagree).
  */
-async function estimate(market: Market, j: JobRow) {
+function estimate(market: Market, j: JobRow, paid: bigint) {
   if (j.status !== "admitted" && j.status !== "running") return null;
   const now = market.clock.now();
   const started = (j.decidedAt ?? j.submittedAt).getTime();
   const planned = j.expectedCompletionAt?.getTime() ?? null;
   const paced = j.tasksDone > 0 ? started + ((now - started) * j.taskCount) / j.tasksDone : null;
-  const paid = await paidForJob(market.db, j.id);
   const c = settleCharge({
     pricing: j.pricing === "bid" ? "bid" : "posted",
     benefit: benefitAt(j.benefit as BenefitCurve, (now - j.submittedAt.getTime()) / 1000),

@@ -39,7 +39,9 @@ export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
 /** The job's owner, or an admin; anyone else is told the job does not exist. A token needs `consume`. */
 export const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ctx, input, next }) => {
   requireScope(ctx.caller, "consume");
-  const job = await ctx.services.db.job.findUnique({ where: { id: input.jobId }, select: { ownerId: true } });
+  // A job the market holds live says its owner from memory (a job page asks every second); an ended one from PostgreSQL.
+  const live = ctx.services.market.state.jobs.get(input.jobId);
+  const job = live ?? (await ctx.services.db.job.findUnique({ where: { id: input.jobId }, select: { ownerId: true } }));
   if (!job || (job.ownerId !== ctx.caller.id && !ctx.caller.roles.includes("admin"))) throw refuse.notFound("job");
   return next();
 });
