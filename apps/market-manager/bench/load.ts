@@ -20,6 +20,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, type BenchManager, type Consumer } from "./harness.ts";
 import http from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 
 const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10 }, ["heartbeat-only"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
@@ -52,6 +53,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
   const cpuBefore = manager.cpu();
+  const generator = watchGenerator();
   const started = performance.now();
   const fleet = startFleet({
     url: manager.url,
@@ -137,6 +139,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
       postgresCpuMsPerTask: accepted ? round((cpuAfter.postgresMs - cpuBefore.postgresMs) / accepted, 3) : null,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
+      loadGenerator: generator.stop(seconds),
       departedWhileHeartbeating: departed,
       managerLoopDelayMs: loopDelayMs,
       peakRssMb: round(peakRss, 0),
@@ -221,6 +224,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
   const cpuBefore = manager.cpu();
+  const generator = watchGenerator();
   const started = performance.now();
   const endAt = started + opt.seconds * 1000;
   const staggerMs = (opt.joinSeconds * 1000) / opt.machines;
@@ -285,6 +289,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
       managerLoopDelayMs: loopDelayMs,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
       postgresCpuCores: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / 1000 / seconds, 2),
+      loadGenerator: generator.stop(seconds),
       departedWhileHeartbeating: departed,
       peakRssMb: round(peakRss, 0),
       failedCalls: failures,
@@ -292,4 +297,22 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
     },
     opt.json,
   );
+}
+
+/**
+ * This process's own CPU and event-loop delay over the run: every latency above is timed here, so
+ * a generator near a whole core, or late by as much as the latencies, measured itself, not the market.
+ */
+function watchGenerator() {
+  const cpu = process.cpuUsage();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  return {
+    stop(seconds: number) {
+      loop.disable();
+      const used = process.cpuUsage(cpu);
+      const ms = (ns: number) => round(ns / 1e6, 1);
+      return { cpuCores: round((used.user + used.system) / 1e6 / seconds, 2), loopDelayMs: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) } };
+    },
+  };
 }
