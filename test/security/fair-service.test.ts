@@ -8,7 +8,7 @@ import { mutation, send } from "./http.ts";
 
 // One abusive client submits at its quota's limit (10,000-task jobs with 1 KB of stdin per task,
 // first while no machine can take them, so they wait as delayed jobs the market re-evaluates,
-// then while one can) while a bystander quotes, reads its job and leases work. The bystander's
+// then while one can) while other users quote, read their jobs and one of them leases work. Their
 // calls must stay quick: big jobs are admitted and re-evaluated without holding the market's
 // lock for their database work (tasks/jobs.ts), and their 13 MB requests are parsed, checked and
 // stored by intake threads, not on the market's thread (http/held-body.ts, tasks/intake-pool.ts).
@@ -22,14 +22,21 @@ import { mutation, send } from "./http.ts";
  * 0.2 to 0.7 s at load 6 to 8 with the intake threads. With the per-job task index and the tick
  * reading calls between delayed jobs, at load 5 to 6: p99 77 to 336 ms, longest stall 77 to
  * 276 ms (the engine's own re-evaluation of a 10,000-task job, the clients' 13 MB bodies and
- * garbage collection are what is left). The bounds sit well above that and well below the
- * stalls of seconds they guard against.
+ * garbage collection are what is left). With cancellation and a delayed job's answer out of the
+ * lock, job pages in two statements and four users measured at load 2.5 to 3.5: p99 39 to 77 ms
+ * over about 100 calls, the slowest 39 to 92 ms. The bounds sit well above that and well below
+ * the stalls of seconds they guard against.
  */
 const BYSTANDER_P99_MS = 2000;
 const LOOP_MAX_MS = 1500;
 /** The figure the README promises for accepting such a job; printed, asserted only as accepted. */
 const ACCEPT_GOAL_MS = 2000;
 const TASKS = 10_000;
+/**
+ * Other users at once, each at about one round of calls a second: a 99th percentile needs a
+ * hundred calls and more, and one user makes some forty over the abuse.
+ */
+const BYSTANDERS = 4;
 const STDIN_BYTES = 1024;
 
 // The market in its own process, as in production: the abusive client's own work (building a
@@ -72,7 +79,8 @@ afterAll(async () => {
 describe("fair service while one user submits huge jobs at the limit", () => {
   it("accepts 10,000-task jobs with 1 KB per task and keeps a bystander's calls quick", async () => {
     const abuser = await tokenFor("abuser@example.test", ["consume"]);
-    const bystander = await tokenFor("bystander@example.test", ["consume", "produce"]);
+    const bystanders = await Promise.all(Array.from({ length: BYSTANDERS }, (_, i) => tokenFor(`bystander${i}@example.test`, ["consume", "produce"])));
+    const bystander = bystanders[0]!;
     const wasm = moduleImporting("wasi_snapshot_preview1", "proc_exit");
     const upload = await fetch(`${market.url}/api/modules`, { method: "PUT", headers: abuser, body: new Uint8Array(wasm) });
     expect(upload.ok).toBe(true);
@@ -87,7 +95,7 @@ describe("fair service while one user submits huge jobs at the limit", () => {
     // 10,000 tasks) holds this process for 0.1 s and more, which the bystander's timings, taken in
     // this same process, would count against the market.
     const bodies = Array.from({ length: 6 }, (_, i) => Buffer.from(JSON.stringify(huge(i))));
-    const bystanderJob = (await mutation(market.url, "jobs.submit", small, bystander)).json.result.data.jobId as string;
+    const bystanderJobs = await Promise.all(bystanders.map(async (b) => (await mutation(market.url, "jobs.submit", small, b)).json.result.data.jobId as string));
 
     const timings: Record<"quote" | "get" | "lease" | "heartbeat", number[]> = { quote: [], get: [], lease: [], heartbeat: [] };
     let machineId: string | null = null;
@@ -104,19 +112,24 @@ describe("fair service while one user submits huge jobs at the limit", () => {
     // The market's own event-loop delay over the abuse alone: reading /metrics starts its window afresh.
     await loopDelayMs();
     const window = { from: new Date() };
-    const bystanderLoop = (async () => {
+    const bystanderLoop = (who: number) => (async () => {
+      const headers = bystanders[who]!;
+      const jobId = bystanderJobs[who]!;
+      await new Promise((r) => setTimeout(r, (600 * who) / BYSTANDERS)); // not all in step
       while (abusing) {
-        await time("quote", () => mutation(market.url, "jobs.quote", small, bystander));
-        await time("get", () => send(`${market.url}/api/trpc/jobs.get?input=${encodeURIComponent(JSON.stringify({ jobId: bystanderJob }))}`, { headers: bystander }));
-        if (machineId) {
-          await time("lease", () => mutation(market.url, "worker.lease", { machineId, max: 1 }, bystander));
-          await time("heartbeat", () => mutation(market.url, "worker.heartbeat", { machineId, leaseIds: [] }, bystander));
+        await time("quote", () => mutation(market.url, "jobs.quote", small, headers));
+        await time("get", () => send(`${market.url}/api/trpc/jobs.get?input=${encodeURIComponent(JSON.stringify({ jobId }))}`, { headers }));
+        // The first bystander also sells: it leases and heartbeats on the one machine.
+        if (machineId && who === 0) {
+          await time("lease", () => mutation(market.url, "worker.lease", { machineId, max: 1 }, headers));
+          await time("heartbeat", () => mutation(market.url, "worker.heartbeat", { machineId, leaseIds: [] }, headers));
         }
         // A bystander is an ordinary user: about one round a second keeps it within its own quotas
         // (120 quotes a minute), so every refusal it could meet is the abuser's doing.
         await new Promise((r) => setTimeout(r, 600));
       }
     })();
+    const bystanderLoops = Promise.all(bystanders.map((_, who) => bystanderLoop(who)));
 
     const accepted: { ms: number; outcome: string }[] = [];
     const submitHuge = async (i: number) => {
@@ -156,7 +169,7 @@ describe("fair service while one user submits huge jobs at the limit", () => {
       await new Promise((r) => setTimeout(r, 2000)); // a few sweeps with the jobs in the market
     } finally {
       abusing = false;
-      await bystanderLoop;
+      await bystanderLoops;
     }
     const loop = await loopDelayMs();
     ownLoop.disable();
@@ -169,7 +182,7 @@ describe("fair service while one user submits huge jobs at the limit", () => {
       }),
     );
     console.log(`10,000-task jobs with ${STDIN_BYTES} B of stdin per task, accepted in (ms): ${accepted.map((a) => `${Math.round(a.ms)} (${a.outcome})`).join(", ")}; goal ${ACCEPT_GOAL_MS} ms`);
-    console.log(`bystander during the abuse: ${JSON.stringify(figures)}; all calls p99 ${Math.round(percentile(all, 99))} ms (bound ${BYSTANDER_P99_MS} ms)`);
+    console.log(`bystander during the abuse: ${JSON.stringify(figures)}; ${all.length} calls of ${BYSTANDERS} users, p99 ${Math.round(percentile(all, 99))} ms, slowest ${Math.round(all.at(-1)!)} ms (bound ${BYSTANDER_P99_MS} ms)`);
     console.log(`market's event loop during the abuse (${window.from.toISOString()} to ${new Date().toISOString()}): delay p99 ${loop.p99} ms, longest ${loop.max} ms (bound ${LOOP_MAX_MS} ms)`);
     console.log(`the test's own event loop meanwhile: delay p99 ${Math.round(ownLoop.percentile(99) / 1e6)} ms, longest ${Math.round(ownLoop.max / 1e6)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
     expect(accepted).toHaveLength(5);
