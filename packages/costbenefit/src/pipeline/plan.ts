@@ -165,11 +165,18 @@ function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number,
         if (runEnd - g >= SAME_TASKS_AT_LEAST) same = new SameTaskSearch(ctx, group[0]!, deadlineAt);
       }
     }
-    if (same?.unsafe) same = undefined;
     for (const task of group) {
       const linkOk = linkHasRoom(ctx, task);
       clearExclusions(why);
-      const c = ctx.bounded && !linkOk ? undefined : same ? same.choose(why) : choose(ctx, task, deadlineAt, used, why);
+      let c: ReturnType<Chooser> = undefined;
+      if (!ctx.bounded || linkOk) {
+        if (same) {
+          c = same.choose(why);
+          // A cost or bound that is not a finite number, met as the run's search went further: the walk answers from here on.
+          if (same.unsafe) same = undefined;
+        }
+        if (!same) c = choose(ctx, task, deadlineAt, used, why);
+      }
       if (!c) {
         return {
           ok: false,

@@ -179,6 +179,40 @@ describe("deciding jobs of many identical tasks", () => {
     for (const o of ["admitted:profitable", "delayed:unprofitable", "delayed:no-feasible-machine", "rejected:unprofitable"]) expect(outcomes).toContain(o);
   }, 120_000);
 
+  it("decides small jobs on many machines that look alike exactly as the straightforward search", () => {
+    // Alike machines tie on their bounds, so each task's walk meets all of them: the run's search
+    // goes further several times, past machines switched off (their bound is not finite) and the
+    // candidate limit.
+    const alike = (n: number, off: number, busyEvery: number) => {
+      const s = market(Array.from({ length: n }, (_, i) => opp(`m${i}`, { slots: 2, memoryPerSlotMb: 4096, pricePerSecond: 0.0001, owner: `o${i % 7}`, available: i >= off })), {});
+      for (let i = 0; i < n; i += busyEvery) {
+        s.assignTask({ id: `bg${i}`, jobId: "bg", work: 5, memoryMb: 1, bytes: 0 }, `m${i}`, 0);
+        s.taskStarted(`bg${i}`, 0);
+      }
+      return s;
+    };
+    const cases: [number, number, number, number, number, BenefitCurve][] = [
+      // machines, switched off, busy every, tasks, memory per task
+      [300, 0, 3, 20, 1, { kind: "constant", value: 100 }],
+      [300, 0, 2, 2, 0, { kind: "constant", value: 100 }],
+      [200, 190, 4, 25, 1, { kind: "constant", value: 100 }],
+      [200, 0, 1, 30, 9000, { kind: "constant", value: 100 }],
+      [150, 0, 5, 20, 1, { kind: "linear-decay", value: 100, start: 0.5, end: 20, floor: 0 }],
+    ];
+    for (const [n, off, busyEvery, count, memoryMb, benefit] of cases) {
+      for (const maxCandidatesPerTask of [4096, 40]) {
+        const j = jobOf({ count, work: 0.5, memoryMb, bytes: 100, mixed: false, replicas: 1 }, benefit, n + count);
+        const policy = createPolicy("miserly");
+        const state = alike(n, off, busyEvery);
+        state.updateSettings({ maxCandidatesPerTask });
+        const want = straightforward(state, j, 1, chooserFor("marginal-cost", createRng(1)), policy.profile);
+        const again = alike(n, off, busyEvery);
+        again.updateSettings({ maxCandidatesPerTask });
+        expect(policy.admit(again, j, 1, createRng(1))).toEqual(want);
+      }
+    }
+  });
+
   it("decides a 10,000-task job exactly as the straightforward search: admitted, delayed, always admitted", () => {
     const ms: MachineSpec[] = Array.from({ length: 5 }, (_, i) => ({ speed: 1 + i * 0.2, slots: 4, memoryPerSlotMb: 512, pricePerSecond: 0.0001 * (i + 1), load: i * 10 }));
     const cases: [number, BenefitCurve, number, string][] = [
