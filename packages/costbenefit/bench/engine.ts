@@ -147,7 +147,7 @@ const huge = [
 
 /**
  * A small job of 20 identical tasks (one work and memory figure per job, as the service submits
- * them) decided on 1,000 opportunistic machines, a third of them running a task: on machines that
+ * them; their inputs differ in length, as a job's arguments do) decided on 1,000 opportunistic machines, a third of them running a task: on machines that
  * all look alike, as a load bench registers them, and on machines that differ. Decisions only
  * (nothing committed), each on a new job; median and p99 of `runs`.
  */
@@ -165,7 +165,7 @@ function smallJob(alike: boolean, runs = 300): { p50Micros: number; p99Micros: n
   const times = new Float64Array(runs);
   let outcome = "";
   for (let k = 0; k < runs; k++) {
-    const j = Job.parse({ id: `small${k}`, arrivedAt: 1, benefit: { kind: "constant", value: 100 }, tasks: Array.from({ length: 20 }, (_, i) => ({ id: `small${k}-${i}`, work: 0.001, memoryMb: 1, bytes: 100 })) });
+    const j = Job.parse({ id: `small${k}`, arrivedAt: 1, benefit: { kind: "constant", value: 100 }, tasks: Array.from({ length: 20 }, (_, i) => ({ id: `small${k}-${i}`, work: 0.001, memoryMb: 1, bytes: 100 + String(i).length })) });
     const t = process.hrtime.bigint();
     outcome = miserly.admit(s, j, 1, policyRng).outcome;
     times[k] = Number(process.hrtime.bigint() - t) / 1000;

@@ -14,9 +14,14 @@
 // walk stops after a few machines; on one whose machines all look alike (their bounds tie, and a
 // bound never reaches an exact cost) every task's walk meets every machine, and this search meets
 // each of them once for the whole run instead of once per task.
+//
+// A run's tasks may differ in bytes when the plan has no deadline: bytes only move a task's finish
+// (by its own bytes over the machine's bandwidth), never its cost or the walk's bounds, and with
+// no deadline a finish rules a machine out only by its departure, so such a run's search gives up
+// (the walk answers) once it meets a machine that departs.
 import type { Exclusions } from "../reasons.ts";
 import type { SearchContext } from "./context.ts";
-import { infeasibility, type Estimate, type Exclusion, type TaskShape } from "./feasibility.ts";
+import { finishOf, infeasibility, type Estimate, type Exclusion, type TaskShape } from "./feasibility.ts";
 import { Frontier } from "./frontier.ts";
 import { machineCredits } from "./scoring.ts";
 import type { Choice } from "./selection.ts";
@@ -43,7 +48,7 @@ export class SameTaskSearch {
   private readonly bound: number[] = [];
   private readonly posOfRow = new Map<number, number>();
   private cost = new Float64Array(FIRST_STEP);
-  private finishAt = new Float64Array(FIRST_STEP);
+  private backlog = new Float64Array(FIRST_STEP);
   private startsNow = new Uint8Array(FIRST_STEP);
   private readonly exclusion: (Exclusion | undefined)[] = [];
   /** Set once the walk has ended: the lists ran out, or the candidate limit stops it here. */
@@ -58,15 +63,16 @@ export class SameTaskSearch {
   /** Set when a cost or bound is not a finite number: the caller falls back to the walk. */
   unsafe = false;
 
-  constructor(private readonly ctx: SearchContext, private readonly task: TaskShape, private readonly deadlineAt: number) {
+  /** `bytesVary`: the run's tasks differ in bytes (only with no deadline, see above). */
+  constructor(private readonly ctx: SearchContext, private readonly task: TaskShape, private readonly deadlineAt: number, private readonly bytesVary = false) {
     this.useMemory = task.memoryMb > 0;
     walking = this;
     byWork.start(ctx.state.index);
     if (this.useMemory) byMemory.start(ctx.state.memoryIndex);
   }
 
-  /** The machine cheapestMachine would choose now, or undefined with `why` as it would count; with `unsafe` set, ask it instead. */
-  choose(why: Exclusions): Choice | undefined {
+  /** The machine cheapestMachine would choose now for `task` (of the run), or undefined with `why` as it would count; with `unsafe` set, ask it instead. */
+  choose(task: TaskShape, why: Exclusions): Choice | undefined {
     let stop = this.stopWithin();
     while (stop === this.rows.length && !this.done && !this.unsafe) {
       this.extend(Math.max(FIRST_STEP, this.rows.length));
@@ -74,7 +80,11 @@ export class SameTaskSearch {
     }
     if (this.unsafe) return undefined;
     const best = this.cheapestIn(stop);
-    if (best >= 0) return { row: this.rows[best]!, cost: this.cost[best]!, finishAt: this.finishAt[best]!, startsNow: this.startsNow[best] === 1 };
+    if (best >= 0) {
+      const row = this.rows[best]!;
+      const startsNow = this.startsNow[best] === 1;
+      return { row, cost: this.cost[best]!, finishAt: finishOf(this.ctx, row, task, { startsNow, backlogSeconds: this.backlog[best]! }), startsNow };
+    }
     // Nothing feasible: the walk went to its end and counted why for every machine it inspected.
     for (let p = 0; p < stop; p++) {
       if (this.rows[p]! < 0) continue;
@@ -141,6 +151,7 @@ export class SameTaskSearch {
       if (!met) {
         this.posOfRow.set(row, this.rows.length - 1);
         this.inspected++;
+        if (this.bytesVary && ctx.state.machines.f.departureAt[row] !== Infinity) this.unsafe = true;
       }
       if (!Number.isFinite(wTerm + mTerm)) this.unsafe = true;
     }
@@ -148,7 +159,7 @@ export class SameTaskSearch {
     if (n > this.cost.length) {
       const size = Math.max(n, this.cost.length * 2);
       this.cost = grownF64(this.cost, size);
-      this.finishAt = grownF64(this.finishAt, size);
+      this.backlog = grownF64(this.backlog, size);
       const s = new Uint8Array(size);
       s.set(this.startsNow);
       this.startsNow = s;
@@ -181,7 +192,7 @@ export class SameTaskSearch {
     const cost = machineCredits(this.ctx, row, this.task, est.backlogSeconds);
     if (!Number.isFinite(cost)) this.unsafe = true;
     this.cost[p] = cost;
-    this.finishAt[p] = est.finishAt;
+    this.backlog[p] = est.backlogSeconds;
     this.startsNow[p] = est.startsNow ? 1 : 0;
     if (p < this.leaves) this.tree[p + this.leaves] = p;
   }
