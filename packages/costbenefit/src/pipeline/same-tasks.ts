@@ -83,7 +83,7 @@ export class SameTaskSearch {
     if (best >= 0) {
       const row = this.rows[best]!;
       const startsNow = this.startsNow[best] === 1;
-      return { row, cost: this.cost[best]!, finishAt: finishOf(this.ctx, row, task, { startsNow, backlogSeconds: this.backlog[best]! }), startsNow };
+      return { row, cost: this.cost[best]!, finishAt: finishOf(this.ctx, row, task, startsNow, this.backlog[best]!), startsNow };
     }
     // Nothing feasible: the walk went to its end and counted why for every machine it inspected.
     for (let p = 0; p < stop; p++) {
