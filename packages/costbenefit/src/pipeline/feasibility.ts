@@ -34,9 +34,15 @@ export function estimate(ctx: SearchContext, row: number, task: TaskShape, out: 
   const busy = m.i.running[row]! + m.i.queued[row]! + extraCount;
   out.startsNow = busy < f.slots[row]!;
   out.backlogSeconds = backlog;
-  const start = out.startsNow ? ctx.now : ctx.now + backlog;
-  out.finishAt = start + task.work / f.speed[row]! + task.bytes / f.bandwidth[row]!;
+  out.finishAt = finishOf(ctx, row, task, out.startsNow, backlog);
   return out;
+}
+
+/** When the task finishes on the machine, starting at once or once the backlog drained. */
+export function finishOf(ctx: SearchContext, row: number, task: TaskShape, startsNow: boolean, backlogSeconds: number): number {
+  const f = ctx.state.machines.f;
+  const start = startsNow ? ctx.now : ctx.now + backlogSeconds;
+  return start + task.work / f.speed[row]! + task.bytes / f.bandwidth[row]!;
 }
 
 /** Returns undefined when feasible, else the check that ruled the machine out. */

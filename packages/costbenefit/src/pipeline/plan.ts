@@ -113,8 +113,9 @@ function reorder(known: SortedTasks, tasks: readonly { id: string; work: number 
   return order;
 }
 
-function sameShape(a: TaskShape, b: TaskShape): boolean {
-  return a.work === b.work && a.memoryMb === b.memoryMb && a.bytes === b.bytes;
+/** Tasks one search serves (same-tasks.ts): the same work and memory, and the same bytes unless nothing has a deadline. */
+function sameSearch(a: TaskShape, b: TaskShape, deadlineAt: number): boolean {
+  return a.work === b.work && a.memoryMb === b.memoryMb && (a.bytes === b.bytes || deadlineAt === Infinity);
 }
 
 export type Chooser = (ctx: SearchContext, task: TaskShape, deadlineAt: number, excluded: ReadonlySet<number> | undefined, why: ReturnType<typeof emptyExclusions>) =>
@@ -161,15 +162,26 @@ function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number,
       same = undefined;
       runEnd = g + 1;
       if (choose === cheapestMachine && !used && ctx.state.index.size > 0) {
-        while (runEnd < groups.length && groups[runEnd]!.length === 1 && sameShape(group[0]!, groups[runEnd]![0]!)) runEnd++;
-        if (runEnd - g >= SAME_TASKS_AT_LEAST) same = new SameTaskSearch(ctx, group[0]!, deadlineAt);
+        let bytesVary = false;
+        while (runEnd < groups.length && groups[runEnd]!.length === 1 && sameSearch(group[0]!, groups[runEnd]![0]!, deadlineAt)) {
+          bytesVary ||= groups[runEnd]![0]!.bytes !== group[0]!.bytes;
+          runEnd++;
+        }
+        if (runEnd - g >= SAME_TASKS_AT_LEAST) same = new SameTaskSearch(ctx, group[0]!, deadlineAt, bytesVary);
       }
     }
-    if (same?.unsafe) same = undefined;
     for (const task of group) {
       const linkOk = linkHasRoom(ctx, task);
       clearExclusions(why);
-      const c = ctx.bounded && !linkOk ? undefined : same ? same.choose(why) : choose(ctx, task, deadlineAt, used, why);
+      let c: ReturnType<Chooser> = undefined;
+      if (!ctx.bounded || linkOk) {
+        if (same) {
+          c = same.choose(task, why);
+          // A cost or bound that is not a finite number, met as the run's search went further: the walk answers from here on.
+          if (same.unsafe) same = undefined;
+        }
+        if (!same) c = choose(ctx, task, deadlineAt, used, why);
+      }
       if (!c) {
         return {
           ok: false,

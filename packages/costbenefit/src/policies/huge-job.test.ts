@@ -123,6 +123,8 @@ const tasksArb = fc.record({
   // Some jobs mix two task sizes.
   mixed: fc.constantFrom(false, false, true),
   replicas: fc.constantFrom(1, 1, 1, 2, 3),
+  // Some jobs' tasks differ in bytes (task i adds i % 4 steps).
+  bytesStep: fc.constantFrom(0, 0, 1, 5e5),
 });
 
 type MachineSpec = { speed: number; slots: number; memoryPerSlotMb: number; pricePerSecond: number; load: number; owner?: string | undefined };
@@ -135,7 +137,7 @@ function marketOf(ms: readonly MachineSpec[], settings: Parameters<typeof market
   return s;
 }
 
-type TaskSpec = { count: number; work: number; memoryMb: number; bytes: number; mixed: boolean; replicas: number };
+type TaskSpec = { count: number; work: number; memoryMb: number; bytes: number; mixed: boolean; replicas: number; bytesStep?: number };
 
 function jobOf(t: TaskSpec, benefit: BenefitCurve, seed: number): Job {
   const r = createRng(seed);
@@ -144,7 +146,7 @@ function jobOf(t: TaskSpec, benefit: BenefitCurve, seed: number): Job {
     arrivedAt: 0,
     benefit,
     replicas: t.replicas,
-    tasks: Array.from({ length: t.count }, (_, i) => ({ id: `${r.int(1e6).toString(36)}-${i}`, work: t.mixed && i % 3 === 0 ? t.work * 2 : t.work, memoryMb: t.memoryMb, bytes: t.bytes })),
+    tasks: Array.from({ length: t.count }, (_, i) => ({ id: `${r.int(1e6).toString(36)}-${i}`, work: t.mixed && i % 3 === 0 ? t.work * 2 : t.work, memoryMb: t.memoryMb, bytes: t.bytes + (i % 4) * (t.bytesStep ?? 0) })),
   });
 }
 
@@ -178,6 +180,47 @@ describe("deciding jobs of many identical tasks", () => {
     // The runs reach the common ways a decision goes (always-admit, rare here, is checked below).
     for (const o of ["admitted:profitable", "delayed:unprofitable", "delayed:no-feasible-machine", "rejected:unprofitable"]) expect(outcomes).toContain(o);
   }, 120_000);
+
+  it("decides small jobs on many machines that look alike exactly as the straightforward search", () => {
+    // Alike machines tie on their bounds, so each task's walk meets all of them: the run's search
+    // goes further several times, past machines switched off (their bound is not finite), the
+    // candidate limit, and for tasks that differ in bytes, machines that depart.
+    const alike = (n: number, off: number, busyEvery: number, dedicated = 0) => {
+      const s = market(Array.from({ length: n }, (_, i) => (i < n - dedicated
+        ? opp(`m${i}`, { slots: 2, memoryPerSlotMb: 4096, pricePerSecond: 0.0001, owner: `o${i % 7}`, available: i >= off })
+        : { id: `m${i}`, kind: "dedicated" as const, slots: 2, speed: 1, memoryPerSlotMb: 4096, bandwidthBytesPerSecond: 1e7, contractPrice: 1, departureAt: 1.6 })), {});
+      for (let i = 0; i < n; i += busyEvery) {
+        s.assignTask({ id: `bg${i}`, jobId: "bg", work: 5, memoryMb: 1, bytes: 0 }, `m${i}`, 0);
+        s.taskStarted(`bg${i}`, 0);
+      }
+      return s;
+    };
+    const cases: [number, number, number, number, number, number, number, BenefitCurve][] = [
+      // machines, switched off, busy every, dedicated (departing soon), tasks, memory per task, bytes step
+      [300, 0, 3, 0, 20, 1, 0, { kind: "constant", value: 100 }],
+      [300, 0, 2, 0, 2, 0, 0, { kind: "constant", value: 100 }],
+      [200, 190, 4, 0, 25, 1, 0, { kind: "constant", value: 100 }],
+      [200, 0, 1, 0, 30, 9000, 0, { kind: "constant", value: 100 }],
+      [150, 0, 5, 0, 20, 1, 0, { kind: "linear-decay", value: 100, start: 0.5, end: 20, floor: 0 }],
+      // Tasks that differ in bytes (their finish differs): with and without machines that depart.
+      [300, 0, 3, 0, 20, 1, 1e6, { kind: "constant", value: 100 }],
+      [150, 0, 5, 0, 20, 1, 1e6, { kind: "linear-decay", value: 100, start: 0.5, end: 20, floor: 0 }],
+      [200, 0, 3, 200, 20, 1, 1e6, { kind: "constant", value: 100 }],
+      [200, 0, 3, 20, 20, 1, 1e6, { kind: "constant", value: 100 }],
+    ];
+    for (const [n, off, busyEvery, dedicated, count, memoryMb, bytesStep, benefit] of cases) {
+      for (const maxCandidatesPerTask of [4096, 40]) {
+        const j = jobOf({ count, work: 0.5, memoryMb, bytes: 100, bytesStep, mixed: false, replicas: 1 }, benefit, n + count);
+        const policy = createPolicy("miserly");
+        const state = alike(n, off, busyEvery, dedicated);
+        state.updateSettings({ maxCandidatesPerTask });
+        const want = straightforward(state, j, 1, chooserFor("marginal-cost", createRng(1)), policy.profile);
+        const again = alike(n, off, busyEvery, dedicated);
+        again.updateSettings({ maxCandidatesPerTask });
+        expect(policy.admit(again, j, 1, createRng(1))).toEqual(want);
+      }
+    }
+  });
 
   it("decides a 10,000-task job exactly as the straightforward search: admitted, delayed, always admitted", () => {
     const ms: MachineSpec[] = Array.from({ length: 5 }, (_, i) => ({ speed: 1 + i * 0.2, slots: 4, memoryPerSlotMb: 512, pricePerSecond: 0.0001 * (i + 1), load: i * 10 }));
