@@ -23,7 +23,7 @@ export interface Admission {
   priceMicro: bigint | null;
   /** The pilots' price, for a job run as pilots first; null otherwise. */
   pilotPriceMicro: bigint | null;
-  pricing: string;
+  pricing: "posted" | "bid";
   /** The consumer's escrow (admitted only; the escrow entry is written for an admission only). */
   escrowMicro: bigint;
   /** The market's penalty hold beside it (jobs.ts holdPenalty). */

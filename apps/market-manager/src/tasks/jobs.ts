@@ -17,7 +17,7 @@ import { requireStoredModule } from "./job-request.ts";
 import { INTAKE, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
-import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type InlineIntake } from "./admission.ts";
+import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
 import { direct } from "./report-batch.ts";
 import { applyAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 
@@ -285,6 +285,48 @@ async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTas
   await writeTasks(jobId);
 }
 
+/** A job as its decision is written: who owns it, what it is worth, its size and its tasks' limits. */
+interface Decided {
+  id: string;
+  ownerId: string;
+  benefit: BenefitCurve;
+  replicas: number;
+  taskCount: number;
+  /** How many tasks run as pilots first; null for a job with a work estimate. */
+  pilots: number | null;
+  workPerTask: number;
+  wallMs: number;
+}
+
+/**
+ * A decision on a job as writeAdmission records it (at submission, and when a delayed job is
+ * answered again): the escrow it takes, the penalty held beside it, what the consumer is told,
+ * the decision log's entries and the placements.
+ */
+async function admissionOf(market: Market, decision: Decision, job: Decided, now: number): Promise<{ admission: Admission; record: ReturnType<typeof decisionRecord> }> {
+  const pricing = market.adminSettings.pricing;
+  const admitted = decision.outcome === "admitted" ? decision : null;
+  const record = decisionRecord(market, decision, job.replicas, job.benefit, job.pilots);
+  const price = admitted ? toMicro(admitted.price) : null;
+  const admission: Admission = {
+    jobId: job.id,
+    ownerId: job.ownerId,
+    status: decision.outcome,
+    record,
+    now,
+    completionAt: admitted?.completionAt ?? null,
+    priceMicro: price,
+    pilotPriceMicro: job.pilots === null ? null : (price ?? 0n),
+    pricing,
+    escrowMicro: admitted ? escrowFor(market, job.benefit, admitted, pricing, job.workPerTask, job.wallMs) : 0n,
+    // Read only for a curve that can go negative (holdPenalty asks nothing otherwise).
+    penaltyHeldMicro: admitted ? await holdPenalty(market.db, job.benefit, admitted.price) : 0n,
+    decisions: jobDecisionEntries(decision, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now),
+    placed: new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []),
+  };
+  return { admission, record };
+}
+
 /** Inside the market's lock: the engine's decision on a stored job, made durable, then live. */
 async function decide(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake?: InlineIntake) {
   const now = market.clock.now();
@@ -292,15 +334,11 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
   const pilots = pilotsOf(job);
   const wallMs = leaseLimits(job.taskLimits).wallMs;
   const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, now);
-  const pricing = market.adminSettings.pricing;
-  const needed = decision.outcome === "admitted" ? escrowFor(market, input.benefit, decision, pricing, plannedWork(job), wallMs) : 0n;
-  const placed = new Map(decision.outcome === "admitted" ? decision.placements.map((p) => [p.taskId, p.machineId]) : []);
+  const about = { id: jobId, ownerId: caller.id, benefit: input.benefit, replicas: input.replicas, taskCount: job.tasks.length, pilots, workPerTask: plannedWork(job), wallMs };
+  const { admission, record } = await admissionOf(market, decision, about, now);
+  const { placed, pricing, escrowMicro: needed, penaltyHeldMicro: penaltyHeld, decisions } = admission;
   const status = decision.outcome;
-  const record = decisionRecord(market, decision, input.replicas, input.benefit, pilots);
-  const price = decision.outcome === "admitted" ? toMicro(decision.price) : 0n;
-  // Read only for a curve that can go negative (holdPenalty asks nothing otherwise).
-  const penaltyHeld = decision.outcome === "admitted" ? await holdPenalty(market.db, input.benefit, decision.price) : 0n;
-  const decisions = jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: caller.id, tasks: job.tasks.length }, now);
+  const price = admission.priceMicro ?? 0n;
   // Only the pilots are live until the engine admits the rest (market/remainder.ts).
   const live = pilots === null ? copies : copies.filter((c) => c.index < pilots);
   // A small job's tasks placed on idle machines waiting on their streams are leased by the same statement.
@@ -308,23 +346,7 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
   try {
     // One statement (tasks/admission.ts): the debit of the consumer's escrow is conditional on
     // their balance, in the same statement, so the balance is not read before it.
-    await writeAdmission(direct(market), {
-      jobId,
-      ownerId: caller.id,
-      status,
-      record,
-      now,
-      completionAt: decision.outcome === "admitted" ? decision.completionAt : null,
-      priceMicro: decision.outcome === "admitted" ? price : null,
-      pilotPriceMicro: pilots === null ? null : price,
-      pricing,
-      escrowMicro: needed,
-      penaltyHeldMicro: penaltyHeld,
-      decisions,
-      placed,
-      ...(intake ? { intake } : {}),
-      ...(leases ? { leases } : {}),
-    }, MARKET_OWNER);
+    await writeAdmission(direct(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER);
   } catch (e) {
     if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
     throw e;
@@ -343,7 +365,7 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
       declaredWorkPerTask: plannedWork(job),
       wallMs,
       memoryMbPerTask: job.memoryMbPerTask,
-      escrowMicro: decision.outcome === "admitted" ? needed : 0n,
+      escrowMicro: needed,
       penaltyHeldMicro: penaltyHeld,
       priceMicro: price,
       pricing,
@@ -396,42 +418,24 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   };
   const decision: Decision = answer(spec, now);
   if (decision.outcome === "delayed") return jobStillDelayed(market, spec, decision);
-  const pricing = market.adminSettings.pricing;
-  const pilots = job.pilots?.phase === "provisional" ? job.pilots : null;
+  const pilots = job.pilots?.phase === "provisional" ? job.pilots.count : null;
+  const about = { id: job.id, ownerId: job.ownerId, benefit: job.benefit as BenefitCurve, replicas: job.replicas, taskCount: job.taskCount, pilots, workPerTask: job.workPerTask, wallMs: job.wallMs };
   // One statement (tasks/admission.ts), as at submission: the consumer's debit is conditional on
   // their balance inside it, and a consumer who can no longer pay is told so in a rejection.
-  const settle = async (final: Decision) => {
-    const admitted = final.outcome === "admitted" ? final : null;
-    const needed = admitted ? escrowFor(market, job.benefit as BenefitCurve, admitted, pricing, job.workPerTask, job.wallMs) : 0n;
-    const penaltyHeld = admitted ? await holdPenalty(market.db, job.benefit as BenefitCurve, admitted.price) : 0n;
-    const record = decisionRecord(market, final, job.replicas, job.benefit as BenefitCurve, pilots?.count ?? null);
-    const price = admitted ? toMicro(admitted.price) : null;
-    const decisions = jobDecisionEntries(final, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now);
-    await writeAdmission(direct(market), {
-      jobId: job.id,
-      ownerId: job.ownerId,
-      status: admitted ? "admitted" : "rejected",
-      record,
-      now,
-      completionAt: admitted?.completionAt ?? null,
-      priceMicro: price,
-      pilotPriceMicro: pilots ? price : null,
-      pricing,
-      escrowMicro: needed,
-      penaltyHeldMicro: penaltyHeld,
-      decisions,
-      placed: new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []),
-      wasDelayed: true,
-    }, MARKET_OWNER);
-    countDecisions(market, decisions);
-    return { admitted, needed, penaltyHeld };
+  const write = async ({ admission }: Awaited<ReturnType<typeof admissionOf>>) => {
+    await writeAdmission(direct(market), { ...admission, wasDelayed: true }, MARKET_OWNER);
+    countDecisions(market, admission.decisions);
+    return admission;
   };
-  const { admitted, needed, penaltyHeld } = await settle(decision).catch(async (e: unknown) => {
+  const wanted = await admissionOf(market, decision, about, now);
+  const written = await write(wanted).catch(async (e: unknown) => {
     if (decision.outcome !== "admitted" || !consumerShort(e)) throw e;
-    const short = escrowFor(market, job.benefit as BenefitCurve, decision, pricing, job.workPerTask, job.wallMs);
-    return settle({ outcome: "rejected", reasons: [{ code: "insufficient-credits", needed: toCredits(short) }] });
+    const short = { outcome: "rejected" as const, reasons: [{ code: "insufficient-credits" as const, needed: toCredits(wanted.admission.escrowMicro) }] };
+    return write(await admissionOf(market, short, about, now));
   });
-  if (admitted) delayedJobAdmitted(market, job, { escrowMicro: needed, penaltyHeldMicro: penaltyHeld, priceMicro: toMicro(admitted.price), pricing }, tasks, spec, admitted);
-  else delayedJobRejected(market, job.id);
+  if (written.status === "admitted" && decision.outcome === "admitted") {
+    const { escrowMicro, penaltyHeldMicro, pricing } = written;
+    delayedJobAdmitted(market, job, { escrowMicro, penaltyHeldMicro, priceMicro: toMicro(decision.price), pricing }, tasks, spec, decision);
+  } else delayedJobRejected(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }
