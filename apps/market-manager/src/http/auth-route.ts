@@ -62,8 +62,9 @@ export function authRoute(services: Services) {
         body: raw.length > 0 && req.method !== "GET" && req.method !== "HEAD" ? new Uint8Array(raw) : undefined,
       }),
     );
-    // Forgotten once more now the change is made: a call that read the session while it was being
-    // made (after server.ts forgot them) must not keep it (auth/session-cache.ts).
+    // Anything but reading the session may end or change one: the sessions held in memory are
+    // forgotten once the change is made and before it is answered, and a call that read a session
+    // while it was being made does not keep it (auth/session-cache.ts).
     if (req.method !== "GET" || !route.startsWith("/get-session")) services.sessions.forget();
     if (response.status === 429) {
       const retry = Math.max(1, Number(response.headers.get("x-retry-after") ?? 60));

@@ -66,11 +66,7 @@ export function createServer(services: Services) {
         );
       }
     }
-    if (url.startsWith("/api/auth/")) {
-      // Anything but reading the session may end or change one (auth/session-cache.ts).
-      if (!(req.method === "GET" && url.startsWith("/api/auth/get-session"))) services.sessions.forget();
-      return auth(req, res, requestId);
-    }
+    if (url.startsWith("/api/auth/")) return auth(req, res, requestId);
     if (url.startsWith("/api/trpc/")) {
       const calls = callsIn(new URL(url, "http://market.invalid"));
       if (calls > cfg.API_MAX_BATCH_CALLS) {
