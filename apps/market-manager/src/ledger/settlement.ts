@@ -59,13 +59,18 @@ export function payRun(
   });
 }
 
-/** What producers were paid out of a job's escrow so far. */
+/**
+ * What producers were paid out of job $1's escrow so far, as text: the producers' postings of its
+ * payment entries. One definition for the settlement and the job page (tasks/views.ts), so the
+ * charge a page shows and the one the ledger makes never count payments differently.
+ */
+export const PAID_FOR_JOB_SQL = `SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
+     WHERE e."jobId" = $1 AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind"`;
+
+/** What producers were paid out of a job's escrow so far (PAID_FOR_JOB_SQL). */
 export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
-  const paid = await tx.ledgerPosting.aggregate({
-    _sum: { amountMicro: true },
-    where: { entry: { jobId, kind: "payment" }, account: { kind: "producer" } },
-  });
-  return paid._sum.amountMicro ?? 0n;
+  const [row] = await tx.$queryRawUnsafe<{ paid: string }[]>(`SELECT (${PAID_FOR_JOB_SQL}) AS paid`, jobId);
+  return BigInt(row!.paid);
 }
 
 /**

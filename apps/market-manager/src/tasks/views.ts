@@ -7,6 +7,7 @@ import { benefitAt, settleCharge, type BenefitCurve } from "@cyclemarket/costben
 import { poolOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
+import { PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -50,8 +51,7 @@ SELECT
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
      FROM (SELECT r."machineId", count(*)::int AS n FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = $1 AND r.accepted GROUP BY r."machineId") c
      JOIN "Machine" m ON m.id = c."machineId") AS machines,
-  (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
-     WHERE e."jobId" = $1 AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind") AS paid`;
+  (${PAID_FOR_JOB_SQL}) AS paid`;
 
 interface JobPageRow {
   escrow: string | null;
