@@ -193,20 +193,27 @@ function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, i
   return {
     leases: rows.map((row) => {
       const task = inputs.get(row.taskId)!;
-      return {
-        leaseId: row.id,
-        taskId: row.taskId,
-        seed: baseTaskId(row.taskId),
-        jobId: task.jobId,
-        moduleHash: task.moduleHash,
-        args: task.args,
-        stdin: Buffer.from(task.stdin).toString("base64"),
-        ...(task.env ? { env: task.env as Record<string, string> } : {}),
-        ...(task.files ? { files: task.files as Record<string, string> } : {}),
-        limits: leaseLimits(task.taskLimits),
-        expiresAt,
-      };
+      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, leaseLimits(task.taskLimits), expiresAt);
     }),
+  };
+}
+
+/** A lease as its worker is sent it: the task's inputs (stdin and files in base64), its limits and when it runs out. */
+export function wireLease(
+  lease: { leaseId: string; taskId: string; jobId: string; moduleHash: string },
+  input: { args: string[]; stdin: Uint8Array; env?: unknown; files?: unknown },
+  limits: ReturnType<typeof leaseLimits>,
+  expiresAt: number,
+): Lease {
+  return {
+    ...lease,
+    seed: baseTaskId(lease.taskId),
+    args: input.args,
+    stdin: Buffer.from(input.stdin).toString("base64"),
+    ...(input.env ? { env: input.env as Record<string, string> } : {}),
+    ...(input.files ? { files: input.files as Record<string, string> } : {}),
+    limits,
+    expiresAt,
   };
 }
 

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Lease } from "@cyclemarket/worker-runtime";
 import type { Market } from "../market/market.ts";
-import { baseTaskId, offeredSlots } from "../market/live.ts";
+import { offeredSlots } from "../market/live.ts";
 import { tasksLeased } from "../market/transitions.ts";
-import { leaseLimits } from "../resources/leases.ts";
+import { leaseLimits, wireLease } from "../resources/leases.ts";
 import { opsOf } from "../ops/ops.ts";
 import type { Admission, InlineIntake } from "./admission.ts";
 
@@ -46,22 +45,7 @@ export function applyAdmissionLeases(market: Market, jobId: string, intake: Inli
     tasksLeased(market, machine, tasks, rows.map((r) => ({ id: r.leaseId, taskId: r.taskId })), leases.expiresAt, now);
     market.workRoutes.push(
       machineId,
-      rows.map((r): Lease => {
-        const input = inputs.get(r.taskId)!;
-        return {
-          leaseId: r.leaseId,
-          taskId: r.taskId,
-          seed: baseTaskId(r.taskId),
-          jobId,
-          moduleHash: intake.moduleHash,
-          args: input.args,
-          stdin: Buffer.from(input.stdin).toString("base64"),
-          ...(input.env ? { env: input.env } : {}),
-          ...(input.files ? { files: input.files } : {}),
-          limits,
-          expiresAt: leases.expiresAt,
-        };
-      }),
+      rows.map((r) => wireLease({ leaseId: r.leaseId, taskId: r.taskId, jobId, moduleHash: intake.moduleHash }, inputs.get(r.taskId)!, limits, leases.expiresAt)),
     );
   }
   const job = market.state.jobs.get(jobId);
