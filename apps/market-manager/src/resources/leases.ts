@@ -233,34 +233,43 @@ interface LeaseRow {
  * transaction: the tasks move to leased only if every one of them is still queued (or the
  * statement fails and none moves), their leases are inserted, jobs leased for the first time start running, and the
  * tasks' inputs come back. Prepared once per connection and sent straight through the pool.
+ *
+ * The tasks are found by key from the id array, and each one's machine and lease id are looked up
+ * in a jsonb object keyed by task (a binary search), never joined to the group's rows: whatever the
+ * planner estimated of such a join, it took a nested loop that rescanned the group for every task
+ * (quadratic; PostgreSQL spent most of the statement there). The lease rows come from the moved
+ * tasks alone, so they too are written without a join.
  */
 const LEASE_ROWS_SQL = `
-WITH v AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(lease, task, machine)
-), moved AS (
-  UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = v.machine, attempts = t.attempts + 1
-  -- The ids as an array too: the plan looks the group's tasks up by key whatever the statistics
-  -- say of queued tasks (a plan scanning the queued ones against each asked one was quadratic).
-  FROM v WHERE t.id = ANY($2::text[]) AND t.id = v.task AND t.status = 'queued'::"TaskStatus"
-  RETURNING t.id, t."jobId", t.args, t.stdin, t.env, t.files
+WITH moved AS (
+  UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = $2::jsonb ->> t.id, attempts = t.attempts + 1
+  WHERE t.id = ANY($1::text[]) AND t.status = 'queued'::"TaskStatus"
+  RETURNING t.id, t."jobId", t."machineId", t.args, t.stdin, t.env, t.files
 ), leased AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
-  SELECT v.lease, v.task, v.machine, 'active'::"LeaseStatus", timestamp 'epoch' + $4::float8 * interval '1 millisecond', timestamp 'epoch' + $5::float8 * interval '1 millisecond'
-  FROM v JOIN moved ON moved.id = v.task
+  SELECT $3::jsonb ->> moved.id, moved.id, moved."machineId", 'active'::"LeaseStatus", timestamp 'epoch' + $4::float8 * interval '1 millisecond', timestamp 'epoch' + $5::float8 * interval '1 millisecond'
+  FROM moved
 ), running AS (
   UPDATE "Job" SET status = 'running'::"JobStatus" WHERE id = ANY($6::text[]) AND status = 'admitted'::"JobStatus" AND EXISTS (SELECT 1 FROM moved)
 )
 SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits",
   -- Every task still queued, or the statement fails and nothing moves (report-rows.ts says why a cast).
-  CASE WHEN (SELECT count(*) FROM moved) <> cardinality($2::text[]) THEN ('not-queued:' || (SELECT count(*) FROM moved))::int END AS short
+  CASE WHEN (SELECT count(*) FROM moved) <> cardinality($1::text[]) THEN ('not-queued:' || (SELECT count(*) FROM moved))::int END AS short
 FROM moved JOIN "Job" j ON j.id = moved."jobId"`;
 
 async function leaseRows(market: Market, plans: Planned[], now: number, expiresAt: number) {
-  const leaseIds = plans.flatMap((p) => p.leaseIds);
-  const ids = plans.flatMap((p) => p.picked.map((t) => t.id));
-  const machines = plans.flatMap((p) => p.picked.map(() => p.machine.id));
+  const ids: string[] = [];
+  const machines: Record<string, string> = {};
+  const leases: Record<string, string> = {};
+  for (const p of plans) {
+    p.picked.forEach((t, i) => {
+      ids.push(t.id);
+      machines[t.id] = p.machine.id;
+      leases[t.id] = p.leaseIds[i]!;
+    });
+  }
   const admitted = [...new Set(plans.flatMap((p) => p.picked.map((t) => t.jobId)))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
-  const values = [leaseIds, ids, machines, now, expiresAt, admitted];
+  const values = [ids, JSON.stringify(machines), JSON.stringify(leases), now, expiresAt, admitted];
   const pool = poolOf(market.db);
   const rows = pool
     ? (await pool.query<LeaseRow>({ name: "lease-rows", text: LEASE_ROWS_SQL, values })).rows
