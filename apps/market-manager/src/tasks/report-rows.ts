@@ -92,7 +92,9 @@ export class PlainRows {
  * floor (less the penalty the market holds in it, as the engine's runPay counts it), each
  * producer credited once, and the postings. An escrow that cannot cover its payments fails the
  * whole statement (the cast of a text that is not a number is the only way a plain statement can
- * raise), so nothing of the group is written and its reports are written one by one instead.
+ * raise), so nothing of the group is written and its reports are written one by one instead; so
+ * does a result whose lease (of that task, on that machine) or task the statement did not update:
+ * the rows it updates are the result's parents, locked until the commit.
  */
 const PLAIN_ROWS_SQL = `
 WITH v AS (
@@ -104,7 +106,10 @@ WITH v AS (
   SELECT id, task, lease, machine, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, false, timestamp 'epoch' + at * interval '1 millisecond' FROM v
   RETURNING 1
 ), leases AS (
-  UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond' FROM v WHERE l.id = ANY($3::text[]) AND l.id = v.lease
+  UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond'
+  -- The lease of this task on this machine: a result row has no foreign keys (migration
+  -- 20261124081500_result_rows_unchecked), so this statement is what proves its parents exist.
+  FROM v WHERE l.id = ANY($3::text[]) AND l.id = v.lease AND l."taskId" = v.task AND l."machineId" = v.machine
   RETURNING 1
 ), tasks AS (
   UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
@@ -137,6 +142,8 @@ WITH v AS (
   RETURNING 1
 )
 SELECT CASE WHEN (SELECT count(*) FROM escrows) <> $28::int THEN ('escrow-short:' || (SELECT count(*) FROM escrows))::int END AS short,
+  CASE WHEN (SELECT count(*) FROM leases) <> cardinality($1::text[]) OR (SELECT count(*) FROM tasks) <> cardinality($1::text[])
+    THEN ('lease-not-found:' || (SELECT count(*) FROM leases))::int END AS unheld,
   (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM postings) AS postings`;
 
 /** Writes `rows` with PLAIN_ROWS_SQL through `run`. */

@@ -92,7 +92,9 @@ export function prepareCompletion(market: Market, c: Completion) {
       },
       select: { id: true },
     });
-    await tx.lease.update({ where: { id: lease.id }, data: { status: "completed", endedAt: new Date(now) }, select: { id: true } });
+    // The lease of this task on this machine, or the transaction fails: a result row has no foreign
+    // keys (migration 20261124081500_result_rows_unchecked), this update proves its parents exist.
+    await tx.lease.update({ where: { id: lease.id, taskId: task.id, machineId: machine.id }, data: { status: "completed", endedAt: new Date(now) }, select: { id: true } });
     // This task's row changes once, at the end, with everything this report decides about it.
     const taskRow: { status?: "done"; completedAt?: Date; acceptedResultId?: string; agreedOwners?: number } = c.ok ? { status: "done", completedAt: new Date(now) } : {};
 
