@@ -48,6 +48,9 @@ export function workStreamRoute(services: Services, req: http.IncomingMessage, r
 }
 
 async function open(services: Services, req: http.IncomingMessage, res: http.ServerResponse, params: URLSearchParams, requestId: string): Promise<boolean> {
+  // The procedure's signal: the client went away (cleanly or not, even before the stream began) or the stream ended.
+  const abort = new AbortController();
+  res.once("close", () => abort.abort());
   let input: unknown;
   let ctx: Context;
   // As the adapter reads a subscription's input: the query's JSON, with the id of the last event the client saw.
@@ -61,9 +64,6 @@ async function open(services: Services, req: http.IncomingMessage, res: http.Ser
   } catch {
     return false;
   }
-  // The procedure's signal: the client went away (cleanly or not) or the stream ended.
-  const abort = new AbortController();
-  res.once("close", () => abort.abort());
   let stream: AsyncIterable<unknown> | null = null;
   let refused: string | null = null;
   try {
