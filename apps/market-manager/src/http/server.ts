@@ -4,7 +4,6 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Services } from "../services.ts";
 import { appRouter } from "../api/router.ts";
 import { createContext } from "../api/trpc.ts";
-import { Refusal } from "../api/errors.ts";
 import { clientAddress, signupLimiter } from "./signup-limit.ts";
 import { authRoute } from "./auth-route.ts";
 import { refuseHttp, sendRefusal } from "./respond.ts";
@@ -14,6 +13,9 @@ import { download, isDownload } from "./downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
 import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
 import { quickWorkerRoute } from "./quick-worker-route.ts";
+import { submitRoute } from "./submit-route.ts";
+import { workStreamRoute } from "./work-stream-route.ts";
+import { logApiError, retryHeaders } from "./trpc-direct.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
@@ -24,26 +26,30 @@ export const trpcBodyLimit = (maxModuleBytes: number) => Math.ceil(Math.max(maxM
 /** Calls named in one tRPC request: `a,b,c` in the path when batched. */
 const callsIn = (url: URL) => (url.searchParams.get("batch") === "1" ? decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",").length : 1);
 
+/**
+ * The tRPC API's HTTP handler: every call the routes beside it (quick-worker-route.ts,
+ * submit-route.ts, work-stream-route.ts) do not answer themselves, and the reference their
+ * answers are compared with byte for byte (test/integration/direct-routes.test.ts).
+ */
+export function trpcHandler(services: Services, requestIdOf: (req: http.IncomingMessage) => string | undefined) {
+  const cfg = services.config;
+  return createHTTPHandler({
+    router: appRouter,
+    basePath: "/api/trpc/",
+    maxBodySize: trpcBodyLimit(cfg.MAX_MODULE_BYTES),
+    createContext: async ({ req }) => ({ ...(await createContext(services, req.headers, requestIdOf(req) ?? randomUUID())), heldBody: heldBodyOf(req) }),
+    // A refusal for a limit says when to retry in the header clients and proxies know.
+    responseMeta: ({ errors }) => ({ headers: retryHeaders(errors) }),
+    onError: ({ error, path, ctx }) => logApiError(services, error, path, ctx?.requestId),
+  });
+}
+
 /** One HTTP server: Better Auth under /api/auth, the tRPC API under /api/trpc. */
 export function createServer(services: Services) {
   const cfg = services.config;
   const requestIds = new WeakMap<http.IncomingMessage, string>();
   const auth = authRoute(services);
-  const trpc = createHTTPHandler({
-    router: appRouter,
-    basePath: "/api/trpc/",
-    maxBodySize: trpcBodyLimit(cfg.MAX_MODULE_BYTES),
-    createContext: async ({ req }) => ({ ...(await createContext(services, req.headers, requestIds.get(req) ?? randomUUID())), heldBody: heldBodyOf(req) }),
-    // A refusal for a limit says when to retry in the header clients and proxies know.
-    responseMeta: ({ errors }) => {
-      const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && "retryAfterSeconds" in e.reason && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
-      return retry > 0 ? { headers: { "retry-after": String(retry) } } : {};
-    },
-    onError: ({ error, path, ctx }) => {
-      // The stack stays here, under the request id the caller was given.
-      if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error in ${path ?? "?"}: ${error.stack ?? error.message}`, { level: "error", requestId: ctx?.requestId ?? "?", procedure: path });
-    },
-  });
+  const trpc = trpcHandler(services, (req) => requestIds.get(req));
   const signups = signupLimiter(
     { perAddress: cfg.SIGNUPS_PER_ADDRESS, perNetwork: cfg.SIGNUPS_PER_NETWORK, windowMs: cfg.SIGNUP_WINDOW_MINUTES * 60_000 },
     () => services.clock.now(),
@@ -88,6 +94,7 @@ export function createServer(services: Services) {
       requestIds.set(req, requestId);
       res.setHeader("x-request-id", requestId);
       if (quickWorkerRoute(services, req, res, trpc, requestId)) return;
+      if (submitRoute(services, req, res, trpc, requestId) || workStreamRoute(services, req, res, trpc, requestId)) return;
       if (!(await holdOffThreadBody(req, res, new URL(url, "http://market.invalid"), maxBody))) return;
       return trpc(req, res);
     }

@@ -1,0 +1,50 @@
+import type http from "node:http";
+import { callProcedure, getErrorShape, getHTTPStatusCode, getTRPCErrorFromUnknown, transformTRPCResponse } from "@trpc/server/unstable-core-do-not-import";
+import type { TRPCError } from "@trpc/server";
+import type { Services } from "../services.ts";
+import { appRouter } from "../api/router.ts";
+import { Refusal } from "../api/errors.ts";
+import type { Context } from "../api/trpc.ts";
+
+// A procedure called without tRPC's HTTP adapter (its web Request, streams and abort signals per
+// call), through the router's own procedure, middleware and error formatter: the routes beside
+// tRPC (submit-route.ts, work-stream-route.ts) answer with the bytes its adapter would send.
+
+const config = appRouter._def._config;
+
+/** What the HTTP handler does with an error: the stack stays in the log, under the request id the caller was given. */
+export function logApiError(services: Services, error: TRPCError, path: string | undefined, requestId: string | undefined) {
+  if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error in ${path ?? "?"}: ${error.stack ?? error.message}`, { level: "error", requestId: requestId ?? "?", procedure: path });
+}
+
+/** A refusal for a limit says when to retry in the header clients and proxies know (the adapter's responseMeta). */
+export function retryHeaders(errors: readonly TRPCError[]): Record<string, string> {
+  const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && "retryAfterSeconds" in e.reason && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
+  return retry > 0 ? { "retry-after": String(retry) } : {};
+}
+
+/** Runs the procedure at `path` as the adapter does: its middleware, input parser and resolver. */
+export function callDirect(path: string, type: "mutation" | "subscription", ctx: Context, input: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+  return callProcedure({ router: appRouter, path, type, ctx, getRawInput: async () => input, signal, batchIndex: 0 } as Parameters<typeof callProcedure>[0]);
+}
+
+/** The error as the adapter shapes it (the router's error formatter), after telling the log. */
+export function errorShapeOf(services: Services, cause: unknown, ctx: Context, path: string, type: "mutation" | "subscription", input: unknown) {
+  const error = getTRPCErrorFromUnknown(cause);
+  logApiError(services, error, path, ctx.requestId);
+  return { error, shape: getErrorShape({ config, ctx, error, input, path, type }) };
+}
+
+/** A query's or mutation's answer as the adapter writes it: status, headers and body (a batch of one in an array). */
+export function sendResult(res: http.ServerResponse, batch: boolean, answer: { data: unknown } | { error: TRPCError; shape: unknown }) {
+  const json = "shape" in answer ? { error: answer.shape } : { result: { data: answer.data } };
+  const body = batch ? [json] : json;
+  const status = getHTTPStatusCode(body as Parameters<typeof getHTTPStatusCode>[0]);
+  res.statusCode = status;
+  // In the adapter's order: its web Headers object lists them sorted by name.
+  const headers: Record<string, string> = { "content-type": "application/json", vary: "trpc-accept, accept", ...retryHeaders("error" in answer ? [answer.error] : []) };
+  for (const name of Object.keys(headers).sort()) res.setHeader(name, headers[name]!);
+  res.end(JSON.stringify(transformTRPCResponse(config, body as Parameters<typeof transformTRPCResponse>[1])));
+}
+
+export { config as apiConfig };
