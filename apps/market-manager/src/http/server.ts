@@ -4,7 +4,6 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Services } from "../services.ts";
 import { appRouter } from "../api/router.ts";
 import { createContext } from "../api/trpc.ts";
-import { Refusal } from "../api/errors.ts";
 import { clientAddress, signupLimiter } from "./signup-limit.ts";
 import { authRoute } from "./auth-route.ts";
 import { refuseHttp, sendRefusal } from "./respond.ts";
@@ -14,6 +13,7 @@ import { download, isDownload } from "./downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
 import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
 import { quickWorkerRoute } from "./quick-worker-route.ts";
+import { logServerError, retryAfterOf } from "./trpc-errors.ts";
 
 /**
  * The largest tRPC request: a job's stdin and input files in base64 (a third more than their
@@ -36,13 +36,10 @@ export function createServer(services: Services) {
     createContext: async ({ req }) => ({ ...(await createContext(services, req.headers, requestIds.get(req) ?? randomUUID())), heldBody: heldBodyOf(req) }),
     // A refusal for a limit says when to retry in the header clients and proxies know.
     responseMeta: ({ errors }) => {
-      const retry = Math.max(0, ...errors.map((e) => (e instanceof Refusal && "retryAfterSeconds" in e.reason && typeof e.reason.retryAfterSeconds === "number" ? e.reason.retryAfterSeconds : 0)));
+      const retry = retryAfterOf(errors);
       return retry > 0 ? { headers: { "retry-after": String(retry) } } : {};
     },
-    onError: ({ error, path, ctx }) => {
-      // The stack stays here, under the request id the caller was given.
-      if (error.code === "INTERNAL_SERVER_ERROR") services.log(`error in ${path ?? "?"}: ${error.stack ?? error.message}`, { level: "error", requestId: ctx?.requestId ?? "?", procedure: path });
-    },
+    onError: ({ error, path, ctx }) => logServerError(services, error, path, ctx?.requestId),
   });
   const signups = signupLimiter(
     { perAddress: cfg.SIGNUPS_PER_ADDRESS, perNetwork: cfg.SIGNUPS_PER_NETWORK, windowMs: cfg.SIGNUP_WINDOW_MINUTES * 60_000 },

@@ -16,7 +16,7 @@ import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spare } from "../market/work-routes.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
-import type { Lease, ReportManyResponse } from "@cyclemarket/worker-runtime";
+import type { Lease, ReportAndLeaseResponse, ReportManyResponse } from "@cyclemarket/worker-runtime";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -386,12 +386,20 @@ function batchOf(market: Market): ReportBatch<Ask> {
   return batch;
 }
 
+/** A report as it arrived, with what needs no market state checked: its output decoded and its hash verified. */
+export interface CheckedReport {
+  report: TaskReport;
+  stdout: Buffer;
+  stderr: Buffer;
+  hash: string;
+}
+
 /**
- * A worker's result for the lease it names; anything but the current lease is refused. What needs
- * no market state (sizes, the hash) is checked on arrival; the rest at the report's turn, in its
- * group commit (tasks/report-batch.ts). The answer comes once the result is durable.
+ * What can refuse a report on arrival, before it touches the market: its sizes, its hash and the
+ * machine's owner. Throws the refusal; nothing has happened then (http/quick-worker-route.ts
+ * hands such a call to tRPC to refuse).
  */
-export async function reportResult(market: Market, caller: Caller, report: TaskReport, signal?: AbortSignal) {
+export function checkReport(market: Market, caller: Caller, report: TaskReport): CheckedReport {
   const stdout = Buffer.from(report.stdout, "base64");
   const stderr = Buffer.from(report.stderr, "base64");
   if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
@@ -402,6 +410,20 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
     throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
   }
   ownMachine(market, caller, report.machineId);
+  return { report, stdout, stderr, hash };
+}
+
+/**
+ * A worker's result for the lease it names; anything but the current lease is refused. What needs
+ * no market state (sizes, the hash) is checked on arrival (checkReport); the rest at the report's turn, in its
+ * group commit (tasks/report-batch.ts). The answer comes once the result is durable.
+ */
+export async function reportResult(market: Market, caller: Caller, report: TaskReport, signal?: AbortSignal) {
+  return reportChecked(market, caller, checkReport(market, caller, report), signal);
+}
+
+/** A report checkReport passed, into the group commit; answered once durable. */
+export async function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: AbortSignal) {
   const ok = report.exitCode === 0 && !report.error;
   const resolve = () => {
     const machine = ownMachine(market, caller, report.machineId);
@@ -420,6 +442,23 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
   const answered = await batchOf(market).add(resolve, signal);
   opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
   return answered;
+}
+
+/** `worker.report`: one checked result; with `lease`, the next tasks in the same answer, leased once the result is in (none if that lease cannot be made). */
+export async function reportAndLease(
+  market: Market,
+  caller: Caller,
+  checked: CheckedReport,
+  lease: { machineId: string; max: number } | undefined,
+  signal?: AbortSignal,
+): Promise<ReportAndLeaseResponse> {
+  const answer = await reportChecked(market, caller, checked, signal);
+  if (!lease) return answer;
+  const leases = await leaseTasks(market, caller, lease.machineId, lease.max, signal).then(
+    (a) => a.leases,
+    () => [],
+  );
+  return { ...answer, leases };
 }
 
 /**
