@@ -117,9 +117,10 @@ export function jobEnded(market: Market, jobId: string): void {
 
 /** Tasks handed to a machine under these leases: out of their queues (another machine's, when taken), running there. */
 export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTask[], leases: { id: string; taskId: string }[], expiresAt: number, now: number): void {
+  // One pass over each queue the tasks leave, not one search and splice per task.
+  market.state.unqueueAll(tasks);
   for (const task of tasks) {
     const from = task.machineId;
-    market.state.unqueue(task);
     if (from && from !== machine.id) market.engine.taskMoved(task.id, from, machine.id);
     task.machineId = machine.id;
     task.state = "leased";

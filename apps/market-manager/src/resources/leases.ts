@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, hash as digest, randomUUID } from "node:crypto";
 import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse, Refusal } from "../api/errors.ts";
@@ -198,23 +198,24 @@ function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, i
   };
 }
 
-/** A lease as its worker is sent it: the task's inputs (stdin and files in base64), its limits and when it runs out. */
+/**
+ * A lease as its worker is sent it: the task's inputs (stdin and files in base64), its limits and
+ * when it runs out. Built field by field in the wire's order (a lease a task, so no spreads, and
+ * stdin read in place rather than copied first).
+ */
 export function wireLease(
   lease: { leaseId: string; taskId: string; jobId: string; moduleHash: string },
   input: { args: string[]; stdin: Uint8Array; env?: unknown; files?: unknown },
   limits: ReturnType<typeof leaseLimits>,
   expiresAt: number,
 ): Lease {
-  return {
-    ...lease,
-    seed: baseTaskId(lease.taskId),
-    args: input.args,
-    stdin: Buffer.from(input.stdin).toString("base64"),
-    ...(input.env ? { env: input.env as Record<string, string> } : {}),
-    ...(input.files ? { files: input.files as Record<string, string> } : {}),
-    limits,
-    expiresAt,
-  };
+  const stdin = input.stdin.byteLength === 0 ? "" : Buffer.from(input.stdin.buffer, input.stdin.byteOffset, input.stdin.byteLength).toString("base64");
+  const wire: Lease = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId, moduleHash: lease.moduleHash, seed: baseTaskId(lease.taskId), args: input.args, stdin } as Lease;
+  if (input.env) wire.env = input.env as Record<string, string>;
+  if (input.files) wire.files = input.files as Record<string, string>;
+  wire.limits = limits;
+  wire.expiresAt = expiresAt;
+  return wire;
 }
 
 interface LeaseRow {
@@ -386,6 +387,10 @@ function batchOf(market: Market): ReportBatch<Ask> {
   return batch;
 }
 
+const sha256 = (bytes: Uint8Array) => digest("sha256", bytes, "hex");
+/** Most runs print nothing to stdout, or print what the worker hashed already: the empty output's hash is known. */
+const EMPTY_OUTPUT_HASH = createHash("sha256").digest("hex");
+
 /** A report as it arrived, with what needs no market state checked: its output decoded and its hash verified. */
 export interface CheckedReport {
   report: TaskReport;
@@ -405,7 +410,7 @@ export function checkReport(market: Market, caller: Caller, report: TaskReport):
   if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
     throw refuse.tooLarge({ code: "output-too-large", bytes: stdout.length, max: TASK_LIMITS.outputBytes }, "The task's output is over the limit.");
   }
-  const hash = createHash("sha256").update(stdout).digest("hex");
+  const hash = stdout.length === 0 ? EMPTY_OUTPUT_HASH : sha256(stdout);
   if (hash !== report.outputHash) {
     throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
   }
@@ -414,16 +419,13 @@ export function checkReport(market: Market, caller: Caller, report: TaskReport):
 }
 
 /**
- * A worker's result for the lease it names; anything but the current lease is refused. What needs
- * no market state (sizes, the hash) is checked on arrival (checkReport); the rest at the report's turn, in its
- * group commit (tasks/report-batch.ts). The answer comes once the result is durable.
+ * A worker's result for the lease it names, once checkReport passed it; anything but the current
+ * lease is refused. What needs no market state (sizes, the hash) was checked on arrival; the rest
+ * is checked at the report's turn, in its group commit (tasks/report-batch.ts). The answer comes
+ * once the result is durable (the group counts its outcome). Not async: a report is one promise, the group's own. Throws at once when the
+ * market is too busy to take it.
  */
-export async function reportResult(market: Market, caller: Caller, report: TaskReport, signal?: AbortSignal) {
-  return reportChecked(market, caller, checkReport(market, caller, report), signal);
-}
-
-/** A report checkReport passed, into the group commit; answered once durable. */
-export async function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: AbortSignal) {
+export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: AbortSignal) {
   const ok = report.exitCode === 0 && !report.error;
   const resolve = () => {
     const machine = ownMachine(market, caller, report.machineId);
@@ -439,9 +441,7 @@ export async function reportChecked(market: Market, caller: Caller, { report, st
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
     return { machine, lease, task, ok, stdout, stderr, hash, report };
   };
-  const answered = await batchOf(market).add(resolve, signal);
-  opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
-  return answered;
+  return batchOf(market).add(resolve, signal);
 }
 
 /** `worker.report`: one checked result; with `lease`, the next tasks in the same answer, leased once the result is in (none if that lease cannot be made). */
@@ -462,7 +462,7 @@ export async function reportAndLease(
 }
 
 /**
- * Several reports of one call: each is taken as reportResult takes it, all join the same group
+ * Several reports of one call: each is taken as a single report is (checkReport, reportChecked), all join the same group
  * commit, and each gets its own answer, or its own error as a single report call would have
  * failed (a refusal keeps its tRPC code and reason; anything else is a server error, to retry).
  * With `lease`, the same call leases up to `lease.max` new tasks once these reports freed their
@@ -476,20 +476,7 @@ export async function reportMany(
   signal?: AbortSignal,
   lease?: { machineId: string; max: number },
 ): Promise<ReportManyResponse> {
-  const answered = Promise.all(
-    reports.map((r) =>
-      reportResult(market, caller, r, signal).then(
-        (a) => ({ accepted: a.accepted, ...(a.reason ? { reason: a.reason } : {}) }),
-        (e: unknown) => ({
-          accepted: false,
-          error:
-            e instanceof Refusal
-              ? { code: e.code, reason: e.reason, message: e.message }
-              : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
-        }),
-      ),
-    ),
-  );
+  const answered = Promise.all(reports.map((r) => oneOfMany(market, caller, r, signal)));
   // Asked after the reports, so it joins their group behind them.
   const leases = lease
     ? leaseTasks(market, caller, lease.machineId, lease.max, signal, { behindReports: true }).then(
@@ -499,6 +486,28 @@ export async function reportMany(
     : undefined;
   return { answers: await answered, ...(leases ? { leases: await leases } : {}) };
 }
+
+type ManyAnswer = ReportManyResponse["answers"][number];
+
+/** One report of a reportMany call: its answer, or its own error as a single report call would have failed. */
+function oneOfMany(market: Market, caller: Caller, report: TaskReport, signal: AbortSignal | undefined): Promise<ManyAnswer> | ManyAnswer {
+  try {
+    return reportChecked(market, caller, checkReport(market, caller, report), signal).then(
+      (a): ManyAnswer => (a.reason ? { accepted: a.accepted, reason: a.reason } : { accepted: a.accepted }),
+      refusedOfMany,
+    );
+  } catch (e) {
+    return refusedOfMany(e);
+  }
+}
+
+const refusedOfMany = (e: unknown): ManyAnswer => ({
+  accepted: false,
+  error:
+    e instanceof Refusal
+      ? { code: e.code, reason: e.reason, message: e.message }
+      : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
+});
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */
 export async function expireLeases(market: Market) {

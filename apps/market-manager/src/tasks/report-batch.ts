@@ -4,6 +4,7 @@ import { completeTask, prepareCompletion, type CompletionStep } from "./results.
 import type { Completion } from "./results.ts";
 import { PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
 import { poolOf } from "../db/client.ts";
+import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
 export const MAX_REPORTS_PER_COMMIT = 200;
@@ -28,6 +29,12 @@ interface Waiting {
 
 function answer(c: Completion) {
   return { accepted: c.ok, reason: c.ok ? undefined : { code: c.report.error?.code ?? "nonzero-exit", exitCode: c.report.exitCode } };
+}
+
+/** A report's answer once durable, counted for /metrics here (no promise of the caller's own waits for it). */
+function answered(market: Market, item: Waiting, c: Completion) {
+  opsOf(market).metrics.reports.inc({ outcome: c.ok ? "succeeded" : "failed" });
+  item.done(answer(c));
 }
 
 /**
@@ -121,7 +128,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
       try {
         const c = item.resolve();
         await completeTask(this.market, c);
-        item.done(answer(c));
+        answered(this.market, item, c);
       } catch (e) {
         item.fail(e);
       }
@@ -160,7 +167,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     }
     for (const { g, step, row } of rows) {
       step.apply({ requeue: null, resultId: row.resultId, exhausted: false, ends: false });
-      g.item.done(answer(g.c));
+      answered(this.market, g.item, g.c);
     }
     return group.slice(rows.length);
   }
@@ -206,7 +213,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     }
     for (const d of done) {
       d.step.apply(d.written);
-      d.item.done(answer(d.c));
+      answered(this.market, d.item, d.c);
     }
     // Reports for a job the group ended: alone now, and refused as stale as they would have been.
     await this.runAlone(later);
