@@ -10,7 +10,7 @@ import type { Reason } from "../market/engine.ts";
 import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
-import { ReportBatch, type LeaseAsk } from "../tasks/report-batch.ts";
+import { ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
 import { poolOf } from "../db/client.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
@@ -50,7 +50,7 @@ export async function leaseTasks(
   caller: Caller,
   machineId: string,
   max: number,
-  signal?: AbortSignal,
+  signal?: Gone,
   how: { onlyIdle?: true; behindReports?: true } = {},
 ): Promise<LeaseAnswer> {
   // A worker's lease call is a sign of life (the market's own ask for a stream, onlyIdle, is not).
@@ -425,7 +425,7 @@ export function checkReport(market: Market, caller: Caller, report: TaskReport):
  * once the result is durable (the group counts its outcome). Not async: a report is one promise, the group's own. Throws at once when the
  * market is too busy to take it.
  */
-export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: AbortSignal) {
+export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: Gone) {
   const ok = report.exitCode === 0 && !report.error;
   const resolve = () => {
     const machine = ownMachine(market, caller, report.machineId);
@@ -450,7 +450,7 @@ export async function reportAndLease(
   caller: Caller,
   checked: CheckedReport,
   lease: { machineId: string; max: number } | undefined,
-  signal?: AbortSignal,
+  signal?: Gone,
 ): Promise<ReportAndLeaseResponse> {
   const answer = await reportChecked(market, caller, checked, signal);
   if (!lease) return answer;
@@ -473,7 +473,7 @@ export async function reportMany(
   market: Market,
   caller: Caller,
   reports: TaskReport[],
-  signal?: AbortSignal,
+  signal?: Gone,
   lease?: { machineId: string; max: number },
 ): Promise<ReportManyResponse> {
   const answered = Promise.all(reports.map((r) => oneOfMany(market, caller, r, signal)));
@@ -490,7 +490,7 @@ export async function reportMany(
 type ManyAnswer = ReportManyResponse["answers"][number];
 
 /** One report of a reportMany call: its answer, or its own error as a single report call would have failed. */
-function oneOfMany(market: Market, caller: Caller, report: TaskReport, signal: AbortSignal | undefined): Promise<ManyAnswer> | ManyAnswer {
+function oneOfMany(market: Market, caller: Caller, report: TaskReport, signal: Gone | undefined): Promise<ManyAnswer> | ManyAnswer {
   try {
     return reportChecked(market, caller, checkReport(market, caller, report), signal).then(
       (a): ManyAnswer => (a.reason ? { accepted: a.accepted, reason: a.reason } : { accepted: a.accepted }),

@@ -12,9 +12,15 @@ export const MAX_REPORTS_PER_COMMIT = 200;
 /** An escrow no plain group can exhaust: the statement itself checks each escrow's floor (report-rows.ts). */
 const UNBOUNDED_ESCROW = 1n << 100n;
 
+/**
+ * Whether the caller has gone: a request's AbortSignal, or anything else that says so (a call
+ * answered beside tRPC's handler needs no AbortController of its own to say it).
+ */
+export type Gone = Pick<AbortSignal, "aborted">;
+
 /** A lease asked for in the same group: decided after the group's reports freed their slots. */
 export interface LeaseAsk<T> {
-  signal: AbortSignal | undefined;
+  signal: Gone | undefined;
   done: (value: T) => void;
   fail: (e: unknown) => void;
 }
@@ -22,7 +28,7 @@ export interface LeaseAsk<T> {
 interface Waiting {
   /** Finds the report's lease and task in the live market at its turn, or refuses it. */
   resolve: () => Completion;
-  signal: AbortSignal | undefined;
+  signal: Gone | undefined;
   done: (value: ReturnType<typeof answer>) => void;
   fail: (e: unknown) => void;
 }
@@ -62,7 +68,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     private lease: (asks: A[]) => Promise<void>,
   ) {}
 
-  add(resolve: () => Completion, signal: AbortSignal | undefined) {
+  add(resolve: () => Completion, signal: Gone | undefined) {
     this.market.refuseWhenBusy(this.waiting.length);
     return new Promise<ReturnType<typeof answer>>((done, fail) => {
       this.waiting.push({ resolve, signal, done, fail });
