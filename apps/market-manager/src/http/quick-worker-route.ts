@@ -78,14 +78,13 @@ export function quickWorkerRoute(services: Services, req: http.IncomingMessage, 
   const batch = query >= 0 && new URLSearchParams(url.slice(query + 1)).get("batch") === "1";
   const chunks: Buffer[] = [];
   let size = 0;
-  const onData = (chunk: Buffer) => {
+  // Listeners written in place, unnamed: the runner names every function it sees assigned, at each call.
+  req.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size <= MAX_BODY_BYTES || reports) chunks.push(chunk);
-  };
-  req.on("data", onData);
+  });
   req.once("error", () => {}); // the client went away: nothing to answer
   req.once("end", () => {
-    req.off("data", onData);
     if (size > MAX_BODY_BYTES && !reports) return void res.writeHead(413, { "content-type": "application/json", connection: "close" }).end(JSON.stringify({ error: { message: "A heartbeat or a lease call is small.", data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: { code: "request-too-large", bytes: size, maxBytes: MAX_BODY_BYTES } } } }));
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
     void answer(services, req, res, text, batch, requestId, procedure, quick, reports).then((done) => {

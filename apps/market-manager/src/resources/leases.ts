@@ -157,8 +157,15 @@ async function leaseAsks(market: Market, asks: Ask[]) {
     return;
   }
   const jobs = new Set<string>();
+  // A job's limits once per group, not once per lease.
+  const limits = new Map<string, ReturnType<typeof leaseLimits>>();
+  const limitsOf = (row: LeaseRow) => {
+    let l = limits.get(row.jobId);
+    if (!l) limits.set(row.jobId, (l = leaseLimits(row.taskLimits)));
+    return l;
+  };
   for (const p of plans) {
-    p.ask.done(leased(market, p, inputs, now, expiresAt));
+    p.ask.done(leased(market, p, inputs, limitsOf, expiresAt, now));
     for (const t of p.picked) jobs.add(t.jobId);
   }
   for (const jobId of jobs) {
@@ -171,7 +178,7 @@ async function leaseAsks(market: Market, asks: Ask[]) {
 }
 
 /** Memory once a lease's rows are written, and the lease call's answer. */
-function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, inputs: Map<string, LeaseRow>, now: number, expiresAt: number): LeaseAnswer {
+function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, inputs: Map<string, LeaseRow>, limitsOf: (row: LeaseRow) => ReturnType<typeof leaseLimits>, expiresAt: number, now: number): LeaseAnswer {
   const machineId = machine.id;
   const rows = picked.map((t, i) => ({ id: leaseIds[i]!, taskId: t.id }));
   tasksLeased(market, machine, picked, rows, expiresAt, now);
@@ -193,7 +200,7 @@ function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, i
   return {
     leases: rows.map((row) => {
       const task = inputs.get(row.taskId)!;
-      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, leaseLimits(task.taskLimits), expiresAt);
+      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, limitsOf(task), expiresAt);
     }),
   };
 }
@@ -427,7 +434,8 @@ export function checkReport(market: Market, caller: Caller, report: TaskReport):
  */
 export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: Gone) {
   const ok = report.exitCode === 0 && !report.error;
-  const resolve = () => {
+  // Found at the report's turn in its group (an unnamed function: see http/quick-worker-route.ts).
+  return batchOf(market).add(() => {
     const machine = ownMachine(market, caller, report.machineId);
     const lease = market.state.leases.get(report.leaseId);
     if (!lease || lease.machineId !== machine.id) {
@@ -440,8 +448,7 @@ export function reportChecked(market: Market, caller: Caller, { report, stdout, 
     const task = market.state.tasks.get(lease.taskId);
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
     return { machine, lease, task, ok, stdout, stderr, hash, report };
-  };
-  return batchOf(market).add(resolve, signal);
+  }, signal);
 }
 
 /** `worker.report`: one checked result; with `lease`, the next tasks in the same answer, leased once the result is in (none if that lease cannot be made). */
