@@ -35,16 +35,24 @@ export function errorShapeOf(services: Services, cause: unknown, ctx: Context, p
   return { error, shape: getErrorShape({ config, ctx, error, input, path, type }) };
 }
 
-/** A query's or mutation's answer as the adapter writes it: status, headers and body (a batch of one in an array). */
-export function sendResult(res: http.ServerResponse, batch: boolean, answer: { data: unknown } | { error: TRPCError; shape: unknown }) {
+/** A query's or mutation's answer as the adapter writes it: status, headers in its order, and body (a batch of one in an array). */
+export function resultReply(batch: boolean, answer: { data: unknown } | { error: TRPCError; shape: unknown }) {
   const json = "shape" in answer ? { error: answer.shape } : { result: { data: answer.data } };
   const body = batch ? [json] : json;
   const status = getHTTPStatusCode(body as Parameters<typeof getHTTPStatusCode>[0]);
-  res.statusCode = status;
   // In the adapter's order: its web Headers object lists them sorted by name.
-  const headers: Record<string, string> = { "content-type": "application/json", vary: "trpc-accept, accept", ...retryHeaders("error" in answer ? [answer.error] : []) };
-  for (const name of Object.keys(headers).sort()) res.setHeader(name, headers[name]!);
-  res.end(JSON.stringify(transformTRPCResponse(config, body as Parameters<typeof transformTRPCResponse>[1])));
+  const named: Record<string, string> = { "content-type": "application/json", vary: "trpc-accept, accept", ...retryHeaders("error" in answer ? [answer.error] : []) };
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(named).sort()) headers[name] = named[name]!;
+  return { status, headers, body: JSON.stringify(transformTRPCResponse(config, body as Parameters<typeof transformTRPCResponse>[1])) };
+}
+
+/** Sends resultReply's answer. */
+export function sendResult(res: http.ServerResponse, batch: boolean, answer: { data: unknown } | { error: TRPCError; shape: unknown }) {
+  const reply = resultReply(batch, answer);
+  res.statusCode = reply.status;
+  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  res.end(reply.body);
 }
 
 export { config as apiConfig };

@@ -247,4 +247,7 @@ export class LiveState {
 
 /** Copy r of a task: the engine names replica r >= 1 of task t `${t}~${r}`. */
 export const replicaId = (base: string, r: number) => (r === 0 ? base : `${base}~${r}`);
-export const baseTaskId = (id: string) => id.split("~")[0]!;
+export const baseTaskId = (id: string) => {
+  const at = id.indexOf("~");
+  return at < 0 ? id : id.slice(0, at);
+};

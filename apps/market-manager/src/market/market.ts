@@ -70,7 +70,7 @@ export class Market {
    * caller's call (`from`) is refused at once when too many wait already, and dropped unrun when
    * its client has gone by the time its turn comes; the market's own steps always run.
    */
-  serial<T>(step: () => Promise<T>, from?: { signal?: AbortSignal | undefined }): Promise<T> {
+  serial<T>(step: () => Promise<T>, from?: { signal?: Pick<AbortSignal, "aborted"> | undefined }): Promise<T> {
     if (from) {
       try {
         this.refuseWhenBusy();

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, hash as digest, randomUUID } from "node:crypto";
 import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse, Refusal } from "../api/errors.ts";
@@ -10,13 +10,13 @@ import type { Reason } from "../market/engine.ts";
 import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
-import { ReportBatch, type LeaseAsk } from "../tasks/report-batch.ts";
+import { ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
 import { poolOf } from "../db/client.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spare } from "../market/work-routes.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
-import type { Lease, ReportManyResponse } from "@cyclemarket/worker-runtime";
+import type { Lease, ReportAndLeaseResponse, ReportManyResponse } from "@cyclemarket/worker-runtime";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -50,7 +50,7 @@ export async function leaseTasks(
   caller: Caller,
   machineId: string,
   max: number,
-  signal?: AbortSignal,
+  signal?: Gone,
   how: { onlyIdle?: true; behindReports?: true } = {},
 ): Promise<LeaseAnswer> {
   // A worker's lease call is a sign of life (the market's own ask for a stream, onlyIdle, is not).
@@ -157,8 +157,15 @@ async function leaseAsks(market: Market, asks: Ask[]) {
     return;
   }
   const jobs = new Set<string>();
+  // A job's limits once per group, not once per lease.
+  const limits = new Map<string, ReturnType<typeof leaseLimits>>();
+  const limitsOf = (row: LeaseRow) => {
+    let l = limits.get(row.jobId);
+    if (!l) limits.set(row.jobId, (l = leaseLimits(row.taskLimits)));
+    return l;
+  };
   for (const p of plans) {
-    p.ask.done(leased(market, p, inputs, now, expiresAt));
+    p.ask.done(leased(market, p, inputs, limitsOf, expiresAt, now));
     for (const t of p.picked) jobs.add(t.jobId);
   }
   for (const jobId of jobs) {
@@ -171,7 +178,7 @@ async function leaseAsks(market: Market, asks: Ask[]) {
 }
 
 /** Memory once a lease's rows are written, and the lease call's answer. */
-function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, inputs: Map<string, LeaseRow>, now: number, expiresAt: number): LeaseAnswer {
+function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, inputs: Map<string, LeaseRow>, limitsOf: (row: LeaseRow) => ReturnType<typeof leaseLimits>, expiresAt: number, now: number): LeaseAnswer {
   const machineId = machine.id;
   const rows = picked.map((t, i) => ({ id: leaseIds[i]!, taskId: t.id }));
   tasksLeased(market, machine, picked, rows, expiresAt, now);
@@ -193,28 +200,29 @@ function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, i
   return {
     leases: rows.map((row) => {
       const task = inputs.get(row.taskId)!;
-      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, leaseLimits(task.taskLimits), expiresAt);
+      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, limitsOf(task), expiresAt);
     }),
   };
 }
 
-/** A lease as its worker is sent it: the task's inputs (stdin and files in base64), its limits and when it runs out. */
+/**
+ * A lease as its worker is sent it: the task's inputs (stdin and files in base64), its limits and
+ * when it runs out. Built field by field in the wire's order (a lease a task, so no spreads, and
+ * stdin read in place rather than copied first).
+ */
 export function wireLease(
   lease: { leaseId: string; taskId: string; jobId: string; moduleHash: string },
   input: { args: string[]; stdin: Uint8Array; env?: unknown; files?: unknown },
   limits: ReturnType<typeof leaseLimits>,
   expiresAt: number,
 ): Lease {
-  return {
-    ...lease,
-    seed: baseTaskId(lease.taskId),
-    args: input.args,
-    stdin: Buffer.from(input.stdin).toString("base64"),
-    ...(input.env ? { env: input.env as Record<string, string> } : {}),
-    ...(input.files ? { files: input.files as Record<string, string> } : {}),
-    limits,
-    expiresAt,
-  };
+  const stdin = input.stdin.byteLength === 0 ? "" : Buffer.from(input.stdin.buffer, input.stdin.byteOffset, input.stdin.byteLength).toString("base64");
+  const wire: Lease = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId, moduleHash: lease.moduleHash, seed: baseTaskId(lease.taskId), args: input.args, stdin } as Lease;
+  if (input.env) wire.env = input.env as Record<string, string>;
+  if (input.files) wire.files = input.files as Record<string, string>;
+  wire.limits = limits;
+  wire.expiresAt = expiresAt;
+  return wire;
 }
 
 interface LeaseRow {
@@ -395,24 +403,48 @@ function batchOf(market: Market): ReportBatch<Ask> {
   return batch;
 }
 
+const sha256 = (bytes: Uint8Array) => digest("sha256", bytes, "hex");
+/** Most runs print nothing to stdout, or print what the worker hashed already: the empty output's hash is known. */
+const EMPTY_OUTPUT_HASH = createHash("sha256").digest("hex");
+
+/** A report as it arrived, with what needs no market state checked: its output decoded and its hash verified. */
+export interface CheckedReport {
+  report: TaskReport;
+  stdout: Buffer;
+  stderr: Buffer;
+  hash: string;
+}
+
 /**
- * A worker's result for the lease it names; anything but the current lease is refused. What needs
- * no market state (sizes, the hash) is checked on arrival; the rest at the report's turn, in its
- * group commit (tasks/report-batch.ts). The answer comes once the result is durable.
+ * What can refuse a report on arrival, before it touches the market: its sizes, its hash and the
+ * machine's owner. Throws the refusal; nothing has happened then (http/quick-worker-route.ts
+ * hands such a call to tRPC to refuse).
  */
-export async function reportResult(market: Market, caller: Caller, report: TaskReport, signal?: AbortSignal) {
+export function checkReport(market: Market, caller: Caller, report: TaskReport): CheckedReport {
   const stdout = Buffer.from(report.stdout, "base64");
   const stderr = Buffer.from(report.stderr, "base64");
   if (stdout.length > TASK_LIMITS.outputBytes || stderr.length > TASK_LIMITS.outputBytes) {
     throw refuse.tooLarge({ code: "output-too-large", bytes: stdout.length, max: TASK_LIMITS.outputBytes }, "The task's output is over the limit.");
   }
-  const hash = createHash("sha256").update(stdout).digest("hex");
+  const hash = stdout.length === 0 ? EMPTY_OUTPUT_HASH : sha256(stdout);
   if (hash !== report.outputHash) {
     throw refuse.badRequest({ code: "hash-mismatch", claimed: report.outputHash, actual: hash }, "The output hash does not match the output.");
   }
   ownMachine(market, caller, report.machineId);
+  return { report, stdout, stderr, hash };
+}
+
+/**
+ * A worker's result for the lease it names, once checkReport passed it; anything but the current
+ * lease is refused. What needs no market state (sizes, the hash) was checked on arrival; the rest
+ * is checked at the report's turn, in its group commit (tasks/report-batch.ts). The answer comes
+ * once the result is durable (the group counts its outcome). Not async: a report is one promise, the group's own. Throws at once when the
+ * market is too busy to take it.
+ */
+export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: Gone) {
   const ok = report.exitCode === 0 && !report.error;
-  const resolve = () => {
+  // Found at the report's turn in its group (an unnamed function: see http/quick-worker-route.ts).
+  return batchOf(market).add(() => {
     const machine = ownMachine(market, caller, report.machineId);
     const lease = market.state.leases.get(report.leaseId);
     if (!lease || lease.machineId !== machine.id) {
@@ -425,14 +457,28 @@ export async function reportResult(market: Market, caller: Caller, report: TaskR
     const task = market.state.tasks.get(lease.taskId);
     if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
     return { machine, lease, task, ok, stdout, stderr, hash, report };
-  };
-  const answered = await batchOf(market).add(resolve, signal);
-  opsOf(market).metrics.reports.inc({ outcome: answered.accepted ? "succeeded" : "failed" });
-  return answered;
+  }, signal);
+}
+
+/** `worker.report`: one checked result; with `lease`, the next tasks in the same answer, leased once the result is in (none if that lease cannot be made). */
+export async function reportAndLease(
+  market: Market,
+  caller: Caller,
+  checked: CheckedReport,
+  lease: { machineId: string; max: number } | undefined,
+  signal?: Gone,
+): Promise<ReportAndLeaseResponse> {
+  const answer = await reportChecked(market, caller, checked, signal);
+  if (!lease) return answer;
+  const leases = await leaseTasks(market, caller, lease.machineId, lease.max, signal).then(
+    (a) => a.leases,
+    () => [],
+  );
+  return { ...answer, leases };
 }
 
 /**
- * Several reports of one call: each is taken as reportResult takes it, all join the same group
+ * Several reports of one call: each is taken as a single report is (checkReport, reportChecked), all join the same group
  * commit, and each gets its own answer, or its own error as a single report call would have
  * failed (a refusal keeps its tRPC code and reason; anything else is a server error, to retry).
  * With `lease`, the same call leases up to `lease.max` new tasks once these reports freed their
@@ -443,23 +489,10 @@ export async function reportMany(
   market: Market,
   caller: Caller,
   reports: TaskReport[],
-  signal?: AbortSignal,
+  signal?: Gone,
   lease?: { machineId: string; max: number },
 ): Promise<ReportManyResponse> {
-  const answered = Promise.all(
-    reports.map((r) =>
-      reportResult(market, caller, r, signal).then(
-        (a) => ({ accepted: a.accepted, ...(a.reason ? { reason: a.reason } : {}) }),
-        (e: unknown) => ({
-          accepted: false,
-          error:
-            e instanceof Refusal
-              ? { code: e.code, reason: e.reason, message: e.message }
-              : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
-        }),
-      ),
-    ),
-  );
+  const answered = Promise.all(reports.map((r) => oneOfMany(market, caller, r, signal)));
   // Asked after the reports, so it joins their group behind them.
   const leases = lease
     ? leaseTasks(market, caller, lease.machineId, lease.max, signal, { behindReports: true }).then(
@@ -469,6 +502,28 @@ export async function reportMany(
     : undefined;
   return { answers: await answered, ...(leases ? { leases: await leases } : {}) };
 }
+
+type ManyAnswer = ReportManyResponse["answers"][number];
+
+/** One report of a reportMany call: its answer, or its own error as a single report call would have failed. */
+function oneOfMany(market: Market, caller: Caller, report: TaskReport, signal: Gone | undefined): Promise<ManyAnswer> | ManyAnswer {
+  try {
+    return reportChecked(market, caller, checkReport(market, caller, report), signal).then(
+      (a): ManyAnswer => (a.reason ? { accepted: a.accepted, reason: a.reason } : { accepted: a.accepted }),
+      refusedOfMany,
+    );
+  } catch (e) {
+    return refusedOfMany(e);
+  }
+}
+
+const refusedOfMany = (e: unknown): ManyAnswer => ({
+  accepted: false,
+  error:
+    e instanceof Refusal
+      ? { code: e.code, reason: e.reason, message: e.message }
+      : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
+});
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */
 export async function expireLeases(market: Market) {

@@ -4,6 +4,7 @@ import { completeTask, prepareCompletion, type CompletionStep } from "./results.
 import type { Completion } from "./results.ts";
 import { PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
 import { poolOf } from "../db/client.ts";
+import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
 export const MAX_REPORTS_PER_COMMIT = 200;
@@ -11,9 +12,15 @@ export const MAX_REPORTS_PER_COMMIT = 200;
 /** An escrow no plain group can exhaust: the statement itself checks each escrow's floor (report-rows.ts). */
 const UNBOUNDED_ESCROW = 1n << 100n;
 
+/**
+ * Whether the caller has gone: a request's AbortSignal, or anything else that says so (a call
+ * answered beside tRPC's handler needs no AbortController of its own to say it).
+ */
+export type Gone = Pick<AbortSignal, "aborted">;
+
 /** A lease asked for in the same group: decided after the group's reports freed their slots. */
 export interface LeaseAsk<T> {
-  signal: AbortSignal | undefined;
+  signal: Gone | undefined;
   done: (value: T) => void;
   fail: (e: unknown) => void;
 }
@@ -21,13 +28,19 @@ export interface LeaseAsk<T> {
 interface Waiting {
   /** Finds the report's lease and task in the live market at its turn, or refuses it. */
   resolve: () => Completion;
-  signal: AbortSignal | undefined;
+  signal: Gone | undefined;
   done: (value: ReturnType<typeof answer>) => void;
   fail: (e: unknown) => void;
 }
 
 function answer(c: Completion) {
   return { accepted: c.ok, reason: c.ok ? undefined : { code: c.report.error?.code ?? "nonzero-exit", exitCode: c.report.exitCode } };
+}
+
+/** A report's answer once durable, counted for /metrics here (no promise of the caller's own waits for it). */
+function answered(market: Market, item: Waiting, c: Completion) {
+  opsOf(market).metrics.reports.inc({ outcome: c.ok ? "succeeded" : "failed" });
+  item.done(answer(c));
 }
 
 /**
@@ -55,7 +68,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     private lease: (asks: A[]) => Promise<void>,
   ) {}
 
-  add(resolve: () => Completion, signal: AbortSignal | undefined) {
+  add(resolve: () => Completion, signal: Gone | undefined) {
     this.market.refuseWhenBusy(this.waiting.length);
     return new Promise<ReturnType<typeof answer>>((done, fail) => {
       this.waiting.push({ resolve, signal, done, fail });
@@ -121,7 +134,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
       try {
         const c = item.resolve();
         await completeTask(this.market, c);
-        item.done(answer(c));
+        answered(this.market, item, c);
       } catch (e) {
         item.fail(e);
       }
@@ -160,7 +173,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     }
     for (const { g, step, row } of rows) {
       step.apply({ requeue: null, resultId: row.resultId, exhausted: false, ends: false });
-      g.item.done(answer(g.c));
+      answered(this.market, g.item, g.c);
     }
     return group.slice(rows.length);
   }
@@ -206,7 +219,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     }
     for (const d of done) {
       d.step.apply(d.written);
-      d.item.done(answer(d.c));
+      answered(this.market, d.item, d.c);
     }
     // Reports for a job the group ended: alone now, and refused as stale as they would have been.
     await this.runAlone(later);

@@ -1,8 +1,8 @@
-import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest, type ReportAndLeaseResponse } from "@cyclemarket/worker-runtime";
+import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
 import { router, workerProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
-import { heartbeat, leaseTasks, reportMany, reportResult } from "../../resources/leases.ts";
+import { checkReport, heartbeat, leaseTasks, reportAndLease, reportMany } from "../../resources/leases.ts";
 import { setMachineControls } from "../../resources/controls.ts";
 
 // The wire messages of the producer protocol: one schema per message, shared with the workers.
@@ -18,15 +18,9 @@ export const workerRouter = router({
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
   /** One result; with `lease`, the next tasks in the same answer, leased once the result is in. */
-  report: workerProcedure.input(ReportAndLeaseRequest).mutation(async ({ ctx, input: { lease, ...report }, signal }): Promise<ReportAndLeaseResponse> => {
-    const answer = await reportResult(ctx.services.market, ctx.caller, report, signal);
-    if (!lease) return answer;
-    const leases = await leaseTasks(ctx.services.market, ctx.caller, lease.machineId, lease.max, signal).then(
-      (a) => a.leases,
-      () => [],
-    );
-    return { ...answer, leases };
-  }),
+  report: workerProcedure
+    .input(ReportAndLeaseRequest)
+    .mutation(async ({ ctx, input: { lease, ...report }, signal }) => reportAndLease(ctx.services.market, ctx.caller, checkReport(ctx.services.market, ctx.caller, report), lease, signal)),
   /** Several results in one call, each answered on its own; they join the same group commit, and the next leases may come in the answer. */
   reportMany: workerProcedure.input(ReportManyRequest).mutation(({ ctx, input, signal }) => reportMany(ctx.services.market, ctx.caller, input.reports, signal, input.lease)),
   /** The capacity the machine offers now: its own conditions, and any change to its controls. */
