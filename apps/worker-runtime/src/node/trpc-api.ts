@@ -6,6 +6,7 @@ import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from "@tr
 import { WORKER_PROCEDURES, WorkStreamRequest, type WorkerApi } from "../api.ts";
 import { workStreamCallbacks } from "../work-stream.ts";
 import { NodeEventSource } from "./event-source.ts";
+import { transportFetch } from "./http-transport.ts";
 
 export function createTrpcApi(url: string, token: string): WorkerApi {
   const endpoint = url.replace(/\/+$/, "") + "/api/trpc";
@@ -20,7 +21,8 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
         true: httpSubscriptionLink({ url: endpoint, EventSource: NodeEventSource, eventSourceOptions: { headers } }),
         // One request per call, sent at once: the loop makes few calls (its reports already go
         // together, with its next lease), and a batching link would hold each for a timer first.
-        false: httpLink({ url: endpoint, headers }),
+        // Over the worker's keep-alive transport: the same bytes as the platform's fetch, at less cost per call.
+        false: httpLink({ url: endpoint, headers, fetch: transportFetch }),
       }),
     ],
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
