@@ -1,9 +1,10 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
-import { createTRPCClient, httpLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { send, transportFetch } from "./http-transport.ts";
 import { NodeEventSource } from "./event-source.ts";
+import { workerCaller } from "./trpc-api.ts";
 
 // The worker's transport must put on the wire exactly the bytes the platform's fetch puts there
 // (the market sees the same requests whichever sends them), and read answers as fetch would.
@@ -44,24 +45,45 @@ async function rawServer(answer: (request: string) => Buffer | string) {
 const json = (body: string, extra = "") => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
 
 describe("the Node worker's HTTP transport", () => {
-  it("sends a tRPC mutation and query byte for byte as the platform's fetch does", async () => {
-    const { base, requests } = await rawServer(() => json(`{"result":{"data":{"ok":true}}}`));
-    const headers = { authorization: "Bearer cm_secret" };
+  it("sends the worker's calls byte for byte as tRPC's link over the platform's fetch did, and reads refusals the same", async () => {
+    const refusal = `{"error":{"message":"This machine departed","code":-32009,"data":{"code":"CONFLICT","httpStatus":409,"reason":{"code":"machine-departed"}}}}`;
+    const { base, requests } = await rawServer((request) => (request.includes("worker.report") ? json(refusal) : json(`{"result":{"data":{"ok":true}}}`)));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const client = (fetch?: typeof transportFetch) => createTRPCClient<any>({ links: [httpLink({ url: `${base}/api/trpc`, headers, ...(fetch ? { fetch } : {}) })] }) as any;
-    const calls = async (c: ReturnType<typeof client>) => [
-      await c.worker.heartbeat.mutate({ machineId: "m-1", leaseIds: ["l-1", "l-2"], note: "é ✓" }),
-      await c.worker.module.query({ moduleHash: "sha256:abc", jobId: "j 1" }),
-      await c.worker.depart.mutate(undefined),
+    const link = createTRPCClient<any>({ links: [httpLink({ url: `${base}/api/trpc`, headers: { authorization: "Bearer cm_secret" } })] }) as any;
+    const caller = workerCaller(base, "cm_secret");
+    const outcome = (p: Promise<unknown>) => p.then((data) => ({ data }), (e: TRPCClientError<never>) => ({ error: e instanceof TRPCClientError, message: e.message, data: e.data }));
+    const heartbeat = { machineId: "m-1", leaseIds: ["l-1", "l-2"], note: "é ✓" };
+    const module = { moduleHash: "sha256:abc", jobId: "j 1" };
+    const report = { leaseId: "l-1", outputHash: "h" };
+    const byLink = [
+      await outcome(link.worker.heartbeat.mutate(heartbeat)),
+      await outcome(link.worker.module.query(module)),
+      await outcome(link.worker.depart.mutate(undefined)),
+      await outcome(link.worker.report.mutate(report)),
     ];
-    const byFetch = await calls(client());
-    const byFetchRequests = requests.splice(0);
-    const byTransport = await calls(client(transportFetch));
-    expect(byTransport).toEqual(byFetch);
-    expect(requests).toHaveLength(3);
-    expect(requests).toEqual(byFetchRequests);
+    const byLinkRequests = requests.splice(0);
+    const byCaller = [
+      await outcome(caller.mutate("heartbeat", heartbeat)),
+      await outcome(caller.query("module", module)),
+      await outcome(caller.mutate("depart", undefined)),
+      await outcome(caller.mutate("report", report)),
+    ];
+    expect(byCaller).toEqual(byLink);
+    expect(byCaller[3]).toMatchObject({ error: true, message: "This machine departed", data: { reason: { code: "machine-departed" } } });
+    expect(requests).toHaveLength(4);
+    expect(requests).toEqual(byLinkRequests);
     expect(requests[0]).toMatch(/^POST \/api\/trpc\/worker\.heartbeat HTTP\/1\.1\r\n/);
     expect(requests[1]).toMatch(/^GET \/api\/trpc\/worker\.module\?input=/);
+    expect(requests[2]).toMatch(/\r\ncontent-length: 0\r\n\r\n$/);
+  });
+
+  it("sends what the platform's fetch sends through tRPC's batching link too (the bench's consumers)", async () => {
+    const { base, requests } = await rawServer(() => json(`[{"result":{"data":1}},{"result":{"data":2}}]`));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const client = (fetch?: typeof transportFetch) => createTRPCClient<any>({ links: [httpBatchLink({ url: `${base}/api/trpc`, headers: { cookie: "s=1" }, ...(fetch ? { fetch } : {}) })] }) as any;
+    const both = (c: ReturnType<typeof client>) => Promise.all([c.jobs.get.query({ jobId: "j" }), c.jobs.progress.query({ jobId: "j" })]);
+    expect(await both(client(transportFetch))).toEqual(await both(client()));
+    expect(requests[1]).toEqual(requests[0]);
   });
 
   it("opens a work stream with the same request as the platform's fetch, Last-Event-ID included", async () => {
