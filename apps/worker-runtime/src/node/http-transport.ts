@@ -23,6 +23,8 @@ export interface TransportResponse {
   body: Readable;
 }
 
+const SILENT_MS = 300_000;
+
 const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
 // Headers the platform's fetch adds when the caller did not set them, in the order it adds them.
@@ -66,6 +68,9 @@ export function send(target: string | URL, init: TransportInit = {}): Promise<Tr
   const attempt = (retried: boolean): Promise<TransportResponse> =>
     new Promise((resolve, reject) => {
       const req = request({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, agent, setHost: false, headers: lines });
+      // As the platform's fetch gives up on a connection silent for 300 s (no answer, or a stream
+      // without a byte): the socket's own idle timer, refreshed by traffic, not a timer per call.
+      req.setTimeout(SILENT_MS, () => req.destroy(Object.assign(new Error(`no answer from ${url.host} in ${SILENT_MS / 1000} s`), { code: "ETIMEDOUT" })));
       const onAbort = () => req.destroy(abortError(signal!) as Error);
       signal?.addEventListener("abort", onAbort, { once: true });
       req.on("response", (res) => {
