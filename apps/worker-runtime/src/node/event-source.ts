@@ -51,6 +51,7 @@ export class NodeEventSource extends EventTarget {
     let body: Readable;
     try {
       const res = await send(this.url, {
+        stream: true,
         headers: { accept: "text/event-stream", "cache-control": "no-cache", ...(this.lastEventId ? { "last-event-id": this.lastEventId } : {}), ...this.headers },
         signal: connection.signal,
       });

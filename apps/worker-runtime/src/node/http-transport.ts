@@ -10,6 +10,8 @@ import { createGunzip, createInflate } from "node:zlib";
 import type { Readable } from "node:stream";
 
 export interface TransportInit {
+  /** A work stream: a connection of its own for as long as it is read. */
+  stream?: boolean;
   method?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -25,7 +27,15 @@ export interface TransportResponse {
 
 const SILENT_MS = 300_000;
 
-const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+/**
+ * Calls share at most CALL_SOCKETS connections per market; more wait for one (a host running
+ * many machines whose market stalls would otherwise open a socket per pending call, heartbeats
+ * piling up by the thousand). Work streams hold a connection each for as long as they are open,
+ * so they have agents of their own, without a bound, and never keep a call waiting.
+ */
+const CALL_SOCKETS = 256;
+const callAgents = { "http:": new http.Agent({ keepAlive: true, maxSockets: CALL_SOCKETS }), "https:": new https.Agent({ keepAlive: true, maxSockets: CALL_SOCKETS }) };
+const streamAgents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
 // Headers the platform's fetch adds when the caller did not set them, in the order it adds them.
 const FETCH_DEFAULTS: [string, string][] = [
@@ -62,7 +72,7 @@ export function send(target: string | URL, init: TransportInit = {}): Promise<Tr
   const lines = fetchHeaderLines(url, method, init.headers ?? {}, init.body);
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortError(signal));
-  const agent = agents[url.protocol as keyof typeof agents];
+  const agent = (init.stream ? streamAgents : callAgents)[url.protocol as keyof typeof callAgents];
   if (!agent) return Promise.reject(new Error(`unsupported protocol ${url.protocol} (http: and https: are)`));
   const request = url.protocol === "https:" ? https.request : http.request;
   const attempt = (retried: boolean): Promise<TransportResponse> =>
