@@ -28,12 +28,13 @@ export interface TransportResponse {
 const SILENT_MS = 300_000;
 
 /**
- * Calls share at most CALL_SOCKETS connections per market; more wait for one (a host running
+ * Calls share at most CALL_SOCKETS connections per market, more than a thousand machines keep
+ * busy (a slow call must not hold a heartbeat back); more wait for one (a host running
  * many machines whose market stalls would otherwise open a socket per pending call, heartbeats
  * piling up by the thousand). Work streams hold a connection each for as long as they are open,
  * so they have agents of their own, without a bound, and never keep a call waiting.
  */
-const CALL_SOCKETS = 256;
+const CALL_SOCKETS = 4096;
 const callAgents = { "http:": new http.Agent({ keepAlive: true, maxSockets: CALL_SOCKETS }), "https:": new https.Agent({ keepAlive: true, maxSockets: CALL_SOCKETS }) };
 const streamAgents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
