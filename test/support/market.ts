@@ -105,16 +105,21 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
  * as a person would, so a consumer gets their starting credits.
  */
 export async function signUp(url: string, email: string, roles: ("producer" | "consumer")[], outbox?: string) {
+  return clientFor(url, await signUpSession(url, email, roles, outbox));
+}
+
+/** Signs a user up as `signUp` does and returns the headers that carry their session (cookie and origin). */
+export async function signUpSession(url: string, email: string, roles: ("producer" | "consumer")[], outbox?: string): Promise<Record<string, string>> {
   const res = await fetch(`${url}/api/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: PUBLIC_URL },
     body: JSON.stringify({ email, password: "correct horse battery", name: email.split("@")[0] }),
   });
   if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-  const client = clientFor(url, { cookie: sessionCookie(res), origin: PUBLIC_URL });
-  await client.account.chooseRoles.mutate({ roles });
+  const headers = { cookie: sessionCookie(res), origin: PUBLIC_URL };
+  await clientFor(url, headers).account.chooseRoles.mutate({ roles });
   if (outbox) await verifyEmail(url, outbox, email);
-  return client;
+  return headers;
 }
 
 /** Follows the verification link, sent to the market at `url` whatever public address it names. */

@@ -11,7 +11,10 @@ import { runProducer, type ProducerEvent } from "../../worker-runtime/src/produc
 import type { Executor } from "../../worker-runtime/src/executor.ts";
 import type { WorkerApi } from "../../worker-runtime/src/api.ts";
 import { EMPTY_OUTPUT_HASH } from "../../worker-runtime/src/sandbox.ts";
-import { clientFor, freePort, PUBLIC_URL, signUp, TEST_MARKET_ENV } from "../../../test/support/market.ts";
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
+import { transportFetch } from "../../worker-runtime/src/node/http-transport.ts";
+import type { AppRouter } from "../src/index.ts";
+import { clientFor, freePort, PUBLIC_URL, signUp, signUpSession, TEST_MARKET_ENV } from "../../../test/support/market.ts";
 import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
 
@@ -152,10 +155,29 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
 
 // ---- people
 
-export type Consumer = Awaited<ReturnType<typeof signUp>>;
+export type Consumer = ReturnType<typeof webClientFor>;
+
+/**
+ * A client with the web app's links (apps/web/lib/providers.tsx): a submission or a quote alone,
+ * every other call batched with those made in the same tick (at most 10 to a request), so a
+ * consumer's job page reaches the market as the page's requests do. It goes over the worker's
+ * keep-alive transport, which keeps the load generator light.
+ */
+export function webClientFor(url: string, headers: Record<string, string>) {
+  const endpoint = `${url}/api/trpc`;
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.path === "jobs.submit" || op.path === "jobs.quote",
+        true: httpLink({ url: endpoint, headers, fetch: transportFetch }),
+        false: httpBatchLink({ url: endpoint, headers, maxItems: 10, fetch: transportFetch }),
+      }),
+    ],
+  });
+}
 
 export async function consumer(manager: BenchManager, email: string): Promise<Consumer> {
-  return signUp(manager.url, email, ["consumer"], manager.outbox);
+  return webClientFor(manager.url, await signUpSession(manager.url, email, ["consumer"], manager.outbox));
 }
 
 /** A producer's API token, as a Node worker is started with. */

@@ -2,8 +2,9 @@
 //
 // A market under mixed load for S seconds: M simulated machines (ten to a producer) join over R
 // seconds, each registering, heartbeating at the protocol's interval, holding its work stream,
-// leasing and reporting; C consumers each submit a job of J trivial tasks, watch its page (one
-// `jobs.get` a second, as the job page polls) until it completes, and submit the next. Prints the
+// leasing and reporting; C consumers each submit a job of J trivial tasks, watch its page (what
+// the job page polls: `jobs.get` a second, its progress, the balance, the outputs as tasks
+// finish) until it completes, and submit the next. Prints the
 // dispatch bench's figures plus the machines the market declared departed although they kept
 // heartbeating, the manager's peak memory, the books of every job that finished, and how long
 // /healthz took to answer (asked every 100 ms throughout).
@@ -12,14 +13,13 @@
 //
 // Heartbeats only: M machines register over R seconds and then only heartbeat, each at the
 // interval the market gave it at registration (the protocol's: a third of the lease timeout), with
-// no work stream, no consumers and no jobs; each call goes on the wire exactly as the Node
-// worker's tRPC client sends it, but over plain keep-alive HTTP, so the load generator sharing
-// the machine stays light. Prints registrations and heartbeats with their times and rate,
+// no work stream, no consumers and no jobs; each call is made by the Node worker's own tRPC client
+// (its keep-alive transport keeps the load generator sharing the machine light). Prints registrations and heartbeats with their times and rate,
 // /healthz, how late the manager's event loop ran, machines declared departed and peak memory.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, type BenchManager, type Consumer } from "./harness.ts";
-import http from "node:http";
+import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10 }, ["heartbeat-only"]);
@@ -99,18 +99,37 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       timings.add("submit", performance.now() - sent);
       submittedAt.set(jobId, sent);
       jobIds.push(jobId);
-      // The job page: one poll a second until the job is done (past the end, the drain waits).
-      for (;;) {
-        await sleep(1000);
-        const t = performance.now();
-        const view = await buyer.jobs.get.query({ jobId }).catch(() => null);
-        timings.add("jobPage", performance.now() - t);
-        if (view && (view.status === "completed" || view.status === "failed" || view.status === "rejected")) {
-          if (view.status === "completed") finished.push(jobId);
-          break;
-        }
-        if (performance.now() > endAt + opt.drainSeconds * 1000) break;
+      // The job page: what it polls while the job runs (past the end, the drain waits).
+      if (await watchJobPage(buyer, jobId)) finished.push(jobId);
+    }
+  }
+  /**
+   * The job page (apps/web/app/jobs/[id]) while its job runs: `jobs.get` every second, the
+   * progress chart's `jobs.progress` every 2 s, the header's balance (`ledger.statement`) every
+   * 4 s, and the task outputs' first page (`jobs.outputs`) at first sight and again whenever the
+   * count of finished tasks moves. The page's timers start together when it opens, so calls due in the same
+   * second go in one batched request, as the page's batching link sends them.
+   */
+  async function watchJobPage(buyer: Consumer, jobId: string): Promise<boolean> {
+    let done = -1;
+    // Tick 0 is the page opening: every query at once; then each at its interval.
+    for (let tick = 0; ; tick++) {
+      if (tick > 0) await sleep(1000);
+      const t = performance.now();
+      const [view] = await Promise.all([
+        buyer.jobs.get.query({ jobId }).catch(() => null),
+        tick % 2 === 0 ? buyer.jobs.progress.query({ jobId }).catch(() => null) : null,
+        tick % 4 === 0 ? buyer.ledger.statement.query().catch(() => null) : null,
+      ]);
+      timings.add("jobPage", performance.now() - t);
+      if (view && view.tasksDone !== done) {
+        done = view.tasksDone;
+        const o = performance.now();
+        await buyer.jobs.outputs.query({ jobId, fromIndex: 0, limit: 50 }).catch(() => null);
+        timings.add("jobOutputs", performance.now() - o);
       }
+      if (view && (view.status === "completed" || view.status === "failed" || view.status === "rejected")) return view.status === "completed";
+      if (performance.now() > endAt + opt.drainSeconds * 1000) return false;
     }
   }
   await Promise.all(buyers.map((b, i) => shop(b, i)));
@@ -135,6 +154,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       registerMs: timings.latency("register"),
       submitMs: timings.latency("submit"),
       jobPageMs: timings.latency("jobPage"),
+      jobOutputsMs: timings.latency("jobOutputs"),
       healthzMs: timings.latency("healthz"),
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
       postgresCpuMsPerTask: accepted ? round((cpuAfter.postgresMs - cpuBefore.postgresMs) / accepted, 3) : null,
@@ -174,38 +194,6 @@ function probeHealth(manager: BenchManager, timings: Timings) {
   };
 }
 
-/**
- * One worker call as the Node worker's tRPC client sends it (`httpBatchLink`, a batch of one:
- * `POST /api/trpc/worker.<name>?batch=1` with `{"0": input}`), over keep-alive connections shared
- * by all machines, so ten thousand machines cost the load generator little more than their bytes.
- */
-function rawWorkerCall(agent: http.Agent, base: URL, token: string) {
-  return <T>(procedure: string, input: unknown) =>
-    new Promise<T>((resolve, reject) => {
-      const body = JSON.stringify({ 0: input });
-      const req = http.request(
-        { host: base.hostname, port: base.port, path: `/api/trpc/worker.${procedure}?batch=1`, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${token}` } },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (text += chunk));
-          res.on("end", () => {
-            try {
-              const [answer] = JSON.parse(text) as [{ result?: { data: T }; error?: { message?: string } }];
-              if (answer?.result) resolve(answer.result.data);
-              else reject(new Error(`${res.statusCode}: ${answer?.error?.message ?? text.slice(0, 200)}`));
-            } catch {
-              reject(new Error(`${res.statusCode}: ${text.slice(0, 200)}`));
-            }
-          });
-          res.on("error", reject);
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
-}
-
 /** Machines that register and then only heartbeat, each at the interval the market gave it. */
 async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   const timings = new Timings();
@@ -219,8 +207,6 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   let registered = 0;
   let heartbeats = 0;
   let peakRss = 0;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const base = new URL(manager.url);
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
   const cpuBefore = manager.cpu();
@@ -231,13 +217,13 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
 
   async function machine(i: number) {
     await sleep(i * staggerMs);
-    const call = rawWorkerCall(agent, base, tokens[i % tokens.length]!);
+    const api = createTrpcApi(manager.url, tokens[i % tokens.length]!);
     let answer: { machineId: string; heartbeatIntervalMs: number } | null = null;
     // A refused registration (the market busy: 503 with Retry-After) is asked again, as the worker does.
     while (!answer && performance.now() < endAt) {
       const t = performance.now();
       try {
-        answer = await call("register", { name: `beat-${i}`, kind: "opportunistic", slots: opt.slots, speed: 1, memoryPerSlotMb: 4096, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" });
+        answer = await api.register({ name: `beat-${i}`, kind: "opportunistic", slots: opt.slots, speed: 1, memoryPerSlotMb: 4096, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" });
         timings.add("register", performance.now() - t);
         registered++;
       } catch (e) {
@@ -250,7 +236,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
     timers.push(
       setInterval(() => {
         const t = performance.now();
-        call("heartbeat", { machineId, leaseIds: [] }).then(
+        api.heartbeat({ machineId, leaseIds: [] }).then(
           () => (timings.add("heartbeat", performance.now() - t), heartbeats++),
           (e: unknown) => failed("heartbeat", e),
         );
@@ -268,7 +254,6 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   for (const t of timers) clearInterval(t);
   clearInterval(rssTimer);
   await health.stop();
-  agent.destroy();
   const { departed, loopDelayMs } = await manager.audit([]);
   const pick = (kind: string) => {
     const s = timings.summary(kind);

@@ -2,7 +2,8 @@
 // Admission latency of 10-task jobs over M machines with a realistic queue, single-task
 // decisions per second, memory per machine, and what deciding one job of 10,000 identical tasks
 // costs (a submission at the size limit, asked again while it waits as a delayed job), and what
-// deciding a small job of 20 identical tasks costs on 1,000 machines (the live market's usual submission).
+// deciding a small job of 20 identical tasks costs on 1,000 machines (the live market's usual
+// submission), and one rebalancing pass of the live market's policy over 1,000 machines.
 import v8 from "node:v8";
 import vm from "node:vm";
 import { commitDecision, createPolicy, createRng, defaultPriceConstant, MarketState, type JobInput, type MachineProfileInput, type Rng } from "../src/index.ts";
@@ -178,6 +179,30 @@ const small = [
   { case: "1,000 machines that differ", ...smallJob(false) },
 ];
 
+/**
+ * One rebalancing pass of the live market's policy (miserly, moves at any gain: the Market
+ * Manager's sweeper runs it every second) over 1,000 two-slot machines, 200 of them running two
+ * tasks with a 20-task job queued behind, the rest idle: the mixed load bench's market.
+ */
+function rebalancePass(passes = 20): { msPerPass: number; moves: number } {
+  const policy = createPolicy("miserly", { migration: { rule: "rebalance", moveRunning: false, minGain: 0 } });
+  const state = new MarketState({ horizonSeconds: H, priceConstant: defaultPriceConstant(Array(1000).fill(0.0001), H) });
+  for (let i = 0; i < 1000; i++) state.upsertMachine({ id: `r${i}`, kind: "opportunistic", slots: 2, speed: 1, memoryPerSlotMb: 4096, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001 }, 0);
+  for (let m = 0; m < 200; m++) {
+    for (let j = 0; j < 22; j++) {
+      const id = `r${m}-${j}`;
+      state.assignTask({ id, jobId: `job-${m}`, work: 0.001, memoryMb: 1, bytes: 0 }, `r${m}`, 0);
+      if (j < 2) state.taskStarted(id, 0);
+    }
+  }
+  const rng = createRng(seed);
+  let moves = 0;
+  const start = performance.now();
+  for (let p = 0; p < passes; p++) moves = policy.tick(state, 1 + p / 1000, rng).moves.length;
+  return { msPerPass: Math.round(((performance.now() - start) / passes) * 100) / 100, moves };
+}
+const rebalance = rebalancePass();
+
 const result = {
   machines: M,
   seed,
@@ -186,6 +211,7 @@ const result = {
   singleTaskDecisionsPerSecond: perSecond,
   hugeJob10000Tasks: huge,
   smallJob20Tasks: small,
+  rebalancePass1000Machines: rebalance,
   memory: { bytesPerMachine: emptyBytes / M, queueBytesPerMachine: queuedBytes / M, totalBytesPerMachine: (emptyBytes + queuedBytes) / M },
 };
 if (json) console.log(JSON.stringify(result));
@@ -204,4 +230,5 @@ else {
   console.log(table([["market", "outcome", "ms per decision"], ...huge.map((h) => [h.case, h.outcome, h.ms])]));
   console.log("\none job of 20 identical tasks, decided (300 decisions, a third of the machines busy):\n");
   console.log(table([["market", "outcome", "p50 (µs)", "p99 (µs)"], ...small.map((h) => [h.case, h.outcome, h.p50Micros, h.p99Micros])]));
+  console.log(`\none rebalancing pass, 1,000 machines, 200 with a 20-task queue: ${rebalance.msPerPass} ms (${rebalance.moves} moves)`);
 }

@@ -4,6 +4,9 @@
 // events, data, ids and retry; a connection that drops is made again with Last-Event-ID; an answer
 // that is not an event stream (a refusal, a proxy's error page) fails it for good (CLOSED).
 
+import type { Readable } from "node:stream";
+import { send } from "./http-transport.ts";
+
 export interface NodeEventSourceInit {
   headers?: Record<string, string>;
   withCredentials?: boolean;
@@ -13,8 +16,6 @@ const CONNECTING = 0;
 const OPEN = 1;
 const CLOSED = 2;
 
-/** A line ends at CR, LF or CRLF; a CR at the end of a chunk may be the first half of a CRLF. */
-const LINE_END = /\r\n|\r(?!$)|\n/;
 
 export class NodeEventSource extends EventTarget {
   static readonly CONNECTING = CONNECTING;
@@ -47,21 +48,22 @@ export class NodeEventSource extends EventTarget {
 
   private async connect(): Promise<void> {
     const connection = (this.connection = new AbortController());
-    let body: ReadableStream<Uint8Array>;
+    let body: Readable;
     try {
-      const res = await fetch(this.url, {
+      const res = await send(this.url, {
+        stream: true,
         headers: { accept: "text/event-stream", "cache-control": "no-cache", ...(this.lastEventId ? { "last-event-id": this.lastEventId } : {}), ...this.headers },
         signal: connection.signal,
       });
-      if (res.status !== 200 || !res.body || !/^text\/event-stream\b/i.test(res.headers.get("content-type") ?? "")) {
-        void res.body?.cancel().catch(() => {});
+      if (res.status !== 200 || !/^text\/event-stream\b/i.test(String(res.headers["content-type"] ?? ""))) {
+        res.body.destroy();
         return this.fail();
       }
       body = res.body;
     } catch {
       return this.reconnect();
     }
-    if (this.readyState === CLOSED) return void body.cancel().catch(() => {});
+    if (this.readyState === CLOSED) return void body.destroy();
     this.readyState = OPEN;
     this.dispatchEvent(new Event("open"));
     try {
@@ -86,8 +88,7 @@ export class NodeEventSource extends EventTarget {
     this.dispatchEvent(new Event("error"));
   }
 
-  private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
+  private async read(body: Readable): Promise<void> {
     let buffer = "";
     let type = "";
     let data: string[] = [];
@@ -113,12 +114,22 @@ export class NodeEventSource extends EventTarget {
       else if (field === "id" && !value.includes("\0")) id = value;
       else if (field === "retry" && /^\d+$/.test(value)) this.retryMs = Number(value);
     };
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      for (let end = LINE_END.exec(buffer); end; end = LINE_END.exec(buffer)) {
-        line(buffer.slice(0, end.index));
-        buffer = buffer.slice(end.index + end[0].length);
+    body.setEncoding("utf8");
+    for await (const chunk of body as AsyncIterable<string>) {
+      buffer += chunk;
+      // Lines are cut by scanning once from where the last one ended; the rest is kept for the next chunk.
+      let from = 0;
+      for (;;) {
+        const cr = buffer.indexOf("\r", from);
+        const lf = buffer.indexOf("\n", from);
+        const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+        if (end < 0) break;
+        // A CR at the very end may be the first half of a CRLF split across chunks: wait for the next.
+        if (end === cr && cr === buffer.length - 1) break;
+        line(buffer.slice(from, end));
+        from = end === cr && buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : end + 1;
       }
+      if (from > 0) buffer = buffer.slice(from);
     }
   }
 }

@@ -44,4 +44,34 @@ describe("cheapestMachine", () => {
     );
     expect(inspectedTotal).toBeLessThan(machinesTotal);
   });
+
+  it("finds the cheapest machine at once after known machines change their price, speed or availability, without rebuilding the index (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ price: fc.double({ min: 0, max: 0.1, noNaN: true }), load: fc.double({ min: 0, max: 50, noNaN: true }) }), { minLength: 2, maxLength: 60 }),
+        fc.array(fc.record({ which: fc.nat(), price: fc.double({ min: 0, max: 0.1, noNaN: true }), speed: fc.double({ min: 0.2, max: 4, noNaN: true }), available: fc.boolean() }), { minLength: 1, maxLength: 10 }),
+        (ms, changes) => {
+          const s = market(ms.map((m, i) => opp(`m${i}`, { pricePerSecond: m.price })));
+          ms.forEach((m, i) => s.assignTask({ id: `t${i}`, jobId: "bg", work: m.load, memoryMb: 0, bytes: 0 }, `m${i}`, 0));
+          createContext(s, 0); // the index is built
+          for (const c of changes) {
+            const i = c.which % ms.length;
+            s.upsertMachine(opp(`m${i}`, { pricePerSecond: c.price, speed: c.speed, available: c.available }), 1);
+          }
+          const ctx = createContext(s, 1);
+          const task = { id: "x", work: 1, memoryMb: 0, bytes: 0 };
+          const got = cheapestMachine(ctx, task, Infinity, undefined, emptyExclusions());
+          let best = Infinity;
+          const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
+          for (let row = 0; row < ms.length; row++) {
+            if (infeasibility(ctx, row, task, Infinity, undefined, est)) continue;
+            best = Math.min(best, machineCredits(ctx, row, task, est.backlogSeconds));
+          }
+          if (best === Infinity) expect(got).toBeUndefined();
+          else expect(got!.cost).toBeCloseTo(best, 9);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -61,9 +61,15 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
     if (rule.rule === "load") {
       bestMove = loadMove(ctx, src, exclude, rule, est);
     } else {
+      // Tasks of one shape on one source (a job's tasks are mostly alike) get the same answer from
+      // the search, and an equal score never replaces the best: each shape is searched once.
+      const searched = new Set<string>();
       for (let t = state.heads[src]; t; t = t.next) {
         if (t.running && !rule.moveRunning) continue;
         const left = state.remainingOf(t, now);
+        const shape = `${left}/${t.memoryMb}/${t.running ? 1 : 0}`;
+        if (searched.has(shape)) continue;
+        searched.add(shape);
         // The same quantity of work leaves the source and joins the target: the task's share of
         // the backlog the source reports, so both sides of the comparison use one unit.
         const q = Math.min(left, m.remaining(src, now) / Math.max(1, m.i.running[src]! + m.i.queued[src]!));

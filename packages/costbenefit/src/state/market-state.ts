@@ -115,11 +115,15 @@ export class MarketState {
       m.setProfile(row, p);
       this.index.insert(row, 0);
       this.memoryIndex.insert(row, 0);
+      // One more machine changes n, and so every machine's key: rebuilt at the next search.
+      this.indexStale = true;
     } else {
       m.roll(row, now);
       m.setProfile(row, p);
+      // A known machine's new profile (its controls, its reputation) moves its own keys only:
+      // O(log machines), where marking the index stale rebuilt it over every machine.
+      this.rekey(row, now);
     }
-    this.indexStale = true;
     this.aggregatesCache = undefined;
     this.epoch++;
   }
