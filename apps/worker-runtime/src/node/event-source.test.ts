@@ -38,6 +38,29 @@ function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
 }
 
 describe("NodeEventSource", () => {
+  it("is closed from the listener of a stream's last event, as the tRPC link does on `return`, without an error escaping", async () => {
+    // The server ends the stream with the event; the listener closes the source while the chunk is
+    // still being read, so the connection is cut after the reader stopped listening to it.
+    const { url } = await serve((res) => (stream(res), res.end('event: return\ndata: ""\n\n')));
+    const escaped: unknown[] = [];
+    const onUncaught = (e: unknown) => escaped.push(e);
+    process.on("uncaughtException", onUncaught);
+    try {
+      source = new NodeEventSource(url);
+      let returned = false;
+      source.addEventListener("return", () => {
+        source!.close();
+        returned = true;
+      });
+      await until(() => returned);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(escaped).toEqual([]);
+      expect(source.readyState).toBe(NodeEventSource.CLOSED);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+  });
+
   it("reads events split anywhere across chunks, with CRLF, comments, named events and multi-line data", async () => {
     const { url, seen } = await serve((res) => {
       stream(res);

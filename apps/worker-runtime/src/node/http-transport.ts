@@ -82,9 +82,14 @@ export function send(target: string | URL, init: TransportInit = {}): Promise<Tr
       // As the platform's fetch gives up on a connection silent for 300 s (no answer, or a stream
       // without a byte): the socket's own idle timer, refreshed by traffic, not a timer per call.
       req.setTimeout(SILENT_MS, () => req.destroy(Object.assign(new Error(`no answer from ${url.host} in ${SILENT_MS / 1000} s`), { code: "ETIMEDOUT" })));
-      const onAbort = () => req.destroy(abortError(signal!) as Error);
+      // Once its whole answer has arrived, a request is cut without an error: its socket is then
+      // on its way back to the agent, where an error has no one to go to and would escape (a work
+      // stream closed from its last event's listener, as the tRPC link does on `return`).
+      let answer: http.IncomingMessage | undefined;
+      const onAbort = () => (answer?.complete ? req.destroy() : req.destroy(abortError(signal!) as Error));
       signal?.addEventListener("abort", onAbort, { once: true });
       req.on("response", (res) => {
+        answer = res;
         // The abort stays wired until the body ends: a stream being read is cut by it too.
         const done = () => signal?.removeEventListener("abort", onAbort);
         res.once("end", done).once("close", done);
