@@ -197,6 +197,12 @@ const MODULE_BASE64 = Buffer.from(moduleImporting("wasi_snapshot_preview1", "pro
  * placed tasks: 16,384 for a 4-slot machine, room for any job the benches submit on one worker.
  */
 export const BENCH_SLOT_MEMORY_MB = 4096;
+/**
+ * What a simulated machine asks per second of run, in credits: enough that a trivial run (reported
+ * as 1 ms) is paid a few micro-credits, so every report moves money (a payment entry and its two
+ * postings) as a real one does; at a ten-thousandth of a credit a run rounded to nothing.
+ */
+export const BENCH_PRICE_PER_SECOND = 0.01;
 const TRIVIAL_TASK_MB = 1;
 
 export function trivialJob(name: string, tasks: number) {
@@ -372,7 +378,7 @@ export function startFleet(options: {
       return runProducer({
         api,
         executor: instantExecutor(options.slots),
-        machine: { name: `bench-${i}`, kind: "opportunistic", speed: 1, memoryPerSlotMb: BENCH_SLOT_MEMORY_MB, bandwidthBytesPerSecond: 1e8, pricePerSecond: 0.0001, userAgent: "bench" },
+        machine: { name: `bench-${i}`, kind: "opportunistic", speed: 1, memoryPerSlotMb: BENCH_SLOT_MEMORY_MB, bandwidthBytesPerSecond: 1e8, pricePerSecond: BENCH_PRICE_PER_SECOND, userAgent: "bench" },
         signal: stop.signal,
         onEvent,
         registerAttempts: 1000,
