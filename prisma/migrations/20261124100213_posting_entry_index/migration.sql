@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "LedgerPosting_entryId_idx" ON "LedgerPosting"("entryId");
