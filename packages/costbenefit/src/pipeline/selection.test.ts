@@ -6,6 +6,17 @@ import { machineCredits } from "./scoring.ts";
 import { cheapestMachine, emptyExclusions } from "./selection.ts";
 import { market, opp } from "../test-fixtures.ts";
 
+/** The cheapest feasible machine's cost by looking at every one of the first `rows` machines (Infinity if none fits): what the index must agree with. */
+function cheapestByScan(ctx: ReturnType<typeof createContext>, task: Parameters<typeof machineCredits>[2], rows: number) {
+  let best = Infinity;
+  const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
+  for (let row = 0; row < rows; row++) {
+    if (infeasibility(ctx, row, task, Infinity, undefined, est)) continue;
+    best = Math.min(best, machineCredits(ctx, row, task, est.backlogSeconds));
+  }
+  return best;
+}
+
 describe("cheapestMachine", () => {
   it("finds the same cost as scanning every machine, while inspecting fewer (property)", () => {
     let inspectedTotal = 0;
@@ -28,12 +39,7 @@ describe("cheapestMachine", () => {
           const task = { id: "x", work, memoryMb, bytes: 0 };
           const why = emptyExclusions();
           const got = cheapestMachine(late, task, Infinity, undefined, why);
-          let best = Infinity;
-          const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-          for (let row = 0; row < ms.length; row++) {
-            if (infeasibility(late, row, task, Infinity, undefined, est)) continue;
-            best = Math.min(best, machineCredits(late, row, task, est.backlogSeconds));
-          }
+          const best = cheapestByScan(late, task, ms.length);
           if (best === Infinity) expect(got).toBeUndefined();
           else expect(got!.cost).toBeCloseTo(best, 9);
           inspectedTotal += why.inspected;
@@ -61,12 +67,7 @@ describe("cheapestMachine", () => {
           const ctx = createContext(s, 1);
           const task = { id: "x", work: 1, memoryMb: 0, bytes: 0 };
           const got = cheapestMachine(ctx, task, Infinity, undefined, emptyExclusions());
-          let best = Infinity;
-          const est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-          for (let row = 0; row < ms.length; row++) {
-            if (infeasibility(ctx, row, task, Infinity, undefined, est)) continue;
-            best = Math.min(best, machineCredits(ctx, row, task, est.backlogSeconds));
-          }
+          const best = cheapestByScan(ctx, task, ms.length);
           if (best === Infinity) expect(got).toBeUndefined();
           else expect(got!.cost).toBeCloseTo(best, 9);
         },
