@@ -3,7 +3,7 @@ import { HeartbeatRequest, LeaseRequest, ReportAndLeaseRequest, ReportManyReques
 import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller, type Context } from "../api/trpc.ts";
 import { checkReport, heardFrom, heartbeat, leaseNothing, reportAndLease, reportMany } from "../resources/leases.ts";
-import { errorShapeOf, resultReply } from "./trpc-direct.ts";
+import { errorShapeOf, handToTrpc, resultReply } from "./trpc-direct.ts";
 import type { Gone } from "../tasks/report-batch.ts";
 import { opsOf } from "../ops/ops.ts";
 
@@ -89,9 +89,7 @@ export function quickWorkerRoute(services: Services, req: http.IncomingMessage, 
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
     void answer(services, req, res, text, batch, requestId, procedure, quick, reports).then((done) => {
       if (done) return;
-      // The general way, with the body tRPC would have read (its node adapter takes a string body as is).
-      (req as http.IncomingMessage & { body?: string }).body = text;
-      trpc(req, res);
+      handToTrpc(req, res, text, trpc);
     });
   });
   return true;

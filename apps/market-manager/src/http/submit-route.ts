@@ -2,7 +2,7 @@ import type http from "node:http";
 import type { Services } from "../services.ts";
 import { createContext, type Context } from "../api/trpc.ts";
 import { OFF_THREAD_MIN_BYTES } from "./held-body.ts";
-import { callDirect, errorShapeOf, sendResult } from "./trpc-direct.ts";
+import { callDirect, errorShapeOf, handToTrpc, sendResult } from "./trpc-direct.ts";
 
 const PATH = "/api/trpc/jobs.submit";
 
@@ -33,9 +33,7 @@ export function submitRoute(services: Services, req: http.IncomingMessage, res: 
     const text = Buffer.concat(chunks).toString("utf8");
     void answer(services, req, res, text, batch, requestId).then((done) => {
       if (done) return;
-      // The general way, with the body tRPC would have read (its node adapter takes a string body as is).
-      (req as http.IncomingMessage & { body?: string }).body = text;
-      trpc(req, res);
+      handToTrpc(req, res, text, trpc);
     });
   });
   return true;

@@ -55,4 +55,10 @@ export function sendResult(res: http.ServerResponse, batch: boolean, answer: { d
   res.end(reply.body);
 }
 
+/** Hands a request whose body a route beside the adapter already read to tRPC, the general way: its node adapter takes a string body as is. */
+export function handToTrpc(req: http.IncomingMessage, res: http.ServerResponse, text: string, trpc: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
+  (req as http.IncomingMessage & { body?: string }).body = text;
+  trpc(req, res);
+}
+
 export { config as apiConfig };
