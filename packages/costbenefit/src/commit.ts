@@ -1,10 +1,13 @@
 // Applying a decision to the state: the only way a policy's answer changes the market.
 import type { Decision, Replacement } from "./decision.ts";
 import type { Job, PendingTask } from "./job.ts";
-import type { MarketState } from "./state/market-state.ts";
+import type { MarketState, StateSeen } from "./state/market-state.ts";
 
-/** Admitted: tasks join their machines' queues. Delayed: kept for re-evaluation. Rejected: dropped. */
-export function commitDecision(state: MarketState, job: Job, decision: Decision, now: number): void {
+/**
+ * Admitted: tasks join their machines' queues. Delayed: kept for re-evaluation, as of `seen`, the
+ * state the decision looked at (state.seen() when it was taken; default now). Rejected: dropped.
+ */
+export function commitDecision(state: MarketState, job: Job, decision: Decision, now: number, seen?: StateSeen): void {
   if (decision.jobId !== job.id) throw new Error(`decision for ${decision.jobId} applied to job ${job.id}`);
   if (decision.outcome === "admitted") {
     const byId = new Map(job.tasks.map((t) => [t.id, t]));
@@ -16,7 +19,7 @@ export function commitDecision(state: MarketState, job: Job, decision: Decision,
     }
     state.forgetDelayedJob(job.id);
   } else if (decision.outcome === "delayed") {
-    state.delayJob(job, now, decision.reasons);
+    state.delayJob(job, now, decision.reasons, seen);
   } else {
     state.forgetDelayedJob(job.id);
   }

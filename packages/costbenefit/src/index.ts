@@ -18,7 +18,7 @@ export type { ReasonCode } from "./reasons.ts";
 export { Decision, Admitted, Delayed, Rejected, Placement, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
 // The live state and how decisions change it
 export { MarketState } from "./state/market-state.ts";
-export type { MachineView, DelayedJob } from "./state/market-state.ts";
+export type { MachineView, DelayedJob, StateSeen } from "./state/market-state.ts";
 export { commitDecision, commitReplacement } from "./commit.ts";
 // Policies
 export { createPolicy, buildPolicy } from "./policies/policy.ts";

@@ -14,6 +14,7 @@ import {
   type PendingTask,
   type Policy,
   type Reason,
+  type StateSeen,
 } from "@cyclemarket/costbenefit";
 import type { Decision, Engine, JobSpec, TaskDemand } from "./engine.ts";
 import { offeredCapacity, type LiveMachine } from "./live.ts";
@@ -64,7 +65,9 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
   let policy = livePolicy(policyName);
   const rng = createRng(seed);
   const demands = new Map<string, PendingTask>();
-  const decided = new WeakMap<Decision, { job: Job; decision: EngineDecision }>();
+  // What each decision saw: the service writes a decision down before it commits it here, and a
+  // machine may join or a task finish meanwhile (commitDecision's `seen`).
+  const decided = new WeakMap<Decision, { job: Job; decision: EngineDecision; seen: StateSeen }>();
   let last = 0;
   const at = (ms: number) => (last = Math.max(last, sec(ms)));
 
@@ -112,21 +115,24 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       state.removeMachine(machineId, last);
     },
     decide(spec, now) {
+      const seen = state.seen();
       const job = toJob(spec);
       const d = policy.admit(state, job, at(now), rng);
       const out = answer(job, d);
-      decided.set(out, { job, decision: d });
+      decided.set(out, { job, decision: d, seen });
       return out;
     },
     decidePilots(spec, wallMs, now, quote = false) {
+      const seen = state.seen();
       let asked = toJob(spec);
       const ask = (j: Job) => (quote ? policy.quote(state, (asked = j), at(now), rng) : policy.admit(state, (asked = j), at(now), rng));
       const d = decidePilots(ask, asked, sec(wallMs));
       const out = answer(asked, d);
-      if (!quote) decided.set(out, { job: asked, decision: d });
+      if (!quote) decided.set(out, { job: asked, decision: d, seen });
       return out;
     },
     decideRemainder(spec, pilots, wallMs, now) {
+      const seen = state.seen();
       let asked = toJob(spec);
       const r = decideRemainder((j) => policy.admit(state, (asked = j), at(now), rng), pilots.terms, {
         job: asked,
@@ -136,7 +142,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
         pilotPrice: pilots.priceCredits,
       });
       const out = answer(asked, r.decision);
-      decided.set(out, { job: asked, decision: r.decision });
+      decided.set(out, { job: asked, decision: r.decision, seen });
       return { decision: out, workPerTask: r.workPerTask };
     },
     remainderDue(asked, now) {
@@ -161,7 +167,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
           demands.set(p.taskId, { ...base, id: p.taskId, jobId: original.job.id });
         }
       }
-      commitDecision(state, original.job, original.decision, last);
+      commitDecision(state, original.job, original.decision, last, original.seen);
     },
     place(tasks: TaskDemand[], now) {
       at(now);

@@ -105,6 +105,20 @@ describe("miserly admission", () => {
     expect(miserly.tick(s, 3, rng).reevaluate).toEqual(["j"]);
   });
 
+  it("asks a delayed job again when a machine joined between its decision and its commit", () => {
+    // The live service writes a decision down before committing it; a machine may join meanwhile.
+    const s = market([opp("a"), opp("b")], { priceConstant: 10 });
+    loaded(s, "a", 99);
+    loaded(s, "b", 99);
+    const j = job("j", { kind: "constant", value: 1.2 }, [{ work: 10 }]);
+    const seen = s.seen();
+    const d = miserly.admit(s, j, 0, rng);
+    expect(d.outcome).toBe("delayed");
+    s.upsertMachine(opp("c", { speed: 10 }), 0.5);
+    commitDecision(s, j, d, 1, seen);
+    expect(miserly.tick(s, 1, rng).reevaluate).toEqual(["j"]);
+  });
+
   it("asks a delayed job again less often while it stays delayed, and at once when a machine joins", () => {
     const s = market([opp("a"), opp("b")], { priceConstant: 10, maxRecheckSeconds: 4 });
     loaded(s, "a", 99);

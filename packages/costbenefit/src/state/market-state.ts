@@ -22,6 +22,12 @@ export interface TaskRecord {
   next: TaskRecord | undefined;
 }
 
+/** The version of the state a decision looked at: its epoch (any change of capacity or load) and its machine count. */
+export interface StateSeen {
+  epoch: number;
+  machines: number;
+}
+
 export interface DelayedJob {
   readonly job: Job;
   readonly since: number;
@@ -251,9 +257,20 @@ export class MarketState {
     return Math.max(0, t.work - this.machines.f.speed[t.machine]! * Math.max(0, now - t.startedAt));
   }
 
-  delayJob(job: Job, now: number, reasons: Reason[]): void {
+  /** What a decision taken now has seen of the market: a delayed job is asked again once this has changed. */
+  seen(): StateSeen {
+    return { epoch: this.epoch, machines: this.machineCount };
+  }
+
+  /**
+   * A job the policy delayed, kept for re-evaluation. `seen` is the state the policy looked at
+   * (default: now); a service that commits a decision after writing it down passes what it saw
+   * when deciding, so a machine that joined or a task that finished meanwhile still counts as a
+   * change and the job is asked again at the next tick rather than waiting for another one.
+   */
+  delayJob(job: Job, now: number, reasons: Reason[], seen: StateSeen = this.seen()): void {
     const prev = this.delayed.get(job.id);
-    this.delayed.set(job.id, { job, since: prev?.since ?? now, epoch: this.epoch, reasons, evaluatedAt: now, evaluations: (prev?.evaluations ?? 0) + 1, machines: this.machineCount });
+    this.delayed.set(job.id, { job, since: prev?.since ?? now, epoch: seen.epoch, reasons, evaluatedAt: now, evaluations: (prev?.evaluations ?? 0) + 1, machines: seen.machines });
   }
 
   forgetDelayedJob(jobId: string): void {
