@@ -54,5 +54,7 @@ process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) 
   } else if (msg.kind === "stop") void stop();
 });
 process.on("SIGTERM", () => void stop());
+// The bench that started this market is gone (killed, or its output's reader closed): so is its load.
+process.on("disconnect", () => void stop());
 loopDelay.reset(); // from here on: the bench's load, not the start
 process.send!({ kind: "ready", port: manager.port, outbox: join(dataDir, "outbox.jsonl") });
