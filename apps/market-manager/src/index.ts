@@ -18,7 +18,7 @@ import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
 import { startSampler } from "./ops/sampler.ts";
 import { opsOf } from "./ops/ops.ts";
-import { createServer } from "./http/server.ts";
+import { createServer, LISTEN_BACKLOG } from "./http/server.ts";
 import { createQuotas } from "./limits/quotas.ts";
 import { authRules } from "./auth/auth-limits.ts";
 import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
@@ -89,7 +89,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(cfg.MARKET_PORT, cfg.MARKET_HOST, resolve);
+      server.listen({ port: cfg.MARKET_PORT, host: cfg.MARKET_HOST, backlog: LISTEN_BACKLOG }, resolve);
     });
   } catch (e) {
     stopSweeper();

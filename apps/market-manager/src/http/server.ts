@@ -105,7 +105,7 @@ export function createServer(services: Services) {
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ code: "NOT_FOUND", message: "Not found." }));
   };
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     const requestId = randomUUID();
     const started = performance.now();
     res.once("finish", () =>
@@ -117,4 +117,19 @@ export function createServer(services: Services) {
       refuseHttp(res, 500, { code: "INTERNAL_SERVER_ERROR", message: `The market could not complete this request (request ${requestId}).`, reason: { code: "internal-error", requestId } }, requestId);
     });
   });
+  // Workers call every few seconds (a heartbeat each 10 s, leases and reports between) and keep
+  // their connections (the Node worker's keep-alive agent, browsers). A connection idle for
+  // Node's default 5 s was closed between two calls of the same machine, so a fleet opened
+  // connections by the hundred a second, and a busy Node server accepts one new connection per
+  // turn of its event loop: they waited in the listen queue for seconds (bench:load, 1,000
+  // machines: heartbeats on new connections up to 8 s, on kept ones a few ms; a new connection's
+  // /healthz as long). Clients read the timeout from the Keep-Alive header and close first.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  return server;
 }
+
+/** How long the market keeps an idle connection: longer than a worker's calls are apart. */
+export const KEEP_ALIVE_MS = 65_000;
+/** Connections waiting to be accepted (the kernel caps it at net.core.somaxconn): Node's default is 511. */
+export const LISTEN_BACKLOG = 4096;

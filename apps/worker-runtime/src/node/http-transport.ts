@@ -35,7 +35,13 @@ const SILENT_MS = 300_000;
  * so they have agents of their own, without a bound, and never keep a call waiting.
  */
 const CALL_SOCKETS = 4096;
-const callAgents = { "http:": new http.Agent({ keepAlive: true, maxSockets: CALL_SOCKETS }), "https:": new https.Agent({ keepAlive: true, maxSockets: CALL_SOCKETS }) };
+// Every connection a burst opened is kept while it is idle (the agent's default keeps 256 and
+// closes the rest): a connection closed after a burst is opened again at the next one, and a busy
+// Node server accepts one new connection per turn of its event loop, so a host running many
+// machines that reconnects by the hundred waits seconds for the market to take them (the bench's
+// heartbeats did, up to 8 s, with the market idle half the time). The market keeps them as long (http/server.ts KEEP_ALIVE_MS).
+const callAgent = <A>(Agent: new (o: http.AgentOptions) => A) => new Agent({ keepAlive: true, maxSockets: CALL_SOCKETS, maxFreeSockets: CALL_SOCKETS });
+const callAgents = { "http:": callAgent(http.Agent), "https:": callAgent(https.Agent) };
 const streamAgents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
 // Headers the platform's fetch adds when the caller did not set them, in the order it adds them.
