@@ -6,17 +6,38 @@ export type Db = PrismaClient;
 export * as Prisma from "./generated/client.ts";
 
 const pools = new WeakMap<Db, pg.Pool>();
+const writers = new WeakMap<Db, pg.Pool>();
 
 export function createDb(url: string): Db {
   // The pool is made here so its connection counts can be read for /metrics (poolOf).
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);
+  // The market's own statements, run one at a time on its lock (a group's reports and leases, an
+  // admission), have connections of their own: in the shared pool they waited behind the pages'
+  // reads, and the lock with them (bench:load, 1,000 machines and 50 consumers polling their jobs:
+  // an admission's one statement held the lock 26-30 ms).
+  const writer = new pg.Pool({ connectionString: url, max: WRITER_CONNECTIONS });
+  // An idle connection that breaks (the database restarted) leaves the pool, which opens a new
+  // one for the next statement; unheard, its error would end the process.
+  writer.on("error", () => {});
+  writers.set(db, writer);
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    await disconnect();
+    await writer.end().catch(() => {});
+  };
   return db;
 }
 
+/** Connections for the statements run on the market's lock: one runs at a time, one more waits ready. */
+const WRITER_CONNECTIONS = 2;
+
 /** The connection pool behind a client made by createDb. */
 export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;
+
+/** The connections the market's lock-held statements run on (createDb); null for a client made otherwise. */
+export const writerOf = (db: Db): pg.Pool | null => writers.get(db) ?? null;
 
 /** Bytes as Prisma's Bytes fields take them (a plain ArrayBuffer-backed view). */
 export const toBytes = (b: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(b);

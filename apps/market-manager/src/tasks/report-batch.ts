@@ -2,8 +2,8 @@ import type { Market } from "../market/market.ts";
 import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
-import { PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
-import { poolOf } from "../db/client.ts";
+import { paidBy, PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
+import { writerOf } from "../db/client.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
@@ -226,9 +226,9 @@ export class ReportBatch<A extends LeaseAsk<any>> {
   }
 }
 
-/** Statements run straight through the pool, outside any transaction of Prisma's, prepared once per connection. */
+/** Statements run on the market's lock, straight through its own connections (db/client.ts writerOf), outside any transaction of Prisma's, prepared once per connection. */
 export function direct(market: Market): RunStatement {
-  const pool = poolOf(market.db);
+  const pool = writerOf(market.db);
   if (!pool) return (_name, text, values) => market.db.$queryRawUnsafe(text, ...values);
   return (name, text, values) => pool.query({ name, text, values });
 }
