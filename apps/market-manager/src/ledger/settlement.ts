@@ -64,8 +64,13 @@ export function payRun(
  * payment entries. One definition for the settlement and the job page (tasks/views.ts), so the
  * charge a page shows and the one the ledger makes never count payments differently.
  */
-export const PAID_FOR_JOB_SQL = `SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
-     WHERE e."jobId" = $1 AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind"`;
+export const PAID_FOR_JOB_SQL = paidForJobSql("$1");
+
+/** PAID_FOR_JOB_SQL for the job named by a column or expression of the statement it is part of, as a bigint. */
+export function paidForJobSql(job: string) {
+  return `SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
+     WHERE e."jobId" = ${job} AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind"`;
+}
 
 /** What producers were paid out of a job's escrow so far (PAID_FOR_JOB_SQL). */
 export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
@@ -79,18 +84,14 @@ export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
  * keeps the charge less those payments and gets back its penalty hold less any compensation paid,
  * and the consumer gets the rest of the escrow.
  */
-export async function settleCompleted(
-  tx: Tx,
-  s: { jobId: string; consumerId: string; charge: bigint; compensation: bigint; penaltyHeld: bigint; paidToProducers: bigint; seconds: number; memo: unknown },
-) {
+export async function settleCompleted(tx: Tx, s: CompletedSettlement & { jobId: string; consumerId: string }) {
   const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const paid = s.paidToProducers;
-  const toMarket = s.charge - paid + (s.penaltyHeld - s.compensation);
+  const { toMarket, memo, charged } = completedEntry(s);
   await post(tx, {
     kind: "settlement",
     uniqueKey: `settle:${s.jobId}`,
     jobId: s.jobId,
-    memo: { seconds: s.seconds, chargeMicro: s.charge.toString(), compensationMicro: s.compensation.toString(), paidToProducersMicro: paid.toString(), terms: s.memo },
+    memo,
     postings: [
       { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
       { account: { kind: "market" }, amount: toMarket },
@@ -98,7 +99,32 @@ export async function settleCompleted(
       { account: { kind: "consumer", userId: s.consumerId }, amount: held - toMarket, keep: true },
     ],
   });
-  return s.charge - s.compensation;
+  return charged;
+}
+
+/** A completed job's settlement terms: the engine's charge and compensation, as money, with what was paid. */
+export interface CompletedSettlement {
+  charge: bigint;
+  compensation: bigint;
+  penaltyHeld: bigint;
+  paidToProducers: bigint;
+  seconds: number;
+  memo: unknown;
+}
+
+/**
+ * What a completed job's settlement entry moves besides its escrow, whatever writes it (settleCompleted
+ * here, or a group's statement, tasks/report-rows.ts): the market keeps the charge less the
+ * producers' payments and gets back its penalty hold less any compensation; the consumer gets the
+ * rest of the escrow. `charged` is what the consumer paid in the end.
+ */
+export function completedEntry(s: CompletedSettlement) {
+  const paid = s.paidToProducers;
+  return {
+    toMarket: s.charge - paid + (s.penaltyHeld - s.compensation),
+    charged: s.charge - s.compensation,
+    memo: { seconds: s.seconds, chargeMicro: s.charge.toString(), compensationMicro: s.compensation.toString(), paidToProducersMicro: paid.toString(), terms: s.memo },
+  };
 }
 
 /**

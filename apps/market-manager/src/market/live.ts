@@ -78,6 +78,13 @@ export interface LiveJob {
   benefit: BenefitCurve;
   /** A job submitted without a work estimate: its first tasks run as pilots (costbenefit pilots.ts). */
   pilots?: LivePilots | undefined;
+  /**
+   * What its producers were paid out of its escrow so far, as memory knows it: set at submission,
+   * moved by the group statement's payments (report-rows.ts), forgotten (undefined) once a
+   * payment is written any other way, and unknown for a job restored at start. A group's
+   * statement settles the job's last task only while it is known, and checks it against the ledger.
+   */
+  paidMicro?: bigint | undefined;
 }
 
 export interface LivePilots {

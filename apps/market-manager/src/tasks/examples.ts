@@ -17,10 +17,14 @@ export function exampleModule(name: ExampleName): Uint8Array {
   return bytes;
 }
 
+/** A completed job's result: an example's combined answer, or else how many outputs it has (one per task). */
 export function combineOutputs(example: string | null, outputs: string[]) {
   const parsed = ExampleName.safeParse(example);
-  if (!parsed.success) return { kind: "outputs", tasks: outputs.length };
+  if (!parsed.success) return countedOutputs(outputs.length);
   return combineExample(parsed.data, outputs);
 }
+
+/** The result of a completed job that is not an example: its outputs are its tasks'. */
+export const countedOutputs = (tasks: number) => ({ kind: "outputs", tasks });
 
 export { planExample, EXAMPLES, ExampleName };

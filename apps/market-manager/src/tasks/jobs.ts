@@ -368,6 +368,7 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
       escrowMicro: needed,
       penaltyHeldMicro: penaltyHeld,
       priceMicro: price,
+      paidMicro: 0n,
       pricing,
       replicas: input.replicas,
       arrivedAt: now,

@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { Market } from "../market/market.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { refinedWorkOf } from "../resources/refine.ts";
-import { quoteRun, REPUTATION_REWARD, storedMs, type Completion, type CompletionStep } from "./results.ts";
+import { completedTerms, quoteRun, REPUTATION_REWARD, storedMs, type Completion, type CompletionStep } from "./results.ts";
+import { completedEntry, paidForJobSql } from "../ledger/settlement.ts";
+import { MARKET_OWNER } from "../ledger/ledger.ts";
+import { countedOutputs } from "./examples.ts";
 
 export interface PlainRow {
   c: Completion;
@@ -15,6 +18,20 @@ export interface PlainRow {
   entry: boolean;
   /** The run refined its job's work per task (in memory already). */
   refined: boolean;
+  /** The job's settlement, when this run decides its last task (results.ts `plain.settles`). */
+  settle: PlainSettlement | null;
+}
+
+/** A completed job's settlement as a group's statement writes it (ledger/settlement.ts settleCompleted's entry). */
+export interface PlainSettlement {
+  consumerId: string;
+  /** What the market keeps (completedEntry); the consumer gets the escrow's rest, which the statement reads. */
+  toMarket: bigint;
+  charged: bigint;
+  /** What the job's producers were paid in all, this run included, as memory counts it. */
+  paidTotal: bigint;
+  memo: string;
+  result: string;
 }
 
 /** Runs one statement: through a transaction of Prisma's, or straight through the pool (`pg`). */
@@ -22,9 +39,10 @@ export type RunStatement = (name: string, text: string, values: unknown[]) => Pr
 
 /**
  * A report as a plain row, or null when it is not one (results.ts `plain`, a machine whose
- * reputation would still rise, a run past its pay cap, or an escrow holding `escrow` that cannot
- * cover it). Its job's refined work moves in memory now, as completeTask's refine: the row
- * carries it to the database with the group.
+ * reputation would still rise, a run past its pay cap, an escrow holding `escrow` that cannot
+ * cover it, or a settlement the market would pay into). Its job's refined work moves in memory
+ * now, as completeTask's refine: the row carries it to the database with the group. The caller
+ * counts the row (step.count with `paid`) before taking the next one.
  */
 export function plainRow(market: Market, c: Completion, step: CompletionStep, escrow: bigint): PlainRow | null {
   const plain = step.plain;
@@ -32,10 +50,28 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep, es
   if (!plain || Math.min(1, m.reputation + REPUTATION_REWARD) !== m.reputation) return null;
   const { p, amount } = quoteRun(market, plain.job, m, storedMs(c.report.elapsedMs), escrow);
   if (p.implausible || p.escrowExhausted) return null;
+  const entry = m.kind === "opportunistic";
   const work = refinedWorkOf(market, m, plain.job, c.report.elapsedMs / 1000);
+  const before = plain.job.workPerTask;
   if (work !== null) plain.job.workPerTask = work;
-  return { c, now: plain.now, resultId: randomUUID(), agreedOwners: plain.agreedOwners, amount, paidSeconds: p.paidSeconds, entry: m.kind === "opportunistic", refined: work !== null };
+  let settle: PlainSettlement | null = null;
+  if (plain.settles) {
+    // Settled as finishJob settles, once the run refined the job's work per task: the engine
+    // judges whose lateness it was by it.
+    const paidTotal = plain.job.paidMicro! + (entry ? amount : 0n);
+    const { toMarket, charged, memo } = completedEntry(completedTerms(market, plain.job, plain.now, paidTotal));
+    if (toMarket < 0n) {
+      // The market paying into a settlement debits its own account against its floor: the transaction path's.
+      plain.job.workPerTask = before;
+      return null;
+    }
+    settle = { consumerId: plain.job.ownerId, toMarket, charged, paidTotal, memo: JSON.stringify(memo), result: JSON.stringify(countedOutputs(plain.job.taskCount)) };
+  }
+  return { c, now: plain.now, resultId: randomUUID(), agreedOwners: plain.agreedOwners, amount, paidSeconds: p.paidSeconds, entry, refined: work !== null, settle };
 }
+
+/** What a row pays its producer out of the job's escrow (dedicated machines are paid by contract). */
+export const paidBy = (row: PlainRow) => (row.entry ? row.amount : 0n);
 
 /**
  * The rows of a group commit's plain reports (results.ts `plain`: a successful run that decides a
@@ -56,16 +92,16 @@ export class PlainRows {
     private jobIds: string[],
   ) {}
 
-  /** Takes the report as a plain row and returns its result's id, or null: the caller writes it alone (after `flush`). */
-  async take(c: Completion, step: CompletionStep): Promise<string | null> {
+  /** Takes the report as a plain row and returns it, or null: the caller writes it alone (after `flush`). */
+  async take(c: Completion, step: CompletionStep): Promise<PlainRow | null> {
     if (!step.plain) return null;
     this.escrow ??= await this.readEscrows();
     const held = this.escrow.get(step.plain.job.id) ?? 0n;
     const row = plainRow(this.market, c, step, held);
     if (!row) return null;
-    if (row.entry) this.escrow.set(step.plain.job.id, held - row.amount);
+    this.escrow.set(step.plain.job.id, held - paidBy(row));
     this.rows.push(row);
-    return row.resultId;
+    return row;
   }
 
   private async readEscrows() {
@@ -90,17 +126,25 @@ export class PlainRows {
  * their accepted result, the jobs' done counts and refined work, the payments' ledger entries
  * under their unique keys `pay:<result>`, each escrow debited once for the group only down to its
  * floor (less the penalty the market holds in it, as the engine's runPay counts it), each
- * producer credited once, and the postings. An escrow that cannot cover its payments fails the
- * whole statement (the cast of a text that is not a number is the only way a plain statement can
+ * producer credited once, and the postings. A job whose last task is in the group is settled in
+ * the same statement, as settleCompleted settles it (ledger/settlement.ts): its entry under
+ * `settle:<job>`, the escrow's rest moved out, the market's share and the consumer's rest, and
+ * the job completed with its charge. An escrow that cannot cover its payments fails the whole
+ * statement (the cast of a text that is not a number is the only way a plain statement can
  * raise), so nothing of the group is written and its reports are written one by one instead; so
- * does a result whose lease (of that task, on that machine) or task the statement did not update:
- * the rows it updates are the result's parents, locked until the commit.
+ * does a result whose lease (of that task, on that machine) or task the statement did not update
+ * (the rows it updates are the result's parents, locked until the commit), and a settlement whose
+ * job the ledger says was paid otherwise than memory counted, or whose escrow moved meanwhile.
  */
 const PLAIN_ROWS_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::int[], $10::bigint[],
     $11::float8[], $12::int[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
     AS v(id, task, lease, machine, exit, out, err, hash, ms, paid, at, owners, entry, job, memo, producer, debit, credit)
+), s AS (
+  SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::bigint[], $33::text[], $34::bigint[], $35::bigint[], $36::float8[], $37::text[],
+    $38::text[], $39::text[], $40::text[])
+    AS s(job, entry, consumer, to_market, memo, paid_before, charged, at, result, p_escrow, p_market, p_consumer)
 ), results AS (
   INSERT INTO "Result" (id, "taskId", "leaseId", "machineId", "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", implausible, "createdAt")
   SELECT id, task, lease, machine, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, false, timestamp 'epoch' + at * interval '1 millisecond' FROM v
@@ -117,21 +161,41 @@ WITH v AS (
   FROM v WHERE t.id = ANY($2::text[]) AND t.id = v.task
   RETURNING 1
 ), jobs AS (
-  UPDATE "Job" j SET "tasksDone" = j."tasksDone" + d.n, "workPerTask" = COALESCE(d.work, j."workPerTask")
-  FROM unnest($19::text[], $20::int[], $21::float8[]) AS d(id, n, work) WHERE j.id = d.id
+  UPDATE "Job" j SET "tasksDone" = j."tasksDone" + d.n, "workPerTask" = COALESCE(d.work, j."workPerTask"),
+    status = CASE WHEN s.job IS NULL THEN j.status ELSE 'completed'::"JobStatus" END,
+    "completedAt" = CASE WHEN s.job IS NULL THEN j."completedAt" ELSE timestamp 'epoch' + s.at * interval '1 millisecond' END,
+    "chargedMicro" = CASE WHEN s.job IS NULL THEN j."chargedMicro" ELSE s.charged END,
+    result = CASE WHEN s.job IS NULL THEN j.result ELSE s.result::jsonb END
+  FROM unnest($19::text[], $20::int[], $21::float8[]) AS d(id, n, work) LEFT JOIN s ON s.job = d.id
+  WHERE j.id = d.id
   RETURNING 1
 ), entries AS (
   INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
   SELECT entry, 'payment', 'pay:' || id, job, task, memo::jsonb FROM v WHERE entry IS NOT NULL
+  UNION ALL
+  SELECT entry, 'settlement', 'settle:' || job, job, NULL, memo::jsonb FROM s
   RETURNING 1
 ), escrows AS (
-  UPDATE "LedgerAccount" a SET "balanceMicro" = a."balanceMicro" - d.amount
-  FROM unnest($22::text[], $23::bigint[], $24::bigint[]) AS d(job, amount, held)
-  WHERE a."jobId" = d.job AND a."balanceMicro" - d.amount >= a."minBalanceMicro" + d.held
-  RETURNING a.id, a."jobId"
+  -- A settled job's escrow gives up its whole rest, as read here: only if nothing moved it since.
+  UPDATE "LedgerAccount" a SET "balanceMicro" = CASE WHEN d.settles THEN 0 ELSE a."balanceMicro" - d.amount END
+  FROM (SELECT d.*, x."balanceMicro" AS before FROM unnest($22::text[], $23::bigint[], $24::bigint[], $41::bool[]) AS d(job, amount, held, settles)
+    JOIN "LedgerAccount" x ON x."jobId" = d.job) d
+  WHERE a."jobId" = d.job AND a."balanceMicro" - d.amount >= a."minBalanceMicro" + d.held AND (NOT d.settles OR a."balanceMicro" = d.before)
+  RETURNING a.id, a."jobId", d.before - d.amount AS rest
 ), producers AS (
   INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
   SELECT c.id, 'producer'::"AccountKind", c.owner, c.amount FROM unnest($25::text[], $26::text[], $27::bigint[]) AS c(id, owner, amount)
+  ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro"
+  RETURNING id, "userId"
+), settled AS (
+  SELECT s.*, e.id AS account, e.rest AS held FROM s JOIN escrows e ON e."jobId" = s.job
+), market AS (
+  UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" + $42::bigint
+  WHERE kind = 'market'::"AccountKind" AND "userId" = $43::text AND $42::bigint <> 0
+  RETURNING id
+), consumers AS (
+  INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
+  SELECT gen_random_uuid()::text, 'consumer'::"AccountKind", consumer, sum(held - to_market) FROM settled GROUP BY consumer
   ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro"
   RETURNING id, "userId"
 ), postings AS (
@@ -139,11 +203,21 @@ WITH v AS (
   SELECT v.debit, v.entry, e.id, -v.paid FROM v JOIN escrows e ON e."jobId" = v.job WHERE v.debit IS NOT NULL
   UNION ALL
   SELECT v.credit, v.entry, p.id, v.paid FROM v JOIN producers p ON p."userId" = v.producer WHERE v.credit IS NOT NULL
+  UNION ALL
+  SELECT p_escrow, entry, account, -held FROM settled WHERE held <> 0
+  UNION ALL
+  SELECT p_market, entry, (SELECT id FROM market), to_market FROM settled WHERE to_market <> 0
+  UNION ALL
+  -- Kept when zero, as settleCompleted keeps it: the consumer's statement shows the job was settled.
+  SELECT s.p_consumer, s.entry, c.id, s.held - s.to_market FROM settled s JOIN consumers c ON c."userId" = s.consumer
   RETURNING 1
 )
 SELECT CASE WHEN (SELECT count(*) FROM escrows) <> $28::int THEN ('escrow-short:' || (SELECT count(*) FROM escrows))::int END AS short,
   CASE WHEN (SELECT count(*) FROM leases) <> cardinality($1::text[]) OR (SELECT count(*) FROM tasks) <> cardinality($1::text[])
     THEN ('lease-not-found:' || (SELECT count(*) FROM leases))::int END AS unheld,
+  -- The ledger's payments before this statement as memory counted them, and an escrow that covers the market's share.
+  CASE WHEN (SELECT count(*) FROM settled WHERE held >= to_market AND (${paidForJobSql("settled.job")})::bigint = paid_before) <> cardinality($29::text[])
+    THEN ('settlement-differs:' || (SELECT count(*) FROM settled))::int END AS unsettled,
   (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM postings) AS postings`;
 
 /** Writes `rows` with PLAIN_ROWS_SQL through `run`. */
@@ -154,7 +228,9 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
   for (const r of rows) {
     const jobId = r.c.task.jobId;
     done.set(jobId, (done.get(jobId) ?? 0) + 1);
-    if (!r.entry || r.amount === 0n) continue;
+    // A settled job's escrow is moved by the statement even when none of its runs here was paid.
+    if (r.settle) debits.set(jobId, debits.get(jobId) ?? 0n);
+    if (paidBy(r) === 0n) continue;
     debits.set(jobId, (debits.get(jobId) ?? 0n) + r.amount);
     credits.set(r.c.machine.ownerId, (credits.get(r.c.machine.ownerId) ?? 0n) + r.amount);
   }
@@ -163,6 +239,9 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
   // Zero amounts post nothing (ledger.ts `post`): the entry alone records the run.
   const moves = (r: PlainRow) => r.entry && r.amount !== 0n;
   const jobIds = [...done.keys()];
+  const settled = rows.filter((r): r is PlainRow & { settle: PlainSettlement } => r.settle !== null);
+  const settles = new Set(settled.map((r) => r.c.task.jobId));
+  const ids = (n: number) => Array.from({ length: n }, () => randomUUID());
   await run("plain-reports", PLAIN_ROWS_SQL, [
     rows.map((r) => r.resultId),
     rows.map((r) => r.c.task.id),
@@ -192,5 +271,21 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
     [...credits.keys()],
     [...credits.values()].map(String),
     debits.size,
+    settled.map((r) => r.c.task.jobId),
+    ids(settled.length),
+    settled.map((r) => r.settle.consumerId),
+    settled.map((r) => String(r.settle.toMarket)),
+    settled.map((r) => r.settle.memo),
+    // What the ledger held of the job's payments before this statement: all of them but this group's.
+    settled.map((r) => String(r.settle.paidTotal - (debits.get(r.c.task.jobId) ?? 0n))),
+    settled.map((r) => String(r.settle.charged)),
+    settled.map((r) => r.now),
+    settled.map((r) => r.settle.result),
+    ids(settled.length),
+    ids(settled.length),
+    ids(settled.length),
+    [...debits.keys()].map((id) => settles.has(id)),
+    String(settled.reduce((sum, r) => sum + r.settle.toMarket, 0n)),
+    MARKET_OWNER,
   ]);
 }

@@ -8,7 +8,7 @@ import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { benefitAt, estimateContradicted, runPay, settleCharge, tallyCopies, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
-import { payRun, paidForJob, settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
+import { payRun, paidForJob, settleCompleted, settleUnfinished, type CompletedSettlement } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
 
 export interface Completion {
@@ -74,6 +74,14 @@ export function prepareCompletion(market: Market, c: Completion) {
   const failedRun = !c.ok;
   const givesUp = (failedRun || rerun.length > 0) && task.attempts >= market.settings.maxAttempts;
   const requeueThese = givesUp ? [] : failedRun ? [task] : rerun;
+  // The run that decides a task without copies: its rows are the same for every such report, so a
+  // group writes them many to a statement (report-rows.ts). The job's last one settles the job in
+  // that statement too, when memory knows what the job's producers were paid (every run of it was
+  // paid by such rows) and its result is the count of its outputs (an example's picture is
+  // assembled from them by finishJob). Its other tasks are all decided then, and a task without
+  // copies has no run out once decided, so no lease of the job is left to end.
+  const plainRun = c.ok && copies.length === 1 && decidesNow && !givesUp && agreed === c.hash;
+  const settles = plainRun && finishesJob && job.paidMicro !== undefined && job.example === null;
 
   const write = async (tx: Tx) => {
     const pay = new RunPayer(market, tx, job.id);
@@ -125,11 +133,20 @@ export function prepareCompletion(market: Market, c: Completion) {
     return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted, ends };
   };
   let counted = false;
-  const count = () => {
-    if (decidesNow && !counted) (job.tasksDone += 1), (counted = true);
+  let paidHere = 0n;
+  /** With what a plain row pays (`paid`), which the job's settlement later in the group counts too. */
+  const count = (paid = 0n) => {
+    if (!decidesNow || counted) return;
+    job.tasksDone += 1;
+    counted = true;
+    if (job.paidMicro !== undefined) (job.paidMicro += paid), (paidHere = paid);
   };
   const uncount = () => {
-    if (counted) (job.tasksDone -= 1), (counted = false);
+    if (!counted) return;
+    job.tasksDone -= 1;
+    counted = false;
+    if (job.paidMicro !== undefined) job.paidMicro -= paidHere;
+    paidHere = 0n;
   };
   const apply = ({ requeue, resultId, exhausted }: Awaited<ReturnType<typeof write>>) => {
     market.state.leases.delete(lease.id);
@@ -150,9 +167,7 @@ export function prepareCompletion(market: Market, c: Completion) {
     if (finishesJob || givesUp || exhausted) jobEnded(market, job.id);
     market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
   };
-  // A successful run of a task without copies that decides it and leaves its job running: its
-  // rows are the same for every such report, so a group writes them many to a statement (report-rows.ts).
-  const plain = c.ok && copies.length === 1 && decidesNow && !finishesJob && !givesUp && agreed === c.hash ? { now, agreedOwners, job } : null;
+  const plain = plainRun && (!finishesJob || settles) ? { now, agreedOwners, job, settles } : null;
   return { write, apply, count, uncount, plain };
 }
 
@@ -188,6 +203,8 @@ class RunPayer {
 
   async run(m: PaidMachine, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean, accepted = false) {
     const job = this.market.state.jobs.get(this.jobId)!;
+    // Paid here, in a transaction memory does not follow: what the job's producers were paid is no longer known in memory.
+    job.paidMicro = undefined;
     const escrow = await balance(this.tx, { kind: "escrow", jobId: this.jobId });
     const { p, amount } = quoteRun(this.market, job, m, elapsedMs, escrow);
     if (m.kind === "opportunistic") {
@@ -261,28 +278,8 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
             WHERE t."jobId" = ${jobId} AND t.index = o.index LIMIT 1) AS stdout
     FROM "Task" o WHERE o."jobId" = ${jobId} AND o.replica = 0 ORDER BY o.index`;
   const texts = outputs.map((o) => (o.stdout ? Buffer.from(o.stdout).toString("utf8") : ""));
-  const took = (now - job.arrivedAt) / 1000;
   const paid = await paidForJob(tx, jobId);
-  const terms = settleCharge({
-    pricing: job.pricing,
-    benefit: benefitAt(job.benefit as BenefitCurve, took),
-    price: toCredits(job.priceMicro),
-    paidToProducers: toCredits(paid),
-    consumerEscrow: toCredits(job.escrowMicro),
-    penaltyHeld: toCredits(job.penaltyHeldMicro),
-    consumerCausedLateness: estimateContradicted(market.settings.terms, job.declaredWorkPerTask, job.workPerTask),
-  });
-  const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, {
-    jobId,
-    consumerId: job.ownerId,
-    // The engine's floats become money once, here; the charge never rounds below what was paid out.
-    charge: maxBig(toMicro(terms.charge), paid),
-    compensation: toMicro(terms.compensation),
-    penaltyHeld: job.penaltyHeldMicro,
-    paidToProducers: paid,
-    seconds: took,
-    memo: terms.reasons,
-  }));
+  const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, { jobId, consumerId: job.ownerId, ...completedTerms(market, job, now, paid) }));
   await tx.job.update({
     where: { id: jobId },
     data: { status: "completed", completedAt: new Date(now), chargedMicro: charged, result: toJson(combineOutputs(job.example, texts)) },
@@ -294,6 +291,29 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
 }
 
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/** The engine's settlement (settleCharge) of `job` completed at `now`, its producers paid `paid`, as money. */
+export function completedTerms(market: Market, job: LiveJob, now: number, paid: bigint): CompletedSettlement {
+  const took = (now - job.arrivedAt) / 1000;
+  const terms = settleCharge({
+    pricing: job.pricing,
+    benefit: benefitAt(job.benefit as BenefitCurve, took),
+    price: toCredits(job.priceMicro),
+    paidToProducers: toCredits(paid),
+    consumerEscrow: toCredits(job.escrowMicro),
+    penaltyHeld: toCredits(job.penaltyHeldMicro),
+    consumerCausedLateness: estimateContradicted(market.settings.terms, job.declaredWorkPerTask, job.workPerTask),
+  });
+  return {
+    // The engine's floats become money once, here; the charge never rounds below what was paid out.
+    charge: maxBig(toMicro(terms.charge), paid),
+    compensation: toMicro(terms.compensation),
+    penaltyHeld: job.penaltyHeldMicro,
+    paidToProducers: paid,
+    seconds: took,
+    memo: terms.reasons,
+  };
+}
 
 async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c: Completion, now: number, why: "escrow-exhausted" | null = null) {
   const job = market.state.jobs.get(jobId)!;
