@@ -43,13 +43,17 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
  * the escrow's balance, the tasks by status, the machines that ran accepted results with their
  * counts, and what the job has paid producers. Through the pool, prepared once per connection: a
  * job page is polled every second while its job runs, and these were five queries of their own.
+ * Every part starts from the job's own rows and reaches others by key: the accepted results are
+ * those its tasks name (a copy names its own when it agreed), where a join of the results to the
+ * tasks let the statement's cached plan read every result of the market for each page
+ * (bench:load --statements: 7 ms a page after 60 s, a third of PostgreSQL's time, growing).
  */
 const JOB_PAGE_SQL = `
 SELECT
   (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = $1) AS escrow,
   (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (SELECT status::text AS status, count(*)::int AS n FROM "Task" WHERE "jobId" = $1 GROUP BY status) s) AS counts,
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
-     FROM (SELECT r."machineId", count(*)::int AS n FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = $1 AND r.accepted GROUP BY r."machineId") c
+     FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = $1 GROUP BY r."machineId") c
      JOIN "Machine" m ON m.id = c."machineId") AS machines,
   (${PAID_FOR_JOB_SQL}) AS paid`;
 
