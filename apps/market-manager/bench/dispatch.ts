@@ -15,12 +15,12 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { args, consumer, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
-const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30 });
+const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30 }, ["statements"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
 // The profile covers the throughput phase only (not the start, the probes or the books).
-const manager = await startBenchManager();
+const manager = await startBenchManager({ statements: opt.statements });
 try {
   const buyer = await consumer(manager, "buyer@bench.test");
   const tokens = await Promise.all([0, 1, 2, 3].map((i) => producerToken(manager, `seller${i}@bench.test`)));
@@ -56,6 +56,7 @@ try {
   timings.clear();
   const acceptedBefore = fleet.accepted();
   if (profileDir) await manager.profileStart();
+  await manager.statementsStart();
   const cpuBefore = manager.cpu();
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -72,7 +73,7 @@ try {
   const rssMb = manager.rssMb();
   if (profileDir) await manager.profileStop(join(profileDir, `dispatch-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
   await fleet.stop();
-  const { books } = await manager.audit(jobIds);
+  const { books, statements } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");
   const submit = toLease.summary("submit");
   print(
@@ -95,6 +96,7 @@ try {
       failedRuns: fleet.failedRuns(),
       lost: books.lost,
       books,
+      ...(statements ? { statements } : {}),
       ...(fleet.errors().length ? { workerErrors: fleet.errors().slice(0, 5) } : {}),
     },
     opt.json,

@@ -17,6 +17,7 @@ import type { AppRouter } from "../src/index.ts";
 import { clientFor, freePort, PUBLIC_URL, signUp, signUpSession, TEST_MARKET_ENV } from "../../../test/support/market.ts";
 import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
+import type { StatementCost } from "./statements.ts";
 
 /** The market's settings for a bench: room for many jobs, tasks and credits per user. */
 export const BENCH_MARKET_ENV = {
@@ -54,7 +55,9 @@ export interface BenchManager {
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
   /** The books, the machines departed for missed heartbeats, and how late the manager's event loop ran (ms). */
-  audit(jobIds: string[]): Promise<{ books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number } }>;
+  audit(jobIds: string[]): Promise<{ books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number }; statements?: StatementCost[] }>;
+  /** With `statements`: counts PostgreSQL's statements from now on (the audit says what they cost). */
+  statementsStart(): Promise<void>;
   /** Profiles the manager from now until `profileStop`, which writes the profile to `file`. */
   profileStart(): Promise<void>;
   profileStop(file: string): Promise<void>;
@@ -93,13 +96,22 @@ function descendants(root: number): number[] {
   return out;
 }
 
-export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string> } = {}): Promise<BenchManager> {
+export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string>; statements?: boolean } = {}): Promise<BenchManager> {
   const execArgv = ["--import", "tsx", ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
   const pgPort = String(await freePort());
   const child: ChildProcess = fork(join(import.meta.dirname, "manager.ts"), [], {
     execArgv,
     // DATABASE_URL, when set, is the PostgreSQL the bench's manager uses instead of its own embedded one.
-    env: { ...process.env, BENCH_MARKET_ENV: JSON.stringify({ ...BENCH_MARKET_ENV, MARKET_PG_PORT: pgPort, ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), ...options.env }) },
+    env: {
+      ...process.env,
+      BENCH_MARKET_ENV: JSON.stringify({
+        ...BENCH_MARKET_ENV,
+        MARKET_PG_PORT: pgPort,
+        ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+        ...(options.statements ? { MARKET_PG_STATEMENTS: "1" } : {}),
+        ...options.env,
+      }),
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const ready = await new Promise<{ port: number; outbox: string }>((resolve, reject) => {
@@ -107,10 +119,10 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     child.on("message", (m: { kind: string; port: number; outbox: string }) => m.kind === "ready" && resolve(m));
   });
   const pid = child.pid!;
-  const ask = (msg: { kind: string; file?: string }) =>
+  const ask = (msg: { kind: string; file?: string }, answer = "profiled") =>
     new Promise<void>((resolve) => {
       const on = (m: { kind: string }) => {
-        if (m.kind !== "profiled") return;
+        if (m.kind !== answer) return;
         child.off("message", on);
         resolve();
       };
@@ -133,7 +145,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     },
     audit(jobIds) {
       return new Promise((resolve) => {
-        const on = (m: { kind: string; books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number } }) => {
+        const on = (m: { kind: string; books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number }; statements?: StatementCost[] }) => {
           if (m.kind !== "audit") return;
           child.off("message", on);
           resolve(m);
@@ -143,6 +155,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
       });
     },
     profileStart: () => ask({ kind: "profile-start" }),
+    statementsStart: () => (options.statements ? ask({ kind: "statements-start" }, "statements-started") : Promise.resolve()),
     profileStop: (file) => ask({ kind: "profile-stop", file }),
     stop() {
       return new Promise((resolve) => {

@@ -1,4 +1,7 @@
-// npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--json] [--profile]
+// npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--json] [--profile] [--statements]
+//
+// --statements: PostgreSQL counts what each statement cost (pg_stat_statements), and the output's
+// `statements` lists the costliest of the load (the same in bench:dispatch).
 //
 // A market under mixed load for S seconds: M simulated machines (ten to a producer) join over R
 // seconds, each registering, heartbeating at the protocol's interval, holding its work stream,
@@ -22,11 +25,11 @@ import { args, consumer, print, producerToken, round, startBenchManager, startFl
 import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
-const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10 }, ["heartbeat-only"]);
+const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10 }, ["heartbeat-only", "statements"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
-const manager = await startBenchManager(profileDir ? { profileDir } : {});
+const manager = await startBenchManager({ ...(profileDir ? { profileDir } : {}), statements: opt.statements });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 try {
   const producers = Math.max(1, Math.ceil(opt.machines / opt.perProducer));
@@ -52,6 +55,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   let peakRss = 0;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
+  await manager.statementsStart();
   const cpuBefore = manager.cpu();
   const generator = watchGenerator();
   const started = performance.now();
@@ -138,7 +142,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   clearInterval(rssTimer);
   health.stop();
   const accepted = fleet.accepted();
-  const { books, departed, loopDelayMs } = await manager.audit(finished);
+  const { books, departed, loopDelayMs, statements } = await manager.audit(finished);
   await fleet.stop();
   print(
     {
@@ -168,6 +172,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       failedRuns: fleet.failedRuns(),
       lost: books.lost,
       books,
+      ...(statements ? { statements } : {}),
       ...(failures.length || fleet.errors().length ? { errors: [...failures, ...fleet.errors()].slice(0, 8) } : {}),
     },
     opt.json,

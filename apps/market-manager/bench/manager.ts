@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig, startMarketManager } from "../src/index.ts";
 import { audit } from "./audit.ts";
+import { statementCounts } from "./statements.ts";
 import { Session } from "node:inspector/promises";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-bench-"));
@@ -46,11 +47,19 @@ async function profile(msg: { kind: string; file?: string }) {
   process.send!({ kind: "profiled" });
 }
 
+/** What PostgreSQL's statements cost from the load's start (the bench's --statements). */
+let statements: Awaited<ReturnType<typeof statementCounts>> | null = null;
+
 process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) => {
   if (msg.kind === "profile-start" || msg.kind === "profile-stop") void profile(msg);
+  else if (msg.kind === "statements-start") void statementCounts(manager.services.db).then((s) => ((statements = s), process.send!({ kind: "statements-started" })));
   else if (msg.kind === "audit") {
     const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
-    void audit(manager.services.db, msg.jobIds ?? []).then((books) => process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs }));
+    void (async () => {
+      const costs = statements ? await statements.since() : undefined;
+      const books = await audit(manager.services.db, msg.jobIds ?? []);
+      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(costs ? { statements: costs } : {}) });
+    })();
   } else if (msg.kind === "stop") void stop();
 });
 process.on("SIGTERM", () => void stop());

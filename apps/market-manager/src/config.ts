@@ -13,6 +13,8 @@ export const Env = z.object({
   MARKET_PORT: z.coerce.number().int().min(0).max(65535).default(4000), // 0: any free port (tests)
   MARKET_DATA_DIR: z.string().default(join(repoRoot, ".data")),
   MARKET_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  /** "1": the embedded PostgreSQL records what each statement cost (pg_stat_statements): the benches' --statements. */
+  MARKET_PG_STATEMENTS: z.enum(["0", "1"]).default("0"),
   PUBLIC_URL: z.string().url().default("http://localhost:3000"),
   BETTER_AUTH_SECRET: z.string().min(32).optional(),
   LEASE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),

@@ -19,7 +19,7 @@ export async function openDatabase(cfg: Config, log: (line: string) => void): Pr
     if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
     return { url: cfg.DATABASE_URL, embedded: false, appliedMigrations, stop: async () => {} };
   }
-  const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log });
+  const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log, statements: cfg.MARKET_PG_STATEMENTS === "1" });
   log(`embedded PostgreSQL on port ${pg.port}, data in ${join(cfg.MARKET_DATA_DIR, "postgres")}`);
   try {
     // Migrations as the owner; the application then connects as its own role (roles.ts).

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { ensureAppRole, setPassword } from "./roles.ts";
+import { ensureAppRole, runAsOwner, setPassword } from "./roles.ts";
 import { placeForServerUser, type Placement } from "./placement.ts";
 import { freePort } from "../net/free-port.ts";
 
@@ -36,6 +36,8 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   log?: (line: string) => void;
+  /** Load pg_stat_statements, so what each statement cost can be read (apps/market-manager/bench: --statements). */
+  statements?: boolean;
 }): Promise<EmbeddedDatabase> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const root = process.getuid?.() === 0;
@@ -49,7 +51,7 @@ export async function startEmbeddedPostgres(opts: {
   const appPassword = secretFile(join(opts.dataDir, "app-password"), null);
   let port = opts.port;
   for (let attempt = 1; ; attempt++) {
-    const started = await startOn(EmbeddedPostgres, databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log);
+    const started = await startOn(EmbeddedPostgres, databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log, opts.statements ? ["-c", "shared_preload_libraries=pg_stat_statements"] : []);
     if (started.ok) {
       const pg = started.pg;
       const ownerUrl = `postgresql://${OWNER}:${encodeURIComponent(ownerPassword.value)}@127.0.0.1:${port}/${DATABASE}`;
@@ -59,6 +61,7 @@ export async function startEmbeddedPostgres(opts: {
       ownerPassword.commit();
       await ensureAppRole(ownerUrl, APP_ROLE, appPassword.value);
       appPassword.commit();
+      if (opts.statements) await runAsOwner(ownerUrl, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
       return {
         url: `postgresql://${APP_ROLE}:${encodeURIComponent(appPassword.value)}@127.0.0.1:${port}/${DATABASE}`,
         ownerUrl,
@@ -76,7 +79,7 @@ export async function startEmbeddedPostgres(opts: {
 
 type Started = { ok: true; pg: InstanceType<Placement["EmbeddedPostgres"]> } | { ok: false; portTaken: boolean; error: Error };
 
-async function startOn(EmbeddedPostgres: Placement["EmbeddedPostgres"], databaseDir: string, port: number, password: string, initialise: boolean, root: boolean, log?: (line: string) => void): Promise<Started> {
+async function startOn(EmbeddedPostgres: Placement["EmbeddedPostgres"], databaseDir: string, port: number, password: string, initialise: boolean, root: boolean, log?: (line: string) => void, flags: string[] = []): Promise<Started> {
   // The package discards the server's output and rejects with nothing when it exits early;
   // keep the last lines so a failed start says why.
   const recent: string[] = [];
@@ -94,7 +97,7 @@ async function startOn(EmbeddedPostgres: Placement["EmbeddedPostgres"], database
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
     createPostgresUser: root,
     // The socket is the server user's alone (the default lets any local user knock).
-    postgresFlags: ["-c", "unix_socket_permissions=0700", "-c", "listen_addresses=127.0.0.1"],
+    postgresFlags: ["-c", "unix_socket_permissions=0700", "-c", "listen_addresses=127.0.0.1", ...flags],
     onLog: keep,
     onError: (e) => log?.(`postgres: ${String(e).trim()}`),
   });

@@ -14,6 +14,9 @@ async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>
   }
 }
 
+/** One statement as the database's owner (an extension to create). */
+export const runAsOwner = (ownerUrl: string, sql: string) => withClient(ownerUrl, (c) => c.query(sql)).then(() => {});
+
 export const setPassword = (url: string, role: string, password: string) =>
   withClient(url, (c) => c.query(`ALTER ROLE ${c.escapeIdentifier(role)} PASSWORD ${c.escapeLiteral(password)}`)).then(() => {});
 
