@@ -241,8 +241,14 @@ describe("a job whose escrow is more than the consumer's balance", () => {
       source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 5, memoryMbPerTask: 16 },
       benefit: { kind: "constant" as const, value: 50_000 },
     };
+    const priceOf = (q: Awaited<ReturnType<typeof consumer.jobs.quote.mutate>>) => (q.outcome === "admitted" ? q.price : null);
+    const quoted = priceOf(await consumer.jobs.quote.mutate(dear));
+    expect(quoted).toBeGreaterThan(0);
     const refused = await refusal(consumer.jobs.submit.mutate(dear));
     expect(refused).toMatchObject({ code: "insufficient-credits", balance: before });
+    // The engine counted the job's load while its statement was written, and forgot it when the
+    // statement was refused: the same job is priced as before.
+    expect(priceOf(await consumer.jobs.quote.mutate(dear))).toBe(quoted);
     expect(refused.needed as number).toBeGreaterThan(before);
     expect(refused.message).toMatch(/credits in escrow/);
     expect(await consumer.jobs.list.query()).toEqual([]);

@@ -115,6 +115,8 @@ export interface LiveTask {
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;
+  /** A statement leasing this queued task is in the journal: no other lease takes it. */
+  leasing?: boolean | undefined;
 }
 
 export interface LiveLease {
@@ -122,6 +124,8 @@ export interface LiveLease {
   taskId: string;
   machineId: string;
   expiresAt: number;
+  /** A statement writing this lease's result is in the journal: its slot is as good as free, its report is being taken. */
+  writing?: boolean | undefined;
 }
 
 /**

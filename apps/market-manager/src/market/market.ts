@@ -11,6 +11,7 @@ import { LiveState } from "./live.ts";
 import { Liveness } from "../resources/liveness.ts";
 import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
+import { Journal } from "./journal.ts";
 
 /** Calls waiting for the market's lock beyond this many are refused with 503 and Retry-After, not queued for minutes. */
 export const MAX_QUEUED_STEPS = 2000;
@@ -30,9 +31,14 @@ export interface ManagerSettings {
 
 export type { MarketEvent } from "./market-event.ts";
 
+/** A caller's call waiting for the lock: whether its client has gone. */
+type Caller = { signal?: Pick<AbortSignal, "aborted"> | undefined };
+
 /**
  * The Market Manager's live market: the state in memory, the engine that decides, and a lock
- * that makes every change a single step (one decision-maker, seed 003 section 4.4).
+ * that makes every change a single step (one decision-maker, seed 003 section 4.4). The hot steps
+ * (reports, leases, admissions) hold the lock for their memory only and leave their statement to
+ * the journal; every other step waits for the journal to be idle and runs alone.
  */
 export class Market {
   readonly state = new LiveState();
@@ -52,6 +58,8 @@ export class Market {
   readonly workRoutes = new WorkRoutes(this);
   /** The admin's settings in force (see settings.ts); set at start. */
   adminSettings!: AdminSettings;
+  /** The hot steps' statements, run in the order decided, applied to memory as each commits (journal.ts). */
+  readonly journal: Journal;
 
   constructor(
     readonly db: Db,
@@ -62,15 +70,38 @@ export class Market {
   ) {
     this.events.setMaxListeners(0);
     this.liveness = new Liveness(db);
+    this.journal = new Journal(log);
     this.state.onQueued = (machineId) => this.queued(machineId);
   }
 
   /**
-   * Runs `step` after every step before it has finished, so state changes never interleave. A
-   * caller's call (`from`) is refused at once when too many wait already, and dropped unrun when
-   * its client has gone by the time its turn comes; the market's own steps always run.
+   * Runs `step` alone: after every step before it has finished and every statement of the
+   * journal has been applied, so state changes never interleave and the step sees memory as the
+   * database has it. A caller's call (`from`) is refused at once when too many wait already, and
+   * dropped unrun when its client has gone by the time its turn comes; the market's own steps
+   * always run.
    */
-  serial<T>(step: () => Promise<T>, from?: { signal?: Pick<AbortSignal, "aborted"> | undefined }): Promise<T> {
+  serial<T>(step: () => Promise<T>, from?: Caller): Promise<T> {
+    return this.enqueue(async () => {
+      await this.journal.idle();
+      if (from?.signal?.aborted) throw refuse.gone();
+      return step();
+    }, from);
+  }
+
+  /**
+   * Runs a hot step after every step before it, without waiting for the journal: `step` decides
+   * from memory, synchronously, and hands its statement to the journal (whose entry moves memory
+   * once it committed). The lock is held for the step's memory work only.
+   */
+  pipelined<T>(step: () => T, from?: Caller): Promise<T> {
+    return this.enqueue(async () => {
+      if (from?.signal?.aborted) throw refuse.gone();
+      return step();
+    }, from);
+  }
+
+  private enqueue<T>(step: () => Promise<T>, from: Caller | undefined): Promise<T> {
     if (from) {
       try {
         this.refuseWhenBusy();
@@ -81,7 +112,6 @@ export class Market {
     this.queuedSteps += 1;
     const guarded = async () => {
       try {
-        if (from?.signal?.aborted) throw refuse.gone();
         return await step();
       } finally {
         this.queuedSteps -= 1;

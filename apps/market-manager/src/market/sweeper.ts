@@ -12,9 +12,12 @@ import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
 /**
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
  * leases past their time are taken back, tasks without a machine are placed, and the engine's
- * tick is applied: its moves at once, in the step that asked, then its answers on delayed jobs
- * (given up on, or asked again), one step per job. Between its steps the event loop reads the
- * calls that arrived (letCallsIn): steps that wait on nothing would otherwise run back to back.
+ * tick is applied: its moves, then its answers on delayed jobs (given up on, or asked again), one
+ * step per job. Between its steps the event loop reads the calls that arrived (letCallsIn): steps
+ * that wait on nothing would otherwise run back to back. A step that changes the market runs
+ * alone, once the journal's statements are written (Market.serial); the tick takes such a step
+ * only when it has something to do, as every other step waits behind it: the engine's tick itself
+ * is decided from memory, as a hot step is, and what it proposes is checked again when applied.
  */
 export async function tick(market: Market) {
   const now = market.clock.now();
@@ -33,14 +36,11 @@ export async function tick(market: Market) {
   await letCallsIn();
   await expireLeases(market);
   await letCallsIn();
-  await market.serial(() => placePendingTasks(market));
+  if (market.state.machines.size > 0 && market.state.pendingTasks().length > 0) await market.serial(() => placePendingTasks(market));
   await letCallsIn();
-  const decided = await market.serial(async () => {
-    const at = market.clock.now();
-    const t = market.engine.tick(at);
-    await rebalance(market, t.moves, at);
-    return t;
-  });
+  const at = market.clock.now();
+  const decided = await market.pipelined(() => market.engine.tick(at));
+  if (decided.moves.length) await market.serial(() => rebalance(market, decided.moves, at));
   await answerDelayed(market, decided);
   await letCallsIn();
   await admitRemainders(market);

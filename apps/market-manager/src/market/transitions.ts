@@ -46,11 +46,20 @@ export function machineLeft(market: Market, machine: LiveMachine, released: Live
   for (const leaseId of machine.leases) market.state.leases.delete(leaseId);
 }
 
-/** A submitted job the engine admitted or delayed: it and every copy of its tasks join the market, placed or pending. */
-export function jobDecided(market: Market, job: LiveJob, copies: { id: string; index: number; replica: number; bytes: number }[], placed: Map<string, string>, spec: JobSpec, decision: Decision): void {
+/**
+ * A submitted job the engine admitted or delayed, once its decision is written: it and every copy
+ * of its tasks join the market, placed or pending. (The engine was told of the decision when it
+ * made it, so the decisions made while it was written counted its load: jobs.ts admit.)
+ */
+export function jobDecided(market: Market, job: LiveJob, copies: { id: string; index: number; replica: number; bytes: number }[], placed: Map<string, string>): void {
   market.state.jobs.set(job.id, job);
   addTasks(market, job.id, copies, placed);
-  market.engine.commit(spec, decision);
+}
+
+/** A decision the engine was told of whose statement failed: the engine forgets the job, its placed tasks and its delay. */
+export function decisionUndone(market: Market, jobId: string, decision: Decision): void {
+  if (decision.outcome === "admitted") for (const p of decision.placements) market.engine.taskDropped(p.taskId);
+  market.engine.jobEnded(jobId);
 }
 
 /** New task copies of a job join memory: placed on their machines' queues, or pending. */

@@ -112,11 +112,13 @@ interface Planned {
 }
 
 /**
- * The lease asks of one group: each machine's tasks picked in turn from memory (no task twice),
- * all of them written in one statement, then memory moved and each ask answered. If the statement
- * fails, nothing moved and every ask of the group fails (the worker asks again).
+ * The lease asks of one group, on the market's lock: each machine's tasks picked in turn from
+ * memory (no task twice, none a statement in the journal is leasing), all of them written in one
+ * statement the journal runs, then memory moved and each ask answered. If the statement fails,
+ * nothing moved and every ask of the group fails (the worker asks again). Picks at once, before
+ * the returned promise, which resolves once the statement was written and memory moved.
  */
-async function leaseAsks(market: Market, asks: Ask[]) {
+function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
   const now = market.clock.now();
   const expiresAt = now + market.settings.leaseTimeoutMs;
   const claimed = new Set<LiveTask>();
@@ -134,11 +136,11 @@ async function leaseAsks(market: Market, asks: Ask[]) {
       continue;
     }
     // A stream's ask after the machine's own call in the same group: that call was served first.
-    if (ask.onlyIdle && (machine.leases.size > 0 || plans.some((p) => p.machine === machine))) {
+    if (ask.onlyIdle && (held(market, machine) > 0 || plans.some((p) => p.machine === machine))) {
       ask.done({ leases: [] });
       continue;
     }
-    const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - machine.leases.size));
+    const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - held(market, machine)));
     const { picked, taken } = pickTasks(market, machine, room, claimed);
     if (!picked.length) {
       market.workRoutes.leasedNothing(machine.id);
@@ -148,14 +150,31 @@ async function leaseAsks(market: Market, asks: Ask[]) {
     for (const t of picked) claimed.add(t);
     plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => randomUUID()) });
   }
-  if (!plans.length) return;
-  let inputs: Map<string, LeaseRow>;
-  try {
-    inputs = await leaseRows(market, plans, now, expiresAt);
-  } catch (e) {
-    for (const p of plans) p.ask.fail(e);
-    return;
-  }
+  if (!plans.length) return Promise.resolve();
+  const picked = plans.flatMap((p) => p.picked);
+  for (const t of picked) t.leasing = true;
+  const released = () => {
+    for (const t of picked) t.leasing = undefined;
+  };
+  return new Promise<void>((written) =>
+    market.journal.add({
+      write: () => leaseRows(market, plans, now, expiresAt),
+      applied: (inputs) => {
+        released();
+        answerLeases(market, plans, inputs, expiresAt, now);
+        written();
+      },
+      failed: (e) => {
+        released();
+        for (const p of plans) p.ask.fail(e);
+        written();
+      },
+    }),
+  );
+}
+
+/** Memory once a group's lease rows are written, and each ask's answer. */
+function answerLeases(market: Market, plans: Planned[], inputs: Map<string, LeaseRow>, expiresAt: number, now: number) {
   const jobs = new Set<string>();
   // A job's limits once per group, not once per lease.
   const limits = new Map<string, ReturnType<typeof leaseLimits>>();
@@ -175,6 +194,13 @@ async function leaseAsks(market: Market, asks: Ask[]) {
       market.emit({ kind: "job", jobId, ownerId: job.ownerId });
     }
   }
+}
+
+/** The leases a machine holds, less those whose results a statement in the journal is writing: their slots are as good as free. */
+function held(market: Market, machine: LiveMachine): number {
+  let n = machine.leases.size;
+  for (const id of machine.leases) if (market.state.leases.get(id)?.writing) n--;
+  return n;
 }
 
 /** Memory once a lease's rows are written, and the lease call's answer. */
@@ -312,7 +338,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: 
     for (const id of ids) {
       if (picked.length >= room) return;
       const task = market.state.tasks.get(id);
-      if (task?.state === "queued" && !claimed.has(task) && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
+      if (task?.state === "queued" && !task.leasing && !claimed.has(task) && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
         picked.push(task);
         if (from) taken.push({ taskId: task.id, fromMachineId: from.machineId, reason: from.reason });
       }
@@ -527,6 +553,9 @@ const refusedOfMany = (e: unknown): ManyAnswer => ({
 
 /** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */
 export async function expireLeases(market: Market) {
+  // Looked for before the lock: most ticks find none, and a step on the lock waits for the journal.
+  const now = market.clock.now();
+  if (!some(market.state.leases.values(), (l) => l.expiresAt <= now)) return 0;
   return market.serial(async () => {
     const now = market.clock.now();
     const expired = [...market.state.leases.values()].filter((l) => l.expiresAt <= now);

@@ -14,10 +14,18 @@ import type { Admission, InlineIntake } from "./admission.ts";
 
 export type AdmissionLeases = NonNullable<Admission["leases"]>;
 
+/**
+ * Machines an admission still being written leases to (planned, not yet applied): memory does not
+ * show those leases yet, so another admission decided meanwhile must not count the machine idle.
+ */
+const planned = new WeakMap<Market, Map<string, number>>();
+const plannedOn = (market: Market) => planned.get(market) ?? (planned.set(market, new Map()), planned.get(market)!);
+
 /** Which of the placed tasks (of `live`, the copies that may run now) are leased at admission, and to which idle machine. */
 export function planAdmissionLeases(market: Market, placed: Map<string, string>, live: Set<string>, now: number): AdmissionLeases | undefined {
   const room = new Map<string, number>();
   const rows: AdmissionLeases["rows"] = [];
+  const busy = plannedOn(market);
   for (const [taskId, machineId] of placed) {
     if (!live.has(taskId)) continue;
     let left = room.get(machineId);
@@ -25,16 +33,29 @@ export function planAdmissionLeases(market: Market, placed: Map<string, string>,
       const m = market.state.machines.get(machineId);
       const max = market.workRoutes.streamLeaseMax(machineId);
       // Idle and waiting: nothing leased or queued, and a stream that takes leases open.
-      left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 ? Math.min(max, offeredSlots(m) * 2) : 0;
+      left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 && !busy.has(machineId) ? Math.min(max, offeredSlots(m) * 2) : 0;
     }
     if (left > 0) rows.push({ leaseId: randomUUID(), taskId, machineId });
     room.set(machineId, left - 1);
   }
-  return rows.length ? { rows, expiresAt: now + market.settings.leaseTimeoutMs } : undefined;
+  if (!rows.length) return undefined;
+  for (const { machineId } of rows) busy.set(machineId, (busy.get(machineId) ?? 0) + 1);
+  return { rows, expiresAt: now + market.settings.leaseTimeoutMs };
+}
+
+/** The planned leases are in memory now, or will never be (their admission failed). */
+export function dropAdmissionLeases(market: Market, leases: AdmissionLeases) {
+  const busy = plannedOn(market);
+  for (const { machineId } of leases.rows) {
+    const n = (busy.get(machineId) ?? 0) - 1;
+    if (n > 0) busy.set(machineId, n);
+    else busy.delete(machineId);
+  }
 }
 
 /** Once the admission committed and its tasks are live: the leases in memory, and on their machines' streams. */
 export function applyAdmissionLeases(market: Market, jobId: string, intake: InlineIntake, taskLimits: unknown, leases: AdmissionLeases, now: number) {
+  dropAdmissionLeases(market, leases);
   const byMachine = new Map<string, AdmissionLeases["rows"]>();
   for (const row of leases.rows) byMachine.set(row.machineId, [...(byMachine.get(row.machineId) ?? []), row]);
   const inputs = new Map(intake.tasks.map((t) => [t.id, t]));

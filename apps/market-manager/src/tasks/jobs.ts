@@ -10,16 +10,16 @@ import type { Market } from "../market/market.ts";
 import { demandOf, type Decision, type JobSpec, type Reason, type TickDecision } from "../market/engine.ts";
 import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId } from "../market/live.ts";
-import { delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
+import { decisionUndone, delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
-import { balance, MARKET_OWNER, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
+import { balance, MARKET_OWNER, spendable, toCredits, toMicro } from "../ledger/ledger.ts";
 import { requireStoredModule } from "./job-request.ts";
 import { INTAKE, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
 import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
 import { direct } from "./report-batch.ts";
-import { applyAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
+import { applyAdmissionLeases, dropAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -56,16 +56,23 @@ function refuseBalance(held: bigint, needed: bigint) {
   );
 }
 
+/** What the market holds beside a job admitted at a price (credits): nothing for a curve that cannot go negative. */
+type PenaltyHold = (price: number) => bigint;
+const NO_PENALTY: PenaltyHold = () => 0n;
+
 /**
  * The market's side of a curve that can go negative: the engine's `penaltyHold` (at most the
- * job's price), as far as the market's reserve still covers it. The penalty paid is never more
- * than what is held.
+ * job's price), as far as the market's reserve covers it now (read here, before the decision,
+ * on the lock). The penalty paid is never more than what is held.
  */
-export async function holdPenalty(tx: Tx | Db, benefit: BenefitCurve, price: number): Promise<bigint> {
-  const wanted = toMicro(penaltyHold(minBenefit(benefit), price));
-  if (wanted === 0n) return 0n;
-  const can = await spendable(tx, { kind: "market" });
-  return wanted < can ? wanted : can;
+async function penaltyHolder(db: Db, benefit: BenefitCurve): Promise<PenaltyHold> {
+  const lowest = minBenefit(benefit);
+  if (lowest >= 0) return NO_PENALTY;
+  const can = await spendable(db, { kind: "market" });
+  return (price) => {
+    const wanted = toMicro(penaltyHold(lowest, price));
+    return wanted < can ? wanted : can;
+  };
 }
 
 /**
@@ -178,7 +185,8 @@ export async function quoteJob(market: Market, submission: Submission, maxModule
   discard();
   const now = market.clock.now();
   const pilots = pilotsOf(job);
-  return market.serial(async () => {
+  // Decided from memory alone (the engine counts the load of decisions still being written): no statement to wait for.
+  return market.pipelined(() => {
     const spec = specOf("quote", now, job, input.benefit, input.replicas);
     const d = pilots === null ? market.engine.quote(spec, now) : market.engine.decidePilots(spec, leaseLimits(job.taskLimits).wallMs, now, true);
     return decisionRecord(market, d, input.replicas, input.benefit, pilots);
@@ -202,7 +210,19 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
     const inline = intake.rows && copies.length <= INLINE_INTAKE_TASKS ? inlineIntake(input, job, intake.rows()) : undefined;
     if (inline) await storeModule(market.db, caller.id, job);
     else await storeIntake(market.db, caller.id, intake, jobId);
-    const answer = await market.serial(() => decide(market, caller, input, job, jobId, copies, inline).finally(() => release()));
+    // A curve that can go negative holds a penalty from the market's reserve, read as the ledger
+    // has it at the job's turn: such a job is decided alone on the lock. Any other is decided from
+    // memory, its statement written while the next decision is made.
+    const { answer: decision, needed } =
+      minBenefit(input.benefit) < 0
+        ? await market.serial(async () => admit(market, caller, input, job, jobId, copies, inline, await penaltyHolder(market.db, input.benefit)))
+        : await market.pipelined(() => admit(market, caller, input, job, jobId, copies, inline, NO_PENALTY));
+    const answer = await decision
+      .catch(async (e: unknown) => {
+        if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
+        throw e;
+      })
+      .finally(() => release());
     decided = true;
     // A rejected job's tasks are never run: removed after the answer, outside the lock (none were stored inline).
     if (answer.decision.outcome === "rejected" && !inline) await market.db.task.deleteMany({ where: { jobId } });
@@ -303,7 +323,7 @@ interface Decided {
  * answered again): the escrow it takes, the penalty held beside it, what the consumer is told,
  * the decision log's entries and the placements.
  */
-async function admissionOf(market: Market, decision: Decision, job: Decided, now: number): Promise<{ admission: Admission; record: ReturnType<typeof decisionRecord> }> {
+function admissionOf(market: Market, decision: Decision, job: Decided, now: number, penalty: PenaltyHold): { admission: Admission; record: ReturnType<typeof decisionRecord> } {
   const pricing = market.adminSettings.pricing;
   const admitted = decision.outcome === "admitted" ? decision : null;
   const record = decisionRecord(market, decision, job.replicas, job.benefit, job.pilots);
@@ -319,23 +339,28 @@ async function admissionOf(market: Market, decision: Decision, job: Decided, now
     pilotPriceMicro: job.pilots === null ? null : (price ?? 0n),
     pricing,
     escrowMicro: admitted ? escrowFor(market, job.benefit, admitted, pricing, job.workPerTask, job.wallMs) : 0n,
-    // Read only for a curve that can go negative (holdPenalty asks nothing otherwise).
-    penaltyHeldMicro: admitted ? await holdPenalty(market.db, job.benefit, admitted.price) : 0n,
+    penaltyHeldMicro: admitted ? penalty(admitted.price) : 0n,
     decisions: jobDecisionEntries(decision, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now),
     placed: new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []),
   };
   return { admission, record };
 }
 
-/** Inside the market's lock: the engine's decision on a stored job, made durable, then live. */
-async function decide(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake?: InlineIntake) {
+/**
+ * The engine's decision on a stored job, on the market's lock and from memory alone: the engine
+ * counts the job's load at once (the next decision sees it), and the decision's one statement
+ * (admission.ts: the consumer's debit is conditional on their balance inside it, so it is not read
+ * first) goes to the journal. The job joins memory and its workers hear of it once the statement
+ * committed; if it fails, the engine forgets the job. `answer` settles then.
+ */
+function admit(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake: InlineIntake | undefined, penalty: PenaltyHold) {
   const now = market.clock.now();
   const spec = specOf(jobId, now, job, input.benefit, input.replicas);
   const pilots = pilotsOf(job);
   const wallMs = leaseLimits(job.taskLimits).wallMs;
   const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, now);
   const about = { id: jobId, ownerId: caller.id, benefit: input.benefit, replicas: input.replicas, taskCount: job.tasks.length, pilots, workPerTask: plannedWork(job), wallMs };
-  const { admission, record } = await admissionOf(market, decision, about, now);
+  const { admission, record } = admissionOf(market, decision, about, now, penalty);
   const { placed, pricing, escrowMicro: needed, penaltyHeldMicro: penaltyHeld, decisions } = admission;
   const status = decision.outcome;
   const price = admission.priceMicro ?? 0n;
@@ -343,44 +368,50 @@ async function decide(market: Market, caller: Caller, input: SubmissionHead, job
   const live = pilots === null ? copies : copies.filter((c) => c.index < pilots);
   // A small job's tasks placed on idle machines waiting on their streams are leased by the same statement.
   const leases = intake && status === "admitted" ? planAdmissionLeases(market, placed, new Set(live.map((c) => c.id)), now) : undefined;
-  try {
-    // One statement (tasks/admission.ts): the debit of the consumer's escrow is conditional on
-    // their balance, in the same statement, so the balance is not read before it.
-    await writeAdmission(direct(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER);
-  } catch (e) {
-    if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
-    throw e;
-  }
-  countDecisions(market, decisions);
-  if (status !== "rejected") {
-    jobDecided(market, {
-      id: jobId,
-      ownerId: caller.id,
-      moduleHash: job.moduleHash,
-      example: job.example,
-      status: status === "admitted" ? "admitted" : "delayed",
-      taskCount: job.tasks.length,
-      tasksDone: 0,
-      workPerTask: plannedWork(job),
-      declaredWorkPerTask: plannedWork(job),
-      wallMs,
-      memoryMbPerTask: job.memoryMbPerTask,
-      escrowMicro: needed,
-      penaltyHeldMicro: penaltyHeld,
-      priceMicro: price,
-      paidMicro: 0n,
-      pricing,
-      replicas: input.replicas,
-      arrivedAt: now,
-      benefit: input.benefit,
-      ...(pilots === null ? {} : { pilots: { count: pilots, priceMicro: price, phase: "provisional" as const } }),
-    }, live, placed, spec, decision);
-    if (leases && intake) applyAdmissionLeases(market, jobId, intake, job.taskLimits, leases, now);
-  }
-  market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
-  opsOf(market).metrics.submissions.inc({ outcome: status });
-  market.emit({ kind: "job", jobId, ownerId: caller.id });
-  return { jobId, decision: record };
+  if (status !== "rejected") market.engine.commit(spec, decision);
+  const answer = new Promise<{ jobId: string; decision: typeof record }>((resolve, reject) =>
+    market.journal.add({
+      write: () => writeAdmission(direct(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
+      applied: () => {
+        countDecisions(market, decisions);
+        if (status !== "rejected") {
+          jobDecided(market, {
+            id: jobId,
+            ownerId: caller.id,
+            moduleHash: job.moduleHash,
+            example: job.example,
+            status: status === "admitted" ? "admitted" : "delayed",
+            taskCount: job.tasks.length,
+            tasksDone: 0,
+            workPerTask: plannedWork(job),
+            declaredWorkPerTask: plannedWork(job),
+            wallMs,
+            memoryMbPerTask: job.memoryMbPerTask,
+            escrowMicro: needed,
+            penaltyHeldMicro: penaltyHeld,
+            priceMicro: price,
+            paidMicro: 0n,
+            pricing,
+            replicas: input.replicas,
+            arrivedAt: now,
+            benefit: input.benefit,
+            ...(pilots === null ? {} : { pilots: { count: pilots, priceMicro: price, phase: "provisional" as const } }),
+          }, live, placed);
+          if (leases && intake) applyAdmissionLeases(market, jobId, intake, job.taskLimits, leases, now);
+        }
+        market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
+        opsOf(market).metrics.submissions.inc({ outcome: status });
+        market.emit({ kind: "job", jobId, ownerId: caller.id });
+        resolve({ jobId, decision: record });
+      },
+      failed: (e) => {
+        if (status !== "rejected") decisionUndone(market, jobId, decision);
+        if (leases) dropAdmissionLeases(market, leases);
+        reject(e);
+      },
+    }),
+  );
+  return { answer, needed };
 }
 
 /**
@@ -417,22 +448,23 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
     replicas: job.replicas,
     tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
   };
+  const penalty = await penaltyHolder(market.db, job.benefit);
   const decision: Decision = answer(spec, now);
   if (decision.outcome === "delayed") return jobStillDelayed(market, spec, decision);
   const pilots = job.pilots?.phase === "provisional" ? job.pilots.count : null;
   const about = { id: job.id, ownerId: job.ownerId, benefit: job.benefit as BenefitCurve, replicas: job.replicas, taskCount: job.taskCount, pilots, workPerTask: job.workPerTask, wallMs: job.wallMs };
   // One statement (tasks/admission.ts), as at submission: the consumer's debit is conditional on
   // their balance inside it, and a consumer who can no longer pay is told so in a rejection.
-  const write = async ({ admission }: Awaited<ReturnType<typeof admissionOf>>) => {
+  const write = async ({ admission }: ReturnType<typeof admissionOf>) => {
     await writeAdmission(direct(market), { ...admission, wasDelayed: true }, MARKET_OWNER);
     countDecisions(market, admission.decisions);
     return admission;
   };
-  const wanted = await admissionOf(market, decision, about, now);
+  const wanted = admissionOf(market, decision, about, now, penalty);
   const written = await write(wanted).catch(async (e: unknown) => {
     if (decision.outcome !== "admitted" || !consumerShort(e)) throw e;
     const short = { outcome: "rejected" as const, reasons: [{ code: "insufficient-credits" as const, needed: toCredits(wanted.admission.escrowMicro) }] };
-    return write(await admissionOf(market, short, about, now));
+    return write(admissionOf(market, short, about, now, penalty));
   });
   if (written.status === "admitted" && decision.outcome === "admitted") {
     const { escrowMicro, penaltyHeldMicro, pricing } = written;

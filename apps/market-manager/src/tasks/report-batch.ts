@@ -51,25 +51,32 @@ function settledHere(market: Market, seconds: number) {
 }
 
 /**
- * Group commit for results. Reports that arrive while the market is busy wait together and are
- * written in one transaction at their turn: one commit (one flush of PostgreSQL's log) for many
- * results instead of one each. Each report is still answered only after the transaction holding
- * it committed, and keeps every guarantee of completeTask: each is decided from memory in order,
- * later ones seeing the job's done count of earlier ones. Reports whose decision depends on other
- * copies (replicas) or on the engine placing work again (failed runs) run alone, as does a report
- * for a job that an earlier report of the group ended. If the group's transaction fails, its
- * reports are run again one by one, so one bad report cannot fail the others.
+ * Group commit for results. Reports that arrive while a statement runs wait together and are
+ * written by the next statement: one commit (one flush of PostgreSQL's log) for many results
+ * instead of one each. Each report is answered only once the statement holding it committed, and
+ * keeps every guarantee of completeTask: each is decided from memory in order, later ones seeing
+ * the job's done count of earlier ones.
  *
- * The common group, plain reports only, is one statement and one round trip (commitPlain); the
- * lease calls that arrived with the reports follow in one statement for every machine. The
- * market's lock is held across those two statements, so memory moves only once they committed.
+ * A group is decided on the market's lock from memory alone (drain): its plain reports become
+ * one statement (report-rows.ts) and its lease asks another, both handed to the market's journal
+ * (market/journal.ts), which runs them in order after the lock is let go and moves memory as each
+ * commits; the next group is decided while they run. What a plain statement moves ahead of its
+ * commit (the jobs' done counts and payments, for later reports to see) is taken back if it fails,
+ * and its leases are marked as being written, so no later group takes their reports again. Reports
+ * whose decision depends on other copies (replicas) or on the engine placing work again (failed
+ * runs), any report a plain statement cannot take, and the reports of a statement that failed are
+ * written by transactions, alone on the market's lock (a step of their own, once the journal is
+ * idle), decided afresh; so one bad report cannot fail the others.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export class ReportBatch<A extends LeaseAsk<any>> {
   private waiting: (Waiting | A)[] = [];
   private scheduled = false;
 
-  /** `lease` decides and writes the lease asks of a group, after its reports. */
+  /**
+   * `lease` decides the lease asks of a group, after its reports, counting the slots their plain
+   * reports free: on the lock and at once, its statement to the journal; resolves once written.
+   */
   constructor(
     private market: Market,
     private lease: (asks: A[]) => Promise<void>,
@@ -96,20 +103,38 @@ export class ReportBatch<A extends LeaseAsk<any>> {
   private schedule() {
     if (this.scheduled) return;
     this.scheduled = true;
-    void this.market.serial(() => this.drain()).catch((e) => this.market.log(`reports not written: ${e instanceof Error ? e.message : String(e)}`));
+    // Decided once no statement waits to start: what arrives while one runs joins the next group.
+    this.market.journal.whenRoom(() => void this.market.pipelined(() => this.drain()).catch((e) => this.market.log(`reports not written: ${e instanceof Error ? e.message : String(e)}`)));
   }
 
-  private async drain() {
+  /** One group, decided on the lock from memory: nothing here waits. */
+  private drain() {
     this.scheduled = false;
     const taken = this.waiting.splice(0, MAX_REPORTS_PER_COMMIT);
     if (this.waiting.length) this.schedule();
-    const batch = taken.filter((item): item is Waiting => "resolve" in item);
-    const asks = taken.filter((item): item is A => !("resolve" in item));
+    const { group, alone, asks } = this.sort(taken);
+    const { rows, rest } = this.preparePlain(group);
+    if (rows.length) this.writePlain(rows);
+    if (rest.length || alone.length) this.writeAlone([...rest.map((g) => g.item), ...alone], asks);
+    else if (asks.length) void this.lease(asks).catch((e: unknown) => asks.forEach((a) => a.fail(e)));
+  }
+
+  /**
+   * The reports taken, each found in the live market now (or refused), apart from the lease asks:
+   * a successful run of a task without copies is decided by its own report alone (`group`); any
+   * other report, a second report of one lease, and one whose lease a statement is writing now, go
+   * `alone`.
+   */
+  private sort(taken: (Waiting | A)[]) {
     const group: { item: Waiting; c: Completion }[] = [];
     const alone: Waiting[] = [];
-    const ended = new Set<string>();
+    const asks: A[] = [];
     const leases = new Set<string>();
-    for (const item of batch) {
+    for (const item of taken) {
+      if (!("resolve" in item)) {
+        asks.push(item);
+        continue;
+      }
       if (item.signal?.aborted) {
         item.fail(refuse.gone());
         continue;
@@ -122,18 +147,30 @@ export class ReportBatch<A extends LeaseAsk<any>> {
         continue;
       }
       const job = this.market.state.jobs.get(c.task.jobId);
-      // Only a successful run of a task without copies is decided by its own report alone.
-      if (!job || !c.ok || job.replicas !== 1 || leases.has(c.lease.id)) {
+      if (!job || !c.ok || job.replicas !== 1 || leases.has(c.lease.id) || c.lease.writing) {
         alone.push(item);
         continue;
       }
       leases.add(c.lease.id);
       group.push({ item, c });
     }
-    if (group.length) await this.commit(group, ended);
-    // Decided afresh, after the group: its commit may have ended their job or their lease.
-    await this.runAlone(alone);
-    if (asks.length) await this.lease(asks).catch((e: unknown) => asks.forEach((a) => a.fail(e)));
+    return { group, alone, asks };
+  }
+
+  /**
+   * Reports a group's statement does not write (and the lease asks behind them): in a step of
+   * their own, once the journal is idle, each decided afresh (what was written meanwhile may have
+   * ended their job or their lease), in one transaction together where they can be.
+   */
+  private writeAlone(items: Waiting[], asks: A[]) {
+    void this.market
+      .serial(async () => {
+        const { group, alone } = this.sort(items);
+        if (group.length) await this.commit(group);
+        await this.runAlone(alone);
+        if (asks.length) await this.lease(asks).catch((e: unknown) => asks.forEach((a) => a.fail(e)));
+      })
+      .catch((e) => this.market.log(`reports not written: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   private async runAlone(items: Waiting[]) {
@@ -149,26 +186,21 @@ export class ReportBatch<A extends LeaseAsk<any>> {
   }
 
   /**
-   * The group's plain reports in one statement straight through the pool: one round trip, no
-   * transaction around it (the statement is atomic), no escrow read first (the statement refuses
-   * an escrow that cannot cover its payments). Returns the reports left for `commit`, in their
-   * order: those that are not plain, or all of them if the statement failed.
+   * The group's plain reports, decided in turn, each seeing the done counts and payments of the
+   * plain ones before it (counted ahead of the commit), and the others (`rest`), in their order.
    *
    * The reports of a group arrived together, so any order of them is one they could have arrived
    * in: the plain ones go first, whatever their place in the group. Taking them only up to the
-   * first other one sent every report behind a report that is not plain to the transaction, where
-   * each costs several round trips (before jobs' last tasks were settled here, with jobs of 20
-   * tasks four in five of a busy group's reports went there).
+   * first other one sent every report behind a report that is not plain to a transaction, where
+   * each costs several round trips (before jobs' last tasks were settled by the statement, with
+   * jobs of 20 tasks four in five of a busy group's reports went there).
    */
-  private async commitPlain(group: { item: Waiting; c: Completion }[]) {
-    const market = this.market;
-    const work = new Map(group.map((g) => [g.c.task.jobId, market.state.jobs.get(g.c.task.jobId)?.workPerTask]));
-    const rows: { g: (typeof group)[number]; step: CompletionStep; row: PlainRow }[] = [];
+  private preparePlain(group: { item: Waiting; c: Completion }[]) {
+    const rows: PlainGroupRow[] = [];
     const rest: typeof group = [];
     for (const g of group) {
-      // Decided in turn: this report sees the done count and payments of the plain ones before it.
-      const step = prepareCompletion(market, g.c);
-      const row = plainRow(market, g.c, step, UNBOUNDED_ESCROW);
+      const step = prepareCompletion(this.market, g.c);
+      const row = plainRow(this.market, g.c, step, UNBOUNDED_ESCROW);
       if (!row) {
         rest.push(g);
         continue;
@@ -176,31 +208,48 @@ export class ReportBatch<A extends LeaseAsk<any>> {
       step.count(paidBy(row));
       rows.push({ g, step, row });
     }
-    if (!rows.length) return group;
-    const started = performance.now();
-    try {
-      await writePlainRows(market, direct(market), rows.map((r) => r.row));
-    } catch (e) {
-      market.log(`a group of ${rows.length} plain reports was not written in one statement (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); the group is written in a transaction`);
-      for (const r of rows) r.step.uncount();
-      for (const [jobId, w] of work) {
-        const job = market.state.jobs.get(jobId);
-        if (job && w !== undefined) job.workPerTask = w;
-      }
-      return group;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    for (const { g, step, row } of rows) {
-      step.apply({ requeue: null, resultId: row.resultId, exhausted: false, ends: row.settle !== null });
-      if (row.settle) settledHere(market, seconds);
-      answered(this.market, g.item, g.c);
-    }
-    return rest;
+    return { rows, rest };
   }
 
-  private async commit(all: { item: Waiting; c: Completion }[], ended: Set<string>) {
-    const group = await this.commitPlain(all);
-    if (!group.length) return;
+  /**
+   * The plain reports in one statement, straight through the market's connection: one round
+   * trip, no transaction around it (the statement is atomic), no escrow read first (the
+   * statement refuses an escrow that cannot cover its payments). Memory moves, and each report is
+   * answered, once it committed; if it fails, what was counted ahead is taken back (a job's work
+   * per task refined meanwhile stays: an estimate, which later statements may carry already) and
+   * its reports are written by transactions.
+   */
+  private writePlain(rows: PlainGroupRow[]) {
+    const market = this.market;
+    for (const r of rows) r.g.c.lease.writing = true;
+    const started = performance.now();
+    market.journal.add({
+      write: () => writePlainRows(market, direct(market), rows.map((r) => r.row)),
+      applied: () => {
+        const seconds = (performance.now() - started) / 1000;
+        for (const { g, step, row } of rows) {
+          step.apply({ requeue: null, resultId: row.resultId, exhausted: false, ends: row.settle !== null });
+          if (row.settle) settledHere(market, seconds);
+          answered(market, g.item, g.c);
+        }
+      },
+      failed: (e) => {
+        market.log(`a group of ${rows.length} plain reports was not written in one statement (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); its reports are written by transactions`);
+        for (const r of rows) {
+          r.step.uncount();
+          r.g.c.lease.writing = false;
+        }
+        this.writeAlone(
+          rows.map((r) => r.g.item),
+          [],
+        );
+      },
+    });
+  }
+
+  /** Reports that can share one transaction (sort's `group`), each decided in turn; in one transaction each if theirs fails. */
+  private async commit(group: { item: Waiting; c: Completion }[]) {
+    const ended = new Set<string>();
     const done: { item: Waiting; c: Completion; step: CompletionStep; written: Awaited<ReturnType<CompletionStep["write"]>>; settles: boolean }[] = [];
     const started = performance.now();
     const later: Waiting[] = [];
@@ -247,6 +296,13 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     // Reports for a job the group ended: alone now, and refused as stale as they would have been.
     await this.runAlone(later);
   }
+}
+
+/** A plain report of a group: its report, its decision and its row. */
+interface PlainGroupRow {
+  g: { item: Waiting; c: Completion };
+  step: CompletionStep;
+  row: PlainRow;
 }
 
 /** Statements run on the market's lock, straight through its own connections (db/client.ts writerOf), outside any transaction of Prisma's, prepared once per connection. */

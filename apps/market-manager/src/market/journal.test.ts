@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { Journal } from "./journal.ts";
+
+// The journal runs the hot steps' statements in the order they were decided, one at a time, and
+// moves memory for each before the next: what a worker is told, and what kill -9 can leave, is
+// always a prefix of the decisions.
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+function deferred() {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+describe("the journal", () => {
+  it("writes one entry at a time, in order, and applies each before the next is written", async () => {
+    const journal = new Journal(() => {});
+    const log: string[] = [];
+    const first = deferred();
+    journal.add({ write: () => (log.push("write 1"), first.promise), applied: () => log.push("applied 1"), failed: () => log.push("failed 1") });
+    journal.add({ write: async () => void log.push("write 2"), applied: () => log.push("applied 2"), failed: () => log.push("failed 2") });
+    await tick();
+    expect(log).toEqual(["write 1"]);
+    expect(journal.waiting).toBe(1);
+    first.resolve();
+    await journal.idle();
+    expect(log).toEqual(["write 1", "applied 1", "write 2", "applied 2"]);
+    expect(journal.busy).toBe(false);
+  });
+
+  it("goes on past an entry that failed, and waits for entries an applied entry adds", async () => {
+    const journal = new Journal(() => {});
+    const log: string[] = [];
+    journal.add({ write: () => Promise.reject(new Error("no")), applied: () => log.push("applied 1"), failed: (e) => log.push(`failed 1: ${(e as Error).message}`) });
+    journal.add({
+      write: async () => 2,
+      applied: (n) => {
+        log.push(`applied ${n}`);
+        journal.add({ write: async () => 3, applied: (m) => log.push(`applied ${m}`), failed: () => {} });
+      },
+      failed: () => {},
+    });
+    await journal.idle();
+    expect(log).toEqual(["failed 1: no", "applied 2", "applied 3"]);
+  });
+
+  it("says when the next group may be decided: once no entry waits to start", async () => {
+    const journal = new Journal(() => {});
+    const running = deferred();
+    journal.add({ write: () => running.promise, applied: () => {}, failed: () => {} });
+    journal.add({ write: async () => {}, applied: () => {}, failed: () => {} });
+    let ready = false;
+    journal.whenRoom(() => (ready = true));
+    await tick();
+    expect(ready).toBe(false); // the second entry still waits behind the one running
+    running.resolve();
+    await tick();
+    expect(ready).toBe(true);
+    let atOnce = false;
+    await journal.idle();
+    journal.whenRoom(() => (atOnce = true));
+    expect(atOnce).toBe(true);
+  });
+
+  it("keeps going when memory cannot follow an entry, and says so", async () => {
+    const said: string[] = [];
+    const journal = new Journal((line) => said.push(line));
+    const log: string[] = [];
+    journal.add({ write: async () => {}, applied: () => { throw new Error("defect"); }, failed: () => {} });
+    journal.add({ write: async () => {}, applied: () => log.push("applied 2"), failed: () => {} });
+    await journal.idle();
+    expect(log).toEqual(["applied 2"]);
+    expect(said.join("\n")).toMatch(/apply failed: .*defect/);
+  });
+});
