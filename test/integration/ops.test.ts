@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { refusal, startTestMarket, type TestMarket } from "../support/market.ts";
 
 // What an operator sees of a running market: its history filling in, the decision log, and the
@@ -106,5 +107,34 @@ describe("service endpoints", () => {
     expect(text).toMatch(/^cyclemarket_db_pool_connections\{state="total"\} \d+/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).toMatch(/^cyclemarket_history_samples_total [1-9]/m);
+  });
+});
+
+describe("the history's money", () => {
+  it("keeps the ledger's running totals: what consumers were charged, what producers were paid, the market's profit", async () => {
+    const { machineId } = await worker.worker.register.mutate(machine);
+    const { jobId } = await consumer.jobs.submit.mutate(job);
+    const text = "3.14 100000\n";
+    const stdout = Buffer.from(text).toString("base64");
+    const outputHash = createHash("sha256").update(text).digest("hex");
+    // Every task the machine is given (the earlier test's job's too) runs, until this job is done.
+    while ((await consumer.jobs.get.query({ jobId })).status !== "completed") {
+      const { leases } = await worker.worker.lease.mutate({ machineId, max: 4 });
+      await worker.worker.reportMany.mutate({ reports: leases.map((l) => ({ machineId, leaseId: l.leaseId, exitCode: 0, elapsedMs: 40, stdout, stderr: "", outputHash })) });
+    }
+    await worker.worker.depart.mutate({ machineId });
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+    // Every job of the market is this consumer's (this one and the earlier tests').
+    const charged = (await consumer.jobs.list.query()).reduce((sum, j) => sum + (j.charged ?? 0), 0);
+    expect(charged).toBeGreaterThan(0);
+    const { books } = await admin.admin.overview.query();
+    const producerPaid = (await worker.ledger.statement.query()).producerBalance;
+    expect(producerPaid).toBeGreaterThan(0);
+    await expect
+      .poll(async () => {
+        const last = (await admin.admin.history.query({ seconds: 900 })).samples.at(-1)!;
+        return { charged: last.charged, producerPaid: last.producerPaid, profit: last.profit };
+      }, { timeout: 10_000 })
+      .toEqual({ charged: expect.closeTo(charged, 6), producerPaid: expect.closeTo(producerPaid, 6), profit: expect.closeTo(books.profit, 6) });
   });
 });
