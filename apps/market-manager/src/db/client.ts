@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
+import { MAX_SIDE_BY_SIDE } from "../market/journal.ts";
 
 export type Db = PrismaClient;
 export * as Prisma from "./generated/client.ts";
@@ -30,8 +31,11 @@ export function createDb(url: string): Db {
   return db;
 }
 
-/** Connections for the statements run on the market's lock: one runs at a time, one more waits ready. */
-const WRITER_CONNECTIONS = 2;
+/**
+ * Connections for the market's journal (market/journal.ts): one statement runs at a time, or up to
+ * MAX_SIDE_BY_SIDE independent ones, and one more waits ready.
+ */
+const WRITER_CONNECTIONS = MAX_SIDE_BY_SIDE + 1;
 
 /**
  * Every statement on these connections finds its rows by key (tasks, leases, jobs and accounts by

@@ -3,7 +3,8 @@ import { Journal } from "./journal.ts";
 
 // The journal runs the hot steps' statements in the order they were decided, one at a time, and
 // moves memory for each before the next: what a worker is told, and what kill -9 can leave, is
-// always a prefix of the decisions.
+// always a prefix of the decisions (of independent entries, written side by side, only their
+// batch's order of applying is kept).
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -73,5 +74,47 @@ describe("the journal", () => {
     await journal.idle();
     expect(log).toEqual(["applied 2"]);
     expect(said.join("\n")).toMatch(/apply failed: .*defect/);
+  });
+
+  it("writes independent entries side by side, applies them in order, and the next entry after them", async () => {
+    const journal = new Journal(() => {});
+    const log: string[] = [];
+    const gates = [deferred(), deferred(), deferred()];
+    const independent = (n: number) => ({
+      independent: true,
+      write: () => (log.push(`write ${n}`), gates[n - 1]!.promise),
+      applied: () => log.push(`applied ${n}`),
+      failed: () => log.push(`failed ${n}`),
+    });
+    // They queue while an entry is written, as a busy market's admissions do.
+    const running = deferred();
+    journal.add({ write: () => running.promise, applied: () => {}, failed: () => {} });
+    journal.add(independent(1));
+    journal.add(independent(2));
+    journal.add(independent(3));
+    journal.add({ write: async () => void log.push("write 4"), applied: () => log.push("applied 4"), failed: () => {} });
+    running.resolve();
+    await tick();
+    expect(log).toEqual(["write 1", "write 2", "write 3"]);
+    gates[2]!.reject(new Error("no"));
+    gates[1]!.resolve();
+    await tick();
+    expect(log).toEqual(["write 1", "write 2", "write 3"]); // the first is still being written
+    gates[0]!.resolve();
+    await journal.idle();
+    expect(log).toEqual(["write 1", "write 2", "write 3", "applied 1", "applied 2", "failed 3", "write 4", "applied 4"]);
+  });
+
+  it("writes an independent entry alone after an entry that is not", async () => {
+    const journal = new Journal(() => {});
+    const log: string[] = [];
+    const first = deferred();
+    journal.add({ write: () => (log.push("write 1"), first.promise), applied: () => log.push("applied 1"), failed: () => {} });
+    journal.add({ independent: true, write: async () => void log.push("write 2"), applied: () => log.push("applied 2"), failed: () => {} });
+    await tick();
+    expect(log).toEqual(["write 1"]);
+    first.resolve();
+    await journal.idle();
+    expect(log).toEqual(["write 1", "applied 1", "write 2", "applied 2"]);
   });
 });

@@ -17,7 +17,7 @@ import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
  * that wait on nothing would otherwise run back to back. A step that changes the market runs
  * alone, once the journal's statements are written (Market.serial); the tick takes such a step
  * only when it has something to do, as every other step waits behind it: the engine's tick itself
- * is decided from memory, as a hot step is, and what it proposes is checked again when applied.
+ * is decided from memory, as a hot step is, with its moves (rebalance.ts).
  */
 export async function tick(market: Market) {
   const now = market.clock.now();
@@ -39,8 +39,12 @@ export async function tick(market: Market) {
   if (market.state.machines.size > 0 && market.state.pendingTasks().length > 0) await market.serial(() => placePendingTasks(market));
   await letCallsIn();
   const at = market.clock.now();
-  const decided = await market.pipelined(() => market.engine.tick(at));
-  if (decided.moves.length) await market.serial(() => rebalance(market, decided.moves, at));
+  // Its moves are applied in the same step (rebalance.ts), their statement to the journal.
+  const decided = await market.pipelined(() => {
+    const d = market.engine.tick(at);
+    if (d.moves.length) rebalance(market, d.moves, at);
+    return d;
+  });
   await answerDelayed(market, decided);
   await letCallsIn();
   await admitRemainders(market);
