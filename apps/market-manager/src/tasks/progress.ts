@@ -1,4 +1,33 @@
 import type { Db } from "../db/client.ts";
+import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
+import type { JobStatus } from "../db/generated/enums.ts";
+import { poolOf } from "../db/client.ts";
+import { refuse } from "../api/errors.ts";
+
+/**
+ * The job and when each of its done copies was done, in one statement through the pool (prepared
+ * once per connection; the chart polls it every 2 s while the job runs). Instants as milliseconds
+ * since the epoch, as the market writes them (timestamps without a zone, in UTC).
+ */
+const PROGRESS_SQL = `
+SELECT (extract(epoch FROM j."submittedAt") * 1000)::float8 AS "submittedAt",
+  (extract(epoch FROM j."expectedCompletionAt") * 1000)::float8 AS "expectedCompletionAt",
+  (extract(epoch FROM j."completedAt") * 1000)::float8 AS "completedAt",
+  j.benefit, j."taskCount", j.replicas, j.status::text AS status,
+  (SELECT coalesce(json_agg(json_build_array(t.index, (extract(epoch FROM t."completedAt") * 1000)::float8)), '[]'::json)
+     FROM "Task" t WHERE t."jobId" = $1 AND t.status = 'done'::"TaskStatus" AND t."completedAt" IS NOT NULL) AS copies
+FROM "Job" j WHERE j.id = $1`;
+
+interface ProgressRow {
+  submittedAt: number;
+  expectedCompletionAt: number | null;
+  completedAt: number | null;
+  benefit: JsonValue;
+  taskCount: number;
+  replicas: number;
+  status: JobStatus;
+  copies: [number, number][];
+}
 
 /**
  * A job's progress over time, for its chart: when each task was done (seconds after the job
@@ -6,29 +35,27 @@ import type { Db } from "../db/client.ts";
  * task, a task is done when a majority of its copies have run.
  */
 export async function jobProgress(db: Db, jobId: string) {
-  const job = await db.job.findUniqueOrThrow({
-    where: { id: jobId },
-    select: { submittedAt: true, decidedAt: true, expectedCompletionAt: true, completedAt: true, benefit: true, taskCount: true, replicas: true, status: true },
-  });
-  const copies = await db.task.findMany({ where: { jobId, status: "done", completedAt: { not: null } }, select: { index: true, completedAt: true } });
+  const pool = poolOf(db);
+  const [row] = pool ? (await pool.query<ProgressRow>({ name: "job-progress", text: PROGRESS_SQL, values: [jobId] })).rows : await db.$queryRawUnsafe<ProgressRow[]>(PROGRESS_SQL, jobId);
+  if (!row) throw refuse.notFound("job");
   const byIndex = new Map<number, number[]>();
-  for (const c of copies) byIndex.set(c.index, [...(byIndex.get(c.index) ?? []), c.completedAt!.getTime()]);
-  const majority = Math.floor(job.replicas / 2) + 1;
-  const arrived = job.submittedAt.getTime();
+  for (const [index, at] of row.copies) byIndex.set(index, [...(byIndex.get(index) ?? []), at]);
+  const majority = Math.floor(row.replicas / 2) + 1;
+  const arrived = row.submittedAt;
   const doneAt = [...byIndex.values()]
     .filter((times) => times.length >= majority)
     .map((times) => (times.sort((a, b) => a - b)[majority - 1]! - arrived) / 1000)
     .sort((a, b) => a - b);
-  const after = (d: Date | null) => (d ? (d.getTime() - arrived) / 1000 : null);
+  const after = (ms: number | null) => (ms !== null ? (ms - arrived) / 1000 : null);
   return {
-    status: job.status,
-    taskCount: job.taskCount,
-    benefit: job.benefit,
+    status: row.status,
+    taskCount: row.taskCount,
+    benefit: row.benefit,
     /** Milliseconds since the epoch. */
-    arrivedAt: job.submittedAt.getTime(),
+    arrivedAt: arrived,
     /** Seconds after arrival. */
     doneAt,
-    expectedCompletion: after(job.expectedCompletionAt),
-    completed: after(job.completedAt),
+    expectedCompletion: after(row.expectedCompletionAt),
+    completed: after(row.completedAt),
   };
 }
