@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUBLIC_URL, clientFor, refusal, startTestMarket, verifyEmail, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
+import { post } from "../../apps/market-manager/src/ledger/ledger.ts";
 
 // What a consumer sees of their money before and after their first job: the starting credits
 // from the moment they choose to buy, each job's name on its statement lines, and the escrow a
@@ -129,5 +130,33 @@ describe("money views of a job", () => {
     expect(payment).toMatchObject({ jobId, jobName: null, amount: 0.5 });
     expect((await consumer.ledger.statement.query()).lines.find((l) => l.kind === "settlement")).toMatchObject({ jobName: "secret project" });
     await worker.worker.depart.mutate({ machineId });
+  });
+});
+
+describe("a statement", () => {
+  it("lists the newest 200 movements of both of a user's accounts, newest first, however many they had", async () => {
+    const user = await market.signUp("busy@example.test", ["consumer", "producer"]);
+    const id = await userId("busy@example.test");
+    const db = market.manager.services.db;
+    // 260 movements alternating between the two accounts, each in its own transaction, as a
+    // producer paid for its runs while it buys: more than a statement shows.
+    for (let i = 0; i < 260; i++) {
+      const account = i % 2 === 0 ? ({ kind: "consumer", userId: id } as const) : ({ kind: "producer", userId: id } as const);
+      await db.$transaction((tx) => post(tx, { kind: "payment", uniqueKey: `statement-test:${i}`, memo: { i }, postings: [{ account: { kind: "market" }, amount: -1n }, { account, amount: 1n }] }));
+    }
+    const { lines } = await user.ledger.statement.query();
+    expect(lines).toHaveLength(200);
+    // The same lines as all of the user's postings ordered by their entries' time.
+    const all = await db.ledgerPosting.findMany({
+      where: { account: { userId: id, kind: { in: ["consumer", "producer"] } } },
+      include: { entry: true },
+      orderBy: [{ entry: { createdAt: "desc" } }, { id: "desc" }],
+    });
+    expect(all.length).toBe(261); // and the starting credits
+    expect(lines.map((l) => l.memo)).toEqual(all.slice(0, 200).map((p) => p.entry.memo));
+    expect(lines.map((l) => l.at)).toEqual([...lines.map((l) => l.at)].sort((a, b) => b - a));
+    expect(new Set(lines.map((l) => l.account))).toEqual(new Set(["consumer", "producer"]));
+    expect((lines[0]!.memo as { i: number }).i).toBe(259);
+    await expectLedgerBalances(db);
   });
 });

@@ -56,13 +56,14 @@ export async function post(
   if (sum !== 0n) throw new Error(`unbalanced ledger entry ${entry.uniqueKey}: postings sum to ${sum}`);
   // One statement per entry, one per posting and one for all postings' rows: an entry is on the
   // path of every report, so no account is looked up before it is moved.
-  const [created] = await tx.$queryRaw<{ id: string }[]>`
+  const [created] = await tx.$queryRaw<{ id: string; createdAt: Date }[]>`
     INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
     VALUES (${randomUUID()}, ${entry.kind}, ${entry.uniqueKey}, ${entry.jobId ?? null}, ${entry.taskId ?? null}, ${JSON.stringify(toJson(entry.memo ?? {}))}::jsonb)
-    ON CONFLICT ("uniqueKey") DO NOTHING RETURNING id`;
+    ON CONFLICT ("uniqueKey") DO NOTHING RETURNING id, "createdAt"`;
   if (!created) return false;
-  const rows: { entryId: string; accountId: string; amountMicro: bigint }[] = [];
-  for (const p of postings) rows.push({ entryId: created.id, accountId: await move(tx, p), amountMicro: p.amount });
+  // Postings carry their entry's time (a statement reads an account's newest by it).
+  const rows: { entryId: string; accountId: string; amountMicro: bigint; createdAt: Date }[] = [];
+  for (const p of postings) rows.push({ entryId: created.id, accountId: await move(tx, p), amountMicro: p.amount, createdAt: created.createdAt });
   if (rows.length) await tx.ledgerPosting.createMany({ data: rows });
   return true;
 }

@@ -1,15 +1,29 @@
 import type { Db } from "../db/client.ts";
 import { toCredits } from "./ledger.ts";
 
+/** Lines of a user's statement: the newest movements on their accounts. */
+const STATEMENT_LINES = 200;
+
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
 export async function statement(db: Db, userId: string) {
   const accounts = await db.ledgerAccount.findMany({ where: { userId, kind: { in: ["consumer", "producer"] } } });
-  const postings = await db.ledgerPosting.findMany({
-    where: { accountId: { in: accounts.map((a) => a.id) } },
-    orderBy: { entry: { createdAt: "desc" } },
-    take: 200,
-    include: { entry: true, account: { select: { kind: true } } },
-  });
+  // Each account's newest lines by its own index (accountId, createdAt), then the newest of both:
+  // ordered by their entries' time, the read sorted every posting the user ever had (a producer
+  // holds one per paid run), each time the page's header asked for the balance.
+  const perAccount = await Promise.all(
+    accounts.map((a) =>
+      db.ledgerPosting.findMany({
+        where: { accountId: a.id },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: STATEMENT_LINES,
+        include: { entry: true, account: { select: { kind: true } } },
+      }),
+    ),
+  );
+  const postings = perAccount
+    .flat()
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .slice(0, STATEMENT_LINES);
   const of = (kind: "consumer" | "producer") => toCredits(accounts.find((a) => a.kind === kind)?.balanceMicro ?? 0n);
   // A line names its job only for the job's owner: a producer paid for someone's task sees its id.
   const jobIds = [...new Set(postings.flatMap((p) => (p.entry.jobId ? [p.entry.jobId] : [])))];
