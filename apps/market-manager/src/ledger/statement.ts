@@ -1,53 +1,57 @@
 import type { Db } from "../db/client.ts";
+import { poolOf } from "../db/client.ts";
+import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
 import { toCredits } from "./ledger.ts";
 
 /** Lines of a user's statement: the newest movements on their accounts. */
 const STATEMENT_LINES = 200;
 
+/**
+ * A user's statement in one statement, through the pool and prepared once per connection (every
+ * page's header polls it for the balance): their accounts' balances, what their running jobs hold
+ * in escrow, and the newest lines. Each account's newest postings are read by its own index
+ * (accountId, createdAt) and the newest of both kept: ordered by their entries' time, the read
+ * sorted every posting the user ever had (a producer holds one per paid run). A line names its
+ * job only for the job's owner: a producer paid for someone's task sees its id.
+ */
+const STATEMENT_SQL = `
+WITH accounts AS (
+  SELECT id, kind::text AS kind, "balanceMicro" FROM "LedgerAccount"
+  WHERE "userId" = $1 AND kind IN ('consumer'::"AccountKind", 'producer'::"AccountKind")
+), lines AS (
+  SELECT p.id, p."createdAt", p."amountMicro", p."entryId", a.kind AS account
+  FROM accounts a CROSS JOIN LATERAL (
+    SELECT * FROM "LedgerPosting" p WHERE p."accountId" = a.id ORDER BY p."createdAt" DESC, p.id DESC LIMIT $2
+  ) p
+  ORDER BY p."createdAt" DESC, p.id DESC LIMIT $2
+)
+SELECT
+  (SELECT coalesce(json_object_agg(kind, "balanceMicro"::text), '{}'::json) FROM accounts) AS balances,
+  -- Only admitted and running jobs hold escrow; every other job's escrow account is empty.
+  (SELECT coalesce(sum(x."balanceMicro"), 0)::text FROM "Job" j JOIN "LedgerAccount" x ON x."jobId" = j.id
+     WHERE j."ownerId" = $1 AND j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")) AS escrow,
+  (SELECT coalesce(json_agg(json_build_object('at', (extract(epoch FROM e."createdAt") * 1000)::float8, 'account', l.account, 'kind', e.kind,
+      'jobId', e."jobId", 'jobName', j.name, 'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
+     FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId" AND j."ownerId" = $1) AS lines`;
+
+interface StatementRow {
+  balances: Partial<Record<"consumer" | "producer", string>>;
+  escrow: string;
+  lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; amount: string; memo: JsonValue }[];
+}
+
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
 export async function statement(db: Db, userId: string) {
-  const accounts = await db.ledgerAccount.findMany({ where: { userId, kind: { in: ["consumer", "producer"] } } });
-  // Each account's newest lines by its own index (accountId, createdAt), then the newest of both:
-  // ordered by their entries' time, the read sorted every posting the user ever had (a producer
-  // holds one per paid run), each time the page's header asked for the balance.
-  const perAccount = await Promise.all(
-    accounts.map((a) =>
-      db.ledgerPosting.findMany({
-        where: { accountId: a.id },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        take: STATEMENT_LINES,
-        include: { entry: true, account: { select: { kind: true } } },
-      }),
-    ),
-  );
-  const postings = perAccount
-    .flat()
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .slice(0, STATEMENT_LINES);
-  const of = (kind: "consumer" | "producer") => toCredits(accounts.find((a) => a.kind === kind)?.balanceMicro ?? 0n);
-  // A line names its job only for the job's owner: a producer paid for someone's task sees its id.
-  const jobIds = [...new Set(postings.flatMap((p) => (p.entry.jobId ? [p.entry.jobId] : [])))];
-  const owned = await db.job.findMany({ where: { id: { in: jobIds }, ownerId: userId }, select: { id: true, name: true } });
-  const names = new Map(owned.map((j) => [j.id, j.name]));
-  // Only admitted and running jobs hold escrow; every other job's escrow account is empty.
-  const holding = await db.job.findMany({ where: { ownerId: userId, status: { in: ["admitted", "running"] } }, select: { id: true } });
-  const escrow = holding.length
-    ? await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "escrow", jobId: { in: holding.map((j) => j.id) } } })
-    : null;
+  const pool = poolOf(db);
+  const values = [userId, STATEMENT_LINES];
+  const [row] = pool ? (await pool.query<StatementRow>({ name: "ledger-statement", text: STATEMENT_SQL, values })).rows : await db.$queryRawUnsafe<StatementRow[]>(STATEMENT_SQL, ...values);
+  const { balances, escrow, lines } = row!;
   return {
-    consumerBalance: of("consumer"),
-    producerBalance: of("producer"),
+    consumerBalance: toCredits(BigInt(balances.consumer ?? 0)),
+    producerBalance: toCredits(BigInt(balances.producer ?? 0)),
     /** Held in escrow for the user's jobs now. */
-    inEscrow: toCredits(escrow?._sum.balanceMicro ?? 0n),
-    lines: postings.map((p) => ({
-      at: p.entry.createdAt.getTime(),
-      account: p.account.kind,
-      kind: p.entry.kind,
-      jobId: p.entry.jobId,
-      jobName: (p.entry.jobId && names.get(p.entry.jobId)) ?? null,
-      amount: toCredits(p.amountMicro),
-      memo: p.entry.memo,
-    })),
+    inEscrow: toCredits(BigInt(escrow)),
+    lines: lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })),
   };
 }
 

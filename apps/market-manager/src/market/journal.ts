@@ -69,7 +69,7 @@ export class Journal {
   }
 
   /**
-   * Calls `ready` once no entry waits to start (at most one runs): the moment to decide the next
+   * Calls `ready` once no entry waits to start (one runs, or one batch side by side): the moment to decide the next
    * group, so that what arrives while a statement runs is written by the next one, together.
    */
   whenRoom(ready: () => void): void {

@@ -305,7 +305,7 @@ interface PlainGroupRow {
   row: PlainRow;
 }
 
-/** Statements run on the market's lock, straight through its own connections (db/client.ts writerOf), outside any transaction of Prisma's, prepared once per connection. */
+/** The journal's statements, straight through the market's own connections (db/client.ts writerOf), outside any transaction of Prisma's, prepared once per connection. */
 export function direct(market: Market): RunStatement {
   const pool = writerOf(market.db);
   if (!pool) return (_name, text, values) => market.db.$queryRawUnsafe(text, ...values);
