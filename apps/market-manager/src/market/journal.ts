@@ -12,18 +12,13 @@
  * journal to be idle before it runs (Market.serial), so it sees memory with every write applied,
  * and no entry is applied while it runs.
  *
- * Entries that say they are `independent` (a new job's admission, a group's plain reports, its
- * lease asks) run side by side with the independent entries just before them, up to
- * MAX_SIDE_BY_SIDE, and are applied in order once all of them are written: each statement waits
- * for a turn of the event loop to hear back, and under load a turn is 10 to 30 ms, so one at a
- * time the journal wrote at most a few dozen admissions a second and the reports queued behind
- * them (bench:load, 1,000 machines and 50 consumers: the journal busy the whole time, a report
- * waiting 700 ms). The rows they change are disjoint (a lease statement's tasks are queued and
- * its jobs not yet running, a report statement's leased and running) but for accounts: an
- * admission debits its consumer's, the one shared row it locks, and a settlement credits; so no
- * two of them wait on each other in a cycle. An admission that holds a penalty also debits the
- * market's account and is not independent. kill -9 may leave a later entry of a batch committed
- * and an earlier one not; neither was answered.
+ * Entries that say they are `independent` (a new job's admission) run side by side with the
+ * independent entries just before them, up to MAX_SIDE_BY_SIDE, and are applied in order once all
+ * of them are written: each statement waits for a turn of the event loop to hear back, and under
+ * load a turn is 10 to 30 ms, so one at a time the journal wrote at most a few dozen admissions a
+ * second and the reports queued behind them (bench:load, 1,000 machines and 50 consumers: the
+ * journal busy the whole time, a report waiting 700 ms). Such an entry's kill -9 may then leave a
+ * later one of them committed and an earlier one not; neither was answered.
  */
 export interface JournalEntry<T> {
   /** The entry's statement. */

@@ -158,9 +158,6 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
   };
   return new Promise<void>((written) =>
     market.journal.add({
-      // Its rows are queued tasks, new leases and jobs not yet running, which no report statement
-      // changes, and it moves no money (journal.ts).
-      independent: true,
       write: () => leaseRows(market, plans, now, expiresAt),
       applied: (inputs) => {
         released();

@@ -371,10 +371,8 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
   if (status !== "rejected") market.engine.commit(spec, decision);
   const answer = new Promise<{ jobId: string; decision: typeof record }>((resolve, reject) =>
     market.journal.add({
-      // A new job's rows are its own; its debit is conditional on the balance (journal.ts). One
-      // that holds a penalty also debits the market's account, which a settlement credits: it is
-      // written alone, so the two never wait on each other's locks.
-      independent: penalty === NO_PENALTY,
+      // A new job's rows are its own; its debit is conditional on the balance (journal.ts).
+      independent: true,
       write: () => writeAdmission(direct(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
       applied: () => {
         countDecisions(market, decisions);

@@ -224,9 +224,6 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     for (const r of rows) r.g.c.lease.writing = true;
     const started = performance.now();
     market.journal.add({
-      // Its rows are leased tasks and running jobs, which no lease or admission statement changes;
-      // the accounts it shares with admissions it only moves by increments (journal.ts).
-      independent: true,
       write: () => writePlainRows(market, direct(market), rows.map((r) => r.row)),
       applied: () => {
         const seconds = (performance.now() - started) / 1000;
