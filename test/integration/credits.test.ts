@@ -103,6 +103,9 @@ describe("money views of a job", () => {
     expect(escrow).toBeLessThan(40);
     const held = await consumer.ledger.statement.query();
     expect(held.inEscrow).toBe(escrow);
+    // What the pages' headers poll: the same balances, without the lines.
+    expect(await consumer.ledger.balance.query()).toEqual({ consumerBalance: held.consumerBalance, producerBalance: held.producerBalance, inEscrow: escrow });
+    expect(held.consumerBalance).toBe(STARTING - escrow);
     expect(held.lines.find((l) => l.kind === "escrow")).toMatchObject({ jobId, jobName: "Tuesday's pi", amount: -escrow });
     expect(held.lines.find((l) => l.kind === "grant")).toMatchObject({ jobId: null, jobName: null });
 
@@ -110,6 +113,7 @@ describe("money views of a job", () => {
     expect((await consumer.jobs.get.query({ jobId })).escrowHeld).toBe(0);
     const after = await consumer.ledger.statement.query();
     expect(after.inEscrow).toBe(0);
+    expect(await consumer.ledger.balance.query()).toEqual({ consumerBalance: STARTING, producerBalance: 0, inEscrow: 0 });
     expect(after.lines.find((l) => l.kind === "settlement")).toMatchObject({ jobId, jobName: "Tuesday's pi", amount: escrow });
     await worker.worker.depart.mutate({ machineId });
     await expectLedgerBalances(market.manager.services.db);

@@ -109,7 +109,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   }
   /**
    * The job page (apps/web/app/jobs/[id]) while its job runs: `jobs.get` every second, the
-   * progress chart's `jobs.progress` every 2 s, the header's balance (`ledger.statement`) every
+   * progress chart's `jobs.progress` every 2 s, the header's balance (`ledger.balance`) every
    * 4 s, and the task outputs' first page (`jobs.outputs`) at first sight and again whenever the
    * count of finished tasks moves. The page's timers start together when it opens, so calls due in the same
    * second go in one batched request, as the page's batching link sends them.
@@ -123,7 +123,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       const [view] = await Promise.all([
         buyer.jobs.get.query({ jobId }).catch(() => null),
         tick % 2 === 0 ? buyer.jobs.progress.query({ jobId }).catch(() => null) : null,
-        tick % 4 === 0 ? buyer.ledger.statement.query().catch(() => null) : null,
+        tick % 4 === 0 ? buyer.ledger.balance.query().catch(() => null) : null,
       ]);
       timings.add("jobPage", performance.now() - t);
       if (view && view.tasksDone !== done) {

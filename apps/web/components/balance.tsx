@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 import { credits, dateTime } from "@/lib/format";
 import { describeLine, signedCredits, type StatementLine } from "@/lib/statement";
@@ -11,22 +11,39 @@ import { hasRole, useMe } from "./session";
 const REFRESH_MS = 4000;
 const PAGE = 50;
 
-/**
- * The signed-in user's ledger statement, shared by the header, /account/credits, /jobs/new and
- * /produce (one query, refreshed every few seconds while any of them is on screen).
- */
+/** The signed-in user's ledger statement with its lines, for /account/credits, refreshed every few seconds. */
 export function useStatement(enabled = true) {
   const trpc = useTRPC();
   return useQuery({ ...trpc.ledger.statement.queryOptions(), enabled, refetchInterval: REFRESH_MS, staleTime: 2000 });
 }
 
+/**
+ * The signed-in user's balances without the statement's lines, shared by the header, /account,
+ * /jobs/new and /produce (one query, refreshed every few seconds while any of them is on screen).
+ */
+export function useBalance(enabled = true) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.ledger.balance.queryOptions(), enabled, refetchInterval: REFRESH_MS, staleTime: 2000 });
+}
+
+/** What moved the user's money: their balances and statement are read again at once. */
+export function useMoneyMoved() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.ledger.balance.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.ledger.statement.queryKey() }),
+    ]);
+}
+
 /** The consumer's balance (a producer's earnings when they only sell) beside the user's name. */
 export function HeaderBalance() {
   const me = useMe();
-  const statement = useStatement(Boolean(me.data));
-  if (!me.data || !statement.data) return null;
+  const balance = useBalance(Boolean(me.data));
+  if (!me.data || !balance.data) return null;
   const producerOnly = !hasRole(me.data, "consumer") && hasRole(me.data, "producer");
-  const value = producerOnly ? statement.data.producerBalance : statement.data.consumerBalance;
+  const value = producerOnly ? balance.data.producerBalance : balance.data.consumerBalance;
   return (
     <Link
       href="/account/credits"

@@ -14,25 +14,31 @@ const STATEMENT_LINES = 200;
  * sorted every posting the user ever had (a producer holds one per paid run). A line names its
  * job only for the job's owner: a producer paid for someone's task sees its id.
  */
-const STATEMENT_SQL = `
-WITH accounts AS (
+const ACCOUNTS = `accounts AS (
   SELECT id, kind::text AS kind, "balanceMicro" FROM "LedgerAccount"
   WHERE "userId" = $1 AND kind IN ('consumer'::"AccountKind", 'producer'::"AccountKind")
-), lines AS (
+)`;
+const BALANCES = `
+  (SELECT coalesce(json_object_agg(kind, "balanceMicro"::text), '{}'::json) FROM accounts) AS balances,
+  -- Only admitted and running jobs hold escrow; every other job's escrow account is empty.
+  (SELECT coalesce(sum(x."balanceMicro"), 0)::text FROM "Job" j JOIN "LedgerAccount" x ON x."jobId" = j.id
+     WHERE j."ownerId" = $1 AND j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")) AS escrow`;
+
+const STATEMENT_SQL = `
+WITH ${ACCOUNTS}, lines AS (
   SELECT p.id, p."createdAt", p."amountMicro", p."entryId", a.kind AS account
   FROM accounts a CROSS JOIN LATERAL (
     SELECT * FROM "LedgerPosting" p WHERE p."accountId" = a.id ORDER BY p."createdAt" DESC, p.id DESC LIMIT $2
   ) p
   ORDER BY p."createdAt" DESC, p.id DESC LIMIT $2
 )
-SELECT
-  (SELECT coalesce(json_object_agg(kind, "balanceMicro"::text), '{}'::json) FROM accounts) AS balances,
-  -- Only admitted and running jobs hold escrow; every other job's escrow account is empty.
-  (SELECT coalesce(sum(x."balanceMicro"), 0)::text FROM "Job" j JOIN "LedgerAccount" x ON x."jobId" = j.id
-     WHERE j."ownerId" = $1 AND j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")) AS escrow,
+SELECT ${BALANCES},
   (SELECT coalesce(json_agg(json_build_object('at', (extract(epoch FROM e."createdAt") * 1000)::float8, 'account', l.account, 'kind', e.kind,
       'jobId', e."jobId", 'jobName', j.name, 'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
      FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId" AND j."ownerId" = $1) AS lines`;
+
+/** The balances alone: what every page's header polls. */
+const BALANCE_SQL = `WITH ${ACCOUNTS} SELECT ${BALANCES}`;
 
 interface StatementRow {
   balances: Partial<Record<"consumer" | "producer", string>>;
@@ -40,19 +46,28 @@ interface StatementRow {
   lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; amount: string; memo: JsonValue }[];
 }
 
+async function read<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T> {
+  const pool = poolOf(db);
+  const [row] = pool ? (await pool.query({ name, text, values })).rows : await db.$queryRawUnsafe<T[]>(text, ...values);
+  return row as T;
+}
+
+const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escrow">) => ({
+  consumerBalance: toCredits(BigInt(balances.consumer ?? 0)),
+  producerBalance: toCredits(BigInt(balances.producer ?? 0)),
+  /** Held in escrow for the user's jobs now. */
+  inEscrow: toCredits(BigInt(escrow)),
+});
+
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
 export async function statement(db: Db, userId: string) {
-  const pool = poolOf(db);
-  const values = [userId, STATEMENT_LINES];
-  const [row] = pool ? (await pool.query<StatementRow>({ name: "ledger-statement", text: STATEMENT_SQL, values })).rows : await db.$queryRawUnsafe<StatementRow[]>(STATEMENT_SQL, ...values);
-  const { balances, escrow, lines } = row!;
-  return {
-    consumerBalance: toCredits(BigInt(balances.consumer ?? 0)),
-    producerBalance: toCredits(BigInt(balances.producer ?? 0)),
-    /** Held in escrow for the user's jobs now. */
-    inEscrow: toCredits(BigInt(escrow)),
-    lines: lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })),
-  };
+  const row = await read<StatementRow>(db, "ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
+  return { ...balancesOf(row), lines: row.lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })) };
+}
+
+/** A user's balances and what their running jobs hold, without the lines (the pages' headers). */
+export async function balances(db: Db, userId: string) {
+  return balancesOf(await read<Pick<StatementRow, "balances" | "escrow">>(db, "ledger-balance", BALANCE_SQL, [userId]));
 }
 
 const HOUR = 3_600_000;

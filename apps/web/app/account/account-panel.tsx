@@ -6,7 +6,7 @@ import { dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { hasRole, type Me } from "@/components/session";
 import { Alert, Badge, Button, ButtonLink, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
-import { useStatement } from "@/components/balance";
+import { useBalance } from "@/components/balance";
 import { credits } from "@/lib/format";
 
 type Created = RouterOutputs["account"]["tokens"]["create"];
@@ -44,22 +44,22 @@ export function AccountPanel({ me }: { me: Me }) {
 }
 
 function CreditsCard() {
-  const statement = useStatement();
+  const balance = useBalance();
   return (
     <Card title="Credits">
-      {statement.isPending ? (
+      {balance.isPending ? (
         <Loading label="Loading your balance…" />
-      ) : statement.isError ? (
-        <Alert tone="error">{describeError(statement.error)}</Alert>
+      ) : balance.isError ? (
+        <Alert tone="error">{describeError(balance.error)}</Alert>
       ) : (
         <dl className="space-y-2 text-sm">
           <div className="flex justify-between gap-3">
             <dt className="text-slate-500">Balance</dt>
-            <dd className="font-semibold tabular-nums text-slate-900">{credits(statement.data.consumerBalance)}</dd>
+            <dd className="font-semibold tabular-nums text-slate-900">{credits(balance.data.consumerBalance)}</dd>
           </div>
           <div className="flex justify-between gap-3">
             <dt className="text-slate-500">Earned as a producer</dt>
-            <dd className="font-semibold tabular-nums text-slate-900">{credits(statement.data.producerBalance)}</dd>
+            <dd className="font-semibold tabular-nums text-slate-900">{credits(balance.data.producerBalance)}</dd>
           </div>
         </dl>
       )}

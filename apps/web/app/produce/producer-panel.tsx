@@ -18,7 +18,7 @@ import { isOutage } from "@/lib/outage";
 import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
 import { awayFor } from "@/components/connection-banner";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
-import { useStatement } from "@/components/balance";
+import { useBalance } from "@/components/balance";
 import { EarningsCard } from "./earnings-card";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
@@ -524,15 +524,15 @@ export function ProducerPanel() {
  * own share since it started as a quieter estimate while the payments are being booked.
  */
 function Earned({ sinceStart, accepted }: { sinceStart: number; accepted: number }) {
-  const statement = useStatement();
-  const { refetch } = statement;
+  const balance = useBalance();
+  const { refetch } = balance;
   // An accepted result has just been paid: show it now rather than at the next refresh.
   useEffect(() => {
     if (accepted > 0) void refetch();
   }, [accepted, refetch]);
   return (
     <>
-      <span data-testid="producer-balance">{statement.data ? credits(statement.data.producerBalance) : statement.isError ? "—" : "…"}</span>
+      <span data-testid="producer-balance">{balance.data ? credits(balance.data.producerBalance) : balance.isError ? "—" : "…"}</span>
       {sinceStart > 0 ? <span className="block text-xs font-normal text-slate-500">about {credits(sinceStart)} from this tab</span> : null}
     </>
   );

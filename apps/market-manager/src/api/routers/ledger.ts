@@ -1,14 +1,26 @@
-import { router, signedInProcedure } from "../trpc.ts";
+import { router, signedInProcedure, type Caller } from "../trpc.ts";
+import type { Services } from "../../services.ts";
 import { earningsSeries } from "../../ledger/earnings-series.ts";
-import { producerEarnings, statement } from "../../ledger/statement.ts";
+import { balances, producerEarnings, statement } from "../../ledger/statement.ts";
 import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
+
+/**
+ * A verified consumer whose grant did not happen yet (an account from before, or a reserve that
+ * has been topped up since) gets it at their look at their money; unverified callers never queue for it.
+ */
+async function grantAtLook(ctx: { caller: Caller; services: Services }) {
+  if (ctx.caller.roles.includes("consumer") && ctx.caller.emailVerified) await ensureStartingCredits(ctx.services.market, ctx.caller.id);
+}
 
 export const ledgerRouter = router({
   statement: signedInProcedure.query(async ({ ctx }) => {
-    // A verified consumer whose grant did not happen yet (an account from before, or a reserve
-    // that has been topped up since) gets it at their look; unverified callers never queue for it.
-    if (ctx.caller.roles.includes("consumer") && ctx.caller.emailVerified) await ensureStartingCredits(ctx.services.market, ctx.caller.id);
+    await grantAtLook(ctx);
     return statement(ctx.services.db, ctx.caller.id);
+  }),
+  /** The balances and what running jobs hold, without the statement's lines: what a page's header polls. */
+  balance: signedInProcedure.query(async ({ ctx }) => {
+    await grantAtLook(ctx);
+    return balances(ctx.services.db, ctx.caller.id);
   }),
   /** A producer's earnings per hour over the last day, and what its work sold for. */
   earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),

@@ -5,6 +5,7 @@ import { useTRPC } from "@/lib/trpc";
 import { creditAmount } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { Alert, Button } from "@/components/ui";
+import { useMoneyMoved } from "@/components/balance";
 
 export const CANCELLABLE = new Set(["delayed", "admitted", "running"]);
 
@@ -15,6 +16,7 @@ export const CANCELLABLE = new Set(["delayed", "admitted", "running"]);
 export function CancelJob({ jobId, status }: { jobId: string; status: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const moneyMoved = useMoneyMoved();
   const [confirming, setConfirming] = useState(false);
   const titleId = useId();
   const cancel = useMutation(
@@ -24,7 +26,7 @@ export function CancelJob({ jobId, status }: { jobId: string; status: string }) 
         await Promise.all([
           queryClient.invalidateQueries({ queryKey: trpc.jobs.get.queryKey({ jobId }) }),
           queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.ledger.statement.queryKey() }),
+          moneyMoved(),
         ]);
       },
     }),

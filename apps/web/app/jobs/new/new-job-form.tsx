@@ -9,7 +9,7 @@ import { NotSent, pageReader, requestForJobFile } from "@/lib/job-file-request";
 import { describeError, isReason } from "@/lib/reasons";
 import { bytes, credits, seconds } from "@/lib/format";
 import { maxBenefit } from "@cyclemarket/costbenefit";
-import { useStatement } from "@/components/balance";
+import { useBalance, useMoneyMoved } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
 import type { DecisionRecord } from "@/components/decision";
 import { AnswerView } from "./answer-view";
@@ -156,7 +156,8 @@ export function NewJobForm() {
   }
 
   const { errors } = build();
-  const statement = useStatement();
+  const balance = useBalance();
+  const moneyMoved = useMoneyMoved();
   const curve = buildCurve(benefit).curve;
   const highest = curve ? Math.max(0, maxBenefit(curve)) : null;
   const err = (key: string) => (showErrors ? (errors[key] ?? null) : null);
@@ -197,10 +198,7 @@ export function NewJobForm() {
     try {
       const { jobId, decision } = await submit.mutateAsync(job);
       setAnswer({ kind: "decision", decision, jobId });
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() }),
-        queryClient.invalidateQueries({ queryKey: trpc.ledger.statement.queryKey() }),
-      ]);
+      await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() }), moneyMoved()]);
       // A rejected job stays here so the consumer can change the curve and try again.
       if (decision.outcome !== "rejected") router.push(`/jobs/${jobId}`);
     } catch {
@@ -441,7 +439,7 @@ export function NewJobForm() {
               Submit job
             </Button>
           </div>
-          <BalanceCheck statement={statement.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} />
+          <BalanceCheck balance={balance.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} />
           {mode === "upload" && curve ? (
             <details open className="mt-4 text-sm" data-testid="form-job-file">
               <summary className="cursor-pointer font-medium text-slate-800">The job file this submits</summary>
@@ -489,9 +487,9 @@ function reasonCode(error: unknown): string | null {
 }
 
 /** The balance beside the submit button, and a warning when the escrow would not fit in it. */
-function BalanceCheck({ statement, highest, refused }: { statement: ReturnType<typeof useStatement>["data"]; highest: number | null; refused: boolean }) {
-  if (!statement) return null;
-  const balance = statement.consumerBalance;
+function BalanceCheck({ balance: held, highest, refused }: { balance: ReturnType<typeof useBalance>["data"]; highest: number | null; refused: boolean }) {
+  if (!held) return null;
+  const balance = held.consumerBalance;
   const over = highest != null && highest > balance;
   return (
     <div className="mt-4 space-y-3 border-t border-slate-100 pt-4">
