@@ -6,14 +6,7 @@ import { toCredits } from "./ledger.ts";
 /** Lines of a user's statement: the newest movements on their accounts. */
 const STATEMENT_LINES = 200;
 
-/**
- * A user's statement in one statement, through the pool and prepared once per connection (every
- * page's header polls it for the balance): their accounts' balances, what their running jobs hold
- * in escrow, and the newest lines. Each account's newest postings are read by its own index
- * (accountId, createdAt) and the newest of both kept: ordered by their entries' time, the read
- * sorted every posting the user ever had (a producer holds one per paid run). A line names its
- * job only for the job's owner: a producer paid for someone's task sees its id.
- */
+/** The user's consumer and producer accounts. */
 const ACCOUNTS = `accounts AS (
   SELECT id, kind::text AS kind, "balanceMicro" FROM "LedgerAccount"
   WHERE "userId" = $1 AND kind IN ('consumer'::"AccountKind", 'producer'::"AccountKind")
@@ -24,6 +17,14 @@ const BALANCES = `
   (SELECT coalesce(sum(x."balanceMicro"), 0)::text FROM "Job" j JOIN "LedgerAccount" x ON x."jobId" = j.id
      WHERE j."ownerId" = $1 AND j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")) AS escrow`;
 
+/**
+ * A user's statement in one statement, through the pool and prepared once per connection: their
+ * accounts' balances, what their running jobs hold in escrow, and the newest lines. Each
+ * account's newest postings are read by its own index (accountId, createdAt) and the newest of
+ * both kept: ordered by their entries' time, the read sorted every posting the user ever had (a
+ * producer holds one per paid run). A line names its job only for the job's owner: a producer
+ * paid for someone's task sees its id.
+ */
 const STATEMENT_SQL = `
 WITH ${ACCOUNTS}, lines AS (
   SELECT p.id, p."createdAt", p."amountMicro", p."entryId", a.kind AS account
@@ -37,7 +38,7 @@ SELECT ${BALANCES},
       'jobId', e."jobId", 'jobName', j.name, 'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
      FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId" AND j."ownerId" = $1) AS lines`;
 
-/** The balances alone: what every page's header polls. */
+/** The balances alone: what every page's header polls (ledger.balance), every few seconds. */
 const BALANCE_SQL = `WITH ${ACCOUNTS} SELECT ${BALANCES}`;
 
 interface StatementRow {
