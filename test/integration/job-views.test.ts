@@ -20,8 +20,7 @@ const bytesOf = (i: number) => Buffer.from(Array.from({ length: sizes[i]! }, (_,
 beforeAll(async () => {
   market = await startTestMarket({ LEASE_TIMEOUT_MS: "600000" });
   consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+  ({ worker } = await market.signUpProducer("seller@example.test"));
   ({ machineId } = await worker.worker.register.mutate({ name: "rack one", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.01, userAgent: "test" }));
   const submitted = await consumer.jobs.submit.mutate({
     name: "views",

@@ -26,8 +26,7 @@ beforeAll(async () => {
   market = await startTestMarket({ LEASE_TIMEOUT_MS: "600000" });
   patient = await market.signUp("patient@example.test", ["consumer"]);
   other = await market.signUp("other@example.test", ["consumer"]);
-  const producer = await market.signUp("rack@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+  ({ worker } = await market.signUpProducer("rack@example.test"));
   ({ machineId } = await worker.worker.register.mutate({ name: "rack", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.01, userAgent: "test" }));
 });
 afterAll(() => market?.stop());

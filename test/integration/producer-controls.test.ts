@@ -19,8 +19,7 @@ const MACHINE = { kind: "opportunistic" as const, slots: 1, speed: 1, memoryPerS
 beforeAll(async () => {
   market = await startTestMarket();
   consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+  ({ producer, worker } = await market.signUpProducer("seller@example.test"));
 });
 afterAll(() => market?.stop());
 

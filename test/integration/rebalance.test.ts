@@ -17,8 +17,7 @@ const machine = (name: string, slots: number) => ({ name, kind: "opportunistic" 
 beforeAll(async () => {
   market = await startTestMarket({ LEASE_TIMEOUT_MS: "600000" });
   consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  const producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "racks" })).token);
+  ({ worker } = await market.signUpProducer("seller@example.test", "racks"));
 });
 afterAll(() => market?.stop());
 

@@ -14,14 +14,12 @@ let market: TestMarket;
 type Client = Awaited<ReturnType<TestMarket["signUp"]>>;
 type Worker = ReturnType<TestMarket["tokenClient"]>;
 let consumer: Client;
-let producer: Client;
 let worker: Worker;
 
 beforeAll(async () => {
   market = await startTestMarket();
   consumer = await market.signUp("buyer@example.test", ["consumer"]);
-  producer = await market.signUp("seller@example.test", ["producer"]);
-  worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
+  ({ worker } = await market.signUpProducer("seller@example.test"));
 });
 afterAll(() => market?.stop());
 

@@ -44,6 +44,8 @@ export interface TestMarket {
   outbox: string;
   /** A client authenticated by a producer's API token, as a Node worker is. */
   tokenClient(token: string): ReturnType<typeof clientFor>;
+  /** Signs up a producer and returns their client and a worker's client on an API token of theirs named `tokenName`. */
+  signUpProducer(email: string, tokenName?: string): Promise<{ producer: ReturnType<typeof clientFor>; worker: ReturnType<typeof clientFor> }>;
   /** Stops the Market Manager and starts it again on the same data and port (sessions and tokens survive). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -79,6 +81,7 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
   const log = process.env.MARKET_LOG ? (line: string) => console.log(`[market] ${line}`) : () => {};
   let manager = await startMarketManager(cfg, log);
   const url = `http://127.0.0.1:${manager.port}`;
+  const outbox = join(dataDir, "outbox.jsonl");
   return {
     url,
     get manager() {
@@ -88,10 +91,15 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
       await manager.stop();
       manager = await startMarketManager({ ...cfg, MARKET_PORT: manager.port }, log);
     },
-    outbox: join(dataDir, "outbox.jsonl"),
-    signUp: (email, roles) => signUp(url, email, roles, join(dataDir, "outbox.jsonl")),
+    outbox,
+    signUp: (email, roles) => signUp(url, email, roles, outbox),
     signIn: (email, password) => signIn(url, email, password),
     tokenClient: (token) => clientFor(url, { authorization: `Bearer ${token}` }),
+    async signUpProducer(email, tokenName = "rack") {
+      const producer = await signUp(url, email, ["producer"], outbox);
+      const { token } = await producer.account.tokens.create.mutate({ name: tokenName });
+      return { producer, worker: clientFor(url, { authorization: `Bearer ${token}` }) };
+    },
     async stop() {
       await manager.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -52,6 +52,15 @@ export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;
 /** The connections the market's lock-held statements run on (createDb); null for a client made otherwise. */
 export const writerOf = (db: Db): pg.Pool | null => writers.get(db) ?? null;
 
+/**
+ * The rows of a statement sent straight through `pool` (the shared one, poolOf, or the journal's,
+ * writerOf) and prepared once per connection under `name`; through Prisma's raw query for a
+ * client made otherwise (its `pool` is null).
+ */
+export async function preparedRows<T>(db: Db, pool: pg.Pool | null, name: string, text: string, values: unknown[]): Promise<T[]> {
+  return pool ? ((await pool.query({ name, text, values })).rows as T[]) : db.$queryRawUnsafe<T[]>(text, ...values);
+}
+
 /** Bytes as Prisma's Bytes fields take them (a plain ArrayBuffer-backed view). */
 export const toBytes = (b: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(b);
 

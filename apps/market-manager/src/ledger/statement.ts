@@ -1,5 +1,5 @@
 import type { Db } from "../db/client.ts";
-import { poolOf } from "../db/client.ts";
+import { poolOf, preparedRows } from "../db/client.ts";
 import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
 import { toCredits } from "./ledger.ts";
 
@@ -47,12 +47,6 @@ interface StatementRow {
   lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; amount: string; memo: JsonValue }[];
 }
 
-async function read<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T> {
-  const pool = poolOf(db);
-  const [row] = pool ? (await pool.query({ name, text, values })).rows : await db.$queryRawUnsafe<T[]>(text, ...values);
-  return row as T;
-}
-
 const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escrow">) => ({
   consumerBalance: toCredits(BigInt(balances.consumer ?? 0)),
   producerBalance: toCredits(BigInt(balances.producer ?? 0)),
@@ -62,13 +56,14 @@ const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escro
 
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
 export async function statement(db: Db, userId: string) {
-  const row = await read<StatementRow>(db, "ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
-  return { ...balancesOf(row), lines: row.lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })) };
+  const [row] = await preparedRows<StatementRow>(db, poolOf(db), "ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
+  return { ...balancesOf(row!), lines: row!.lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })) };
 }
 
 /** A user's balances and what their running jobs hold, without the lines (the pages' headers). */
 export async function balances(db: Db, userId: string) {
-  return balancesOf(await read<Pick<StatementRow, "balances" | "escrow">>(db, "ledger-balance", BALANCE_SQL, [userId]));
+  const [row] = await preparedRows<Pick<StatementRow, "balances" | "escrow">>(db, poolOf(db), "ledger-balance", BALANCE_SQL, [userId]);
+  return balancesOf(row!);
 }
 
 const HOUR = 3_600_000;

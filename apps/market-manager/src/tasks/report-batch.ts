@@ -3,7 +3,7 @@ import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
 import { paidBy, PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
-import { writerOf } from "../db/client.ts";
+import { preparedRows, writerOf } from "../db/client.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
@@ -308,6 +308,5 @@ interface PlainGroupRow {
 /** The journal's statements, straight through the market's own connections (db/client.ts writerOf), outside any transaction of Prisma's, prepared once per connection. */
 export function direct(market: Market): RunStatement {
   const pool = writerOf(market.db);
-  if (!pool) return (_name, text, values) => market.db.$queryRawUnsafe(text, ...values);
-  return (name, text, values) => pool.query({ name, text, values });
+  return (name, text, values) => preparedRows(market.db, pool, name, text, values);
 }

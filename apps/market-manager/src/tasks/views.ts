@@ -4,7 +4,7 @@ import type { LiveState } from "../market/live.ts";
 import type { Market } from "../market/market.ts";
 import type { Job as JobRow } from "../db/generated/client.ts";
 import { benefitAt, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
-import { poolOf } from "../db/client.ts";
+import { poolOf, preparedRows } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
@@ -65,11 +65,8 @@ interface JobPageRow {
 }
 
 async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
-  const pool = poolOf(db);
-  const rows = pool
-    ? (await pool.query<JobPageRow>({ name: "job-page", text: JOB_PAGE_SQL, values: [jobId] })).rows
-    : await db.$queryRawUnsafe<JobPageRow[]>(JOB_PAGE_SQL, jobId);
-  return rows[0]!;
+  const [row] = await preparedRows<JobPageRow>(db, poolOf(db), "job-page", JOB_PAGE_SQL, [jobId]);
+  return row!;
 }
 
 /**
@@ -219,8 +216,7 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
  */
 export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
   const values = [jobId, fromIndex, limit, Number.isFinite(maxBytes) ? maxBytes : null];
-  const pool = poolOf(db);
-  const rows = pool ? (await pool.query<OutputRow>({ name: "job-outputs", text: OUTPUTS_PAGE_SQL, values })).rows : await db.$queryRawUnsafe<OutputRow[]>(OUTPUTS_PAGE_SQL, ...values);
+  const rows = await preparedRows<OutputRow>(db, poolOf(db), "job-outputs", OUTPUTS_PAGE_SQL, values);
   return rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
 }
 
