@@ -8,6 +8,7 @@ export * as Prisma from "./generated/client.ts";
 
 const pools = new WeakMap<Db, pg.Pool>();
 const writers = new WeakMap<Db, pg.Pool>();
+const sequences = new WeakMap<Db, Sequence>();
 
 export function createDb(url: string): Db {
   // The pool is made here so its connection counts can be read for /metrics (poolOf).
@@ -23,17 +24,20 @@ export function createDb(url: string): Db {
   // one for the next statement; unheard, its error would end the process.
   writer.on("error", () => {});
   writers.set(db, writer);
+  const sequence = new Sequence(url);
+  sequences.set(db, sequence);
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
     await disconnect();
     await writer.end().catch(() => {});
+    await sequence.end();
   };
   return db;
 }
 
 /**
- * Connections for the market's journal (market/journal.ts): one statement runs at a time, or up to
- * MAX_SIDE_BY_SIDE independent ones, and one more waits ready.
+ * Connections for the market's journal's independent entries (market/journal.ts): up to
+ * MAX_SIDE_BY_SIDE at once, and one more for the statements of steps that run alone.
  */
 const WRITER_CONNECTIONS = MAX_SIDE_BY_SIDE + 1;
 
@@ -45,6 +49,68 @@ const WRITER_CONNECTIONS = MAX_SIDE_BY_SIDE + 1;
  * with the index); discouraging sequential scans keeps the index whatever the plan's age.
  */
 const WRITER_OPTIONS = "-c enable_seqscan=off";
+
+/**
+ * The connection the journal's entries in order run on (market/journal.ts), in pipeline mode: a
+ * statement is sent without waiting for the answer to the one before, and PostgreSQL runs them
+ * one after the other in the order sent, each its own transaction. A connection that breaks is
+ * let go (the statements on it fail) and the next statement opens a new one.
+ */
+export class Sequence {
+  private pool: pg.Pool;
+  private client: Promise<pg.PoolClient> | null = null;
+
+  constructor(url: string) {
+    this.pool = new pg.Pool({ connectionString: url, max: 1, options: WRITER_OPTIONS, pipeline: true });
+    this.pool.on("error", () => {});
+  }
+
+  /** The rows of a statement prepared once per connection under `name`, sent after every statement before it. */
+  async rows<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    const client = await (this.client ??= this.connect());
+    return (await client.query({ name, text, values })).rows as T[];
+  }
+
+  private connect(): Promise<pg.PoolClient> {
+    const connecting = this.pool.connect().then((client) => {
+      const drop = (error?: Error) => {
+        if (this.client === connecting) this.client = null;
+        letGo(client, error);
+      };
+      client.on("error", drop);
+      client.on("end", () => drop());
+      return client;
+    });
+    connecting.catch(() => {
+      if (this.client === connecting) this.client = null;
+    });
+    return connecting;
+  }
+
+  async end() {
+    const client = this.client;
+    this.client = null;
+    if (client) await client.then((c) => letGo(c), () => {});
+    await this.pool.end().catch(() => {});
+  }
+}
+
+/** Gives a connection back to its pool to be closed, once (a second release throws). */
+function letGo(client: pg.PoolClient, error?: Error) {
+  const held = client as pg.PoolClient & { letGo?: boolean };
+  if (held.letGo) return;
+  held.letGo = true;
+  client.release(error ?? true);
+}
+
+/**
+ * The rows of a journal's entry in order (market/journal.ts), sent on its connection (Sequence)
+ * after every one before it; through Prisma's raw query for a client made otherwise.
+ */
+export function inSequence<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const sequence = sequences.get(db);
+  return sequence ? sequence.rows<T>(name, text, values) : db.$queryRawUnsafe<T[]>(text, ...values);
+}
 
 /** The connection pool behind a client made by createDb. */
 export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { Journal } from "./journal.ts";
+import { Journal, MAX_IN_SEQUENCE } from "./journal.ts";
 
-// The journal runs the hot steps' statements in the order they were decided, one at a time, and
-// moves memory for each before the next: what a worker is told, and what kill -9 can leave, is
-// always a prefix of the decisions (of independent entries, written side by side, only their
-// batch's order of applying is kept).
+// The journal sends the hot steps' statements in the order they were decided, a few at once on
+// one connection that runs them in turn, and moves memory for each in that order: what a worker
+// is told, and what kill -9 can leave, is always a prefix of the decisions (of independent
+// entries, written side by side, only their batch's order of applying is kept).
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -16,19 +16,46 @@ function deferred() {
 }
 
 describe("the journal", () => {
-  it("writes one entry at a time, in order, and applies each before the next is written", async () => {
+  it("sends entries in order without waiting for answers, up to MAX_IN_SEQUENCE, and applies them in that order", async () => {
     const journal = new Journal(() => {});
     const log: string[] = [];
-    const first = deferred();
-    journal.add({ write: () => (log.push("write 1"), first.promise), applied: () => log.push("applied 1"), failed: () => log.push("failed 1") });
-    journal.add({ write: async () => void log.push("write 2"), applied: () => log.push("applied 2"), failed: () => log.push("failed 2") });
+    const gates = Array.from({ length: MAX_IN_SEQUENCE + 1 }, () => deferred());
+    gates.forEach((gate, i) =>
+      journal.add({ write: () => (log.push(`write ${i + 1}`), gate.promise), applied: () => log.push(`applied ${i + 1}`), failed: () => log.push(`failed ${i + 1}`) }),
+    );
     await tick();
-    expect(log).toEqual(["write 1"]);
+    expect(log).toEqual(gates.slice(0, MAX_IN_SEQUENCE).map((_, i) => `write ${i + 1}`));
     expect(journal.waiting).toBe(1);
-    first.resolve();
+    // The second answered first (it cannot be, on one connection; the order of applying holds anyway).
+    gates[1]!.resolve();
+    await tick();
+    expect(log).not.toContain("applied 2");
+    gates[0]!.resolve();
+    await tick();
+    expect(log.slice(MAX_IN_SEQUENCE)).toEqual(["applied 1", "applied 2", `write ${MAX_IN_SEQUENCE + 1}`]);
+    for (const gate of gates) gate.resolve();
     await journal.idle();
-    expect(log).toEqual(["write 1", "applied 1", "write 2", "applied 2"]);
+    expect(log.filter((l) => l.startsWith("applied"))).toEqual(gates.map((_, i) => `applied ${i + 1}`));
     expect(journal.busy).toBe(false);
+  });
+
+  it("starts an entry added while others are applied only once all of them are", async () => {
+    const journal = new Journal(() => {});
+    const log: string[] = [];
+    const gates = [deferred(), deferred()];
+    journal.add({
+      write: () => gates[0]!.promise,
+      applied: () => {
+        log.push("applied 1");
+        journal.add({ write: async () => void log.push("write 3"), applied: () => log.push("applied 3"), failed: () => {} });
+      },
+      failed: () => {},
+    });
+    journal.add({ write: () => gates[1]!.promise, applied: () => log.push("applied 2"), failed: () => {} });
+    gates[1]!.resolve();
+    gates[0]!.resolve();
+    await journal.idle();
+    expect(log).toEqual(["applied 1", "applied 2", "write 3", "applied 3"]);
   });
 
   it("goes on past an entry that failed, and waits for entries an applied entry adds", async () => {
@@ -47,18 +74,19 @@ describe("the journal", () => {
     expect(log).toEqual(["failed 1: no", "applied 2", "applied 3"]);
   });
 
-  it("says when the next group may be decided: once no entry waits to start", async () => {
+  it("says when the next group may be decided: once no entry waits to start and at most one is written", async () => {
     const journal = new Journal(() => {});
-    const running = deferred();
-    journal.add({ write: () => running.promise, applied: () => {}, failed: () => {} });
-    journal.add({ write: async () => {}, applied: () => {}, failed: () => {} });
+    const gates = [deferred(), deferred()];
+    journal.add({ write: () => gates[0]!.promise, applied: () => {}, failed: () => {} });
+    journal.add({ write: () => gates[1]!.promise, applied: () => {}, failed: () => {} });
     let ready = false;
     journal.whenRoom(() => (ready = true));
     await tick();
-    expect(ready).toBe(false); // the second entry still waits behind the one running
-    running.resolve();
+    expect(ready).toBe(false); // a group's two statements are being written
+    gates[0]!.resolve();
     await tick();
-    expect(ready).toBe(true);
+    expect(ready).toBe(true); // the second one runs: the next group is sent behind it
+    gates[1]!.resolve();
     let atOnce = false;
     await journal.idle();
     journal.whenRoom(() => (atOnce = true));

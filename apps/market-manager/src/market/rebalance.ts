@@ -2,7 +2,7 @@ import type { Market } from "./market.ts";
 import type { MoveRecord } from "./engine.ts";
 import { countDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { taskMoved } from "./transitions.ts";
-import { direct } from "../tasks/report-batch.ts";
+import { inOrder } from "../tasks/report-batch.ts";
 import { toJson } from "../db/client.ts";
 import type { RunStatement } from "../tasks/report-rows.ts";
 
@@ -33,7 +33,7 @@ export function rebalance(market: Market, proposed: MoveRecord[], now: number): 
   });
   for (const m of moves) taskMoved(market, market.state.tasks.get(m.taskId)!, m.toMachineId);
   market.journal.add({
-    write: () => writeMoves(direct(market), moves, decisions),
+    write: () => writeMoves(inOrder(market), moves, decisions),
     applied: () => {
       countDecisions(market, decisions);
       market.log(`rebalanced ${moves.length} queued task(s)`);

@@ -11,7 +11,7 @@ import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
 import { ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
-import { preparedRows, writerOf } from "../db/client.ts";
+import { inSequence } from "../db/client.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spare } from "../market/work-routes.ts";
@@ -304,7 +304,7 @@ async function leaseRows(market: Market, plans: Planned[], now: number, expiresA
   }
   const admitted = [...new Set(plans.flatMap((p) => p.picked.map((t) => t.jobId)))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
   const values = [ids, JSON.stringify(machines), JSON.stringify(leases), now, expiresAt, admitted];
-  const rows = await preparedRows<LeaseRow>(market.db, writerOf(market.db), "lease-rows", LEASE_ROWS_SQL, values);
+  const rows = await inSequence<LeaseRow>(market.db, "lease-rows", LEASE_ROWS_SQL, values);
   if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} tasks were not queued in the database`);
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -3,7 +3,7 @@ import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
 import { paidBy, PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
-import { preparedRows, writerOf } from "../db/client.ts";
+import { inSequence, preparedRows, writerOf } from "../db/client.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
@@ -224,7 +224,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     for (const r of rows) r.g.c.lease.writing = true;
     const started = performance.now();
     market.journal.add({
-      write: () => writePlainRows(market, direct(market), rows.map((r) => r.row)),
+      write: () => writePlainRows(market, inOrder(market), rows.map((r) => r.row)),
       applied: () => {
         const seconds = (performance.now() - started) / 1000;
         for (const { g, step, row } of rows) {
@@ -305,8 +305,17 @@ interface PlainGroupRow {
   row: PlainRow;
 }
 
-/** The journal's statements, straight through the market's own connections (db/client.ts writerOf), outside any transaction of Prisma's, prepared once per connection. */
+/**
+ * Statements straight through the market's own connections (db/client.ts writerOf), outside any
+ * transaction of Prisma's, prepared once per connection: the journal's independent entries, and
+ * steps that run alone.
+ */
 export function direct(market: Market): RunStatement {
   const pool = writerOf(market.db);
   return (name, text, values) => preparedRows(market.db, pool, name, text, values);
+}
+
+/** The journal's entries in order, sent on its one connection after every entry before them (db/client.ts inSequence). */
+export function inOrder(market: Market): RunStatement {
+  return (name, text, values) => inSequence(market.db, name, text, values);
 }
