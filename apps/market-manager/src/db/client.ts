@@ -8,6 +8,7 @@ export * as Prisma from "./generated/client.ts";
 
 const pools = new WeakMap<Db, pg.Pool>();
 const writers = new WeakMap<Db, pg.Pool>();
+const readers = new WeakMap<Db, pg.Pool>();
 const sequences = new WeakMap<Db, Sequence>();
 
 export function createDb(url: string): Db {
@@ -19,17 +20,22 @@ export function createDb(url: string): Db {
   // admission), have connections of their own: in the shared pool they waited behind the pages'
   // reads, and the lock with them (bench:load, 1,000 machines and 50 consumers polling their jobs:
   // an admission's one statement held the lock 26-30 ms).
-  const writer = new pg.Pool({ connectionString: url, max: WRITER_CONNECTIONS, options: WRITER_OPTIONS });
+  const writer = new pg.Pool({ connectionString: url, max: WRITER_CONNECTIONS, options: KEY_LOOKUPS_ONLY });
   // An idle connection that breaks (the database restarted) leaves the pool, which opens a new
   // one for the next statement; unheard, its error would end the process.
   writer.on("error", () => {});
   writers.set(db, writer);
+  // The pages' prepared reads (a job page, its outputs and progress, a statement, a balance).
+  const reader = new pg.Pool({ connectionString: url, max: READER_CONNECTIONS, options: KEY_LOOKUPS_ONLY });
+  reader.on("error", () => {});
+  readers.set(db, reader);
   const sequence = new Sequence(url);
   sequences.set(db, sequence);
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
     await disconnect();
     await writer.end().catch(() => {});
+    await reader.end().catch(() => {});
     await sequence.end();
   };
   return db;
@@ -42,13 +48,20 @@ export function createDb(url: string): Db {
 const WRITER_CONNECTIONS = MAX_SIDE_BY_SIDE + 1;
 
 /**
- * Every statement on these connections finds its rows by key (tasks, leases, jobs and accounts by
- * id): a sequential scan is never the plan wanted. A prepared statement keeps the generic plan it
- * made early, when the tables were small, and one such plan scanned every task of the market for
- * each group (bench:dispatch, 20,000 tasks: 130 ms a statement, 112 of them the scan, against 22
- * with the index); discouraging sequential scans keeps the index whatever the plan's age.
+ * Every statement on the journal's and the readers' connections finds its rows by key (tasks,
+ * leases, jobs and accounts by id, a job's rows by job, an account's postings by account): a
+ * sequential scan is never the plan wanted. A prepared statement keeps the generic plan it made
+ * early, when the tables were small, and one such plan scanned every task of the market for each
+ * group (bench:dispatch, 20,000 tasks: 130 ms a statement, 112 of them the scan, against 22 with
+ * the index); the job page's, on the shared pool, took 5.6 ms a poll on average against 0.7 with
+ * the indexes (bench:load, 1,000 machines and 50 consumers, `pg_stat_statements`), half of
+ * PostgreSQL's time under that load. Discouraging sequential scans keeps the index whatever the
+ * plan's age. Prisma's own queries (the shared pool) are planned afresh each time and keep them.
  */
-const WRITER_OPTIONS = "-c enable_seqscan=off";
+const KEY_LOOKUPS_ONLY = "-c enable_seqscan=off";
+
+/** Connections for the pages' prepared reads (readerOf): a poll holds one for a millisecond or two. */
+const READER_CONNECTIONS = 4;
 
 /**
  * The connection the journal's entries in order run on (market/journal.ts), in pipeline mode: a
@@ -61,7 +74,7 @@ export class Sequence {
   private client: Promise<pg.PoolClient> | null = null;
 
   constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: 1, options: WRITER_OPTIONS, pipeline: true });
+    this.pool = new pg.Pool({ connectionString: url, max: 1, options: KEY_LOOKUPS_ONLY, pipeline: true });
     this.pool.on("error", () => {});
   }
 
@@ -112,6 +125,9 @@ export function inSequence<T>(db: Db, name: string, text: string, values: unknow
   return sequence ? sequence.rows<T>(name, text, values) : db.$queryRawUnsafe<T[]>(text, ...values);
 }
 
+/** The connections the pages' prepared reads run on (createDb); null for a client made otherwise. */
+export const readerOf = (db: Db): pg.Pool | null => readers.get(db) ?? null;
+
 /** The connection pool behind a client made by createDb. */
 export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;
 
@@ -119,8 +135,8 @@ export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;
 export const writerOf = (db: Db): pg.Pool | null => writers.get(db) ?? null;
 
 /**
- * The rows of a statement sent straight through `pool` (the shared one, poolOf, or the journal's,
- * writerOf) and prepared once per connection under `name`; through Prisma's raw query for a
+ * The rows of a statement sent straight through `pool` (the pages' readers, readerOf, or the
+ * journal's writers, writerOf) and prepared once per connection under `name`; through Prisma's raw query for a
  * client made otherwise (its `pool` is null).
  */
 export async function preparedRows<T>(db: Db, pool: pg.Pool | null, name: string, text: string, values: unknown[]): Promise<T[]> {

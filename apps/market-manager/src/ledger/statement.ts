@@ -1,5 +1,5 @@
 import type { Db } from "../db/client.ts";
-import { poolOf, preparedRows } from "../db/client.ts";
+import { preparedRows, readerOf } from "../db/client.ts";
 import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
 import { toCredits } from "./ledger.ts";
 
@@ -56,13 +56,13 @@ const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escro
 
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
 export async function statement(db: Db, userId: string) {
-  const [row] = await preparedRows<StatementRow>(db, poolOf(db), "ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
+  const [row] = await preparedRows<StatementRow>(db, readerOf(db), "ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
   return { ...balancesOf(row!), lines: row!.lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })) };
 }
 
 /** A user's balances and what their running jobs hold, without the lines (the pages' headers). */
 export async function balances(db: Db, userId: string) {
-  const [row] = await preparedRows<Pick<StatementRow, "balances" | "escrow">>(db, poolOf(db), "ledger-balance", BALANCE_SQL, [userId]);
+  const [row] = await preparedRows<Pick<StatementRow, "balances" | "escrow">>(db, readerOf(db), "ledger-balance", BALANCE_SQL, [userId]);
   return balancesOf(row!);
 }
 

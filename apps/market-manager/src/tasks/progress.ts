@@ -1,7 +1,7 @@
 import type { Db } from "../db/client.ts";
 import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
 import type { JobStatus } from "../db/generated/enums.ts";
-import { poolOf, preparedRows } from "../db/client.ts";
+import { preparedRows, readerOf } from "../db/client.ts";
 import { refuse } from "../api/errors.ts";
 
 /**
@@ -35,7 +35,7 @@ interface ProgressRow {
  * task, a task is done when a majority of its copies have run.
  */
 export async function jobProgress(db: Db, jobId: string) {
-  const [row] = await preparedRows<ProgressRow>(db, poolOf(db), "job-progress", PROGRESS_SQL, [jobId]);
+  const [row] = await preparedRows<ProgressRow>(db, readerOf(db), "job-progress", PROGRESS_SQL, [jobId]);
   if (!row) throw refuse.notFound("job");
   const byIndex = new Map<number, number[]>();
   for (const [index, at] of row.copies) byIndex.set(index, [...(byIndex.get(index) ?? []), at]);

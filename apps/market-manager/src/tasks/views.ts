@@ -4,7 +4,7 @@ import type { LiveState } from "../market/live.ts";
 import type { Market } from "../market/market.ts";
 import type { Job as JobRow } from "../db/generated/client.ts";
 import { benefitAt, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
-import { poolOf, preparedRows } from "../db/client.ts";
+import { preparedRows, readerOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
@@ -65,7 +65,7 @@ interface JobPageRow {
 }
 
 async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
-  const [row] = await preparedRows<JobPageRow>(db, poolOf(db), "job-page", JOB_PAGE_SQL, [jobId]);
+  const [row] = await preparedRows<JobPageRow>(db, readerOf(db), "job-page", JOB_PAGE_SQL, [jobId]);
   return row!;
 }
 
@@ -216,7 +216,7 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
  */
 export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
   const values = [jobId, fromIndex, limit, Number.isFinite(maxBytes) ? maxBytes : null];
-  const rows = await preparedRows<OutputRow>(db, poolOf(db), "job-outputs", OUTPUTS_PAGE_SQL, values);
+  const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs", OUTPUTS_PAGE_SQL, values);
   return rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
 }
 
