@@ -84,7 +84,7 @@ const SHORT = "consumer-credits-short";
  * does not happen makes the last SELECT raise (a text cast to int that fails), which undoes the
  * whole statement. Zero amounts post nothing, as `post` does.
  */
-const admitSql = (job: string, placed: string, more = "") => `
+const admitSql = (job: string, placed: string, more = "", refusals = "") => `
 WITH payer AS (
   UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" - $4::bigint
   WHERE $3::boolean AND $4::bigint > 0 AND kind = 'consumer'::"AccountKind" AND "userId" = $2 AND "balanceMicro" - $4::bigint >= "minBalanceMicro"
@@ -117,7 +117,7 @@ WITH payer AS (
 SELECT CASE
   WHEN $3::boolean AND $4::bigint > 0 AND NOT EXISTS (SELECT 1 FROM payer) THEN ('${SHORT}:' || (SELECT count(*) FROM payer))::int
   WHEN $3::boolean AND $5::bigint > 0 AND NOT EXISTS (SELECT 1 FROM reserve) THEN ('market-reserve-short:' || (SELECT count(*) FROM reserve))::int
-  WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int
+  WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int${refusals}
   END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
 
 /**
@@ -188,14 +188,20 @@ const ADMIT_WITH_INTAKE_SQL = admitSql(
   LEFT JOIN unnest($23::text[], $24::text[]) AS p(id, machine) ON p.id = t.id
   LEFT JOIN unnest($45::text[]) AS l(task) ON l.task = t.id
   WHERE $10::"JobStatus" <> 'rejected'::"JobStatus"
-  RETURNING "machineId"`,
-  // Leases made at admission ($44-$46, expiring at $47): the machine is the task's placement.
+  RETURNING id, status, "machineId"`,
+  // Leases made at admission ($44-$46, expiring at $47): the machine is the task's placement. A
+  // lease row has no foreign keys (migration 20261126150000_lease_rows_unchecked): each is
+  // written only for a task this statement inserted leased on that machine, and the statement
+  // fails whole unless every lease was.
   `, leases AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
   SELECT l.id, l.task, l.machine, 'active'::"LeaseStatus", timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $47::float8 * interval '1 millisecond'
   FROM unnest($44::text[], $45::text[], $46::text[]) AS l(id, task, machine)
+  JOIN placed p ON p.id = l.task AND p.status = 'leased'::"TaskStatus" AND p."machineId" = l.machine
   RETURNING 1
 )`,
+  `
+  WHEN (SELECT count(*) FROM leases) <> cardinality($44::text[]) THEN ('lease-task-not-inserted:' || (SELECT count(*) FROM leases))::int`,
 );
 
 /** Whether `e` is ADMIT_SQL refusing a debit of the consumer's (their balance is below the escrow). */

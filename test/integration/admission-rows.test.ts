@@ -1,0 +1,100 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { marketWithMachine } from "../support/worker.ts";
+import { writeAdmission, type Admission } from "../../apps/market-manager/src/tasks/admission.ts";
+import { direct } from "../../apps/market-manager/src/tasks/report-batch.ts";
+import { MARKET_OWNER } from "../../apps/market-manager/src/ledger/ledger.ts";
+
+// A small job's admission writes its tasks and the leases of those leased at once in one
+// statement, and a lease row has no foreign keys (migration 20261126150000_lease_rows_unchecked):
+// the statement itself must refuse a lease whose task it did not insert leased on that machine,
+// writing nothing at all, or a lease could name a task that does not exist.
+
+let market: TestMarket;
+let machineId: string;
+let ownerId: string;
+let moduleHash: string;
+const db = () => market.manager.services.db;
+
+beforeAll(async () => {
+  market = await startTestMarket();
+  const { consumer, machineId: id } = await marketWithMachine(market);
+  machineId = id;
+  // A job of theirs stores the module the admissions below name.
+  const { jobId } = await consumer.jobs.submit.mutate({
+    name: "pi",
+    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1000 }, taskCount: 1 },
+    benefit: { kind: "constant", value: 100 },
+  });
+  const job = await db().job.findUniqueOrThrow({ where: { id: jobId } });
+  ownerId = job.ownerId;
+  moduleHash = job.moduleHash;
+});
+afterAll(() => market?.stop());
+
+/** A two-task job admitted with its intake, both tasks placed on the machine, `leased` leased at once. */
+function admission(leased: { leaseId: string; taskId: string; machineId: string }[], taskIds: string[]): Admission {
+  const now = Date.now();
+  return {
+    jobId: randomUUID(),
+    ownerId,
+    status: "admitted",
+    record: { outcome: "admitted" },
+    now,
+    completionAt: now + 60_000,
+    priceMicro: 1000n,
+    pilotPriceMicro: null,
+    pricing: "posted",
+    escrowMicro: 1000n,
+    penaltyHeldMicro: 0n,
+    decisions: [],
+    placed: new Map(taskIds.map((id) => [id, machineId])),
+    intake: {
+      name: "two",
+      example: null,
+      moduleHash,
+      benefit: { kind: "constant", value: 1 },
+      replicas: 1,
+      taskCount: 2,
+      workPerTask: 1,
+      declaredWorkPerTask: 1,
+      pilotCount: null,
+      memoryMbPerTask: 16,
+      taskLimits: null,
+      tasks: taskIds.map((id, index) => ({ id, index, replica: 0, args: [], stdin: Buffer.alloc(0) })),
+    },
+    leases: { rows: leased, expiresAt: now + 60_000 },
+  };
+}
+
+const balance = async () => (await db().ledgerAccount.findFirstOrThrow({ where: { kind: "consumer", userId: ownerId } })).balanceMicro;
+
+describe("a small job's admission with leases", () => {
+  it("writes the leases of tasks it inserted leased on their machine", async () => {
+    const taskIds = [randomUUID(), randomUUID()];
+    const a = admission([{ leaseId: randomUUID(), taskId: taskIds[0]!, machineId }], taskIds);
+    await writeAdmission(direct(market.manager.services.market), a, MARKET_OWNER);
+    const lease = await db().lease.findUniqueOrThrow({ where: { id: a.leases!.rows[0]!.leaseId }, include: { task: true } });
+    expect(lease).toMatchObject({ status: "active", machineId, task: { id: taskIds[0], status: "leased", machineId } });
+    expect((await db().job.findUniqueOrThrow({ where: { id: a.jobId } })).status).toBe("running");
+  });
+
+  it("refuses a lease whose task it did not insert, and writes nothing", async () => {
+    const before = await balance();
+    const taskIds = [randomUUID(), randomUUID()];
+    const stray = randomUUID();
+    const a = admission(
+      [
+        { leaseId: randomUUID(), taskId: taskIds[0]!, machineId },
+        { leaseId: randomUUID(), taskId: stray, machineId },
+      ],
+      taskIds,
+    );
+    await expect(writeAdmission(direct(market.manager.services.market), a, MARKET_OWNER)).rejects.toThrow(/lease-task-not-inserted:1/);
+    expect(await db().job.findUnique({ where: { id: a.jobId } })).toBeNull();
+    expect(await db().task.count({ where: { id: { in: [...taskIds, stray] } } })).toBe(0);
+    expect(await db().lease.count({ where: { id: { in: a.leases!.rows.map((r) => r.leaseId) } } })).toBe(0);
+    expect(await balance()).toBe(before);
+  });
+});
