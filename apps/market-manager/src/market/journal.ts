@@ -14,8 +14,8 @@
  * applied either way (the next group is decided while one runs; the marks of what moves ahead,
  * live.ts, keep it from taking what they take), so sending it early changes only when PostgreSQL
  * has it: sent once the one ahead was answered, each waited for a turn of the event loop between
- * the two, PostgreSQL idle meanwhile (bench:dispatch: the manager idle half the time and
- * PostgreSQL a third, 2,900-3,500 tasks/s).
+ * the two, PostgreSQL idle meanwhile (bench:dispatch, 20,000 tasks: 2,810-3,090 tasks/s with the
+ * manager idle half the time, 3,320-3,450 sent at once).
  *
  * Every other step of the market (a departure, a cancellation, the sweeper's) waits for the
  * journal to be idle before it runs (Market.serial), so it sees memory with every write applied,
@@ -23,12 +23,14 @@
  *
  * Entries that say they are `independent` (a new job's admission) run side by side with the
  * independent entries just before them, up to MAX_SIDE_BY_SIDE, on connections of their own
- * (writerOf), once every entry before them was applied and with none after them started; they are
- * applied in order once all of them are written: each statement waits for a turn of the event loop to hear back, and under
- * load a turn is 10 to 30 ms, so one at a time the journal wrote at most a few dozen admissions a
- * second and the reports queued behind them (bench:load, 1,000 machines and 50 consumers: the
- * journal busy the whole time, a report waiting 700 ms). Such an entry's kill -9 may then leave a
- * later one of them committed and an earlier one not; neither was answered.
+ * (writerOf), once every entry before them was applied and with none after them started; they
+ * are applied in order once all of them are written: each statement waits for a turn of the
+ * event loop to hear back, and under load a turn is 10 to 30 ms, so one at a time the journal
+ * wrote at most a few dozen admissions a second and the reports queued behind them (bench:load,
+ * 1,000 machines and 50 consumers: the journal busy the whole time, a report waiting 700 ms).
+ * Sent in order on the one connection instead, they did no better (the same load, 120 s). Such an
+ * entry's kill -9 may then leave a later one of them committed and an earlier one not; neither
+ * was answered.
  */
 export interface JournalEntry<T> {
   /** The entry's statement. */

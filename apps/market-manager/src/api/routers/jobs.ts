@@ -4,6 +4,7 @@ import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob, tasksIn, type Submission } from "../../tasks/jobs.ts";
 import { StagedSubmission, intakePoolOf } from "../../tasks/intake-pool.ts";
 import type { Context } from "../trpc.ts";
+import type { Services } from "../../services.ts";
 import { EXAMPLES } from "../../tasks/examples.ts";
 import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
 import { cancelJob } from "../../tasks/cancel.ts";
@@ -39,12 +40,31 @@ export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
 /** The job's owner, or an admin; anyone else is told the job does not exist. A token needs `consume`. */
 export const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ctx, input, next }) => {
   requireScope(ctx.caller, "consume");
-  // A job the market holds live says its owner from memory (a job page asks every second); an ended one from PostgreSQL.
-  const live = ctx.services.market.state.jobs.get(input.jobId);
-  const job = live ?? (await ctx.services.db.job.findUnique({ where: { id: input.jobId }, select: { ownerId: true } }));
-  if (!job || (job.ownerId !== ctx.caller.id && !ctx.caller.roles.includes("admin"))) throw refuse.notFound("job");
+  const ownerId = await ownerOf(ctx.services, input.jobId);
+  if (!ownerId || (ownerId !== ctx.caller.id && !ctx.caller.roles.includes("admin"))) throw refuse.notFound("job");
   return next();
 });
+
+/**
+ * A job's owner: from memory for a job the market holds live (a job page asks every second), else
+ * from PostgreSQL, and then kept, as an owner never changes (a finished job's page and outputs are
+ * read a few more times: bench:load, 50 consumers, about 70 such lookups a second).
+ */
+async function ownerOf(services: Services, jobId: string): Promise<string | null> {
+  const live = services.market.state.jobs.get(jobId);
+  if (live) return live.ownerId;
+  const kept = endedOwners.get(jobId);
+  if (kept) return kept;
+  const job = await services.db.job.findUnique({ where: { id: jobId }, select: { ownerId: true } });
+  if (!job) return null;
+  endedOwners.set(jobId, job.ownerId);
+  if (endedOwners.size > ENDED_OWNERS_KEPT) endedOwners.delete(endedOwners.keys().next().value!);
+  return job.ownerId;
+}
+
+/** Owners of jobs not live, as PostgreSQL said, the oldest dropped past ENDED_OWNERS_KEPT. */
+const endedOwners = new Map<string, string>();
+const ENDED_OWNERS_KEPT = 10_000;
 
 /** A stream of the owner's job over server-sent events, counted against the user's open streams. */
 const jobStreamProcedure = jobOwnerProcedure.input(z.object({ lastEventId: z.string().nullish() })).use(({ ctx, signal, next }) => userStream(ctx, signal, next));
