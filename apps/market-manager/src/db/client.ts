@@ -136,8 +136,8 @@ export const writerOf = (db: Db): pg.Pool | null => writers.get(db) ?? null;
 
 /**
  * The rows of a statement sent straight through `pool` (the pages' readers, readerOf, or the
- * journal's writers, writerOf) and prepared once per connection under `name`; through Prisma's raw query for a
- * client made otherwise (its `pool` is null).
+ * journal's writers, writerOf) and prepared once per connection under `name`; through Prisma's
+ * raw query for a client made otherwise (its `pool` is null).
  */
 export async function preparedRows<T>(db: Db, pool: pg.Pool | null, name: string, text: string, values: unknown[]): Promise<T[]> {
   return pool ? ((await pool.query({ name, text, values })).rows as T[]) : db.$queryRawUnsafe<T[]>(text, ...values);

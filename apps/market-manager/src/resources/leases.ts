@@ -280,6 +280,8 @@ WITH moved AS (
   WHERE t.id = ANY($1::text[]) AND t.status = 'queued'::"TaskStatus"
   RETURNING t.id, t."jobId", t."machineId", t.args, t.stdin, t.env, t.files
 ), leased AS (
+  -- A lease row has no foreign keys (migration 20261126150000_lease_rows_unchecked): it is written
+  -- only for a task this statement moved to leased, on the machine it set in that task's row.
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
   SELECT $3::jsonb ->> moved.id, moved.id, moved."machineId", 'active'::"LeaseStatus", timestamp 'epoch' + $4::float8 * interval '1 millisecond', timestamp 'epoch' + $5::float8 * interval '1 millisecond'
   FROM moved
