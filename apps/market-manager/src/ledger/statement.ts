@@ -18,9 +18,9 @@ const BALANCES = `
      WHERE j."ownerId" = $1 AND j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")) AS escrow`;
 
 /**
- * A user's statement in one statement, through the pool and prepared once per connection: their
- * accounts' balances, what their running jobs hold in escrow, and the newest lines. Each
- * account's newest postings are read by its own index (accountId, createdAt) and the newest of
+ * A user's statement in one statement, on the pages' readers (readerOf) and prepared once per
+ * connection: their accounts' balances, what their running jobs hold in escrow, and the newest
+ * lines. Each account's newest postings are read by its own index (accountId, createdAt) and the newest of
  * both kept: ordered by their entries' time, the read sorted every posting the user ever had (a
  * producer holds one per paid run). A line names its job only for the job's owner: a producer
  * paid for someone's task sees its id.

@@ -62,7 +62,6 @@ type Outcome = { ok: true; result: unknown } | { ok: false; error: unknown };
 interface Sent {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   batch: JournalEntry<any>[];
-  independent: boolean;
   outcomes: Outcome[] | null;
 }
 
@@ -118,10 +117,10 @@ export class Journal {
     while (this.entries.length) {
       const next = this.entries[0]!;
       // An independent batch runs with nothing else in flight, and nothing starts beside it.
-      if (next.independent ? this.sent.length > 0 : this.sent.length >= MAX_IN_SEQUENCE || this.sent.some((s) => s.independent)) break;
+      if (next.independent ? this.sent.length > 0 : this.sent.length >= MAX_IN_SEQUENCE || this.sent.some((s) => s.batch[0]!.independent)) break;
       const batch = [this.entries.shift()!];
       while (next.independent && this.entries[0]?.independent && batch.length < MAX_SIDE_BY_SIDE) batch.push(this.entries.shift()!);
-      const sent: Sent = { batch, independent: next.independent === true, outcomes: null };
+      const sent: Sent = { batch, outcomes: null };
       this.sent.push(sent);
       void Promise.all(batch.map(write)).then((outcomes) => {
         sent.outcomes = outcomes;
