@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { marketWithMachine } from "../support/worker.ts";
 import { writeAdmission, type Admission } from "../../apps/market-manager/src/tasks/admission.ts";
-import { direct } from "../../apps/market-manager/src/tasks/report-batch.ts";
+import { inOrder } from "../../apps/market-manager/src/tasks/report-batch.ts";
 import { MARKET_OWNER } from "../../apps/market-manager/src/ledger/ledger.ts";
 
 // A small job's admission writes its tasks and the leases of those leased at once in one
@@ -74,7 +74,7 @@ describe("a small job's admission with leases", () => {
   it("writes the leases of tasks it inserted leased on their machine", async () => {
     const taskIds = [randomUUID(), randomUUID()];
     const a = admission([{ leaseId: randomUUID(), taskId: taskIds[0]!, machineId }], taskIds);
-    await writeAdmission(direct(market.manager.services.market), a, MARKET_OWNER);
+    await writeAdmission(inOrder(market.manager.services.market), a, MARKET_OWNER);
     const lease = await db().lease.findUniqueOrThrow({ where: { id: a.leases!.rows[0]!.leaseId }, include: { task: true } });
     expect(lease).toMatchObject({ status: "active", machineId, task: { id: taskIds[0], status: "leased", machineId } });
     expect((await db().job.findUniqueOrThrow({ where: { id: a.jobId } })).status).toBe("running");
@@ -91,7 +91,7 @@ describe("a small job's admission with leases", () => {
       ],
       taskIds,
     );
-    await expect(writeAdmission(direct(market.manager.services.market), a, MARKET_OWNER)).rejects.toThrow(/lease-task-not-inserted:1/);
+    await expect(writeAdmission(inOrder(market.manager.services.market), a, MARKET_OWNER)).rejects.toThrow(/lease-task-not-inserted:1/);
     expect(await db().job.findUnique({ where: { id: a.jobId } })).toBeNull();
     expect(await db().task.count({ where: { id: { in: [...taskIds, stray] } } })).toBe(0);
     expect(await db().lease.count({ where: { id: { in: a.leases!.rows.map((r) => r.leaseId) } } })).toBe(0);

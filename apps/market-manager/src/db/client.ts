@@ -1,13 +1,11 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
-import { MAX_SIDE_BY_SIDE } from "../market/journal.ts";
 
 export type Db = PrismaClient;
 export * as Prisma from "./generated/client.ts";
 
 const pools = new WeakMap<Db, pg.Pool>();
-const writers = new WeakMap<Db, pg.Pool>();
 const readers = new WeakMap<Db, pg.Pool>();
 const sequences = new WeakMap<Db, Sequence>();
 
@@ -16,16 +14,9 @@ export function createDb(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);
-  // The market's own statements, run one at a time on its lock (a group's reports and leases, an
-  // admission), have connections of their own: in the shared pool they waited behind the pages'
-  // reads, and the lock with them (bench:load, 1,000 machines and 50 consumers polling their jobs:
-  // an admission's one statement held the lock 26-30 ms).
-  const writer = new pg.Pool({ connectionString: url, max: WRITER_CONNECTIONS, options: KEY_LOOKUPS_ONLY });
-  // An idle connection that breaks (the database restarted) leaves the pool, which opens a new
-  // one for the next statement; unheard, its error would end the process.
-  writer.on("error", () => {});
-  writers.set(db, writer);
-  // The pages' prepared reads (a job page, its outputs and progress, a statement, a balance).
+  // The pages' prepared reads (a job page, its outputs and progress, a statement, a balance). An
+  // idle connection that breaks (the database restarted) leaves the pool, which opens a new one
+  // for the next statement; unheard, its error would end the process.
   const reader = new pg.Pool({ connectionString: url, max: READER_CONNECTIONS, options: KEY_LOOKUPS_ONLY });
   reader.on("error", () => {});
   readers.set(db, reader);
@@ -34,18 +25,11 @@ export function createDb(url: string): Db {
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
     await disconnect();
-    await writer.end().catch(() => {});
     await reader.end().catch(() => {});
     await sequence.end();
   };
   return db;
 }
-
-/**
- * Connections for the market's journal's independent entries (market/journal.ts): up to
- * MAX_SIDE_BY_SIDE at once, and one more for the statements of steps that run alone.
- */
-const WRITER_CONNECTIONS = MAX_SIDE_BY_SIDE + 1;
 
 /**
  * Every statement on the journal's and the readers' connections finds its rows by key (tasks,
@@ -131,12 +115,9 @@ export const readerOf = (db: Db): pg.Pool | null => readers.get(db) ?? null;
 /** The connection pool behind a client made by createDb. */
 export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;
 
-/** The connections the market's lock-held statements run on (createDb); null for a client made otherwise. */
-export const writerOf = (db: Db): pg.Pool | null => writers.get(db) ?? null;
-
 /**
- * The rows of a statement sent straight through `pool` (the pages' readers, readerOf, or the
- * journal's writers, writerOf) and prepared once per connection under `name`; through Prisma's
+ * The rows of a statement sent straight through `pool` (the pages' readers, readerOf) and
+ * prepared once per connection under `name`; through Prisma's
  * raw query for a client made otherwise (its `pool` is null).
  */
 export async function preparedRows<T>(db: Db, pool: pg.Pool | null, name: string, text: string, values: unknown[]): Promise<T[]> {

@@ -3,8 +3,7 @@ import { Journal, MAX_IN_SEQUENCE } from "./journal.ts";
 
 // The journal sends the hot steps' statements in the order they were decided, a few at once on
 // one connection that runs them in turn, and moves memory for each in that order: what a worker
-// is told, and what kill -9 can leave, is always a prefix of the decisions (of independent
-// entries, written side by side, only their batch's order of applying is kept).
+// is told, and what kill -9 can leave, is always a prefix of the decisions.
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -102,47 +101,5 @@ describe("the journal", () => {
     await journal.idle();
     expect(log).toEqual(["applied 2"]);
     expect(said.join("\n")).toMatch(/apply failed: .*defect/);
-  });
-
-  it("writes independent entries side by side, applies them in order, and the next entry after them", async () => {
-    const journal = new Journal(() => {});
-    const log: string[] = [];
-    const gates = [deferred(), deferred(), deferred()];
-    const independent = (n: number) => ({
-      independent: true,
-      write: () => (log.push(`write ${n}`), gates[n - 1]!.promise),
-      applied: () => log.push(`applied ${n}`),
-      failed: () => log.push(`failed ${n}`),
-    });
-    // They queue while an entry is written, as a busy market's admissions do.
-    const running = deferred();
-    journal.add({ write: () => running.promise, applied: () => {}, failed: () => {} });
-    journal.add(independent(1));
-    journal.add(independent(2));
-    journal.add(independent(3));
-    journal.add({ write: async () => void log.push("write 4"), applied: () => log.push("applied 4"), failed: () => {} });
-    running.resolve();
-    await tick();
-    expect(log).toEqual(["write 1", "write 2", "write 3"]);
-    gates[2]!.reject(new Error("no"));
-    gates[1]!.resolve();
-    await tick();
-    expect(log).toEqual(["write 1", "write 2", "write 3"]); // the first is still being written
-    gates[0]!.resolve();
-    await journal.idle();
-    expect(log).toEqual(["write 1", "write 2", "write 3", "applied 1", "applied 2", "failed 3", "write 4", "applied 4"]);
-  });
-
-  it("writes an independent entry alone after an entry that is not", async () => {
-    const journal = new Journal(() => {});
-    const log: string[] = [];
-    const first = deferred();
-    journal.add({ write: () => (log.push("write 1"), first.promise), applied: () => log.push("applied 1"), failed: () => {} });
-    journal.add({ independent: true, write: async () => void log.push("write 2"), applied: () => log.push("applied 2"), failed: () => {} });
-    await tick();
-    expect(log).toEqual(["write 1"]);
-    first.resolve();
-    await journal.idle();
-    expect(log).toEqual(["write 1", "applied 1", "write 2", "applied 2"]);
   });
 });

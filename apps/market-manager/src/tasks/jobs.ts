@@ -18,7 +18,7 @@ import { INTAKE, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
 import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
-import { direct } from "./report-batch.ts";
+import { inOrder } from "./report-batch.ts";
 import { applyAdmissionLeases, dropAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
@@ -371,9 +371,8 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
   if (status !== "rejected") market.engine.commit(spec, decision);
   const answer = new Promise<{ jobId: string; decision: typeof record }>((resolve, reject) =>
     market.journal.add({
-      // A new job's rows are its own; its debit is conditional on the balance (journal.ts).
-      independent: true,
-      write: () => writeAdmission(direct(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
+      // In its turn after the reports and leases decided before it (journal.ts): its debit is conditional on the balance.
+      write: () => writeAdmission(inOrder(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
       applied: () => {
         countDecisions(market, decisions);
         if (status !== "rejected") {
@@ -458,7 +457,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   // One statement (tasks/admission.ts), as at submission: the consumer's debit is conditional on
   // their balance inside it, and a consumer who can no longer pay is told so in a rejection.
   const write = async ({ admission }: ReturnType<typeof admissionOf>) => {
-    await writeAdmission(direct(market), { ...admission, wasDelayed: true }, MARKET_OWNER);
+    await writeAdmission(inOrder(market), { ...admission, wasDelayed: true }, MARKET_OWNER);
     countDecisions(market, admission.decisions);
     return admission;
   };

@@ -3,7 +3,7 @@ import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
 import { paidBy, PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
-import { inSequence, preparedRows, writerOf } from "../db/client.ts";
+import { inSequence } from "../db/client.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
@@ -303,16 +303,6 @@ interface PlainGroupRow {
   g: { item: Waiting; c: Completion };
   step: CompletionStep;
   row: PlainRow;
-}
-
-/**
- * Statements straight through the market's own connections (db/client.ts writerOf), outside any
- * transaction of Prisma's, prepared once per connection: the journal's independent entries, and
- * steps that run alone.
- */
-export function direct(market: Market): RunStatement {
-  const pool = writerOf(market.db);
-  return (name, text, values) => preparedRows(market.db, pool, name, text, values);
 }
 
 /** The journal's entries in order, sent on its one connection after every entry before them (db/client.ts inSequence). */
