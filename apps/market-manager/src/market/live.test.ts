@@ -60,3 +60,19 @@ describe("LiveState's index of each job's tasks", () => {
     expect(m2.queue).toEqual(["t6", "t8"]);
   });
 });
+
+describe("LiveState's owners of jobs", () => {
+  it("still knows a job's owner once the job left memory, keeping the latest 10,000", () => {
+    const state = new LiveState();
+    state.jobs.set("done", { id: "done", ownerId: "alice", status: "running" } as LiveJob);
+    expect(state.ownerOf("done")).toBe("alice");
+    state.dropJob("done");
+    expect(state.jobs.has("done")).toBe(false);
+    expect(state.ownerOf("done")).toBe("alice");
+    expect(state.ownerOf("never")).toBeUndefined();
+    for (let i = 0; i < 10_000; i++) state.keepOwner(`read-${i}`, "bob");
+    expect(state.ownerOf("done")).toBeUndefined(); // the oldest went
+    expect(state.ownerOf("read-0")).toBe("bob");
+    expect(state.ownerOf("read-9999")).toBe("bob");
+  });
+});

@@ -181,6 +181,9 @@ export class TaskMap extends Map<string, LiveTask> {
   }
 }
 
+/** Owners of jobs no longer live kept in memory, at most (LiveState.ownerOf). */
+const ENDED_OWNERS_KEPT = 10_000;
+
 export class LiveState {
   readonly machines = new Map<string, LiveMachine>();
   readonly jobs = new Map<string, LiveJob>();
@@ -188,6 +191,23 @@ export class LiveState {
   readonly leases = new Map<string, LiveLease>();
   /** Told of every task that joins a machine's queue, so the machine can hear there is work. */
   onQueued: ((machineId: string) => void) | null = null;
+  /** Owners of jobs no longer live, the most recent ENDED_OWNERS_KEPT (ownerOf). */
+  private endedOwners = new Map<string, string>();
+
+  /**
+   * A job's owner as memory knows it: a live job's, or one that left memory lately (its page asks
+   * a few more times once it finished: bench:load, 50 consumers, one Prisma query a job, about 40
+   * a second, before these were kept). An owner never changes, so a kept one is never stale.
+   */
+  ownerOf(jobId: string): string | undefined {
+    return this.jobs.get(jobId)?.ownerId ?? this.endedOwners.get(jobId);
+  }
+
+  /** Keeps the owner of a job not live (read from PostgreSQL, or the job leaving memory); the oldest goes past ENDED_OWNERS_KEPT. */
+  keepOwner(jobId: string, ownerId: string): void {
+    this.endedOwners.set(jobId, ownerId);
+    if (this.endedOwners.size > ENDED_OWNERS_KEPT) this.endedOwners.delete(this.endedOwners.keys().next().value!);
+  }
 
   /** Puts a task at the back of a machine's queue, or leaves it pending when there is none. */
   enqueue(task: LiveTask, machineId: string | null): void {
@@ -252,6 +272,8 @@ export class LiveState {
 
   dropJob(jobId: string): void {
     for (const task of this.tasks.ofJob(jobId)) this.tasks.delete(task.id);
+    const job = this.jobs.get(jobId);
+    if (job) this.keepOwner(jobId, job.ownerId);
     this.jobs.delete(jobId);
   }
 }

@@ -46,25 +46,18 @@ export const jobOwnerProcedure = signedInProcedure.input(JobRef).use(async ({ ct
 });
 
 /**
- * A job's owner: from memory for a job the market holds live (a job page asks every second), else
- * from PostgreSQL, and then kept, as an owner never changes (a finished job's page and outputs are
- * read a few more times: bench:load, 50 consumers, about 70 such lookups a second).
+ * A job's owner: from memory for a job the market holds live or lately let go (a job page asks
+ * every second), else from PostgreSQL, and then kept, as an owner never changes.
  */
 async function ownerOf(services: Services, jobId: string): Promise<string | null> {
-  const live = services.market.state.jobs.get(jobId);
-  if (live) return live.ownerId;
-  const kept = endedOwners.get(jobId);
-  if (kept) return kept;
+  const { state } = services.market;
+  const known = state.ownerOf(jobId);
+  if (known) return known;
   const job = await services.db.job.findUnique({ where: { id: jobId }, select: { ownerId: true } });
   if (!job) return null;
-  endedOwners.set(jobId, job.ownerId);
-  if (endedOwners.size > ENDED_OWNERS_KEPT) endedOwners.delete(endedOwners.keys().next().value!);
+  state.keepOwner(jobId, job.ownerId);
   return job.ownerId;
 }
-
-/** Owners of jobs not live, as PostgreSQL said, the oldest dropped past ENDED_OWNERS_KEPT. */
-const endedOwners = new Map<string, string>();
-const ENDED_OWNERS_KEPT = 10_000;
 
 /** A stream of the owner's job over server-sent events, counted against the user's open streams. */
 const jobStreamProcedure = jobOwnerProcedure.input(z.object({ lastEventId: z.string().nullish() })).use(({ ctx, signal, next }) => userStream(ctx, signal, next));
