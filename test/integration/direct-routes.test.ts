@@ -135,6 +135,59 @@ describe("jobs.submit beside tRPC's adapter", () => {
   });
 });
 
+/** The same GET to the market and to tRPC's adapter alone: a page's poll. */
+async function bothGet(pathAndQuery: string, headers: Record<string, string>) {
+  const get = async (base: string) => exchange(await fetch(`${base}/api/trpc/${pathAndQuery}`, { headers }));
+  return { direct: await get(market.url), adapter: await get(referenceUrl) };
+}
+
+const inputOf = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+
+describe("the pages' polls beside tRPC's adapter", () => {
+  // Figures that move between two calls (a job's estimate is made at the moment asked) are written out.
+  const form = (e: Exchange) => ({ ...e, text: e.text.replace(/-?\d+(\.\d+)?(e[-+]?\d+)?/g, "0") });
+
+  it("answers a job page's batched poll, and each query alone, as the adapter does", async () => {
+    const submitted = await post(market.url, "jobs.submit", JSON.stringify(small("page")), consumer);
+    const { result } = (await submitted.json()) as { result: { data: { jobId: string } } };
+    const jobId = result.data.jobId;
+    const own = { jobId };
+    const batched = await bothGet(`jobs.get,jobs.progress,ledger.balance?batch=1&input=${inputOf({ 0: own, 1: own })}`, consumer);
+    expect(batched.direct.status).toBe(200);
+    expect(form(batched.direct)).toEqual(form(batched.adapter));
+    const [view] = JSON.parse(batched.direct.text) as [{ result: { data: { id: string; name: string } } }];
+    expect(view.result.data).toMatchObject({ id: jobId, name: "page" });
+    for (const call of [`jobs.get?input=${inputOf(own)}`, `jobs.outputs?input=${inputOf({ ...own, fromIndex: 0, limit: 50 })}`, "ledger.balance", `jobs.progress?batch=1&input=${inputOf({ 0: own })}`]) {
+      const { direct, adapter } = await bothGet(call, consumer);
+      expect(direct.status, call).toBe(200);
+      expect(form(direct), call).toEqual(form(adapter));
+    }
+    // Someone else's job does not exist for them; within a batch, beside a call that succeeds (207).
+    const mixed = await bothGet(`ledger.balance,jobs.get?batch=1&input=${inputOf({ 1: own })}`, limited);
+    expect(mixed.direct.status).toBe(207);
+    expect(form(mixed.direct)).toEqual(form(mixed.adapter));
+  });
+
+  it("refuses as the adapter does: no credentials, a producer's token, bad input, input that is not JSON, a procedure it does not answer", async () => {
+    const id = { jobId: randomUUID() };
+    const cases: [string, string, Record<string, string>][] = [
+      ["no credentials", `jobs.get?input=${inputOf(id)}`, {}],
+      ["a producer's token", `jobs.get,ledger.balance?batch=1&input=${inputOf({ 0: id })}`, producer],
+      ["not a job id", `jobs.get?input=${inputOf({ jobId: "x" })}`, consumer],
+      ["no input", "jobs.get", consumer],
+      ["no such job", `jobs.get?batch=1&input=${inputOf({ 0: id })}`, consumer],
+      ["input not JSON", "jobs.get?input=%7Bnot", consumer],
+      ["a batch's input not an object", `jobs.get?batch=1&input=${inputOf([id])}`, consumer],
+      ["another procedure in the batch", `jobs.get,jobs.list?batch=1&input=${inputOf({ 0: id })}`, consumer],
+    ];
+    for (const [what, call, headers] of cases) {
+      const { direct, adapter } = await bothGet(call, headers);
+      expect(direct.status, what).not.toBe(200); // 207 for the producer: their balance, and the job refused
+      expect(direct, what).toEqual(adapter);
+    }
+  });
+});
+
 /** A work stream's whole transcript, as its bytes arrive. */
 function openStream(base: string, input: unknown, headers: Record<string, string>) {
   const controller = new AbortController();

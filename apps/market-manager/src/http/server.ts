@@ -14,6 +14,7 @@ import { opsRoute } from "./ops-routes.ts";
 import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
 import { quickWorkerRoute } from "./quick-worker-route.ts";
 import { submitRoute } from "./submit-route.ts";
+import { queryRoute } from "./query-route.ts";
 import { workStreamRoute } from "./work-stream-route.ts";
 import { logApiError, retryHeaders } from "./trpc-direct.ts";
 
@@ -28,7 +29,7 @@ const callsIn = (url: URL) => (url.searchParams.get("batch") === "1" ? decodeURI
 
 /**
  * The tRPC API's HTTP handler: every call the routes beside it (quick-worker-route.ts,
- * submit-route.ts, work-stream-route.ts) do not answer themselves, and the reference their
+ * submit-route.ts, query-route.ts, work-stream-route.ts) do not answer themselves, and the reference their
  * answers are compared with byte for byte (test/integration/direct-routes.test.ts).
  */
 export function trpcHandler(services: Services, requestIdOf: (req: http.IncomingMessage) => string | undefined) {
@@ -94,7 +95,7 @@ export function createServer(services: Services) {
       requestIds.set(req, requestId);
       res.setHeader("x-request-id", requestId);
       if (quickWorkerRoute(services, req, res, trpc, requestId)) return;
-      if (submitRoute(services, req, res, trpc, requestId) || workStreamRoute(services, req, res, trpc, requestId)) return;
+      if (submitRoute(services, req, res, trpc, requestId) || queryRoute(services, req, res, trpc, requestId) || workStreamRoute(services, req, res, trpc, requestId)) return;
       if (!(await holdOffThreadBody(req, res, new URL(url, "http://market.invalid"), maxBody))) return;
       return trpc(req, res);
     }

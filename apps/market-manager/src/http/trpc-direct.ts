@@ -24,32 +24,52 @@ export function retryHeaders(errors: readonly TRPCError[]): Record<string, strin
 }
 
 /** Runs the procedure at `path` as the adapter does: its middleware, input parser and resolver. */
-export function callDirect(path: string, type: "mutation" | "subscription", ctx: Context, input: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+export function callDirect(path: string, type: CallType, ctx: Context, input: unknown, signal: AbortSignal | undefined): Promise<unknown> {
   return callProcedure({ router: appRouter, path, type, ctx, getRawInput: async () => input, signal, batchIndex: 0 } as Parameters<typeof callProcedure>[0]);
 }
 
 /** The error as the adapter shapes it (the router's error formatter), after telling the log. */
-export function errorShapeOf(services: Services, cause: unknown, ctx: Context, path: string, type: "mutation" | "subscription", input: unknown) {
+export function errorShapeOf(services: Services, cause: unknown, ctx: Context, path: string, type: CallType, input: unknown) {
   const error = getTRPCErrorFromUnknown(cause);
   logApiError(services, error, path, ctx.requestId);
   return { error, shape: getErrorShape({ config, ctx, error, input, path, type }) };
 }
 
+type CallType = "query" | "mutation" | "subscription";
+
+/** A call's outcome: its data, or its error as the router's formatter shapes it (errorShapeOf). */
+export type CallAnswer = { data: unknown } | { error: TRPCError; shape: unknown };
+
 /** A query's or mutation's answer as the adapter writes it: status, headers in its order, and body (a batch of one in an array). */
-export function resultReply(batch: boolean, answer: { data: unknown } | { error: TRPCError; shape: unknown }) {
-  const json = "shape" in answer ? { error: answer.shape } : { result: { data: answer.data } };
-  const body = batch ? [json] : json;
+export function resultReply(batch: boolean, answer: CallAnswer) {
+  return resultsReply(batch, [answer]);
+}
+
+/**
+ * The answers of a request's calls as the adapter writes them: one call's alone, a batch's in an
+ * array in the calls' order, its status the calls' own when they agree and 207 when they do not,
+ * and the longest Retry-After of its refusals.
+ */
+export function resultsReply(batch: boolean, answers: CallAnswer[]) {
+  const jsons = answers.map((a) => ("shape" in a ? { error: a.shape } : { result: { data: a.data } }));
+  const body = batch ? jsons : jsons[0]!;
   const status = getHTTPStatusCode(body as Parameters<typeof getHTTPStatusCode>[0]);
+  const errors = answers.flatMap((a) => ("error" in a ? [a.error] : []));
   // In the adapter's order: its web Headers object lists them sorted by name.
-  const named: Record<string, string> = { "content-type": "application/json", vary: "trpc-accept, accept", ...retryHeaders("error" in answer ? [answer.error] : []) };
+  const named: Record<string, string> = { "content-type": "application/json", vary: "trpc-accept, accept", ...retryHeaders(errors) };
   const headers: Record<string, string> = {};
   for (const name of Object.keys(named).sort()) headers[name] = named[name]!;
   return { status, headers, body: JSON.stringify(transformTRPCResponse(config, body as Parameters<typeof transformTRPCResponse>[1])) };
 }
 
 /** Sends resultReply's answer. */
-export function sendResult(res: http.ServerResponse, batch: boolean, answer: { data: unknown } | { error: TRPCError; shape: unknown }) {
-  const reply = resultReply(batch, answer);
+export function sendResult(res: http.ServerResponse, batch: boolean, answer: CallAnswer) {
+  sendResults(res, batch, [answer]);
+}
+
+/** Sends resultsReply's answer. */
+export function sendResults(res: http.ServerResponse, batch: boolean, answers: CallAnswer[]) {
+  const reply = resultsReply(batch, answers);
   res.statusCode = reply.status;
   for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
   res.end(reply.body);
