@@ -76,3 +76,24 @@ describe("LiveState's owners of jobs", () => {
     expect(state.ownerOf("read-9999")).toBe("bob");
   });
 });
+
+describe("LiveState's machines holding queued tasks", () => {
+  it("are the machines with a queued task, found without a walk over every machine, never one that left", () => {
+    const state = new LiveState();
+    const machines = ["m1", "m2", "m3"].map(machine);
+    for (const m of machines) state.machines.set(m.id, m);
+    expect(state.holders()).toEqual([]);
+    const [a, b, c] = [task("a", "j"), task("b", "j"), task("c", "j")];
+    for (const t of [a, b, c]) state.tasks.set(t.id, t);
+    state.enqueue(a, "m1");
+    state.enqueue(b, "m2");
+    state.enqueue(c, "m2");
+    expect(state.holders().map((m) => m.id)).toEqual(["m1", "m2"]);
+    state.unqueue(a);
+    expect(state.holders().map((m) => m.id)).toEqual(["m2"]);
+    state.machines.delete("m2"); // it left the market, its queue with it
+    expect(state.holders()).toEqual([]);
+    state.enqueue(a, "m1"); // queued again
+    expect(state.holders().map((m) => m.id)).toEqual(["m1"]);
+  });
+});

@@ -92,7 +92,7 @@ const elsewhereAt = new WeakMap<Market, { revision: number; any: boolean }>();
 function workElsewhere(market: Market): boolean {
   const cached = elsewhereAt.get(market);
   if (cached?.revision === market.revision) return cached.any;
-  const any = some(market.state.jobs.values(), (j) => j.replicas > 1) || some(market.state.machines.values(), (m) => spare(m) > 0);
+  const any = some(market.state.jobs.values(), (j) => j.replicas > 1) || market.state.holders().some((m) => spare(m) > 0);
   elsewhereAt.set(market, { revision: market.revision, any });
   return any;
 }
@@ -346,8 +346,9 @@ function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: 
   takeFrom(machine.queue);
   if (picked.length < room) {
     // The engine says in which order to look and what is spare; the service reads the tasks there.
-    const holders = [...market.state.machines.values()]
-      .filter((m) => m.id !== machine.id && m.queue.length > 0)
+    const holders = market.state
+      .holders()
+      .filter((m) => m.id !== machine.id)
       .map((m) => ({ machine: m, queueLength: m.queue.length, offeredSlots: offeredSlots(m), leasesRunning: m.leases.size }));
     const asks = (holderMayNotRun: boolean, other: LiveMachine) =>
       idleTake({ takerPricePerSecond: toCredits(machine.pricePerSecondMicro), holderPricePerSecond: toCredits(other.pricePerSecondMicro), holderMayNotRun });

@@ -12,7 +12,7 @@ function spareTotal(market: Market): number {
   const cached = spareAt.get(market);
   if (cached?.revision === market.revision) return cached.total;
   let total = 0;
-  for (const m of market.state.machines.values()) total += spare(m);
+  for (const m of market.state.holders()) total += spare(m);
   spareAt.set(market, { revision: market.revision, total });
   return total;
 }
