@@ -421,11 +421,13 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
    */
   async function moduleFor(lease: Lease, entry: Running): Promise<Uint8Array> {
     let waitMs = reportBackoff.minMs;
-    const stopped = AbortSignal.any([signal, entry.controller.signal]);
+    // Made only once a fetch failed: every task asks, and nearly every time the module is at hand.
+    let stopped: AbortSignal | undefined;
     for (;;) {
       try {
         return await moduleBytes(lease.moduleHash);
       } catch (e) {
+        stopped ??= AbortSignal.any([signal, entry.controller.signal]);
         if (refusalOf(e) || e instanceof WrongModule || stopped.aborted) throw e;
         emit({ type: "error", stage: "module", message: message(e), leaseId: lease.leaseId });
         await sleep(waitMs, stopped);
