@@ -5,6 +5,7 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { portIsFree, PortTakenError } from "../apps/market-manager/src/net/free-port.ts";
+import { MANAGER_NODE_FLAGS } from "../apps/market-manager/src/node-flags.ts";
 
 export const root = resolve(import.meta.dirname, "..");
 const tsxLoader = ["--import", "tsx"];
@@ -175,7 +176,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const startManager = async () => {
     const manager = fork(join(root, "apps/market-manager/src/main.ts"), [], {
-      execArgv: tsxLoader,
+      execArgv: [...tsxLoader, ...MANAGER_NODE_FLAGS],
       env: {
         ...process.env,
         ...baseEnv,

@@ -18,6 +18,7 @@ import { clientFor, freePort, PUBLIC_URL, signUp, signUpSession, TEST_MARKET_ENV
 import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
 import type { StatementCost } from "./statements.ts";
+import { MANAGER_NODE_FLAGS } from "../src/node-flags.ts";
 
 /** The market's settings for a bench: room for many jobs, tasks and credits per user. */
 export const BENCH_MARKET_ENV = {
@@ -97,7 +98,7 @@ function descendants(root: number): number[] {
 }
 
 export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string>; statements?: boolean } = {}): Promise<BenchManager> {
-  const execArgv = ["--import", "tsx", ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
+  const execArgv = ["--import", "tsx", ...MANAGER_NODE_FLAGS, ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
   const pgPort = String(await freePort());
   const child: ChildProcess = fork(join(import.meta.dirname, "manager.ts"), [], {
     execArgv,
