@@ -44,7 +44,7 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
  * escrow's balance, the tasks by status, the machines that ran accepted results with their
  * counts, and what the job has paid producers. Through the pool, prepared once per connection: a
  * job page is polled every second while its job runs; the job's row was a Prisma query of its own
- * before the rest (bench:load, 50 consumers: about 70 a second). Read in one snapshot, a page
+ * before the rest (bench:load, 50 consumers: about 56 a second). Read in one snapshot, a page
  * never shows a job admitted a moment ago with the escrow it had before (nothing).
  * Every part starts from the job's own rows and reaches others by key: the accepted results are
  * those its tasks name (a copy names its own when it agreed), where a join of the results to the
