@@ -10,7 +10,8 @@
 // cycles have 16 to 64 of them. With 4 slots per worker the bench measured round trips (40 tasks
 // in flight, a cycle of one call each), not what the manager sustains. `--profile` writes a CPU
 // profile of the throughput phase alone to profiles/ (read it with bench/profile-summary.ts), and
-// `workersCpuMsPerTask` says what the simulated workers cost: they share the machine.
+// `workersCpuMsPerTask` says what the simulated workers cost: they share the machine. `managerMs`
+// is the manager's own time per kind of call in the throughput phase (server-times.ts).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { args, consumer, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
@@ -57,6 +58,7 @@ try {
   const acceptedBefore = fleet.accepted();
   if (profileDir) await manager.profileStart();
   await manager.statementsStart();
+  await manager.callsStart();
   const cpuBefore = manager.cpu();
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -73,7 +75,7 @@ try {
   const rssMb = manager.rssMb();
   if (profileDir) await manager.profileStop(join(profileDir, `dispatch-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
   await fleet.stop();
-  const { books, statements } = await manager.audit(jobIds);
+  const { books, serverMs, statements } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");
   const submit = toLease.summary("submit");
   print(
@@ -87,6 +89,7 @@ try {
       leaseMs: timings.latency("lease"),
       reportMs: timings.latency("report"),
       heartbeatMs: timings.latency("heartbeat"),
+      managerMs: serverMs,
       managerCpuMsPerTask: round((cpuAfter.managerMs - cpuBefore.managerMs) / opt.tasks, 3),
       postgresCpuMsPerTask: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / opt.tasks, 3),
       // The simulated workers share the machine: what they cost bounds what the market can be shown to do.

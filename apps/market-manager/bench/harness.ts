@@ -18,6 +18,7 @@ import { clientFor, freePort, PUBLIC_URL, signUp, signUpSession, TEST_MARKET_ENV
 import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
 import type { StatementCost } from "./statements.ts";
+import type { ServerTime } from "./server-times.ts";
 import { MANAGER_NODE_FLAGS } from "../src/node-flags.ts";
 
 /** The market's settings for a bench: room for many jobs, tasks and credits per user. */
@@ -56,7 +57,9 @@ export interface BenchManager {
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
   /** The books, the machines departed for missed heartbeats, and how late the manager's event loop ran (ms). */
-  audit(jobIds: string[]): Promise<{ books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number }; statements?: StatementCost[] }>;
+  audit(jobIds: string[]): Promise<Audit>;
+  /** Times the manager's own handling of each kind of call from now on (the audit's `serverMs`). */
+  callsStart(): Promise<void>;
   /** With `statements`: counts PostgreSQL's statements from now on (the audit says what they cost). */
   statementsStart(): Promise<void>;
   /** Profiles the manager from now until `profileStop`, which writes the profile to `file`. */
@@ -95,6 +98,16 @@ function descendants(root: number): number[] {
   };
   walk(root);
   return out;
+}
+
+/** What the bench's manager says at the end of a load: the books, departures, its event loop, its own time per call, PostgreSQL's statements. */
+export interface Audit {
+  books: Books;
+  departed: number;
+  loopDelayMs: { p50: number; p99: number; max: number };
+  /** By procedure, how long the manager took (server-times.ts), once callsStart was asked. */
+  serverMs?: Record<string, ServerTime>;
+  statements?: StatementCost[];
 }
 
 export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string>; statements?: boolean } = {}): Promise<BenchManager> {
@@ -146,7 +159,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     },
     audit(jobIds) {
       return new Promise((resolve) => {
-        const on = (m: { kind: string; books: Books; departed: number; loopDelayMs: { p50: number; p99: number; max: number }; statements?: StatementCost[] }) => {
+        const on = (m: Audit & { kind: string }) => {
           if (m.kind !== "audit") return;
           child.off("message", on);
           resolve(m);
@@ -157,6 +170,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     },
     profileStart: () => ask({ kind: "profile-start" }),
     statementsStart: () => (options.statements ? ask({ kind: "statements-start" }, "statements-started") : Promise.resolve()),
+    callsStart: () => ask({ kind: "calls-start" }, "calls-started"),
     profileStop: (file) => ask({ kind: "profile-stop", file }),
     stop() {
       return new Promise((resolve) => {

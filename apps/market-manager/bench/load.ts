@@ -10,7 +10,8 @@
 // finish) until it completes, and submit the next. Prints the
 // dispatch bench's figures plus the machines the market declared departed although they kept
 // heartbeating, the manager's peak memory, the books of every job that finished, and how long
-// /healthz took to answer (asked every 100 ms throughout).
+// /healthz took to answer (asked every 100 ms throughout). `managerMs` is the manager's own time
+// per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's.
 //
 // npm run -s bench:load -- --heartbeat-only --machines 10000 --seconds 120 --joinSeconds 60 [--perProducer 100] [--json]
 //
@@ -56,6 +57,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
   await manager.statementsStart();
+  await manager.callsStart();
   const cpuBefore = manager.cpu();
   const generator = watchGenerator();
   const started = performance.now();
@@ -142,7 +144,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   clearInterval(rssTimer);
   health.stop();
   const accepted = fleet.accepted();
-  const { books, departed, loopDelayMs, statements } = await manager.audit(finished);
+  const { books, departed, loopDelayMs, serverMs, statements } = await manager.audit(finished);
   await fleet.stop();
   print(
     {
@@ -166,6 +168,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       loadGenerator: generator.stop(seconds),
       departedWhileHeartbeating: departed,
       managerLoopDelayMs: loopDelayMs,
+      managerMs: serverMs,
       peakRssMb: round(peakRss, 0),
       jobs: { submitted: jobIds.length, delayedAtSubmission: delayed, completed: finished.length, unfinished: jobIds.length - finished.length },
       refusedReports: fleet.refused(),
@@ -214,6 +217,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   let peakRss = 0;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
+  await manager.callsStart();
   const cpuBefore = manager.cpu();
   const generator = watchGenerator();
   const started = performance.now();
@@ -259,7 +263,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   for (const t of timers) clearInterval(t);
   clearInterval(rssTimer);
   await health.stop();
-  const { departed, loopDelayMs } = await manager.audit([]);
+  const { departed, loopDelayMs, serverMs } = await manager.audit([]);
   const pick = (kind: string) => {
     const s = timings.summary(kind);
     return { p50: s.p50, p99: s.p99, max: s.max, count: s.count };
@@ -277,6 +281,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
       heartbeatMs: timings.latency("heartbeat"),
       healthzMs: timings.latency("healthz"),
       managerLoopDelayMs: loopDelayMs,
+      managerMs: serverMs,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
       postgresCpuCores: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / 1000 / seconds, 2),
       loadGenerator: generator.stop(seconds),

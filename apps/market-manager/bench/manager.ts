@@ -8,6 +8,8 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig, startMarketManager } from "../src/index.ts";
 import { audit } from "./audit.ts";
 import { statementCounts } from "./statements.ts";
+import { serverTimes } from "./server-times.ts";
+import { opsOf } from "../src/ops/ops.ts";
 import { Session } from "node:inspector/promises";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-bench-"));
@@ -49,16 +51,20 @@ async function profile(msg: { kind: string; file?: string }) {
 
 /** What PostgreSQL's statements cost from the load's start (the bench's --statements). */
 let statements: Awaited<ReturnType<typeof statementCounts>> | null = null;
+/** How long the manager took over each kind of call from the load's start. */
+let calls: Awaited<ReturnType<typeof serverTimes>> | null = null;
 
 process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) => {
   if (msg.kind === "profile-start" || msg.kind === "profile-stop") void profile(msg);
   else if (msg.kind === "statements-start") void statementCounts(manager.services.db).then((s) => ((statements = s), process.send!({ kind: "statements-started" })));
+  else if (msg.kind === "calls-start") void serverTimes(opsOf(manager.services.market).metrics.api).then((c) => ((calls = c), process.send!({ kind: "calls-started" })));
   else if (msg.kind === "audit") {
     const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
     void (async () => {
       const costs = statements ? await statements.since() : undefined;
+      const serverMs = calls ? await calls.since() : undefined;
       const books = await audit(manager.services.db, msg.jobIds ?? []);
-      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(costs ? { statements: costs } : {}) });
+      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(serverMs ? { serverMs } : {}), ...(costs ? { statements: costs } : {}) });
     })();
   } else if (msg.kind === "stop") void stop();
 });
