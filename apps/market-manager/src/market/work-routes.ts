@@ -14,6 +14,18 @@ const mayTake = (taker: LiveMachine, holder: LiveMachine) =>
 /** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
 export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
 
+/** The market's spare queued tasks, counted once per version of the live state (the streams' offers and the lease calls that find nothing ask it). */
+const spareAt = new WeakMap<object, { revision: number; total: number }>();
+
+export function spareTotal(market: { readonly state: LiveState; readonly revision: number }): number {
+  const cached = spareAt.get(market);
+  if (cached?.revision === market.revision) return cached.total;
+  let total = 0;
+  for (const m of market.state.holders()) total += spare(m);
+  spareAt.set(market, { revision: market.revision, total });
+  return total;
+}
+
 /**
  * Which open work streams an event concerns. A stream is woken when its own machine's queue
  * grew or the machine left, and, when machines hold spare queued work, as many idle streams as

@@ -14,7 +14,7 @@ import { ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts"
 import { inSequence } from "../db/client.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
-import { spare } from "../market/work-routes.ts";
+import { spareTotal } from "../market/work-routes.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
 import type { Lease, ReportAndLeaseResponse, ReportManyResponse } from "@cyclemarket/worker-runtime";
 
@@ -92,7 +92,7 @@ const elsewhereAt = new WeakMap<Market, { revision: number; any: boolean }>();
 function workElsewhere(market: Market): boolean {
   const cached = elsewhereAt.get(market);
   if (cached?.revision === market.revision) return cached.any;
-  const any = some(market.state.jobs.values(), (j) => j.replicas > 1) || market.state.holders().some((m) => spare(m) > 0);
+  const any = some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
   elsewhereAt.set(market, { revision: market.revision, any });
   return any;
 }

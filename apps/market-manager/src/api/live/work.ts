@@ -1,21 +1,9 @@
 import type { Market } from "../../market/market.ts";
 import { offeredSlots, type LiveMachine } from "../../market/live.ts";
-import { spare } from "../../market/work-routes.ts";
+import { spare, spareTotal } from "../../market/work-routes.ts";
 import { leaseTasks } from "../../resources/leases.ts";
 import type { Caller } from "../trpc.ts";
 import type { Lease } from "@cyclemarket/worker-runtime";
-
-/** The market's spare queued tasks, counted once per version of the live state for all streams. */
-const spareAt = new WeakMap<Market, { revision: number; total: number }>();
-
-function spareTotal(market: Market): number {
-  const cached = spareAt.get(market);
-  if (cached?.revision === market.revision) return cached.total;
-  let total = 0;
-  for (const m of market.state.holders()) total += spare(m);
-  spareAt.set(market, { revision: market.revision, total });
-  return total;
-}
 
 /**
  * About how many tasks a lease by this machine would get now: its own queue, then the spare
