@@ -47,3 +47,27 @@ describe("a signed-in session", () => {
     expect(await s.jobs()).toBe(200);
   });
 });
+
+describe("the sign-in library's call contexts", () => {
+  // They are enabled only while one of its calls runs (auth/context-storage.ts): released between
+  // calls, they must still keep each of many calls at once apart.
+  it("keep sign-ups and session checks made at once apart, and are released once they are done", async () => {
+    const { AsyncLocalStorage } = await import("node:async_hooks");
+    const { authCallsRunning } = await import("../../apps/market-manager/src/auth/context-storage.ts");
+    const emails = Array.from({ length: 8 }, (_, i) => `together${i}@example.test`);
+    const me = async (cookie: string) => {
+      const res = await fetch(`${market.url}/api/trpc/account.me`, { headers: { cookie, origin: PUBLIC_URL } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { result: { data: { email: string } | null } }).result.data?.email;
+    };
+    const sessions = await Promise.all(emails.map((email) => session(email)));
+    // Each cookie is answered as its own user, checked all at once (the session cache is cold for
+    // each: these are the library's own session reads, interleaved).
+    expect(await Promise.all(sessions.map((s) => me(s.cookie)))).toEqual(emails);
+    expect(authCallsRunning()).toBe(0);
+    const context = (globalThis as Record<symbol, { context: Record<string, unknown> }>)[Symbol.for("better-auth:global")]!.context;
+    const storages = Object.values(context).filter((s): s is InstanceType<typeof AsyncLocalStorage> & { enabled: boolean } => s instanceof AsyncLocalStorage);
+    expect(storages.length).toBeGreaterThan(0);
+    expect(storages.map((s) => s.enabled)).toEqual(storages.map(() => false));
+  });
+});

@@ -37,11 +37,20 @@ export function args<D extends Record<string, number>, F extends string = never>
   const numbers: Record<string, number> = { ...defaults };
   const set: Record<string, boolean> = { json: false, profile: false, ...Object.fromEntries(flags.map((f) => [f, false])) };
   const argv = process.argv.slice(2);
+  const usage = `options: ${Object.keys(defaults).map((k) => `--${k} N`).join(" ")} ${Object.keys(set).map((f) => `--${f}`).join(" ")}`;
+  // A wrong option is the user's mistake, said in one line (not a stack trace), and nothing runs.
+  const wrong = (what: string) => {
+    console.error(`${what}\n${usage}`);
+    process.exit(2);
+  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!.replace(/^--/, "");
     if (name in set) set[name] = true;
-    else if (name in defaults) numbers[name] = Number(argv[++i]);
-    else throw new Error(`unknown option --${name}; options: ${Object.keys(defaults).map((k) => `--${k} N`).join(" ")} ${Object.keys(set).map((f) => `--${f}`).join(" ")}`);
+    else if (name in defaults) {
+      const value = Number(argv[++i]);
+      if (argv[i] === undefined || !Number.isFinite(value) || value < 0) wrong(`--${name} needs a number of 0 or more, not ${argv[i] === undefined ? "nothing" : JSON.stringify(argv[i])}`);
+      numbers[name] = value;
+    } else wrong(`unknown option ${argv[i]}`);
   }
   return { ...numbers, ...set } as D & { json: boolean; profile: boolean } & Record<F, boolean>;
 }

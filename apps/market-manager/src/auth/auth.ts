@@ -4,6 +4,7 @@ import type { Db } from "../db/client.ts";
 import type { Mailer } from "./mailer.ts";
 import type { AuthRule } from "./auth-limits.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-policy.ts";
+import { releasingStorages } from "./context-storage.ts";
 
 export interface AuthOptions {
   db: Db;
@@ -22,7 +23,8 @@ export interface AuthOptions {
  * it, but the market grants starting credits only to verified addresses (one grant per address).
  */
 export function createAuth({ db, secret, publicUrl, mailer, onVerified, rateLimit }: AuthOptions) {
-  return betterAuth({
+  // Its call contexts are kept only while one of its calls runs (context-storage.ts).
+  return releasingStorages(betterAuth({
     appName: "Cycle Market",
     baseURL: publicUrl,
     basePath: "/api/auth",
@@ -60,7 +62,7 @@ export function createAuth({ db, secret, publicUrl, mailer, onVerified, rateLimi
       // Only the HTTP layer sets this header, from the socket or a trusted proxy (http/auth-route.ts).
       ipAddress: { ipAddressHeaders: [rateLimit.addressHeader] },
     },
-  });
+  }));
 }
 
 export type Auth = ReturnType<typeof createAuth>;
