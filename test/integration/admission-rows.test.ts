@@ -5,6 +5,7 @@ import { marketWithMachine } from "../support/worker.ts";
 import { writeAdmission, type Admission } from "../../apps/market-manager/src/tasks/admission.ts";
 import { inOrder } from "../../apps/market-manager/src/tasks/report-batch.ts";
 import { MARKET_OWNER } from "../../apps/market-manager/src/ledger/ledger.ts";
+import { discardIntake, insertTasks } from "../../apps/market-manager/src/tasks/intake.ts";
 
 // A small job's admission writes its tasks and the leases of those leased at once in one
 // statement, and a lease row has no foreign keys (migration 20261126150000_lease_rows_unchecked):
@@ -96,5 +97,40 @@ describe("a small job's admission with leases", () => {
     expect(await db().task.count({ where: { id: { in: [...taskIds, stray] } } })).toBe(0);
     expect(await db().lease.count({ where: { id: { in: a.leases!.rows.map((r) => r.leaseId) } } })).toBe(0);
     expect(await balance()).toBe(before);
+  });
+});
+
+// A task row has no foreign keys either (migration 20261126190000_task_rows_unchecked): a big
+// job's chunk of tasks must fail whole when its job is gone, and a job discarded in intake must
+// take its tasks with it.
+describe("a big job's tasks", () => {
+  const tasks = (n: number) => Array.from({ length: n }, (_, index) => ({ id: randomUUID(), index, replica: 0, args: ["x"], stdin: Buffer.from("in") }));
+
+  /** A job row in intake (stored, not decided), as a big job's intake writes it first. */
+  async function jobInIntake() {
+    const id = randomUUID();
+    await db().job.create({
+      data: { id, ownerId, name: "big", moduleHash, benefit: { kind: "constant", value: 1 }, status: "delayed", decision: { outcome: "delayed", reasons: [] }, taskCount: 3, workPerTask: 1, declaredWorkPerTask: 1, memoryMbPerTask: 16 },
+    });
+    return id;
+  }
+
+  it("are refused whole, none written, when their job is not there", async () => {
+    const rows = tasks(3);
+    await expect(insertTasks(db(), randomUUID(), rows)).rejects.toThrow(/jobId/);
+    expect(await db().task.count({ where: { id: { in: rows.map((t) => t.id) } } })).toBe(0);
+  });
+
+  it("go with their job when its intake is discarded, and a decided job keeps its own", async () => {
+    const discarded = await jobInIntake();
+    const kept = await jobInIntake();
+    await insertTasks(db(), discarded, tasks(3));
+    await insertTasks(db(), kept, tasks(3));
+    await db().job.update({ where: { id: kept }, data: { decidedAt: new Date(), status: "running" } });
+    expect(await discardIntake(db(), discarded)).toBe(true);
+    expect(await discardIntake(db(), kept)).toBe(false);
+    expect(await db().job.findUnique({ where: { id: discarded } })).toBeNull();
+    expect(await db().task.count({ where: { jobId: discarded } })).toBe(0);
+    expect(await db().task.count({ where: { jobId: kept } })).toBe(3);
   });
 });

@@ -17,9 +17,28 @@ export const TASK_CHUNK = 1000;
  */
 export const INTAKE = { status: "delayed" as const, decidedAt: null };
 
-/** Removes jobs whose intake a crash interrupted; their tasks go with them (cascade). */
+/** Removes jobs whose intake a crash interrupted, with their tasks (see `discardIntake`). */
 export async function discardUnfinishedIntake(db: Db): Promise<number> {
-  return (await db.job.deleteMany({ where: INTAKE })).count;
+  const ids = (await db.job.findMany({ where: INTAKE, select: { id: true } })).map((j) => j.id);
+  let count = 0;
+  for (const id of ids) if (await discardIntake(db, id)) count++;
+  return count;
+}
+
+/**
+ * Removes a job still in intake (its admission failed before a decision, or a crash interrupted
+ * it) and its tasks, as a cascade did (a task row has no foreign key on its job, migration
+ * 20261126190000_task_rows_unchecked). The job goes first: its delete waits for a chunk of its
+ * tasks being inserted (which key-share locks its row, insertTasks) and any later chunk finds no
+ * job and fails, so the tasks' delete, a statement after, sees every task that was stored. A job
+ * decided meanwhile matches nothing and keeps its tasks. Whether the job was removed.
+ */
+export async function discardIntake(db: Db, jobId: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.job.deleteMany({ where: { id: jobId, ...INTAKE } });
+    if (count > 0) await tx.task.deleteMany({ where: { jobId } });
+    return count > 0;
+  });
 }
 
 export interface NewTask {
@@ -44,9 +63,13 @@ export async function insertTasks(run: Db | ((sql: string, values: unknown[]) =>
   const json = (v: Record<string, string> | null | undefined) => (v ? JSON.stringify(v) : null);
   for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
     const chunk = tasks.slice(i, i + TASK_CHUNK);
+    // The job's row, key-share locked once for the chunk (a task row has no foreign key on it,
+    // migration 20261126190000_task_rows_unchecked): a job that is gone gives a null job id,
+    // which the column refuses, and the chunk fails whole.
     await execute(
-      `INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status")
-       SELECT t.id, $1, t.idx, t.replica, ARRAY(SELECT jsonb_array_elements_text(t.args)), t.stdin, t.env, t.files, 'pending'
+      `WITH job AS (SELECT id FROM "Job" WHERE id = $1 FOR KEY SHARE)
+       INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status")
+       SELECT t.id, (SELECT id FROM job), t.idx, t.replica, ARRAY(SELECT jsonb_array_elements_text(t.args)), t.stdin, t.env, t.files, 'pending'
        FROM unnest($2::text[], $3::int[], $4::int[], $5::jsonb[], $6::bytea[], $7::jsonb[], $8::jsonb[]) AS t(id, idx, replica, args, stdin, env, files)`,
       [
         jobId,

@@ -14,7 +14,7 @@ import { decisionUndone, delayedJobAdmitted, delayedJobRejected, jobDecided, job
 import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, MARKET_OWNER, spendable, toCredits, toMicro } from "../ledger/ledger.ts";
 import { requireStoredModule } from "./job-request.ts";
-import { INTAKE, holdIntake, insertTasks, type NewTask } from "./intake.ts";
+import { INTAKE, discardIntake, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
 import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
@@ -230,7 +230,7 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
   } catch (e) {
     release();
     intake.discard();
-    if (!decided) await market.db.job.deleteMany({ where: { id: jobId, ...INTAKE } }).catch(() => {});
+    if (!decided) await discardIntake(market.db, jobId).catch(() => {});
     throw e;
   }
 }
