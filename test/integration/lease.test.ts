@@ -91,6 +91,21 @@ describe("worker lease round trip", () => {
     expect((await marketBooks(db)).profit).toBeCloseTo(job.charged! - paid, 6);
   });
 
+  it("frees the slots of a machine running a job that is cancelled: the next job's task leases there at once", async () => {
+    const submit = (name: string, taskCount: number) =>
+      consumer.jobs.submit.mutate({ name, source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1000 }, taskCount }, benefit: { kind: "constant", value: 10 } });
+    // A machine holds up to twice its slots' leases (2 slots: 4): the cancelled job fills them all.
+    const cancelled = await submit("cancelled", 4);
+    const held = await worker.worker.lease.mutate({ machineId, max: 4 });
+    expect(held.leases.map((l) => l.jobId)).toEqual(Array(4).fill(cancelled.jobId));
+    await consumer.jobs.cancel.mutate({ jobId: cancelled.jobId });
+    const next = await submit("next", 1);
+    const leased = await worker.worker.lease.mutate({ machineId, max: 4 });
+    expect(leased.leases.map((l) => l.jobId)).toEqual([next.jobId]);
+    // Reported, so the machine is idle again for the tests after this one.
+    expect(await worker.worker.report.mutate(await run(leased.leases[0]!))).toMatchObject({ accepted: true });
+  });
+
   it("does not show a job to anyone but its owner", async () => {
     const { jobId } = await consumer.jobs.submit.mutate({
       name: "private",

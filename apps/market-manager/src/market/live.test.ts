@@ -61,6 +61,33 @@ describe("LiveState's index of each job's tasks", () => {
   });
 });
 
+describe("LiveState's index of each task's leases", () => {
+  it("matches a scan of every lease after any sequence of leases, renewals, reuses of an id, ends and clears", () => {
+    for (const seed of [1, 2, 3]) {
+      const random = rng(seed);
+      const state = new LiveState();
+      const taskIds = ["t1", "t2", "t3", "t4"];
+      let next = 0;
+      for (let step = 0; step < 2000; step++) {
+        const r = random();
+        const taskId = taskIds[Math.floor(random() * taskIds.length)]!;
+        const ids = [...state.leases.keys()];
+        const some = ids[Math.floor(random() * ids.length)];
+        const fresh = `l${next++}`;
+        if (r < 0.5) state.leases.set(fresh, { id: fresh, taskId, machineId: "m", expiresAt: step });
+        else if (r < 0.6 && some) state.leases.set(some, { ...state.leases.get(some)!, expiresAt: step }); // renewed
+        else if (r < 0.65 && some) state.leases.set(some, { id: some, taskId, machineId: "m", expiresAt: step }); // the id again, maybe another task's
+        else if (r < 0.95 && some) state.leases.delete(some);
+        else if (r < 0.97) state.leases.delete("never-there");
+        else state.leases.clear();
+        for (const t of taskIds) {
+          expect(state.leases.ofTask(t), `seed ${seed} step ${step} task ${t}`).toEqual([...state.leases.values()].filter((l) => l.taskId === t));
+        }
+      }
+    }
+  });
+});
+
 describe("LiveState's owners of jobs", () => {
   it("still knows a job's owner once the job left memory, keeping the latest 10,000", () => {
     const state = new LiveState();

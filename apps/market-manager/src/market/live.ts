@@ -129,55 +129,97 @@ export interface LiveLease {
 }
 
 /**
- * The live tasks by id, with each job's tasks beside them: the index is kept by the map's own
- * set and delete, the only ways a task joins or leaves, so it cannot drift from the map. A job's
- * tasks are then found without reading every task in the market (a delayed 10,000-task job asked
- * again, a cancelled one; see issue 16's fair service).
+ * Values by id, with each group's values (by `groupOf`) beside them: the index is kept by the
+ * map's own set and delete, the only ways a value joins or leaves, so it cannot drift from the
+ * map. A group's values are in the order they joined, as the map's are.
  */
-export class TaskMap extends Map<string, LiveTask> {
-  readonly #byJob = new Map<string, Map<string, LiveTask>>();
+class GroupedMap<V> extends Map<string, V> {
+  readonly #groups = new Map<string, Map<string, V>>();
+  readonly #groupOf: (value: V) => string;
 
-  override set(id: string, task: LiveTask): this {
+  constructor(groupOf: (value: V) => string) {
+    super();
+    this.#groupOf = groupOf;
+  }
+
+  override set(id: string, value: V): this {
     const before = super.get(id);
-    if (before && before.jobId !== task.jobId) {
-      // Another job's task under this id: it joins anew, in both orders alike.
+    if (before !== undefined && this.#groupOf(before) !== this.#groupOf(value)) {
+      // Another group's value under this id: it joins anew, in both orders alike.
       this.#unindex(id, before);
       super.delete(id);
     }
-    super.set(id, task);
-    let of = this.#byJob.get(task.jobId);
-    if (!of) this.#byJob.set(task.jobId, (of = new Map()));
-    of.set(id, task);
+    super.set(id, value);
+    const key = this.#groupOf(value);
+    let of = this.#groups.get(key);
+    if (!of) this.#groups.set(key, (of = new Map()));
+    of.set(id, value);
     return this;
   }
 
   override delete(id: string): boolean {
-    const task = super.get(id);
-    if (!task) return false;
-    this.#unindex(id, task);
+    const value = super.get(id);
+    if (value === undefined) return false;
+    this.#unindex(id, value);
     return super.delete(id);
   }
 
   override clear(): void {
-    this.#byJob.clear();
+    this.#groups.clear();
     super.clear();
+  }
+
+  protected group(key: string): V[] {
+    const of = this.#groups.get(key);
+    return of ? [...of.values()] : [];
+  }
+
+  protected groupKeys(): IterableIterator<string> {
+    return this.#groups.keys();
+  }
+
+  #unindex(id: string, value: V): void {
+    const key = this.#groupOf(value);
+    const of = this.#groups.get(key);
+    of?.delete(id);
+    if (of?.size === 0) this.#groups.delete(key);
+  }
+}
+
+/**
+ * The live tasks by id, with each job's tasks beside them. A job's tasks are then found without
+ * reading every task in the market (a delayed 10,000-task job asked again, a cancelled one; see
+ * issue 16's fair service).
+ */
+export class TaskMap extends GroupedMap<LiveTask> {
+  constructor() {
+    super((task) => task.jobId);
   }
 
   /** The job's tasks (every copy), in the order they joined the market. */
   ofJob(jobId: string): LiveTask[] {
-    const of = this.#byJob.get(jobId);
-    return of ? [...of.values()] : [];
+    return this.group(jobId);
   }
 
   /** The jobs that have tasks here. */
   jobIds(): IterableIterator<string> {
-    return this.#byJob.keys();
+    return this.groupKeys();
+  }
+}
+
+/**
+ * The live leases by id, with each task's beside them: a job's end finds its leases through its
+ * tasks instead of reading every lease in the market (up to twice the slots of every machine, for
+ * each of the tens of jobs a second that end under the mixed load).
+ */
+export class LeaseMap extends GroupedMap<LiveLease> {
+  constructor() {
+    super((lease) => lease.taskId);
   }
 
-  #unindex(id: string, task: LiveTask): void {
-    const of = this.#byJob.get(task.jobId);
-    of?.delete(id);
-    if (of?.size === 0) this.#byJob.delete(task.jobId);
+  /** The task's leases (a task run again after an expiry can have had several; most have one). */
+  ofTask(taskId: string): LiveLease[] {
+    return this.group(taskId);
   }
 }
 
@@ -188,7 +230,7 @@ export class LiveState {
   readonly machines = new Map<string, LiveMachine>();
   readonly jobs = new Map<string, LiveJob>();
   readonly tasks = new TaskMap();
-  readonly leases = new Map<string, LiveLease>();
+  readonly leases = new LeaseMap();
   /** Told of every task that joins a machine's queue, so the machine can hear there is work. */
   onQueued: ((machineId: string) => void) | null = null;
   /** Every machine a task was queued on since its queue was last seen empty (holders). */

@@ -112,12 +112,14 @@ export function delayedJobRestored(market: Market, spec: JobSpec): void {
 
 /** A job that ended (finished, failed, cancelled): its leases, queued tasks and engine load go. */
 export function jobEnded(market: Market, jobId: string): void {
-  for (const l of [...market.state.leases.values()]) {
-    if (market.state.tasks.get(l.taskId)?.jobId !== jobId) continue;
-    market.state.leases.delete(l.id);
-    market.state.machines.get(l.machineId)?.leases.delete(l.id);
+  const tasks = market.state.tasks.ofJob(jobId);
+  for (const t of tasks) {
+    for (const l of market.state.leases.ofTask(t.id)) {
+      market.state.leases.delete(l.id);
+      market.state.machines.get(l.machineId)?.leases.delete(l.id);
+    }
   }
-  const open = market.state.tasks.ofJob(jobId).filter((t) => t.state !== "done");
+  const open = tasks.filter((t) => t.state !== "done");
   market.state.unqueueAll(open);
   for (const t of open) market.engine.taskDropped(t.id);
   market.state.dropJob(jobId);
