@@ -136,5 +136,22 @@ describe("the history's money", () => {
         return { charged: last.charged, producerPaid: last.producerPaid, profit: last.profit };
       }, { timeout: 10_000 })
       .toEqual({ charged: expect.closeTo(charged, 6), producerPaid: expect.closeTo(producerPaid, 6), profit: expect.closeTo(books.profit, 6) });
+
+    // A job's charge is written once, when it is settled: once settled long enough ago it is
+    // summed once and kept, not read again each sample (the sum over every job grew with the
+    // market's history). A sample an hour on keeps them all; a charge changed behind the market's
+    // back afterwards is not read again, and the sample still says what was charged.
+    const { takeSample } = await import("../../apps/market-manager/src/ops/sampler.ts");
+    const later = Date.now() + 3_600_000;
+    const chargedAt = async () => Number((await takeSample(market.manager.services.market, later)).chargedMicro) / 1e6;
+    expect(await chargedAt()).toBeCloseTo(charged, 6);
+    const db = market.manager.services.db;
+    const row = await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { chargedMicro: true } });
+    await db.job.update({ where: { id: jobId }, data: { chargedMicro: row.chargedMicro! + 1_000_000n } });
+    try {
+      expect(await chargedAt()).toBeCloseTo(charged, 6);
+    } finally {
+      await db.job.update({ where: { id: jobId }, data: { chargedMicro: row.chargedMicro } });
+    }
   });
 });
