@@ -24,12 +24,19 @@ function referencePrice(market: Market, now: number): number | null {
 }
 
 /**
- * The ledger's running totals, read without walking the ledger: every 5 s a walk of the postings
- * cost in proportion to the market's whole history (bench:load 1,000 x 50 --statements: 139 ms a
- * sample after two minutes, growing). Producers' accounts receive only payments and contracts, so
- * their balances are what producers were paid (as marketBooks counts it); a consumer's starting
- * credits are the one entry under `grant:<user>`, found by that key from the consumer accounts.
- * What consumers were charged is read apart, from the jobs settled lately (CHARGED_SQL).
+ * The ledger's running totals, read without walking the ledger, in one statement (one snapshot):
+ * every 5 s a walk of the postings cost in proportion to the market's whole history (bench:load
+ * 1,000 x 50 --statements: 139 ms a sample after two minutes, growing). Producers' accounts
+ * receive only payments and contracts, so their balances are what producers were paid (as
+ * marketBooks counts it); a consumer's starting credits are the one entry under `grant:<user>`,
+ * found by that key from the consumer accounts.
+ *
+ * What consumers were charged: the charges of the jobs settled after `$1` (ms since the epoch),
+ * and of those settled by `$2` as well. A job's charge is written once, with the time it was
+ * settled (completedAt), by the statement that settles it (a report group's, a job's failure, a
+ * cancellation); the sum over every job grew with the market's history (29.5 ms a sample after
+ * five minutes of the mixed load, 12,000 jobs), so the jobs settled long enough ago are summed
+ * once and kept (`chargedKept`), and each sample reads by the completedAt index only the jobs since.
  */
 const TOTALS_SQL = `SELECT
   (SELECT coalesce(sum("balanceMicro"), 0) FROM "LedgerAccount" WHERE kind = 'producer'::"AccountKind")::text AS paid,
@@ -37,19 +44,11 @@ const TOTALS_SQL = `SELECT
   (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerAccount" a
      JOIN "LedgerEntry" e ON e."uniqueKey" = 'grant:' || a."userId"
      JOIN "LedgerPosting" p ON p."entryId" = e.id AND p."accountId" = a.id
-   WHERE a.kind = 'consumer'::"AccountKind")::text AS granted`;
-
-/**
- * The charges of the jobs settled after `$1` (ms since the epoch), and of those settled by `$2`
- * as well. A job's charge is written once, with the time it was settled (completedAt), by the
- * statement that settles it (a report group's, a job's failure, a cancellation); the sum over
- * every job grew with the market's history (29.5 ms a sample after five minutes of the mixed
- * load, 12,000 jobs), so the jobs settled long enough ago are summed once and kept
- * (`chargedKept`), and each sample reads by the completedAt index only the jobs since.
- */
-const CHARGED_SQL = `SELECT coalesce(sum("chargedMicro"), 0)::text AS since,
-  coalesce(sum("chargedMicro") FILTER (WHERE "completedAt" <= timestamp 'epoch' + $2::float8 * interval '1 millisecond'), 0)::text AS kept
-  FROM "Job" WHERE "completedAt" > timestamp 'epoch' + $1::float8 * interval '1 millisecond'`;
+   WHERE a.kind = 'consumer'::"AccountKind")::text AS granted,
+  c.since, c.kept
+  FROM (SELECT coalesce(sum("chargedMicro"), 0)::text AS since,
+      coalesce(sum("chargedMicro") FILTER (WHERE "completedAt" <= timestamp 'epoch' + $2::float8 * interval '1 millisecond'), 0)::text AS kept
+    FROM "Job" WHERE "completedAt" > timestamp 'epoch' + $1::float8 * interval '1 millisecond') c`;
 
 /**
  * How long after its settlement time a job's charge is kept out of the running sum: far longer
@@ -63,13 +62,13 @@ const SETTLED_LAG_MS = 30_000;
 /** Per market: the charges of the jobs settled by `through`, summed once. */
 const chargedKept = new WeakMap<Market, { through: number; sum: bigint }>();
 
-/** What consumers were charged for every job settled so far. */
-async function chargedSoFar(market: Market, now: number): Promise<bigint> {
+/** The ledger's running totals now (TOTALS_SQL); `charged` for every job settled so far. */
+async function readTotals(market: Market, now: number) {
   const kept = chargedKept.get(market) ?? { through: 0, sum: 0n };
   const through = Math.max(kept.through, now - SETTLED_LAG_MS);
-  const [row] = await market.db.$queryRawUnsafe<{ since: string; kept: string }[]>(CHARGED_SQL, kept.through, through);
+  const [row] = await market.db.$queryRawUnsafe<{ paid: string; market: string; granted: string; since: string; kept: string }[]>(TOTALS_SQL, kept.through, through);
   chargedKept.set(market, { through, sum: kept.sum + BigInt(row!.kept) });
-  return kept.sum + BigInt(row!.since);
+  return { charged: kept.sum + BigInt(row!.since), paid: BigInt(row!.paid), market: BigInt(row!.market), granted: BigInt(row!.granted) };
 }
 
 /**
@@ -90,8 +89,7 @@ export async function takeSample(market: Market, now: number): Promise<Sample> {
   const interval = opsOf(market).interval;
   const counts = { ...interval };
   interval.admissions = interval.delays = interval.rejections = 0;
-  const [totals] = await market.db.$queryRawUnsafe<{ paid: string; market: string; granted: string }[]>(TOTALS_SQL);
-  const charged = await chargedSoFar(market, now);
+  const totals = await readTotals(market, now);
   return {
     resolution: TIERS[0]!.resolution,
     at: new Date(now),
@@ -104,10 +102,10 @@ export async function takeSample(market: Market, now: number): Promise<Sample> {
     runningTasks: s.running,
     ...counts,
     referencePrice: referencePrice(market, now),
-    chargedMicro: charged,
-    producerPaidMicro: BigInt(totals!.paid),
+    chargedMicro: totals.charged,
+    producerPaidMicro: totals.paid,
     // As the admin's books count it: starting credits are a gift, not a cost of trading.
-    profitMicro: BigInt(totals!.market) + BigInt(totals!.granted),
+    profitMicro: totals.market + totals.granted,
   };
 }
 
