@@ -221,3 +221,27 @@ describe("rebalancing", () => {
     await fleet.worker.depart.mutate({ machineId: first.machineId });
   });
 });
+
+describe("machines joining", () => {
+  it("a machine that joins while no task waits for one does not hold the market's next decision behind the statements being written", async () => {
+    const live = market.manager.services.market;
+    const owner = await market.signUp("joiner@example.test", ["producer"]);
+    const joiner = market.tokenClient((await owner.account.tokens.create.mutate({ name: "joiner" })).token);
+    expect(live.state.hasPendingTasks()).toBe(false);
+    // A statement of the journal still being written (a group of reports, say).
+    let release!: () => void;
+    const written = new Promise<void>((resolve) => (release = resolve));
+    live.journal.add({ write: () => written, applied: () => {}, failed: () => {} });
+    try {
+      const { machineId } = await joiner.worker.register.mutate({ ...machine, name: "joining" });
+      // The next report, lease or admission is decided from memory at once, not after the
+      // statement: placing waiting tasks (there are none) would have been a step that waits for it.
+      const decided = await Promise.race([live.pipelined(() => "decided"), new Promise((resolve) => setTimeout(() => resolve("waited"), 2_000))]);
+      expect(decided).toBe("decided");
+      release();
+      await joiner.worker.depart.mutate({ machineId });
+    } finally {
+      release();
+    }
+  });
+});

@@ -39,6 +39,7 @@ describe("LiveState's index of each job's tasks", () => {
         expect(new Set(state.tasks.jobIds())).toEqual(new Set([...state.tasks.values()].map((t) => t.jobId)));
         const pending = (t: LiveTask) => t.state === "pending" && state.jobs.get(t.jobId)?.status !== "delayed";
         expect(new Set(state.pendingTasks())).toEqual(new Set([...state.tasks.values()].filter(pending)));
+        expect(state.hasPendingTasks(), `seed ${seed} step ${step}`).toBe([...state.tasks.values()].some(pending));
       }
     }
   });

@@ -333,6 +333,15 @@ export class LiveState {
     return out;
   }
 
+  /** Whether any task of a job the engine took is on no machine: pendingTasks without the list, stopping at the first. */
+  hasPendingTasks(): boolean {
+    for (const jobId of this.tasks.jobIds()) {
+      if (this.jobs.get(jobId)?.status === "delayed") continue;
+      for (const t of this.tasks.ofJob(jobId)) if (t.state === "pending") return true;
+    }
+    return false;
+  }
+
   dropJob(jobId: string): void {
     for (const task of this.tasks.ofJob(jobId)) this.tasks.delete(task.id);
     const job = this.jobs.get(jobId);

@@ -36,7 +36,7 @@ export async function tick(market: Market) {
   await letCallsIn();
   await expireLeases(market);
   await letCallsIn();
-  if (market.state.machines.size > 0 && market.state.pendingTasks().length > 0) await market.serial(() => placePendingTasks(market));
+  if (market.state.machines.size > 0 && market.state.hasPendingTasks()) await market.serial(() => placePendingTasks(market));
   await letCallsIn();
   const at = market.clock.now();
   // Its moves are applied in the same step (rebalance.ts), their statement to the journal.
