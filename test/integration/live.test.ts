@@ -135,6 +135,33 @@ describe("a worker's work stream (live.work)", () => {
   });
 });
 
+describe("leases made for a stream that closed before sending them", () => {
+  it("go back to the market at its next tick, not after the lease timeout (10 minutes here)", async () => {
+    const api = createTrpcApi(market.url, producerToken);
+    const { machineId } = await api.register({ ...profile("gone quiet"), slots: 1 });
+    const live = market.manager.services.market;
+    // A stream that takes leases, whose connection drops before it writes anything.
+    const closeStream = live.workRoutes.watch(machineId, () => {}, 1);
+    let closed = false;
+    try {
+      const { jobId } = await consumer.jobs.submit.mutate(pi("never sent"));
+      await waitFor("a lease made for the stream", async () => live.workRoutes.hasPushed(machineId) || undefined, 10_000);
+      const [lease] = [...live.state.machines.get(machineId)!.leases];
+      const taskId = live.state.leases.get(lease!)!.taskId;
+      closeStream();
+      closed = true;
+      // Nobody holds the lease: its task is leased again within a few ticks.
+      const again = await waitFor("the task leased again", async () => (await api.lease({ machineId, max: 1 })).leases[0], 8_000);
+      expect(again.taskId).toBe(taskId);
+      expect(again.leaseId).not.toBe(lease);
+      await consumer.jobs.cancel.mutate({ jobId });
+    } finally {
+      if (!closed) closeStream();
+      await api.depart({ machineId });
+    }
+  });
+});
+
 describe("the admin's live overview (live.market)", () => {
   it("sends the overview on connect and again when the market changes, to the admin only", async () => {
     const views: { id: string; jobs: number }[] = [];

@@ -55,7 +55,8 @@ export class WorkRoutes {
       if (set.size === 0 && this.streams.get(machineId) === set) {
         this.streams.delete(machineId);
         this.idle.delete(machineId);
-        // Sent to nobody: they expire as any lease whose worker never ran it.
+        // Sent to nobody: their tasks go back to the market at its next tick.
+        this.unsent(this.pushed.get(machineId) ?? []);
         this.pushed.delete(machineId);
       }
     };
@@ -72,6 +73,18 @@ export class WorkRoutes {
   push(machineId: string, leases: Lease[]) {
     this.pushed.set(machineId, [...(this.pushed.get(machineId) ?? []), ...leases]);
     this.wake(machineId);
+  }
+
+  /**
+   * Leases made for a stream that closed before it sent them: no worker holds them, so they
+   * expire at the market's next tick (sweeper.ts) and their tasks are placed again, instead of
+   * waiting out the lease timeout (30 s by default) as a lease whose worker went silent does.
+   */
+  unsent(leases: readonly Pick<Lease, "leaseId">[]) {
+    for (const { leaseId } of leases) {
+      const lease = this.market.state.leases.get(leaseId);
+      if (lease) lease.expiresAt = 0;
+    }
   }
 
   hasPushed(machineId: string): boolean {

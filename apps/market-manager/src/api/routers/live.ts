@@ -115,7 +115,7 @@ export const liveRouter = router({
       // its stream and holds none is leased here, in the market's group commit like its own call.
       const leases = input.lease && machine.leases.size === 0 ? await streamLeases(market, ctx.caller, machine.id, input.lease.max, signal) : [];
       if (leases.length) available = workOnOffer(market, machine);
-      if (signal?.aborted) return;
+      if (signal?.aborted) return void market.workRoutes.unsent(leases);
       if (available > 0 || leases.length) yield tracked(versionOf(market), { machineId: machine.id, available: Math.max(0, available), ...(leases.length ? { leases } : {}) } satisfies WorkOffer);
     }
   }),
