@@ -13,6 +13,9 @@ import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
 import { Journal } from "./journal.ts";
 
+/** Steps run back to back at most this long before the event loop reads what arrived (Market.slice). */
+export const STEP_SLICE_MS = 5;
+
 /** Calls waiting for the market's lock beyond this many are refused with 503 and Retry-After, not queued for minutes. */
 export const MAX_QUEUED_STEPS = 2000;
 
@@ -101,6 +104,31 @@ export class Market {
     }, from);
   }
 
+  /** When the steps running back to back in this turn of the event loop began; undefined between turns. */
+  private sliceStart: number | undefined;
+
+  /**
+   * Before a step: once steps have run back to back for STEP_SLICE_MS, the event loop gets a turn
+   * first (what arrived meanwhile is read: calls, connections, PostgreSQL's answers), so a burst
+   * of queued decisions does not hold every other call of the market for its whole length.
+   */
+  private slice = (): Promise<void> | undefined => {
+    const now = performance.now();
+    if (this.sliceStart === undefined) {
+      this.sliceStart = now;
+      setImmediate(() => (this.sliceStart = undefined));
+      return undefined;
+    }
+    if (now - this.sliceStart < STEP_SLICE_MS) return undefined;
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        this.sliceStart = performance.now();
+        setImmediate(() => (this.sliceStart = undefined));
+        resolve();
+      }),
+    );
+  };
+
   private enqueue<T>(step: () => Promise<T>, from: Caller | undefined): Promise<T> {
     if (from) {
       try {
@@ -117,7 +145,7 @@ export class Market {
         this.queuedSteps -= 1;
       }
     };
-    const run = this.tail.then(guarded, guarded);
+    const run = this.tail.then(this.slice, this.slice).then(guarded, guarded);
     this.tail = run.catch(() => {});
     return run;
   }
