@@ -184,7 +184,6 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
 }
 
 
-/** Asks /healthz every 100 ms and times each answer, as an operator's probe would. */
 /**
  * /healthz asked every 100 ms, as a load balancer's health check would ask it: from a thread of
  * its own, so the answer's time is the manager's and the connection's, not the wait for this
