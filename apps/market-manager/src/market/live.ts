@@ -323,23 +323,21 @@ export class LiveState {
     return out;
   }
 
-  /** Tasks on no machine of jobs the engine took, job by job: a delayed job's tasks are not read (the tick asks this every second). */
+  /** Tasks on no machine of jobs the engine took, job by job: a delayed job's tasks are not read. */
   pendingTasks(): LiveTask[] {
-    const out: LiveTask[] = [];
-    for (const jobId of this.tasks.jobIds()) {
-      if (this.jobs.get(jobId)?.status === "delayed") continue;
-      for (const t of this.tasks.ofJob(jobId)) if (t.state === "pending") out.push(t);
-    }
-    return out;
+    return [...this.eachPending()];
   }
 
-  /** Whether any task of a job the engine took is on no machine: pendingTasks without the list, stopping at the first. */
+  /** Whether any task is pending, stopping at the first (the tick asks every second, and every machine that joins). */
   hasPendingTasks(): boolean {
+    return !this.eachPending().next().done;
+  }
+
+  private *eachPending(): Generator<LiveTask> {
     for (const jobId of this.tasks.jobIds()) {
       if (this.jobs.get(jobId)?.status === "delayed") continue;
-      for (const t of this.tasks.ofJob(jobId)) if (t.state === "pending") return true;
+      for (const t of this.tasks.ofJob(jobId)) if (t.state === "pending") yield t;
     }
-    return false;
   }
 
   dropJob(jobId: string): void {
