@@ -31,7 +31,7 @@ const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
-const manager = await startBenchManager({ ...(profileDir ? { profileDir } : {}), statements: opt.statements });
+const manager = await startBenchManager({ statements: opt.statements });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 try {
   const producers = Math.max(1, Math.ceil(opt.machines / opt.perProducer));
@@ -59,6 +59,8 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   const health = probeHealth(manager, timings);
   await manager.statementsStart();
   await manager.callsStart();
+  // The profile covers the load alone, as the CPU figures do (not the start or the sign-ups before it).
+  if (profileDir) await manager.profileStart();
   const cpuBefore = manager.cpu();
   const generator = watchGenerator();
   const started = performance.now();
@@ -142,6 +144,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   await Promise.all(buyers.map((b, i) => shop(b, i)));
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = manager.cpu();
+  if (profileDir) await manager.profileStop(join(profileDir, `load-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
   clearInterval(rssTimer);
   await health.stop();
   const accepted = fleet.accepted();
@@ -233,6 +236,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, manager.rssMb())), 1000);
   const health = probeHealth(manager, timings);
   await manager.callsStart();
+  if (profileDir) await manager.profileStart();
   const cpuBefore = manager.cpu();
   const generator = watchGenerator();
   const started = performance.now();
@@ -275,6 +279,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   const ended = performance.now();
   const seconds = (ended - started) / 1000;
   const cpuAfter = manager.cpu();
+  if (profileDir) await manager.profileStop(join(profileDir, `heartbeats-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
   for (const t of timers) clearInterval(t);
   clearInterval(rssTimer);
   await health.stop();
