@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { toCredits } from "./ledger.ts";
+import { earnedHourly } from "./statement.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -18,14 +19,7 @@ function buckets(points: { at: number; micro: bigint }[], from: number, now: num
 
 /** What a producer earned (run payments and contracts) per hour over two days and per day over thirty. */
 export async function earningsSeries(db: Db, userId: string, now: number) {
-  const account = await db.ledgerAccount.findUnique({ where: { kind_userId: { kind: "producer", userId } }, select: { id: true } });
-  const since = now - 30 * DAY;
-  const postings = account
-    ? await db.ledgerPosting.findMany({
-        where: { accountId: account.id, amountMicro: { gt: 0n }, entry: { createdAt: { gte: new Date(since) }, kind: { in: ["payment", "contract"] } } },
-        select: { amountMicro: true, entry: { select: { createdAt: true } } },
-      })
-    : [];
-  const points = postings.map((p) => ({ at: p.entry.createdAt.getTime(), micro: p.amountMicro }));
+  // Summed per hour by PostgreSQL (at most 720 rows), then into the chart's hours and days.
+  const points = await earnedHourly(db, userId, Math.floor((now - 29 * DAY) / DAY) * DAY);
   return { hourly: buckets(points, now - 47 * HOUR, now, HOUR), daily: buckets(points, now - 29 * DAY, now, DAY) };
 }

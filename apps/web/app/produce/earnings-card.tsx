@@ -27,7 +27,7 @@ export function EarningsCard() {
       <EarningsChart />
       <p className="mt-3 text-xs text-slate-600" data-testid="earned-share">
         {e && share !== null
-          ? `Consumers were charged ${credits(e.chargedForTheirWork)} for the part of their jobs your machines ran; you were paid ${credits(e.paidForThatWork)} of it (${number(share * 100, 0)}%). The rest is the market's congestion charge and fee.`
+          ? `On the last jobs you worked on that were settled, consumers were charged ${credits(e.chargedForTheirWork)} for the part your machines ran; you were paid ${credits(e.paidForThatWork)} of it (${number(share * 100, 0)}%). The rest is the market's congestion charge and fee.`
           : "Once jobs you worked on are settled, this shows what consumers paid for your part of them and how much of it reached you."}
       </p>
     </Card>

@@ -1,0 +1,102 @@
+// npm run -s bench:earnings -- [--postings N] [--jobs J] [--reads R] [--json]
+//
+// A busy producer's earnings page: one producer paid N times (spread over the last 30 days, over
+// J settled jobs another producer shared), then R reads of what its page asks (`ledger.earnings`
+// every 30 s, `ledger.earningsSeries` for the chart) over the real API. Prints each read's time
+// and the manager's heap growth: a producer paid a few times a second (a few machines running
+// short tasks) has hundreds of thousands of payments in a month.
+import { createHash } from "node:crypto";
+import { startTestMarket } from "../../../test/support/market.ts";
+import { args, print, round, Timings } from "./harness.ts";
+
+const opt = args({ postings: 200_000, jobs: 200, reads: 10 });
+const market = await startTestMarket();
+try {
+  const db = market.manager.services.db;
+  const consumer = await market.signUp("buyer@bench.test", ["consumer"]);
+  const seller = await market.signUp("seller@bench.test", ["producer"]);
+  const worker = market.tokenClient((await seller.account.tokens.create.mutate({ name: "rack" })).token);
+  const { machineId } = await worker.worker.register.mutate({
+    name: "rack", kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.5, userAgent: "bench",
+  });
+  // Settled jobs for the payments to belong to: each run through the real protocol once.
+  const jobIds: string[] = [];
+  for (let j = 0; j < opt.jobs; j++) {
+    const { jobId } = await consumer.jobs.submit.mutate({
+      name: `job ${j}`,
+      source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1000 }, taskCount: 1 },
+      benefit: { kind: "constant", value: 50 },
+    });
+    jobIds.push(jobId);
+    const { leases } = await worker.worker.lease.mutate({ machineId, max: 1 });
+    const stdout = Buffer.from("3 4\n");
+    for (const lease of leases)
+      await worker.worker.report.mutate({ machineId, leaseId: lease.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: "", outputHash: createHash("sha256").update(stdout).digest("hex"), elapsedMs: 20 });
+  }
+  // The rest of its payments written straight into the ledger: an entry and a posting each, at
+  // times spread over the last 30 days, for those jobs (the other side of each payment is left
+  // out: the books do not balance, which these reads do not look at).
+  const { ownerId } = await db.machine.findUniqueOrThrow({ where: { id: machineId }, select: { ownerId: true } });
+  const account = await db.ledgerAccount.findUniqueOrThrow({ where: { kind_userId: { kind: "producer", userId: ownerId } }, select: { id: true } });
+  const seeded = performance.now();
+  const CHUNK = 50_000;
+  for (let from = 0; from < opt.postings; from += CHUNK) {
+    await db.$executeRawUnsafe(
+      `WITH n AS (SELECT g, ($3::text[])[1 + g % cardinality($3::text[])] AS job, now() - (g::float8 / $5::float8) * interval '30 days' AS at FROM generate_series($1::int, $2::int) g),
+       e AS (INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", memo, "createdAt") SELECT 'bench-e' || g, 'payment', 'pay:bench-' || g, job, '{}'::jsonb, at FROM n RETURNING 1)
+       INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro", "createdAt") SELECT 'bench-p' || g, 'bench-e' || g, $4, 1000 + g % 7, at FROM n`,
+      from, Math.min(opt.postings, from + CHUNK) - 1, jobIds, account.id, opt.postings,
+    );
+  }
+  const seedSeconds = (performance.now() - seeded) / 1000;
+  // Read as a market's database would plan it: once autovacuum has counted the new rows (within
+  // about a minute), not with the statistics of an empty ledger.
+  const counted = async () => {
+    const [row] = await db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname IN ('LedgerPosting', 'LedgerEntry') AND coalesce(last_autoanalyze, last_analyze) > now() - $1::float8 * interval '1 second'`,
+      (performance.now() - seeded) / 1000,
+    );
+    return row!.n === 2;
+  };
+  const waited = performance.now();
+  while (!(await counted())) {
+    if (performance.now() - waited > 180_000) throw new Error("autovacuum did not analyze the ledger within 3 minutes");
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+
+  const timings = new Timings();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let heapPeak = heapBefore;
+  let earned = 0;
+  for (let r = 0; r < opt.reads; r++) {
+    let t = performance.now();
+    const e = await seller.ledger.earnings.query();
+    timings.add("earnings", performance.now() - t);
+    earned = e.earnedLastDay;
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    t = performance.now();
+    await seller.ledger.earningsSeries.query();
+    timings.add("earningsSeries", performance.now() - t);
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  }
+  const pick = (kind: string) => {
+    const s = timings.summary(kind);
+    return { p50: s.p50, max: s.max };
+  };
+  print(
+    {
+      postings: opt.postings,
+      jobs: opt.jobs,
+      reads: opt.reads,
+      seedSeconds: round(seedSeconds),
+      earningsMs: pick("earnings"),
+      earningsSeriesMs: pick("earningsSeries"),
+      earnedLastDay: earned,
+      heapGrowthMb: round((heapPeak - heapBefore) / 2 ** 20),
+    },
+    opt.json,
+  );
+} finally {
+  await market.stop();
+}
+process.exit(0);
