@@ -1,10 +1,11 @@
 // npm run -s bench:earnings -- [--postings N] [--jobs J] [--reads R] [--json]
 //
 // A busy producer's earnings page: one producer paid N times (spread over the last 30 days, over
-// J settled jobs another producer shared), then R reads of what its page asks (`ledger.earnings`
-// every 30 s, `ledger.earningsSeries` for the chart) over the real API. Prints each read's time
-// and the manager's heap growth: a producer paid a few times a second (a few machines running
-// short tasks) has hundreds of thousands of payments in a month.
+// J settled jobs it ran), then, once PostgreSQL's autovacuum has counted the new rows (about a
+// minute), R reads of what its page asks (`ledger.earnings` every 30 s, `ledger.earningsSeries`
+// for the chart) over the real API. Prints each read's time and the manager's heap growth: a
+// producer paid a few times a second (a few machines running short tasks) has hundreds of
+// thousands of payments in a month.
 import { createHash } from "node:crypto";
 import { startTestMarket } from "../../../test/support/market.ts";
 import { args, print, round, Timings } from "./harness.ts";
