@@ -106,7 +106,7 @@ const HOURLY = `(SELECT coalesce(json_agg(json_build_array(h, micro) ORDER BY h)
  * account's index (accountId, createdAt) and summed by PostgreSQL: read row by row into the
  * manager, a producer paid a few times a second (a trivial task's run, a few machines) held
  * hundreds of thousands of rows for each view of its page, and its share walked every payment it
- * was ever paid (bench:earnings, 200,000 payments: 118 s and 289 MB of the manager's heap for a
+ * was ever paid (bench:history, 200,000 payments: 118 s and 289 MB of the manager's heap for a
  * view that the page asks for every 30 s; 0.3 s and 1 MB in one statement).
  */
 const EARNINGS_SQL = `

@@ -1,16 +1,20 @@
-// npm run -s bench:earnings -- [--postings N] [--jobs J] [--reads R] [--json]
+// npm run -s bench:history -- [--postings N] [--pastJobs K] [--jobs J] [--reads R] [--json]
 //
-// A busy producer's earnings page: one producer paid N times (spread over the last 30 days, over
-// J settled jobs it ran), then, once PostgreSQL's autovacuum has counted the new rows (about a
-// minute), R reads of what its page asks (`ledger.earnings` every 30 s, `ledger.earningsSeries`
-// for the chart) over the real API. Prints each read's time and the manager's heap growth: a
-// producer paid a few times a second (a few machines running short tasks) has hundreds of
-// thousands of payments in a month.
+// The pages' reads on a market with a long history: one producer paid N times (spread over the
+// last 30 days, over J settled jobs it ran), their consumer with K finished jobs besides (over the
+// same 30 days). Once PostgreSQL's autovacuum has counted the new rows (about a minute), R rounds
+// over the real API of what the pages ask: the producer's earnings (`ledger.earnings`, every 30 s)
+// and chart (`ledger.earningsSeries`), the consumer's balance (`ledger.balance`, every page's
+// header, every few seconds) and jobs list (`jobs.list`), and the admin's market overview
+// (`admin.overview`, pushed to the dashboard as the market changes). Prints each read's time and
+// the manager's heap growth: a producer paid a few times a second (a few machines running short
+// tasks) has hundreds of thousands of payments in a month, and a consumer submitting from a
+// program as many jobs.
 import { createHash } from "node:crypto";
 import { startTestMarket } from "../../../test/support/market.ts";
 import { args, print, round, Timings } from "./harness.ts";
 
-const opt = args({ postings: 200_000, jobs: 200, reads: 10 });
+const opt = args({ postings: 200_000, pastJobs: 100_000, jobs: 200, reads: 10 });
 const market = await startTestMarket();
 try {
   const db = market.manager.services.db;
@@ -49,36 +53,50 @@ try {
       from, Math.min(opt.postings, from + CHUNK) - 1, jobIds, account.id, opt.postings,
     );
   }
+  // The consumer's finished jobs: copies of its first settled job, submitted over the last 30 days.
+  for (let from = 0; from < opt.pastJobs; from += CHUNK) {
+    await db.$executeRawUnsafe(
+      `INSERT INTO "Job" SELECT (jsonb_populate_record(NULL::"Job", to_jsonb(j) || jsonb_build_object('id', 'bench-job-' || g, 'name', 'past ' || g,
+         'submittedAt', (now() - (g::float8 / $3::float8) * interval '30 days')::timestamp(3)))).* FROM "Job" j, generate_series($1::int, $2::int) g WHERE j.id = $4`,
+      from, Math.min(opt.pastJobs, from + CHUNK) - 1, opt.pastJobs, jobIds[0],
+    );
+  }
   const seedSeconds = (performance.now() - seeded) / 1000;
   // Read as a market's database would plan it: once autovacuum has counted the new rows (within
   // about a minute), not with the statistics of an empty ledger.
   const counted = async () => {
     const [row] = await db.$queryRawUnsafe<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname IN ('LedgerPosting', 'LedgerEntry') AND coalesce(last_autoanalyze, last_analyze) > now() - $1::float8 * interval '1 second'`,
+      `SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname IN ('LedgerPosting', 'LedgerEntry', 'Job') AND coalesce(last_autoanalyze, last_analyze) > now() - $1::float8 * interval '1 second'`,
       (performance.now() - seeded) / 1000,
     );
-    return row!.n === 2;
+    return row!.n === 3;
   };
   const waited = performance.now();
   while (!(await counted())) {
-    if (performance.now() - waited > 180_000) throw new Error("autovacuum did not analyze the ledger within 3 minutes");
+    if (performance.now() - waited > 180_000) throw new Error("autovacuum did not analyze the ledger and the jobs within 3 minutes");
     await new Promise((r) => setTimeout(r, 1000));
   }
 
+  const { email, password } = market.manager.admin!;
+  const admin = await market.signIn(email, password);
   const timings = new Timings();
   const heapBefore = process.memoryUsage().heapUsed;
   let heapPeak = heapBefore;
+  /** One read, timed under `kind`, and the heap's peak after it. */
+  const read = async <T>(kind: string, ask: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    const answer = await ask();
+    timings.add(kind, performance.now() - t);
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    return answer;
+  };
   let earned = 0;
   for (let r = 0; r < opt.reads; r++) {
-    let t = performance.now();
-    const e = await seller.ledger.earnings.query();
-    timings.add("earnings", performance.now() - t);
-    earned = e.earnedLastDay;
-    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
-    t = performance.now();
-    await seller.ledger.earningsSeries.query();
-    timings.add("earningsSeries", performance.now() - t);
-    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    earned = (await read("earnings", () => seller.ledger.earnings.query())).earnedLastDay;
+    await read("earningsSeries", () => seller.ledger.earningsSeries.query());
+    await read("balance", () => consumer.ledger.balance.query());
+    await read("jobsList", () => consumer.jobs.list.query());
+    await read("adminOverview", () => admin.admin.overview.query());
   }
   const pick = (kind: string) => {
     const s = timings.summary(kind);
@@ -87,11 +105,15 @@ try {
   print(
     {
       postings: opt.postings,
+      pastJobs: opt.pastJobs,
       jobs: opt.jobs,
       reads: opt.reads,
       seedSeconds: round(seedSeconds),
       earningsMs: pick("earnings"),
       earningsSeriesMs: pick("earningsSeries"),
+      balanceMs: pick("balance"),
+      jobsListMs: pick("jobsList"),
+      adminOverviewMs: pick("adminOverview"),
       earnedLastDay: earned,
       heapGrowthMb: round((heapPeak - heapBefore) / 2 ** 20),
     },
