@@ -1,4 +1,4 @@
-// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--json] [--profile]
+// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--json] [--profile] [--follow]
 //
 // Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
 // sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
@@ -11,12 +11,14 @@
 // in flight, a cycle of one call each), not what the manager sustains. `--profile` writes a CPU
 // profile of the throughput phase alone to profiles/ (read it with bench/profile-summary.ts), and
 // `workersCpuMsPerTask` says what the simulated workers cost: they share the machine. `managerMs`
-// is the manager's own time per kind of call in the throughput phase (server-times.ts).
+// is the manager's own time per kind of call in the throughput phase (server-times.ts). With
+// `--follow` the consumer follows each job's outputs as they are accepted (`jobs.streamOutputs`,
+// as the SDK's `results()` does) until the job ends; `followedOutputs` counts what it was sent.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { args, consumer, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
-const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30 }, ["statements"]);
+const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30 }, ["statements", "follow"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
@@ -63,11 +65,34 @@ try {
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
   const submissions: Promise<unknown>[] = [];
+  let followedOutputs = 0;
+  const followed: Promise<void>[] = [];
   for (let left = opt.tasks, j = 0; left > 0; left -= opt.jobTasks, j++) {
-    submissions.push(submitTrivial(buyer, `load ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => jobIds.push(jobId)));
+    submissions.push(
+      submitTrivial(buyer, `load ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => {
+        jobIds.push(jobId);
+        if (opt.follow) followed.push(follow(jobId));
+      }),
+    );
+  }
+  /** The job's outputs as the market accepts them, until its end. */
+  function follow(jobId: string) {
+    return new Promise<void>((resolve, reject) => {
+      const sub = buyer.jobs.streamOutputs.subscribe(
+        { jobId },
+        {
+          onData: ({ data }) => {
+            if (data.kind === "output") followedOutputs++;
+            else (sub.unsubscribe(), resolve());
+          },
+          onError: reject,
+        },
+      );
+    });
   }
   await Promise.all(submissions);
   await until("every task's report", () => fleet.accepted() - acceptedBefore >= opt.tasks, 30 * 60_000, 5);
+  await Promise.all(followed);
   // The job's settlement follows its last accepted report in the same transaction.
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = manager.cpu();
@@ -95,6 +120,7 @@ try {
       // The simulated workers share the machine: what they cost bounds what the market can be shown to do.
       workersCpuMsPerTask: round((benchCpu.user + benchCpu.system) / 1000 / opt.tasks, 3),
       rssMb: round(rssMb, 0),
+      ...(opt.follow ? { followedOutputs } : {}),
       refusedReports: fleet.refused(),
       failedRuns: fleet.failedRuns(),
       lost: books.lost,

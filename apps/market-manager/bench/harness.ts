@@ -11,7 +11,8 @@ import { runProducer, type ProducerEvent } from "../../worker-runtime/src/produc
 import type { Executor } from "../../worker-runtime/src/executor.ts";
 import type { WorkerApi } from "../../worker-runtime/src/api.ts";
 import { EMPTY_OUTPUT_HASH } from "../../worker-runtime/src/sandbox.ts";
-import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { NodeEventSource } from "../../worker-runtime/src/node/event-source.ts";
 import { transportFetch } from "../../worker-runtime/src/node/http-transport.ts";
 import type { AppRouter } from "../src/index.ts";
 import { clientFor, freePort, PUBLIC_URL, signUp, signUpSession, TEST_MARKET_ENV } from "../../../test/support/market.ts";
@@ -205,9 +206,13 @@ export function webClientFor(url: string, headers: Record<string, string>) {
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
-        condition: (op) => op.path === "jobs.submit" || op.path === "jobs.quote",
-        true: httpLink({ url: endpoint, headers, fetch: transportFetch }),
-        false: httpBatchLink({ url: endpoint, headers, maxItems: 10, fetch: transportFetch }),
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({ url: endpoint, EventSource: NodeEventSource, eventSourceOptions: { headers } }),
+        false: splitLink({
+          condition: (op) => op.path === "jobs.submit" || op.path === "jobs.quote",
+          true: httpLink({ url: endpoint, headers, fetch: transportFetch }),
+          false: httpBatchLink({ url: endpoint, headers, maxItems: 10, fetch: transportFetch }),
+        }),
       }),
     ],
   });

@@ -85,6 +85,12 @@ export interface LiveJob {
    * statement settles the job's last task only while it is known, and checks it against the ledger.
    */
   paidMicro?: bigint | undefined;
+  /**
+   * The indices of its tasks decided while it has been in memory, in the order their results were
+   * committed: a stream of the job's outputs (api/live/job.ts jobResults) reads the new ones from
+   * its place in this list instead of looking through the job's tasks in PostgreSQL.
+   */
+  decided?: number[] | undefined;
 }
 
 export interface LivePilots {

@@ -155,6 +155,7 @@ export function prepareCompletion(market: Market, c: Completion) {
       taskDone(market, task, machine, { resultId, outputHash: c.hash, seconds: c.report.elapsedMs / 1000 }, now);
     }
     if (agreed) for (const t of copies) t.agreedHash = agreed;
+    if (decidesNow) (job.decided ??= []).push(task.index);
     count();
     if (requeue) {
       for (const t of requeueThese) {

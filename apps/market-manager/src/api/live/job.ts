@@ -1,6 +1,7 @@
 import { tracked } from "@trpc/server";
 import type { Market, MarketEvent } from "../../market/market.ts";
-import { jobView, outputsOf, outputView } from "../../tasks/views.ts";
+import type { LiveJob } from "../../market/live.ts";
+import { jobView, outputsAt, outputView } from "../../tasks/views.ts";
 import { changes } from "./changes.ts";
 
 // One job's streams for its owner: its view each time it changes (progress), and each task's
@@ -42,33 +43,54 @@ export type OutputEvent = { kind: "output"; output: ReturnType<typeof outputView
  * ended. The event id is the count of tasks from index 0 on that were all sent: a client that
  * reconnects with it is sent every accepted output from there (it may see a few twice; each
  * carries its index).
+ *
+ * Which tasks have an output to send: while the job is in the market's memory, the tasks decided
+ * since the last look, from the stream's place in the job's list of decided tasks (LiveJob
+ * `decided`); the first time, after the job ends or when memory holds another copy of the job
+ * (the manager started again), from PostgreSQL, from the lowest index not yet sent. That place is
+ * taken before PostgreSQL is read, so a task decided meanwhile is found by one or the other (and
+ * sent once). The outputs are read 16 tasks to a statement (outputsAt). Following a
+ * 10,000-task job to its end cost more than running it (bench:dispatch --jobTasks 10000 --follow:
+ * 1,849 tasks/s against 4,180 unfollowed, the manager's CPU per task 0.54 against 0.21 ms) while
+ * each look read every task from the lowest not yet sent to the job's end, and the outputs took
+ * two Prisma queries for each 16 tasks; now 2,606 and 2,684 tasks/s, 0.34-0.37 ms per task (most
+ * of the rest is each output's own server-sent event).
  */
 export async function* jobResults(market: Market, jobId: string, resumeAt: string | null, signal: AbortSignal | undefined) {
   const db = market.db;
   let prefix = Math.max(0, Number.parseInt(resumeAt ?? "0", 10) || 0);
   const sent = new Set<number>();
-  // Accepted copies of a task are identical; the lowest accepted copy stands for them.
-  const accepted = { acceptedResultId: { not: null } };
-  const order = [{ index: "asc" as const }, { replica: "asc" as const }];
+  /** The job in memory this stream follows, and its place in the job's list of decided tasks. */
+  let following: LiveJob | undefined;
+  let place = 0;
   for await (const _ of changes(market, signal, { only: ofJob(jobId), minGapMs: RESULTS_MIN_GAP_MS, everyMs: SAFETY_MS })) {
-    // The status first: a job that had ended by then had accepted all it ever will, read below.
-    const { status } = await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { status: true } });
-    const done = await db.task.findMany({ where: { jobId, index: { gte: prefix }, ...accepted }, distinct: ["index"], orderBy: order, select: { index: true } });
-    const fresh = done.map((t) => t.index).filter((i) => !sent.has(i));
+    const live = market.state.jobs.get(jobId);
+    let fresh: number[];
+    // A job in memory has not ended (it leaves memory once its end is written).
+    let status: string | null = null;
+    if (live && live === following) {
+      const decided = live.decided ?? [];
+      fresh = decided.slice(place).filter((i) => i >= prefix && !sent.has(i));
+      place = decided.length;
+    } else {
+      // The status first: a job that had ended by then had accepted all it ever will, read below.
+      ({ status } = await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { status: true } }));
+      following = market.state.jobs.get(jobId);
+      place = following?.decided?.length ?? 0;
+      // Accepted copies of a task are identical; any one of them says the task has an output.
+      const done = await db.task.findMany({ where: { jobId, index: { gte: prefix }, acceptedResultId: { not: null } }, distinct: ["index"], select: { index: true } });
+      fresh = done.map((t) => t.index).filter((i) => !sent.has(i));
+    }
+    fresh.sort((a, b) => a - b);
     for (let k = 0; k < fresh.length; k += CHUNK_TASKS) {
-      const chunk = await db.task.findMany({
-        where: { jobId, index: { in: fresh.slice(k, k + CHUNK_TASKS) }, ...accepted },
-        distinct: ["index"],
-        orderBy: order,
-        select: { index: true, args: true, acceptedResultId: true },
-      });
-      for (const out of await outputsOf(db, chunk)) {
+      // The lowest accepted copy of each task stands for them (outputsAt).
+      for (const out of await outputsAt(db, jobId, fresh.slice(k, k + CHUNK_TASKS))) {
         sent.add(out.index);
         for (; sent.has(prefix); prefix++) sent.delete(prefix);
         yield tracked(String(prefix), { kind: "output", output: outputView(out) } satisfies OutputEvent);
       }
     }
-    if (FINAL.has(status)) {
+    if (status !== null && FINAL.has(status)) {
       yield tracked(String(prefix), { kind: "end", status } satisfies OutputEvent);
       return;
     }
