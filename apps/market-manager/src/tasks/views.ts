@@ -305,7 +305,6 @@ export interface TaskOutput {
   machineName: string;
 }
 
-/** The accepted outputs of these tasks (one copy each, with its accepted result), in their order. */
 /**
  * The accepted outputs of a job's tasks at `indices`, in index order (tasks not yet accepted left
  * out): one statement on the pages' readers, prepared once per connection, where a stream of the
