@@ -155,3 +155,50 @@ describe("the history's money", () => {
     }
   });
 });
+
+describe("the admin's books", () => {
+  it("say what every account of the ledger holds: the market's, the producers', the running jobs' escrow, the starting credits, and that it balances", async () => {
+    const db = market.manager.services.db;
+    // A job admitted and not yet run holds its escrow; the earlier tests' jobs were settled.
+    const { machineId } = await worker.worker.register.mutate(machine);
+    const { jobId, decision } = await consumer.jobs.submit.mutate({ ...job, name: "books" });
+    expect(decision.outcome).toBe("admitted");
+    try {
+      const sum = async (where: object) => Number((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where }))._sum.balanceMicro ?? 0n) / 1e6;
+      const granted = Number((await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { kind: "grant" }, account: { kind: "consumer" } } }))._sum.amountMicro ?? 0n) / 1e6;
+      const { books } = await admin.admin.overview.query();
+      const escrow = await sum({ kind: "escrow" });
+      expect(escrow).toBeGreaterThan(0);
+      expect(books.inEscrow).toBeCloseTo(escrow, 6);
+      expect(books.inEscrow).toBeCloseTo((await consumer.jobs.get.query({ jobId })).escrowHeld, 6);
+      expect(books.producerBalances).toBeCloseTo(await sum({ kind: "producer" }), 6);
+      expect(books.marketBalance).toBeCloseTo(await sum({ kind: "market" }), 6);
+      expect(granted).toBeGreaterThan(0);
+      expect(books.granted).toBeCloseTo(granted, 6);
+      expect(books.profit).toBeCloseTo(books.marketBalance + granted, 6);
+      expect(await sum({})).toBe(0);
+      expect(books.balanced).toBe(true);
+
+      // Credits moved into an ended job's escrow (a settlement that left some behind) are out of
+      // the books: the accounts they count no longer balance.
+      const [settled] = await db.job.findMany({ where: { status: "completed" }, select: { id: true, ownerId: true }, take: 1 });
+      const consumerAccount = { kind_userId: { kind: "consumer" as const, userId: settled!.ownerId } };
+      const move = (micro: bigint) =>
+        db.$transaction([
+          db.ledgerAccount.update({ where: { jobId: settled!.id }, data: { balanceMicro: { increment: micro } } }),
+          db.ledgerAccount.update({ where: consumerAccount, data: { balanceMicro: { decrement: micro } } }),
+        ]);
+      await move(1n);
+      try {
+        expect(await sum({})).toBe(0);
+        expect((await admin.admin.overview.query()).books.balanced).toBe(false);
+      } finally {
+        await move(-1n);
+      }
+      expect((await admin.admin.overview.query()).books.balanced).toBe(true);
+    } finally {
+      await consumer.jobs.cancel.mutate({ jobId });
+      await worker.worker.depart.mutate({ machineId });
+    }
+  });
+});

@@ -53,12 +53,18 @@ try {
       from, Math.min(opt.postings, from + CHUNK) - 1, jobIds, account.id, opt.postings,
     );
   }
-  // The consumer's finished jobs: copies of its first settled job, submitted over the last 30 days.
+  // The consumer's finished jobs: copies of its first settled job, submitted over the last 30 days,
+  // each with its escrow account, emptied at its settlement as a real one is.
   for (let from = 0; from < opt.pastJobs; from += CHUNK) {
+    const [first, last] = [from, Math.min(opt.pastJobs, from + CHUNK) - 1];
     await db.$executeRawUnsafe(
       `INSERT INTO "Job" SELECT (jsonb_populate_record(NULL::"Job", to_jsonb(j) || jsonb_build_object('id', 'bench-job-' || g, 'name', 'past ' || g,
          'submittedAt', (now() - (g::float8 / $3::float8) * interval '30 days')::timestamp(3)))).* FROM "Job" j, generate_series($1::int, $2::int) g WHERE j.id = $4`,
-      from, Math.min(opt.pastJobs, from + CHUNK) - 1, opt.pastJobs, jobIds[0],
+      first, last, opt.pastJobs, jobIds[0],
+    );
+    await db.$executeRawUnsafe(
+      `INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro") SELECT 'bench-escrow-' || g, 'escrow', 'bench-job-' || g, 0 FROM generate_series($1::int, $2::int) g`,
+      first, last,
     );
   }
   const seedSeconds = (performance.now() - seeded) / 1000;
@@ -66,10 +72,10 @@ try {
   // about a minute), not with the statistics of an empty ledger.
   const counted = async () => {
     const [row] = await db.$queryRawUnsafe<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname IN ('LedgerPosting', 'LedgerEntry', 'Job') AND coalesce(last_autoanalyze, last_analyze) > now() - $1::float8 * interval '1 second'`,
+      `SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname IN ('LedgerPosting', 'LedgerEntry', 'Job', 'LedgerAccount') AND coalesce(last_autoanalyze, last_analyze) > now() - $1::float8 * interval '1 second'`,
       (performance.now() - seeded) / 1000,
     );
-    return row!.n === 3;
+    return row!.n === 4;
   };
   const waited = performance.now();
   while (!(await counted())) {

@@ -172,22 +172,54 @@ export async function earnedHourly(db: Db, userId: string, since: number): Promi
   return row!.hourly.map(([at, micro]) => ({ at, micro: BigInt(micro) }));
 }
 
-/** The market's own account (its profit) and the check that all accounts sum to zero. */
+/**
+ * The admin's books in one statement, on the pages' readers, every part found by an index and
+ * bounded by the market's users and running jobs, not its history: the users' and the market's
+ * accounts (by kind), the escrow of the admitted and running jobs (only those hold any: every
+ * settlement empties its job's escrow), and the starting credits, each consumer's one entry under
+ * `grant:<user>`. Summed over every account (one escrow account per job ever admitted) the
+ * overview the dashboard is pushed as the market changes took 180 ms with 100,000 finished jobs
+ * (bench:history), growing with them; now about 30 ms.
+ */
+const BOOKS_SQL = `
+WITH users AS (
+  SELECT id, kind, "userId", "balanceMicro" FROM "LedgerAccount"
+  WHERE kind IN ('consumer'::"AccountKind", 'producer'::"AccountKind", 'market'::"AccountKind")
+), escrow AS (
+  SELECT coalesce(sum(x."balanceMicro"), 0) AS micro FROM "Job" j JOIN "LedgerAccount" x ON x."jobId" = j.id
+  WHERE j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")
+)
+SELECT (SELECT coalesce(sum("balanceMicro"), 0)::text FROM users WHERE kind = 'market'::"AccountKind") AS market,
+  (SELECT coalesce(sum("balanceMicro"), 0)::text FROM users WHERE kind = 'producer'::"AccountKind") AS producers,
+  (SELECT micro::text FROM escrow) AS escrow,
+  (SELECT (coalesce(sum("balanceMicro"), 0) + (SELECT micro FROM escrow))::text FROM users) AS total,
+  (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM users a
+     JOIN "LedgerEntry" e ON e."uniqueKey" = 'grant:' || a."userId" AND e.kind = 'grant'
+     JOIN "LedgerPosting" p ON p."entryId" = e.id AND p."accountId" = a.id
+   WHERE a.kind = 'consumer'::"AccountKind") AS granted`;
+
+interface BooksRow {
+  market: string;
+  producers: string;
+  escrow: string;
+  total: string;
+  granted: string;
+}
+
+/** The market's own account (its profit) and the check that all accounts sum to zero (BOOKS_SQL). */
 export async function marketBooks(db: Db) {
-  const market = await db.ledgerAccount.findFirst({ where: { kind: "market" } });
-  const sum = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } });
-  const escrow = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "escrow" } });
-  const paid = await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true }, where: { kind: "producer" } });
+  const [row] = await preparedRows<BooksRow>(db, readerOf(db), "market-books", BOOKS_SQL, []);
+  const marketBalance = BigInt(row!.market);
   // Starting credits are the market's gift, not a cost of trading: profit leaves them out.
-  const granted = await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { kind: "grant" }, account: { kind: "consumer" } } });
-  const marketBalance = market?.balanceMicro ?? 0n;
+  const granted = BigInt(row!.granted);
   return {
     /** Benefits charged minus producer payments and contracts. */
-    profit: toCredits(marketBalance + (granted._sum.amountMicro ?? 0n)),
-    granted: toCredits(granted._sum.amountMicro ?? 0n),
+    profit: toCredits(marketBalance + granted),
+    granted: toCredits(granted),
     marketBalance: toCredits(marketBalance),
-    inEscrow: toCredits(escrow._sum.balanceMicro ?? 0n),
-    producerBalances: toCredits(paid._sum.balanceMicro ?? 0n),
-    balanced: (sum._sum.balanceMicro ?? 0n) === 0n,
+    inEscrow: toCredits(BigInt(row!.escrow)),
+    producerBalances: toCredits(BigInt(row!.producers)),
+    /** The users', the market's and the running jobs' accounts sum to zero: credits left in an ended job's escrow would make them not. */
+    balanced: BigInt(row!.total) === 0n,
   };
 }
