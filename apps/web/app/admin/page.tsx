@@ -80,7 +80,9 @@ function Books({ books }: { books: Overview["books"] }) {
       <p className="mt-3 text-xs text-slate-500">
         Profit is what consumers were charged less producer payments and contracts; the market&apos;s own account also carries the starting credits it
         gave away ({credits(books.marketBalance)} in all).{" "}
-        {books.balanced ? "Every entry balances: all accounts sum to zero." : "All accounts do not sum to zero: an entry is out of balance."}
+        {books.balanced
+          ? "Every entry balances: the users', the market's and the running jobs' accounts sum to zero."
+          : "The users', the market's and the running jobs' accounts do not sum to zero: an entry is out of balance, or credits were left in an ended job's escrow."}
       </p>
     </Card>
   );
