@@ -206,7 +206,7 @@ interface BooksRow {
   granted: string;
 }
 
-/** The market's own account (its profit) and the check that all accounts sum to zero (BOOKS_SQL). */
+/** The market's own account (its profit), what escrows and producers hold, and the check that the books balance (BOOKS_SQL). */
 export async function marketBooks(db: Db) {
   const [row] = await preparedRows<BooksRow>(db, readerOf(db), "market-books", BOOKS_SQL, []);
   const marketBalance = BigInt(row!.market);
