@@ -16,7 +16,7 @@
 // as the SDK's `results()` does) until the job ends; `followedOutputs` counts what it was sent.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { args, consumer, print, producerToken, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
+import { args, consumer, print, producerToken, profileFile, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
 const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30 }, ["statements", "follow"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
@@ -98,7 +98,7 @@ try {
   const cpuAfter = manager.cpu();
   const benchCpu = process.cpuUsage(benchCpuBefore);
   const rssMb = manager.rssMb();
-  if (profileDir) await manager.profileStop(join(profileDir, `dispatch-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
+  if (profileDir) await manager.profileStop(profileFile(profileDir, "dispatch"));
   await fleet.stop();
   const { books, serverMs, statements } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");

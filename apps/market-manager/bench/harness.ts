@@ -449,6 +449,9 @@ export async function until(what: string, test: () => boolean | Promise<boolean>
   }
 }
 
+/** Where a bench's profile of `kind` goes in `dir`: its kind and when it was written. */
+export const profileFile = (dir: string, kind: string) => join(dir, `${kind}-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`);
+
 export function print(figures: Record<string, unknown>, json: boolean) {
   if (json) console.log(JSON.stringify(figures));
   else console.log(JSON.stringify(figures, null, 2));

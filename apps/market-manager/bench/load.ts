@@ -22,7 +22,7 @@
 // /healthz, how late the manager's event loop ran, machines declared departed and peak memory.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { args, consumer, print, producerToken, round, startBenchManager, startFleet, Timings, trivialJob, type BenchManager, type Consumer } from "./harness.ts";
+import { args, consumer, print, producerToken, profileFile, round, startBenchManager, startFleet, Timings, trivialJob, type BenchManager, type Consumer } from "./harness.ts";
 import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
@@ -144,7 +144,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   await Promise.all(buyers.map((b, i) => shop(b, i)));
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = manager.cpu();
-  if (profileDir) await manager.profileStop(join(profileDir, `load-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
+  if (profileDir) await manager.profileStop(profileFile(profileDir, "load"));
   clearInterval(rssTimer);
   await health.stop();
   const accepted = fleet.accepted();
@@ -279,7 +279,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
   const ended = performance.now();
   const seconds = (ended - started) / 1000;
   const cpuAfter = manager.cpu();
-  if (profileDir) await manager.profileStop(join(profileDir, `heartbeats-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`));
+  if (profileDir) await manager.profileStop(profileFile(profileDir, "heartbeats"));
   for (const t of timers) clearInterval(t);
   clearInterval(rssTimer);
   await health.stop();

@@ -1,9 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { toCredits } from "./ledger.ts";
-import { earnedHourly } from "./statement.ts";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+import { DAY, earnedHourly, HOUR } from "./statement.ts";
 
 /** Buckets of `size` ms from `from` to `now`, each with what was earned in it (zeros included, so a chart shows the quiet hours). */
 function buckets(points: { at: number; micro: bigint }[], from: number, now: number, size: number) {

@@ -66,8 +66,8 @@ export async function balances(db: Db, userId: string) {
   return balancesOf(row!);
 }
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
 
 /**
  * How many of a producer's newest postings name the jobs its earnings' share is read from: the

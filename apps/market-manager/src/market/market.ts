@@ -113,21 +113,16 @@ export class Market {
    * of queued decisions does not hold every other call of the market for its whole length.
    */
   private slice = (): Promise<void> | undefined => {
-    const now = performance.now();
-    if (this.sliceStart === undefined) {
-      this.sliceStart = now;
-      setImmediate(() => (this.sliceStart = undefined));
-      return undefined;
-    }
-    if (now - this.sliceStart < STEP_SLICE_MS) return undefined;
-    return new Promise((resolve) =>
-      setImmediate(() => {
-        this.sliceStart = performance.now();
-        setImmediate(() => (this.sliceStart = undefined));
-        resolve();
-      }),
-    );
+    if (this.sliceStart === undefined) return void this.beginSlice();
+    if (performance.now() - this.sliceStart < STEP_SLICE_MS) return undefined;
+    return new Promise((resolve) => setImmediate(() => (this.beginSlice(), resolve())));
   };
+
+  /** Steps start running back to back now, until this turn of the event loop ends. */
+  private beginSlice() {
+    this.sliceStart = performance.now();
+    setImmediate(() => (this.sliceStart = undefined));
+  }
 
   private enqueue<T>(step: () => Promise<T>, from: Caller | undefined): Promise<T> {
     if (from) {

@@ -258,7 +258,7 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
 export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
   const values = [jobId, fromIndex, limit, Number.isFinite(maxBytes) ? maxBytes : null];
   const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs", OUTPUTS_PAGE_SQL, values);
-  return rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
+  return outputsFrom(rows);
 }
 
 /**
@@ -292,6 +292,8 @@ interface OutputRow extends Omit<TaskOutput, "stdout" | "stderr"> {
   stderr: Uint8Array;
 }
 
+const outputsFrom = (rows: OutputRow[]): TaskOutput[] => rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
+
 /** One task's accepted output. */
 export interface TaskOutput {
   index: number;
@@ -318,7 +320,7 @@ ORDER BY t.index, t.replica`;
 
 export async function outputsAt(db: Db, jobId: string, indices: number[]): Promise<TaskOutput[]> {
   const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs-at", OUTPUTS_AT_SQL, [jobId, indices]);
-  return rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
+  return outputsFrom(rows);
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
