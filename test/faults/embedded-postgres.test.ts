@@ -4,6 +4,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../apps/market-manager/src/db/embedded.ts";
+import { schedulingPolicy } from "../../apps/market-manager/src/db/batch-scheduling.ts";
 import { freePort } from "../support/market.ts";
 import { Output, embeddedUrl, exit, killHard, root, stopGently, tempDir, waitFor } from "../support/processes.ts";
 
@@ -132,5 +133,43 @@ describe("the embedded PostgreSQL after its Market Manager was killed", () => {
     expect(await query("select note from market_note")).toHaveLength(2);
     await stopGently(manager);
     expect(alive(server)).toBe(false);
+  });
+});
+
+// On one machine the server's backends, woken by each statement, would take the core from the
+// manager in the middle of its turn; as batch work they wait for it (db/batch-scheduling.ts).
+describe("the embedded PostgreSQL's scheduling", () => {
+  /** The policy of a backend started now, read while its connection is open. */
+  async function newBackendPolicy() {
+    const client = new pg.Client({ connectionString: embeddedUrl(pgDir) });
+    await client.connect();
+    try {
+      return schedulingPolicy((await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("runs the server and every backend it starts later as batch work", async () => {
+    const db = await startEmbeddedPostgres({ dataDir: pgDir, port });
+    try {
+      expect(db.batchScheduled).toBe(true);
+      expect(schedulingPolicy(serverPid())).toBe("batch");
+      // A backend started after the server was moved: it inherits the policy.
+      expect(await newBackendPolicy()).toBe("batch");
+    } finally {
+      await db.stop();
+    }
+  });
+
+  it("leaves it an ordinary process when told to (MARKET_PG_BATCH=0)", async () => {
+    const db = await startEmbeddedPostgres({ dataDir: pgDir, port, batch: false });
+    try {
+      expect(db.batchScheduled).toBe(false);
+      expect(schedulingPolicy(serverPid())).toBe("normal");
+      expect(await newBackendPolicy()).toBe("normal");
+    } finally {
+      await db.stop();
+    }
   });
 });

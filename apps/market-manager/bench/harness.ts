@@ -132,6 +132,8 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
         ...BENCH_MARKET_ENV,
         MARKET_PG_PORT: pgPort,
         ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+        // MARKET_PG_BATCH=0: the embedded PostgreSQL scheduled as ordinary processes, to compare.
+        ...(process.env.MARKET_PG_BATCH ? { MARKET_PG_BATCH: process.env.MARKET_PG_BATCH } : {}),
         ...(options.statements ? { MARKET_PG_STATEMENTS: "1" } : {}),
         ...options.env,
       }),

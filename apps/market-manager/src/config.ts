@@ -15,6 +15,8 @@ export const Env = z.object({
   MARKET_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   /** "1": the embedded PostgreSQL records what each statement cost (pg_stat_statements): the benches' --statements. */
   MARKET_PG_STATEMENTS: z.enum(["0", "1"]).default("0"),
+  /** "1": the embedded PostgreSQL's processes are scheduled as batch work, so its statements do not preempt the manager (db/batch-scheduling.ts); "0": as ordinary processes. */
+  MARKET_PG_BATCH: z.enum(["0", "1"]).default("1"),
   PUBLIC_URL: z.string().url().default("http://localhost:3000"),
   BETTER_AUTH_SECRET: z.string().min(32).optional(),
   LEASE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),

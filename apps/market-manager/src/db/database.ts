@@ -19,8 +19,8 @@ export async function openDatabase(cfg: Config, log: (line: string) => void): Pr
     if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
     return { url: cfg.DATABASE_URL, embedded: false, appliedMigrations, stop: async () => {} };
   }
-  const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log, statements: cfg.MARKET_PG_STATEMENTS === "1" });
-  log(`embedded PostgreSQL on port ${pg.port}, data in ${join(cfg.MARKET_DATA_DIR, "postgres")}`);
+  const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log, statements: cfg.MARKET_PG_STATEMENTS === "1", batch: cfg.MARKET_PG_BATCH === "1" });
+  log(`embedded PostgreSQL on port ${pg.port}, data in ${join(cfg.MARKET_DATA_DIR, "postgres")}${pg.batchScheduled ? ", scheduled as batch work" : ""}`);
   try {
     // Migrations as the owner; the application then connects as its own role (roles.ts).
     const appliedMigrations = await applyMigrations(pg.ownerUrl);

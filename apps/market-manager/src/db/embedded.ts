@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ensureAppRole, runAsOwner, setPassword } from "./roles.ts";
 import { placeForServerUser, type Placement } from "./placement.ts";
 import { freePort } from "../net/free-port.ts";
+import { scheduleAsBatch } from "./batch-scheduling.ts";
 
 export interface EmbeddedDatabase {
   /** The application's connection: a role that is not a superuser (roles.ts). */
@@ -12,6 +13,8 @@ export interface EmbeddedDatabase {
   ownerUrl: string;
   /** The port the server listens on (another than asked when that one was taken). */
   port: number;
+  /** Whether the server's processes run as batch work (batch-scheduling.ts). */
+  batchScheduled: boolean;
   stop(): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export async function startEmbeddedPostgres(opts: {
   log?: (line: string) => void;
   /** Load pg_stat_statements, so what each statement cost can be read (apps/market-manager/bench: --statements). */
   statements?: boolean;
+  /** Schedule the server's processes as batch work (batch-scheduling.ts); false: as ordinary processes. */
+  batch?: boolean;
 }): Promise<EmbeddedDatabase> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const root = process.getuid?.() === 0;
@@ -62,10 +67,12 @@ export async function startEmbeddedPostgres(opts: {
       await ensureAppRole(ownerUrl, APP_ROLE, appPassword.value);
       appPassword.commit();
       if (opts.statements) await runAsOwner(ownerUrl, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      const batchScheduled = opts.batch === false ? false : await scheduleAsBatch(databaseDir, opts.log);
       return {
         url: `postgresql://${APP_ROLE}:${encodeURIComponent(appPassword.value)}@127.0.0.1:${port}/${DATABASE}`,
         ownerUrl,
         port,
+        batchScheduled,
         stop: () => pg.stop(),
       };
     }
