@@ -151,9 +151,10 @@ describe("the embedded PostgreSQL's scheduling", () => {
   }
 
   it("runs the server and every backend it starts later as batch work", async () => {
-    const db = await startEmbeddedPostgres({ dataDir: pgDir, port });
+    const said: string[] = [];
+    const db = await startEmbeddedPostgres({ dataDir: pgDir, port, log: (line) => said.push(line) });
     try {
-      expect(db.batchScheduled).toBe(true);
+      expect(db.batchScheduled, said.join("\n")).toBe(true);
       expect(schedulingPolicy(serverPid())).toBe("batch");
       // A backend started after the server was moved: it inherits the policy.
       expect(await newBackendPolicy()).toBe("batch");

@@ -26,21 +26,23 @@ import { join } from "node:path";
  */
 export async function scheduleAsBatch(databaseDir: string, log?: (line: string) => void): Promise<boolean> {
   if (process.platform !== "linux") return false;
+  const ordinary = (why: string) => (log?.(`PostgreSQL runs with ordinary scheduling (it could not be made batch work: ${why})`), false);
   let postmaster: number;
   try {
     postmaster = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0]);
-  } catch {
-    return false;
-  }
-  if (!(postmaster > 1)) return false;
-  const pids = [postmaster, ...childrenOf(postmaster)];
-  try {
-    await Promise.all(pids.map((pid) => batch(pid)));
-    return true;
   } catch (e) {
-    log?.(`PostgreSQL runs with ordinary scheduling (it could not be made batch work: ${e instanceof Error ? e.message : String(e)})`);
-    return false;
+    return ordinary(`its process could not be found: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (!(postmaster > 1)) return ordinary("its lock file names no process");
+  try {
+    await batch(postmaster);
+  } catch (e) {
+    return ordinary(e instanceof Error ? e.message : String(e));
+  }
+  // Its writers and launchers too; one that is ending meanwhile (a backend whose client has just
+  // left) has nothing left to schedule, and every backend started from now on inherits the policy.
+  await Promise.all(childrenOf(postmaster).map((pid) => batch(pid).catch(() => {})));
+  return true;
 }
 
 /** The processes `pid` started that run now (PostgreSQL's writers, checkpointer, backends). */
@@ -54,11 +56,9 @@ function childrenOf(pid: number): number[] {
 
 function batch(pid: number): Promise<void> {
   return new Promise((resolve, reject) =>
-    execFile("chrt", ["--batch", "--all-tasks", "--pid", "0", String(pid)], { timeout: 5_000 }, (error, _out, stderr) => {
-      // A child that ended since it was listed has nothing left to schedule.
-      if (error && !/No such process/i.test(stderr)) reject(new Error((stderr || error.message).trim()));
-      else resolve();
-    }),
+    execFile("chrt", ["--batch", "--all-tasks", "--pid", "0", String(pid)], { timeout: 15_000 }, (error, _out, stderr) =>
+      error ? reject(new Error((stderr || error.message).trim())) : resolve(),
+    ),
   );
 }
 
