@@ -56,9 +56,11 @@ function childrenOf(pid: number): number[] {
 
 function batch(pid: number): Promise<void> {
   return new Promise((resolve, reject) =>
-    execFile("chrt", ["--batch", "--all-tasks", "--pid", "0", String(pid)], { timeout: 15_000 }, (error, _out, stderr) =>
-      error ? reject(new Error((stderr || error.message).trim())) : resolve(),
-    ),
+    execFile("chrt", ["--batch", "--all-tasks", "--pid", "0", String(pid)], { timeout: 15_000 }, (error, _out, stderr) => {
+      if (!error) return resolve();
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      reject(new Error(missing ? "the chrt program (util-linux) is not installed" : (stderr || error.message).trim()));
+    }),
   );
 }
 
