@@ -10,8 +10,8 @@ import { join } from "node:path";
  * is woken by each statement and, scheduled as an ordinary process, preempts the manager at once:
  * the manager's thread then waits in the kernel, inside the write that sent the statement, with
  * every call it has read but not answered, until the core comes back (a profile of the mixed load:
- * a fifth of the manager's time in those writes, nine tenths of that in the writes to
- * PostgreSQL). Batch-scheduled, the backend takes the same share of the cores (the same weight
+ * a fifth of the manager's time in its writes, about seven tenths of that in the writes
+ * to PostgreSQL). Batch-scheduled, the backend takes the same share of the cores (the same weight
  * as any process) but does not preempt on waking: it runs once the manager waits for its next
  * event, or at the end of its time slice. The statement is answered a little later; the calls
  * around it are not held up for it. Measured on two cores (bench:load, 1,000 machines, 50
@@ -20,9 +20,10 @@ import { join } from "node:path";
  * 3,254.
  *
  * Any process may move its own processes to SCHED_BATCH (root any process): the server's
- * postmaster and its current children are moved, and every backend it starts later inherits the
- * policy from it. Where that cannot be done (not Linux, no `chrt`), the server runs as it would
- * anyway: said once in the log.
+ * postmaster is moved, and so every backend it starts later (they inherit its policy), and its
+ * children that still run then. Where the postmaster cannot be moved (no `chrt`, the lock file
+ * unreadable) the server runs as it would anyway and the log says why; on a system other than
+ * Linux it is not tried.
  */
 export async function scheduleAsBatch(databaseDir: string, log?: (line: string) => void): Promise<boolean> {
   if (process.platform !== "linux") return false;
