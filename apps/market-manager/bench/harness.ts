@@ -21,6 +21,7 @@ import type { Books } from "./audit.ts";
 import type { StatementCost } from "./statements.ts";
 import type { ServerTime } from "./server-times.ts";
 import { MANAGER_NODE_FLAGS } from "../src/node-flags.ts";
+import { procStat } from "../src/db/proc.ts";
 
 /** The market's settings for a bench: room for many jobs, tasks and credits per user. */
 export const BENCH_MARKET_ENV = {
@@ -81,13 +82,9 @@ export interface BenchManager {
 const TICK_MS = 1000 / 100; // /proc reports CPU in clock ticks of 10 ms on Linux
 
 function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
+  // Fields 14 and 15 of proc(5)'s stat: user and system time.
+  const fields = procStat(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
 }
 
 /** Every process under `root` (PostgreSQL's postmaster and backends under the manager). */
@@ -95,12 +92,8 @@ function descendants(root: number): number[] {
   const parent = new Map<number, number>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // gone meanwhile
-    }
+    const fields = procStat(name); // null: gone meanwhile
+    if (fields) parent.set(Number(name), Number(fields[1]));
   }
   const out: number[] = [];
   const walk = (pid: number) => {

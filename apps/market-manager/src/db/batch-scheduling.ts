@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { procFile, procStat } from "./proc.ts";
 
 /**
  * The embedded PostgreSQL's processes scheduled as batch work (Linux SCHED_BATCH), so that a
@@ -48,11 +49,7 @@ export async function scheduleAsBatch(databaseDir: string, log?: (line: string) 
 
 /** The processes `pid` started that run now (PostgreSQL's writers, checkpointer, backends). */
 function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
+  return procFile(pid, `task/${pid}/children`)?.trim().split(/\s+/).filter(Boolean).map(Number) ?? [];
 }
 
 function batch(pid: number): Promise<void> {
@@ -67,14 +64,9 @@ function batch(pid: number): Promise<void> {
 
 /** The scheduling policy of a process as Linux reports it ("batch", "normal", ...), or null where it cannot be read. */
 export function schedulingPolicy(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 41 of proc(5)'s stat; the fields from the third on follow the command's closing parenthesis.
-    const policy = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3];
-    return policy === undefined ? null : (POLICIES[Number(policy)] ?? `policy ${policy}`);
-  } catch {
-    return null;
-  }
+  // Field 41 of proc(5)'s stat.
+  const policy = procStat(pid)?.[41 - 3];
+  return policy === undefined ? null : (POLICIES[Number(policy)] ?? `policy ${policy}`);
 }
 
 const POLICIES: Record<number, string> = { 0: "normal", 1: "fifo", 2: "round-robin", 3: "batch", 5: "idle", 6: "deadline" };

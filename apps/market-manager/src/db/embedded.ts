@@ -5,6 +5,7 @@ import { ensureAppRole, runAsOwner, setPassword } from "./roles.ts";
 import { placeForServerUser, type Placement } from "./placement.ts";
 import { freePort } from "../net/free-port.ts";
 import { scheduleAsBatch } from "./batch-scheduling.ts";
+import { procFile, procStat } from "./proc.ts";
 
 export interface EmbeddedDatabase {
   /** The application's connection: a role that is not a superuser (roles.ts). */
@@ -194,14 +195,12 @@ function alive(pid: number): boolean {
     if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
   // A zombie nobody has reaped yet is not running.
-  const stat = procFile(pid, "stat");
-  return !stat || !/^\d+ \(.*\) Z/.test(stat);
+  return procStat(pid)?.[0] !== "Z";
 }
 
 /** The parent's pid from /proc, or null where there is no /proc. */
 function parentOf(pid: number): number | null {
-  const stat = procFile(pid, "stat");
-  const ppid = stat ? Number(/^\d+ \(.*\) \S+ (\d+)/.exec(stat)?.[1]) : NaN;
+  const ppid = Number(procStat(pid)?.[1]);
   return Number.isInteger(ppid) ? ppid : null;
 }
 
@@ -209,12 +208,4 @@ function isPostgres(pid: number): boolean {
   const cmdline = procFile(pid, "cmdline");
   // Without /proc (macOS) the lock file's word is all there is.
   return cmdline === null || /postgres/.test(cmdline);
-}
-
-function procFile(pid: number, name: string): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/${name}`, "utf8");
-  } catch {
-    return null;
-  }
 }
