@@ -174,3 +174,20 @@ describe("the embedded PostgreSQL's scheduling", () => {
     }
   });
 });
+
+describe("the embedded PostgreSQL's text", () => {
+  it("is ordered by code point by PostgreSQL's own locale, whatever the host's, and cased by Unicode", async () => {
+    const db = await startEmbeddedPostgres({ dataDir: pgDir, port });
+    try {
+      // The cluster was made by beforeAll: the host's C library has no say in its order.
+      const [database] = await query<{ provider: string; locale: string }>("select datlocprovider as provider, datlocale as locale from pg_database where datname = current_database()");
+      expect(database).toEqual({ provider: "b", locale: "C.UTF-8" });
+      const sorted = await query<{ word: string }>("select word from unnest(array['zebra', 'Zebra', 'apple', 'Éclair', 'éclair']) as word order by word");
+      expect(sorted.map((r) => r.word)).toEqual(["Zebra", "apple", "zebra", "Éclair", "éclair"]);
+      const [cased] = await query<{ upper: string }>("select upper('éclair') as upper");
+      expect(cased!.upper).toBe("ÉCLAIR");
+    } finally {
+      await db.stop();
+    }
+  });
+});

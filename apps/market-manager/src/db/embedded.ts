@@ -85,6 +85,16 @@ export async function startEmbeddedPostgres(opts: {
   }
 }
 
+/**
+ * A new cluster's text: UTF-8, ordered by code point with PostgreSQL's own built-in locale rather
+ * than the host's C library. Its order is then the same on every host and survives the C
+ * library's upgrades (an index built under one library's order is corrupt under another's), and
+ * comparing two keys (every id here is text) is a comparison of bytes: under the host's locale it
+ * went through the C library's collation, a tenth of PostgreSQL's CPU in bench:dispatch. Upper
+ * and lower case still follow Unicode. A folder made before keeps the locale it was made with.
+ */
+const INITDB_FLAGS = ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"];
+
 type Started = { ok: true; pg: InstanceType<Placement["EmbeddedPostgres"]> } | { ok: false; portTaken: boolean; error: Error };
 
 async function startOn(EmbeddedPostgres: Placement["EmbeddedPostgres"], databaseDir: string, port: number, password: string, initialise: boolean, root: boolean, log?: (line: string) => void, flags: string[] = []): Promise<Started> {
@@ -102,6 +112,7 @@ async function startOn(EmbeddedPostgres: Placement["EmbeddedPostgres"], database
     password,
     authMethod: "scram-sha-256",
     persistent: true,
+    initdbFlags: INITDB_FLAGS,
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
     createPostgresUser: root,
     // The socket is the server user's alone (the default lets any local user knock).
