@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
+import { preparedParameter } from "./array-literal.ts";
 
 export type Db = PrismaClient;
 export * as Prisma from "./generated/client.ts";
@@ -65,7 +66,7 @@ export class Sequence {
   /** The rows of a statement prepared once per connection under `name`, sent after every statement before it. */
   async rows<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     const client = await (this.client ??= this.connect());
-    return (await client.query({ name, text, values })).rows as T[];
+    return (await client.query({ name, text, values: values.map(preparedParameter) })).rows as T[];
   }
 
   private connect(): Promise<pg.PoolClient> {

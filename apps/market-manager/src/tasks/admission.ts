@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { toJson } from "../db/client.ts";
 import type { DecisionEntry } from "../ops/decisions.ts";
 import type { RunStatement } from "./report-rows.ts";
 import type { NewTask } from "./intake.ts";
@@ -211,7 +210,7 @@ export const consumerShort = (e: unknown) => e instanceof Error && e.message.inc
 export async function writeAdmission(run: RunStatement, a: Admission, marketOwner: string): Promise<void> {
   const admitted = a.status === "admitted";
   const placed = [...a.placed];
-  const text = (v: unknown) => JSON.stringify(toJson(v));
+  const text = (v: unknown) => JSON.stringify(v);
   const intake = a.intake;
   const json = (v: Record<string, string> | null | undefined) => (v ? JSON.stringify(v) : null);
   const intakeValues = intake

@@ -1,0 +1,28 @@
+/**
+ * A parameter as PostgreSQL's driver sends it, made faster for the journal's statements: a flat
+ * array of text, numbers, bigints, booleans and nulls becomes the array literal `pg` would write
+ * for it, byte for byte (`pg/lib/utils.js` prepareValue: every element quoted, `\` and `"`
+ * escaped, null and undefined as NULL), escaping only an element that holds one of the two. `pg`
+ * runs two regular-expression replacements over every element; a group's report statement sends
+ * thousands of them (ids, hashes, base64 outputs), and that was about a twentieth of the
+ * manager's CPU in bench:dispatch. Anything else (not an array, or an array holding bytes, dates,
+ * arrays or objects) is returned as it is, for `pg` to prepare.
+ */
+export function preparedParameter(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  let literal = "{";
+  for (let i = 0; i < value.length; i++) {
+    if (i > 0) literal += ",";
+    const element: unknown = value[i];
+    if (element === null || element === undefined) literal += "NULL";
+    else if (typeof element === "string") literal += quoted(element);
+    else if (typeof element === "number" || typeof element === "bigint" || typeof element === "boolean") literal += `"${String(element)}"`;
+    else return value;
+  }
+  return literal + "}";
+}
+
+function quoted(text: string): string {
+  if (!text.includes("\\") && !text.includes('"')) return `"${text}"`;
+  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
