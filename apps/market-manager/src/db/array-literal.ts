@@ -4,9 +4,10 @@
  * for it, byte for byte (`pg/lib/utils.js` prepareValue: every element quoted, `\` and `"`
  * escaped, null and undefined as NULL), escaping only an element that holds one of the two. `pg`
  * runs two regular-expression replacements over every element; a group's report statement sends
- * thousands of them (ids, hashes, base64 outputs), and that was about a twentieth of the
- * manager's CPU in bench:dispatch. Anything else (not an array, or an array holding bytes, dates,
- * arrays or objects) is returned as it is, for `pg` to prepare.
+ * thousands of them (ids, hashes, base64 outputs). In a profile of bench:dispatch (20,000 tasks)
+ * the driver's conversions took 309 ms of the manager's 4.3 s of CPU; with this, 202 (92 of them
+ * here). Anything else (not an array, or an array holding bytes, dates, arrays or objects) is
+ * returned as it is, for `pg` to prepare.
  */
 export function preparedParameter(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
