@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../apps/market-manager/src/db/embedded.ts";
 import { schedulingPolicy } from "../../apps/market-manager/src/db/batch-scheduling.ts";
+import { procStat } from "../../apps/market-manager/src/db/proc.ts";
 import { freePort } from "../support/market.ts";
 import { Output, embeddedUrl, exit, killHard, root, stopGently, tempDir, waitFor } from "../support/processes.ts";
 
@@ -37,11 +38,8 @@ const serverPid = () => Number(readFileSync(lockFile, "utf8").split("\n")[0]);
 /** Running, that is: not gone and not a zombie waiting for init to reap it. */
 const alive = (pid: number) => {
   if (!(pid > 1)) return false; // 0 would mean our own process group
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
+  const state = procStat(pid)?.[0]; // undefined: gone
+  return state !== undefined && state !== "Z";
 };
 
 async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
