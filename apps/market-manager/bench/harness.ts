@@ -114,7 +114,8 @@ export interface Audit {
 }
 
 export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string>; statements?: boolean } = {}): Promise<BenchManager> {
-  const execArgv = ["--import", "tsx", ...MANAGER_NODE_FLAGS, ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
+  // BENCH_MANAGER_FLAGS: Node options added for the manager's process alone (e.g. `--trace-gc`; a later option wins over MANAGER_NODE_FLAGS).
+  const execArgv = ["--import", "tsx", ...MANAGER_NODE_FLAGS, ...(process.env.BENCH_MANAGER_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [])];
   const pgPort = String(await freePort());
   const child: ChildProcess = fork(join(import.meta.dirname, "manager.ts"), [], {
     execArgv,

@@ -1,4 +1,4 @@
-// npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--json] [--profile] [--statements]
+// npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--jobsPerSecond Q] [--json] [--profile] [--statements]
 //
 // --statements: PostgreSQL counts what each statement cost (pg_stat_statements), and the output's
 // `statements` lists the costliest of the load (the same in bench:dispatch).
@@ -7,8 +7,10 @@
 // seconds, each registering, heartbeating at the protocol's interval, holding its work stream,
 // leasing and reporting; C consumers each submit a job of J trivial tasks, watch its page (what
 // the job page polls: `jobs.get` a second, its progress, the balance, the outputs as tasks
-// finish) until it completes, and submit the next. Prints the
-// dispatch bench's figures plus the machines the market declared departed although they kept
+// finish) until it completes, and submit the next; with --jobsPerSecond Q, the consumers submit Q
+// jobs a second between them instead (Poisson arrivals, each job's page watched while the next
+// ones come), so the latencies are those of a load chosen, not of the most the two cores carry.
+// Prints the dispatch bench's figures plus the machines the market declared departed although they kept
 // heartbeating, the manager's peak memory, the books of every job that finished, and how long
 // /healthz took to answer (asked every 100 ms throughout). `managerMs` is the manager's own time
 // per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's.
@@ -27,7 +29,7 @@ import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 
-const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10 }, ["heartbeat-only", "statements"]);
+const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10, jobsPerSecond: 0 }, ["heartbeat-only", "statements"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
@@ -84,33 +86,49 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   const finished: string[] = [];
   const failures: string[] = [];
   let delayed = 0;
-  async function shop(buyer: Consumer, who: number) {
-    for (let n = 0; performance.now() < endAt; n++) {
-      const sent = performance.now();
-      let jobId: string;
-      try {
-        const answer = await buyer.jobs.submit.mutate(trivialJob(`load ${who}.${n}`, opt.jobTasks));
-        jobId = answer.jobId;
-        // Machines join over the first seconds, so a delayed job is expected early on: the market
-        // asks again as machines arrive, and the job page is polled until the drain's end. A
-        // rejected job will never run: its reasons are printed.
-        if (answer.decision.outcome === "delayed") delayed++;
-        if (answer.decision.outcome === "rejected") {
-          if (failures.length < 10) failures.push(`job rejected: ${JSON.stringify(answer.decision.reasons)}`);
-          await sleep(1000);
-          continue;
-        }
-      } catch (e) {
-        if (failures.length < 10) failures.push(`submit: ${e instanceof Error ? e.message : String(e)}`);
-        await sleep(1000);
-        continue;
+  /** Submits one job and watches its page until it ends; false when it was not admitted or queued (the reason is kept). */
+  async function job(buyer: Consumer, name: string): Promise<boolean> {
+    const sent = performance.now();
+    let jobId: string;
+    try {
+      const answer = await buyer.jobs.submit.mutate(trivialJob(name, opt.jobTasks));
+      jobId = answer.jobId;
+      // Machines join over the first seconds, so a delayed job is expected early on: the market
+      // asks again as machines arrive, and the job page is polled until the drain's end. A
+      // rejected job will never run: its reasons are printed.
+      if (answer.decision.outcome === "delayed") delayed++;
+      if (answer.decision.outcome === "rejected") {
+        if (failures.length < 10) failures.push(`job rejected: ${JSON.stringify(answer.decision.reasons)}`);
+        return false;
       }
-      timings.add("submit", performance.now() - sent);
-      submittedAt.set(jobId, sent);
-      jobIds.push(jobId);
-      // The job page: what it polls while the job runs (past the end, the drain waits).
-      if (await watchJobPage(buyer, jobId)) finished.push(jobId);
+    } catch (e) {
+      if (failures.length < 10) failures.push(`submit: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
     }
+    timings.add("submit", performance.now() - sent);
+    submittedAt.set(jobId, sent);
+    jobIds.push(jobId);
+    // The job page: what it polls while the job runs (past the end, the drain waits).
+    if (await watchJobPage(buyer, jobId)) finished.push(jobId);
+    return true;
+  }
+  /** A consumer who submits the next job once the page shows the last one ended: the load is what the market carries. */
+  async function shop(buyer: Consumer, who: number) {
+    for (let n = 0; performance.now() < endAt; n++) if (!(await job(buyer, `load ${who}.${n}`))) await sleep(1000);
+  }
+  /**
+   * A consumer who submits jobs at its share of --jobsPerSecond whatever the market does (arrivals
+   * of a Poisson process, each job's page watched on its own): the latencies at a load the
+   * operator chose, not at the most the machine carries.
+   */
+  async function shopAtRate(buyer: Consumer, who: number) {
+    const meanMs = (opt.consumers / opt.jobsPerSecond) * 1000;
+    const watching: Promise<boolean>[] = [];
+    for (let n = 0, next = started - Math.log(1 - Math.random()) * meanMs; next < endAt; n++, next -= Math.log(1 - Math.random()) * meanMs) {
+      await sleep(next - performance.now());
+      watching.push(job(buyer, `load ${who}.${n}`));
+    }
+    await Promise.all(watching);
   }
   /**
    * The job page (apps/web/app/jobs/[id]) while its job runs: `jobs.get` every second, the
@@ -141,7 +159,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       if (performance.now() > endAt + opt.drainSeconds * 1000) return false;
     }
   }
-  await Promise.all(buyers.map((b, i) => shop(b, i)));
+  await Promise.all(buyers.map((b, i) => (opt.jobsPerSecond > 0 ? shopAtRate(b, i) : shop(b, i))));
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = manager.cpu();
   if (profileDir) await manager.profileStop(profileFile(profileDir, "load"));
@@ -174,6 +192,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       managerLoopDelayMs: loopDelayMs,
       managerMs: serverMs,
       peakRssMb: round(peakRss, 0),
+      jobsPerSecond: opt.jobsPerSecond > 0 ? opt.jobsPerSecond : null,
       jobs: { submitted: jobIds.length, delayedAtSubmission: delayed, completed: finished.length, unfinished: jobIds.length - finished.length },
       refusedReports: fleet.refused(),
       failedRuns: fleet.failedRuns(),

@@ -1,7 +1,8 @@
 // What PostgreSQL spent its time on during a bench (--statements): the market's statements as
 // pg_stat_statements counts them (the embedded server loads it when MARKET_PG_STATEMENTS is "1"),
-// from a snapshot taken when the load began to its end, the costliest first. The market's role
-// reads its own statements' counts.
+// from a snapshot taken when the load began to its end, the costliest first. A statement's time is
+// its planning's and its execution's (the server tracks planning for the bench); its commit is in
+// neither. The market's role reads its own statements' counts.
 import type { Db } from "../src/db/client.ts";
 
 interface Counted {
@@ -9,6 +10,7 @@ interface Counted {
   query: string;
   calls: number;
   totalMs: number;
+  planMs: number;
   rows: number;
 }
 
@@ -16,14 +18,17 @@ export interface StatementCost {
   /** The statement's text, its whitespace folded, cut at 160 characters. */
   query: string;
   calls: number;
+  /** Planning and execution, of every call. */
   totalMs: number;
+  /** Of which planning: near 0 for a statement prepared once whose generic plan is reused. */
+  planMs: number;
   meanMs: number;
   rows: number;
 }
 
 const read = (db: Db) =>
   db.$queryRawUnsafe<Counted[]>(
-    `SELECT queryid::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls::float8 AS calls, total_exec_time AS "totalMs", rows::float8 AS rows FROM pg_stat_statements`,
+    `SELECT queryid::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls::float8 AS calls, total_exec_time + total_plan_time AS "totalMs", total_plan_time AS "planMs", rows::float8 AS rows FROM pg_stat_statements`,
   );
 
 /** Counts so far; `since` gives what each statement cost from then on. */
@@ -37,7 +42,7 @@ export async function statementCounts(db: Db) {
           const b = before.get(r.queryid);
           const calls = r.calls - (b?.calls ?? 0);
           const totalMs = r.totalMs - (b?.totalMs ?? 0);
-          return { query: r.query, calls, totalMs: Math.round(totalMs), meanMs: calls ? Math.round((totalMs / calls) * 1000) / 1000 : 0, rows: r.rows - (b?.rows ?? 0) };
+          return { query: r.query, calls, totalMs: Math.round(totalMs), planMs: Math.round(r.planMs - (b?.planMs ?? 0)), meanMs: calls ? Math.round((totalMs / calls) * 1000) / 1000 : 0, rows: r.rows - (b?.rows ?? 0) };
         })
         .filter((s) => s.calls > 0)
         .sort((a, b) => b.totalMs - a.totalMs)
