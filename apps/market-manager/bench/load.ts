@@ -123,8 +123,10 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
    */
   async function shopAtRate(buyer: Consumer, who: number) {
     const meanMs = (opt.consumers / opt.jobsPerSecond) * 1000;
+    // The time to the next arrival: exponential, with the consumer's mean.
+    const gap = () => -Math.log(1 - Math.random()) * meanMs;
     const watching: Promise<boolean>[] = [];
-    for (let n = 0, next = started - Math.log(1 - Math.random()) * meanMs; next < endAt; n++, next -= Math.log(1 - Math.random()) * meanMs) {
+    for (let n = 0, next = started + gap(); next < endAt; n++, next += gap()) {
       await sleep(next - performance.now());
       watching.push(job(buyer, `load ${who}.${n}`));
     }
