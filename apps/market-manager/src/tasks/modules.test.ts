@@ -15,11 +15,11 @@ const reasonOf = (f: () => unknown) => {
 describe("the module check", () => {
   it("knows a module again by its hash, and another module as itself", () => {
     // Two modules of the same size, told apart by their bytes.
-    const exits = moduleImporting("wasi_snapshot_preview1", "fd_close");
+    const closes = moduleImporting("wasi_snapshot_preview1", "fd_close");
     const writes = moduleImporting("wasi_snapshot_preview1", "fd_write");
-    expect(writes.length).toBe(exits.length);
-    const first = checkModule(exits, 8192);
-    expect(checkModule(new Uint8Array(exits), 8192)).toEqual(first);
+    expect(writes.length).toBe(closes.length);
+    const first = checkModule(closes, 8192);
+    expect(checkModule(new Uint8Array(closes), 8192)).toEqual(first);
     const other = checkModule(writes, 8192);
     expect(other.hash).toBe(createHash("sha256").update(writes).digest("hex"));
     expect(other.hash).not.toBe(first.hash);
