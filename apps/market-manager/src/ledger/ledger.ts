@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { Refusal, type Reason } from "../api/errors.ts";
 import { toJson } from "../db/client.ts";
+import { rowId } from "../db/row-id.ts";
 
 // A double-entry ledger in micro-credits. Every entry's postings sum to zero, so the sum of all
 // accounts is always zero. No account goes below its floor: zero for consumers, producers and
@@ -58,7 +58,7 @@ export async function post(
   // path of every report, so no account is looked up before it is moved.
   const [created] = await tx.$queryRaw<{ id: string; createdAt: Date }[]>`
     INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
-    VALUES (${randomUUID()}, ${entry.kind}, ${entry.uniqueKey}, ${entry.jobId ?? null}, ${entry.taskId ?? null}, ${JSON.stringify(toJson(entry.memo ?? {}))}::jsonb)
+    VALUES (${rowId()}, ${entry.kind}, ${entry.uniqueKey}, ${entry.jobId ?? null}, ${entry.taskId ?? null}, ${JSON.stringify(toJson(entry.memo ?? {}))}::jsonb)
     ON CONFLICT ("uniqueKey") DO NOTHING RETURNING id, "createdAt"`;
   if (!created) return false;
   // Postings carry their entry's time (a statement reads an account's newest by it).
@@ -96,10 +96,10 @@ async function credit(tx: Tx, ref: AccountRef, amount: bigint): Promise<string> 
   const [row] =
     ref.kind === "escrow"
       ? await tx.$queryRaw<{ id: string }[]>`
-          INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro") VALUES (${randomUUID()}, 'escrow', ${ref.jobId}, ${amount})
+          INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro") VALUES (${rowId()}, 'escrow', ${ref.jobId}, ${amount})
           ON CONFLICT ("jobId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro" RETURNING id`
       : await tx.$queryRaw<{ id: string }[]>`
-          INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro") VALUES (${randomUUID()}, ${ref.kind}::"AccountKind", ${ownerOf(ref)}, ${amount})
+          INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro") VALUES (${rowId()}, ${ref.kind}::"AccountKind", ${ownerOf(ref)}, ${amount})
           ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + EXCLUDED."balanceMicro" RETURNING id`;
   return row!.id;
 }

@@ -1,4 +1,4 @@
-import { createHash, hash as digest, randomUUID } from "node:crypto";
+import { createHash, hash as digest } from "node:crypto";
 import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse, Refusal } from "../api/errors.ts";
@@ -17,6 +17,7 @@ import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spareTotal } from "../market/work-routes.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
 import type { Lease, ReportAndLeaseResponse, ReportManyResponse } from "@cyclemarket/worker-runtime";
+import { rowId } from "../db/row-id.ts";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -148,7 +149,7 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
       continue;
     }
     for (const t of picked) claimed.add(t);
-    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => randomUUID()) });
+    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => rowId()) });
   }
   if (!plans.length) return Promise.resolve();
   const picked = plans.flatMap((p) => p.picked);

@@ -6,11 +6,11 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
-import { randomUUID } from "node:crypto";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
+import { rowId } from "../db/row-id.ts";
 
 export interface MachineOffer {
   name: string;
@@ -72,7 +72,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
       `A dedicated offer may last at most ${MAX_CONTRACT_DAYS} days.`,
     );
   }
-  const id = randomUUID();
+  const id = rowId();
   const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
   const live: LiveMachine = {
     id,

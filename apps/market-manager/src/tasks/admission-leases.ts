@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { Market } from "../market/market.ts";
 import { offeredSlots } from "../market/live.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { leaseLimits, wireLease } from "../resources/leases.ts";
 import { opsOf } from "../ops/ops.ts";
 import type { Admission, InlineIntake } from "./admission.ts";
+import { rowId } from "../db/row-id.ts";
 
 // A new job's tasks placed on a machine that holds nothing and waits on its work stream (one
 // opened with `lease`) are leased by the admission's own statement: the lease is durable with the
@@ -35,7 +35,7 @@ export function planAdmissionLeases(market: Market, placed: Map<string, string>,
       // Idle and waiting: nothing leased or queued, and a stream that takes leases open.
       left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 && !busy.has(machineId) ? Math.min(max, offeredSlots(m) * 2) : 0;
     }
-    if (left > 0) rows.push({ leaseId: randomUUID(), taskId, machineId });
+    if (left > 0) rows.push({ leaseId: rowId(), taskId, machineId });
     room.set(machineId, left - 1);
   }
   if (!rows.length) return undefined;

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { DecisionEntry } from "../ops/decisions.ts";
 import type { RunStatement } from "./report-rows.ts";
 import type { NewTask } from "./intake.ts";
+import { rowId } from "../db/row-id.ts";
 
 // A submission's decision made durable in one statement, on the market's lock: the job's row
 // (stored in intake before the lock, or for a small job inserted here with its tasks), its
@@ -248,8 +248,8 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
     String(admitted ? a.escrowMicro : 0n),
     String(admitted ? a.penaltyHeldMicro : 0n),
     marketOwner,
-    randomUUID(),
-    randomUUID(),
+    rowId(),
+    rowId(),
     text({ maxBenefitMicro: a.escrowMicro.toString(), penaltyHeldMicro: a.penaltyHeldMicro.toString() }),
     // A job leased at its admission is running already, as a lease statement would have made it.
     intake && a.leases?.rows.length ? "running" : a.status,

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { setImmediate as letCallsIn } from "node:timers/promises";
 import { countDecisions, jobDecisionEntries } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
@@ -20,6 +19,7 @@ import { StagedSubmission } from "./intake-pool.ts";
 import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
 import { inOrder } from "./report-batch.ts";
 import { applyAdmissionLeases, dropAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
+import { rowId } from "../db/row-id.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -201,7 +201,7 @@ export async function quoteJob(market: Market, submission: Submission, maxModule
 export async function submitJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number) {
   const intake = await prepare(market.db, submission, maxModuleBytes);
   const { head: input, job } = intake;
-  const jobId = randomUUID();
+  const jobId = rowId();
   const copies = copiesOf(job, input.replicas);
   const release = holdIntake(market, caller.id, copies.length);
   let decided = false;

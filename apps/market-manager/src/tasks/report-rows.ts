@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Market } from "../market/market.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { refinedWorkOf } from "../resources/refine.ts";
@@ -6,6 +5,7 @@ import { completedTerms, quoteRun, REPUTATION_REWARD, storedMs, type Completion,
 import { completedEntry, paidForJobSql } from "../ledger/settlement.ts";
 import { MARKET_OWNER } from "../ledger/ledger.ts";
 import { countedOutputs } from "./examples.ts";
+import { rowId } from "../db/row-id.ts";
 
 export interface PlainRow {
   c: Completion;
@@ -67,7 +67,7 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep, es
     }
     settle = { consumerId: plain.job.ownerId, toMarket, charged, paidTotal, memo: JSON.stringify(memo), result: JSON.stringify(countedOutputs(plain.job.taskCount)) };
   }
-  return { c, now: plain.now, resultId: randomUUID(), agreedOwners: plain.agreedOwners, amount, paidSeconds: p.paidSeconds, entry, refined: work !== null, settle };
+  return { c, now: plain.now, resultId: rowId(), agreedOwners: plain.agreedOwners, amount, paidSeconds: p.paidSeconds, entry, refined: work !== null, settle };
 }
 
 /** What a row pays its producer out of the job's escrow (dedicated machines are paid by contract). */
@@ -241,7 +241,7 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
   const jobIds = [...done.keys()];
   const settled = rows.filter((r): r is PlainRow & { settle: PlainSettlement } => r.settle !== null);
   const settles = new Set(settled.map((r) => r.c.task.jobId));
-  const ids = (n: number) => Array.from({ length: n }, () => randomUUID());
+  const ids = (n: number) => Array.from({ length: n }, () => rowId());
   await run("plain-reports", PLAIN_ROWS_SQL, [
     rows.map((r) => r.resultId),
     rows.map((r) => r.c.task.id),
@@ -255,19 +255,19 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
     rows.map((r) => String(r.amount)),
     rows.map((r) => r.now),
     rows.map((r) => r.agreedOwners),
-    rows.map((r) => (r.entry ? randomUUID() : null)),
+    rows.map((r) => (r.entry ? rowId() : null)),
     rows.map((r) => r.c.task.jobId),
     rows.map((r) => (r.entry ? JSON.stringify({ machineId: r.c.machine.id, seconds: r.paidSeconds, reportedSeconds: storedMs(r.c.report.elapsedMs) / 1000, failed: false }) : null)),
     rows.map((r) => r.c.machine.ownerId),
-    rows.map((r) => (moves(r) ? randomUUID() : null)),
-    rows.map((r) => (moves(r) ? randomUUID() : null)),
+    rows.map((r) => (moves(r) ? rowId() : null)),
+    rows.map((r) => (moves(r) ? rowId() : null)),
     jobIds,
     jobIds.map((id) => done.get(id)!),
     jobIds.map((id) => (refined.has(id) ? (market.state.jobs.get(id)?.workPerTask ?? null) : null)),
     [...debits.keys()],
     [...debits.values()].map(String),
     [...debits.keys()].map((id) => String(market.state.jobs.get(id)?.penaltyHeldMicro ?? 0n)),
-    [...credits.keys()].map(() => randomUUID()),
+    [...credits.keys()].map(() => rowId()),
     [...credits.keys()],
     [...credits.values()].map(String),
     debits.size,

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
 import { ModuleSource } from "@cyclemarket/client/job-file";
@@ -9,6 +8,7 @@ import { ExampleName, exampleModule, planExample } from "./examples.ts";
 import { prepareModuleSource, type TaskLimitsStored } from "./job-request.ts";
 import type { NewTask } from "./intake.ts";
 import { replicaId } from "../market/live.ts";
+import { rowId } from "../db/row-id.ts";
 
 // A submission as the consumer sends it, and the Task Manager's first pass over it: no database
 // and no market, so the same code runs on the market's thread (calls made in the process) and in
@@ -96,7 +96,7 @@ export const headOf = (input: SubmitJob): SubmissionHead => ({
  * inputs decoded), the module checked, an id per task. Refusals carry their reason (api/errors.ts).
  */
 export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { job: PreparedJob; inputs: TaskInputs[] } {
-  const withIds = (inputs: TaskInputs[]) => inputs.map((t) => ({ id: randomUUID(), bytes: t.stdin.length }));
+  const withIds = (inputs: TaskInputs[]) => inputs.map((t) => ({ id: rowId(), bytes: t.stdin.length }));
   if (input.source.kind === "module") {
     const { tasks, ...rest } = prepareModuleSource(input.source);
     return { job: { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example: null, tasks: withIds(tasks), ...rest }, inputs: tasks };
