@@ -12,6 +12,9 @@ interface Counted {
   totalMs: number;
   planMs: number;
   rows: number;
+  walRecords: number;
+  walFpi: number;
+  walBytes: number;
 }
 
 export interface StatementCost {
@@ -24,11 +27,15 @@ export interface StatementCost {
   planMs: number;
   meanMs: number;
   rows: number;
+  /** What it wrote to the write-ahead log: records, of which whole pages (a page's first change after a checkpoint), and bytes. */
+  walRecords: number;
+  walFpi: number;
+  walBytes: number;
 }
 
 const read = (db: Db) =>
   db.$queryRawUnsafe<Counted[]>(
-    `SELECT queryid::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls::float8 AS calls, total_exec_time + total_plan_time AS "totalMs", total_plan_time AS "planMs", rows::float8 AS rows FROM pg_stat_statements`,
+    `SELECT queryid::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls::float8 AS calls, total_exec_time + total_plan_time AS "totalMs", total_plan_time AS "planMs", rows::float8 AS rows, wal_records::float8 AS "walRecords", wal_fpi::float8 AS "walFpi", wal_bytes::float8 AS "walBytes" FROM pg_stat_statements`,
   );
 
 /** Counts so far; `since` gives what each statement cost from then on. */
@@ -42,7 +49,7 @@ export async function statementCounts(db: Db) {
           const b = before.get(r.queryid);
           const calls = r.calls - (b?.calls ?? 0);
           const totalMs = r.totalMs - (b?.totalMs ?? 0);
-          return { query: r.query, calls, totalMs: Math.round(totalMs), planMs: Math.round(r.planMs - (b?.planMs ?? 0)), meanMs: calls ? Math.round((totalMs / calls) * 1000) / 1000 : 0, rows: r.rows - (b?.rows ?? 0) };
+          return { query: r.query, calls, totalMs: Math.round(totalMs), planMs: Math.round(r.planMs - (b?.planMs ?? 0)), meanMs: calls ? Math.round((totalMs / calls) * 1000) / 1000 : 0, rows: r.rows - (b?.rows ?? 0), walRecords: r.walRecords - (b?.walRecords ?? 0), walFpi: r.walFpi - (b?.walFpi ?? 0), walBytes: r.walBytes - (b?.walBytes ?? 0) };
         })
         .filter((s) => s.calls > 0)
         .sort((a, b) => b.totalMs - a.totalMs)
