@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTROLS } from "@cyclemarket/worker-runtime";
 import { createEngine } from "./engine-costbenefit.ts";
 import type { LiveMachine } from "./live.ts";
+import { TaskQueue } from "./task-queue.ts";
 
 // The service decides, writes the decision down, then commits it to the engine; a machine
 // registers without waiting for the market's lock, so it may join in between.
@@ -9,7 +10,7 @@ import type { LiveMachine } from "./live.ts";
 const machine: LiveMachine = {
   id: "m", ownerId: "producer", name: "m", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, pricePerSecondMicro: 1000n,
   reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n,
-  queue: [], leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
+  queue: new TaskQueue(), leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
 };
 
 describe("the live engine", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LiveState, type LiveJob, type LiveMachine, type LiveTask } from "./live.ts";
+import { TaskQueue } from "./task-queue.ts";
 
 // A small deterministic generator: the same sequence on every run, many shapes of it.
 function rng(seed: number) {
@@ -7,7 +8,7 @@ function rng(seed: number) {
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
-const machine = (id: string) => ({ id, queue: [] as string[], leases: new Set<string>() }) as unknown as LiveMachine;
+const machine = (id: string) => ({ id, queue: new TaskQueue(), leases: new Set<string>() }) as unknown as LiveMachine;
 const task = (id: string, jobId: string, replica = 0): LiveTask => ({ id, jobId, index: 0, replica, bytes: 0, machineId: null, state: "pending", attempts: 0 });
 
 describe("LiveState's index of each job's tasks", () => {
@@ -56,9 +57,9 @@ describe("LiveState's index of each job's tasks", () => {
     });
     const queue = m1.queue;
     state.unqueueAll(state.tasks.ofJob("odd"));
-    expect(m1.queue).toBe(queue); // the machine's own array, changed in place
-    expect(m1.queue).toEqual(["t0", "t2", "t4"]);
-    expect(m2.queue).toEqual(["t6", "t8"]);
+    expect(m1.queue).toBe(queue); // the machine's own queue, changed in place
+    expect([...m1.queue]).toEqual(["t0", "t2", "t4"]);
+    expect([...m2.queue]).toEqual(["t6", "t8"]);
   });
 });
 

@@ -2,6 +2,7 @@
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
 import type { Asked, BenefitCurve } from "@cyclemarket/costbenefit";
+import { TaskQueue } from "./task-queue.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
 
@@ -24,7 +25,7 @@ export interface LiveMachine {
   contractPaidUntil: number | null;
   contractPaidMicro: bigint;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
-  queue: string[];
+  queue: TaskQueue;
   leases: Set<string>;
   lastHeartbeatAt: number;
   /** The producer's controls: pause, CPU limit, only while idle, schedule, memory cap per task. */
@@ -293,28 +294,12 @@ export class LiveState {
   /** Takes a queued task out of whichever queue holds it. */
   unqueue(task: LiveTask): void {
     if (task.state !== "queued" || !task.machineId) return;
-    const queue = this.machines.get(task.machineId)?.queue;
-    const at = queue?.indexOf(task.id) ?? -1;
-    if (queue && at >= 0) queue.splice(at, 1);
+    this.machines.get(task.machineId)?.queue.delete(task.id);
   }
 
-  /** Takes many queued tasks out of their queues: one pass over each queue, not one per task. */
+  /** Takes many queued tasks out of their queues, each at the cost of one. */
   unqueueAll(tasks: Iterable<LiveTask>): void {
-    const leaving = new Map<string, Set<string>>();
-    for (const t of tasks) {
-      if (t.state !== "queued" || !t.machineId) continue;
-      let ids = leaving.get(t.machineId);
-      if (!ids) leaving.set(t.machineId, (ids = new Set()));
-      ids.add(t.id);
-    }
-    for (const [machineId, ids] of leaving) {
-      // In place: the queue is the machine's own array, whoever holds it.
-      const queue = this.machines.get(machineId)?.queue;
-      if (!queue) continue;
-      let kept = 0;
-      for (const id of queue) if (!ids.has(id)) queue[kept++] = id;
-      queue.length = kept;
-    }
+    for (const t of tasks) this.unqueue(t);
   }
 
   /** The copies of a task (itself included), by id convention `${base}~${r}` (see replicaId). */

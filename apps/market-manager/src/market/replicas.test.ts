@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTROLS } from "@cyclemarket/worker-runtime";
 import { LiveState, replicaId, type LiveJob, type LiveMachine, type LiveTask } from "./live.ts";
 import { copyNeedsAnotherMachine, replicaShortfall, siblingOn } from "./replicas.ts";
+import { TaskQueue } from "./task-queue.ts";
 
 // The replica rule without a database: copies of one task go to machines of different owners,
 // and a consumer whose copy waits is told which machines it may not use and why.
@@ -10,7 +11,7 @@ function machine(id: string, ownerId: string): LiveMachine {
   return {
     id, ownerId, name: id, kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 512, pricePerSecondMicro: 0n, reputation: 1,
     contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n,
-    queue: [], leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
+    queue: new TaskQueue(), leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
   };
 }
 

@@ -128,13 +128,8 @@ export function jobEnded(market: Market, jobId: string): void {
 
 /** Tasks handed to a machine under these leases: out of their queues (another machine's, when taken), running there. */
 export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTask[], leases: { id: string; taskId: string }[], expiresAt: number, now: number): void {
-  // The tasks taken from the machine's own queue are its first ones, in order: they leave it in
-  // one splice rather than a search and a splice each; any others leave their queues one by one.
-  const queue = machine.queue;
-  let front = 0;
-  while (front < tasks.length && front < queue.length && queue[front] === tasks[front]!.id && tasks[front]!.state === "queued" && tasks[front]!.machineId === machine.id) front++;
-  if (front) queue.splice(0, front);
-  for (let i = front; i < tasks.length; i++) market.state.unqueue(tasks[i]!);
+  // Each leaves its queue at a constant cost, wherever it was in it (market/task-queue.ts).
+  for (const task of tasks) market.state.unqueue(task);
   for (const task of tasks) {
     const from = task.machineId;
     if (from && from !== machine.id) market.engine.taskMoved(task.id, from, machine.id);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTROLS } from "@cyclemarket/worker-runtime";
 import { LiveState, type LiveMachine } from "./live.ts";
 import { MAX_IDLE_LOOKS, WorkRoutes } from "./work-routes.ts";
+import { TaskQueue } from "./task-queue.ts";
 
 // Which workers hear of new work: a market event wakes the streams of the machines that can
 // lease because of it, never every stream, so an event costs the same with 10 or 10,000 machines.
@@ -10,7 +11,7 @@ function machine(id: string, o: { slots?: number; price?: bigint; queue?: number
   return {
     id, ownerId: `owner-${id}`, name: id, kind: "opportunistic", slots: o.slots ?? 1, speed: 1, memoryPerSlotMb: 512, pricePerSecondMicro: o.price ?? 100n,
     reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n,
-    queue: Array.from({ length: o.queue ?? 0 }, (_, i) => `${id}-t${i}`),
+    queue: TaskQueue.of(Array.from({ length: o.queue ?? 0 }, (_, i) => `${id}-t${i}`)),
     leases: new Set(Array.from({ length: o.leases ?? 0 }, (_, i) => `${id}-l${i}`)),
     lastHeartbeatAt: 0, controls: { ...DEFAULT_CONTROLS, paused: o.paused ?? false }, localAvailable: true,
   };
@@ -44,7 +45,7 @@ describe("waking work streams", () => {
     m.routes.route({ kind: "queue", machineIds: ["a"] });
     expect(m.wokenIds()).toEqual(["a", "b", "c"]);
     // b and c took the four spare tasks; one more arrives. Woken ones are no longer idle: it goes to the next idle machine.
-    m.state.machines.get("a")!.queue.splice(1, 4);
+    for (let i = 1; i <= 4; i++) m.state.machines.get("a")!.queue.delete(`a-t${i}`);
     m.state.machines.get("a")!.queue.push("a-t5");
     m.routes.route({ kind: "queue", machineIds: ["a"] });
     expect(m.woken.get("d")).toBe(1);

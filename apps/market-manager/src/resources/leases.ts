@@ -334,7 +334,7 @@ interface Taken {
 function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: Set<LiveTask>): { picked: LiveTask[]; taken: Taken[] } {
   const picked: LiveTask[] = [];
   const taken: Taken[] = [];
-  const takeFrom = (ids: string[], from?: { machineId: string; reason: Reason }) => {
+  const takeFrom = (ids: Iterable<string>, from?: { machineId: string; reason: Reason }) => {
     for (const id of ids) {
       if (picked.length >= room) return;
       const task = market.state.tasks.get(id);
@@ -355,11 +355,11 @@ function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: 
       idleTake({ takerPricePerSecond: toCredits(machine.pricePerSecondMicro), holderPricePerSecond: toCredits(other.pricePerSecondMicro), holderMayNotRun });
     for (const holder of idleTakeOrder(holders)) {
       const other = holder.machine;
-      const stuck = other.queue.filter((id) => stuckOn(market, id, other.id));
+      const stuck = [...other.queue].filter((id) => stuckOn(market, id, other.id));
       if (stuck.length) takeFrom(stuck, { machineId: other.id, reason: asks(true, other).reason });
       const rule = asks(false, other);
       if (!rule.take) continue;
-      takeFrom(other.queue.slice(spareFrom(holder)).reverse(), { machineId: other.id, reason: rule.reason });
+      takeFrom(other.queue.fromBack(spareFrom(holder)), { machineId: other.id, reason: rule.reason });
       if (picked.length >= room) break;
     }
   }

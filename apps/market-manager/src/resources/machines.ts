@@ -11,6 +11,7 @@ import { accrueContract, contractBudget } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { rowId } from "../db/row-id.ts";
+import { TaskQueue } from "../market/task-queue.ts";
 
 export interface MachineOffer {
   name: string;
@@ -89,7 +90,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     contractStartAt: dedicated ? now : null,
     contractPaidUntil: dedicated ? now : null,
     contractPaidMicro: 0n,
-    queue: [],
+    queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: now,
     controls: MachineControls.parse(offer.controls ?? {}),
@@ -176,7 +177,7 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
     contractPaidUntil: row.contractPaidUntil?.getTime() ?? null,
     contractPaidMicro: row.contractPaidMicro,
-    queue: [],
+    queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
     controls: readControls(row.controls),
