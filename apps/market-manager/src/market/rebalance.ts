@@ -5,6 +5,7 @@ import { taskMoved } from "./transitions.ts";
 import { inOrder } from "../tasks/report-batch.ts";
 import { toJson } from "../db/client.ts";
 import type { RunStatement } from "../tasks/report-rows.ts";
+import { rowId } from "../db/row-id.ts";
 
 /**
  * DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
@@ -51,8 +52,8 @@ WITH moved AS (
   RETURNING 1
 ), decisions AS (
   INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
-  SELECT gen_random_uuid()::text, timestamp 'epoch' + d.at * interval '1 millisecond', 'move'::"DecisionOutcome", d.job, d.machine, d.owner, 1, d.reasons::jsonb, d.detail::jsonb
-  FROM unnest($3::float8[], $4::text[], $2::text[], $5::text[], $6::text[], $7::text[]) AS d(at, job, machine, owner, reasons, detail)
+  SELECT d.id, timestamp 'epoch' + d.at * interval '1 millisecond', 'move'::"DecisionOutcome", d.job, d.machine, d.owner, 1, d.reasons::jsonb, d.detail::jsonb
+  FROM unnest($8::text[], $3::float8[], $4::text[], $2::text[], $5::text[], $6::text[], $7::text[]) AS d(id, at, job, machine, owner, reasons, detail)
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM decisions) AS decisions`;
@@ -66,5 +67,6 @@ function writeMoves(run: RunStatement, moves: MoveRecord[], decisions: DecisionE
     decisions.map((d) => d.userId ?? null),
     decisions.map((d) => JSON.stringify(toJson(d.reasons))),
     decisions.map((d) => JSON.stringify(toJson(d.detail))),
+    decisions.map(() => rowId()),
   ]);
 }

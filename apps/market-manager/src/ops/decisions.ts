@@ -4,6 +4,7 @@ import type { DecisionOutcome } from "../db/generated/enums.ts";
 import type { Market } from "../market/market.ts";
 import type { Decision, Reason } from "../market/engine.ts";
 import { opsOf } from "./ops.ts";
+import { rowId } from "../db/row-id.ts";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
@@ -26,6 +27,7 @@ export async function recordDecisions(market: Market, tx: Tx, entries: DecisionE
   if (!entries.length) return;
   await tx.marketDecision.createMany({
     data: entries.map((e) => ({
+      id: rowId(),
       outcome: e.outcome,
       at: new Date(e.at),
       jobId: e.jobId ?? null,

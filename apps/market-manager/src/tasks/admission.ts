@@ -79,11 +79,12 @@ const SHORT = "consumer-credits-short";
  * Parameters: $1 job, $2 owner, $3 admitted, $4 escrow, $5 penalty hold, $6 the market's owner
  * id, $7 escrow account id, $8 entry id, $9 entry memo, $10 status, $11 decision, $12 now (ms),
  * $13 completion (ms), $14 price, $15 pilot price, $16 pricing, $17-$22 decision rows, $23-$24
- * placements. Debits are conditional on the account's floor as in ledger.ts `post`; a debit that
+ * placements, and the decision rows' ids after every other parameter (`decisionIds`: $25, or $48
+ * with an intake). Debits are conditional on the account's floor as in ledger.ts `post`; a debit that
  * does not happen makes the last SELECT raise (a text cast to int that fails), which undoes the
  * whole statement. Zero amounts post nothing, as `post` does.
  */
-const admitSql = (job: string, placed: string, more = "", refusals = "") => `
+const admitSql = (decisionIds: string, job: string, placed: string, more = "", refusals = "") => `
 WITH payer AS (
   UPDATE "LedgerAccount" SET "balanceMicro" = "balanceMicro" - $4::bigint
   WHERE $3::boolean AND $4::bigint > 0 AND kind = 'consumer'::"AccountKind" AND "userId" = $2 AND "balanceMicro" - $4::bigint >= "minBalanceMicro"
@@ -109,8 +110,8 @@ WITH payer AS (
   RETURNING 1
 ), job AS (${job}), decisions AS (
   INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
-  SELECT gen_random_uuid()::text, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
-  FROM unnest($17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(at, outcome, machine, tasks, reasons, detail)
+  SELECT d.id, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
+  FROM unnest(${decisionIds}::text[], $17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(id, at, outcome, machine, tasks, reasons, detail)
   RETURNING 1
 ), placed AS (${placed})${more}
 SELECT CASE
@@ -130,6 +131,7 @@ const QUEUE_PLACED = `
 
 /** The decision on a job stored in intake: its row is updated, its placed tasks queued. */
 const ADMIT_SQL = admitSql(
+  "$25",
   `
   UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
     "submittedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
@@ -148,6 +150,7 @@ const ADMIT_SQL = admitSql(
  * removed. A job no longer delayed matches nothing, and the statement fails whole (job-not-in-intake).
  */
 const SETTLE_DELAYED_SQL = admitSql(
+  "$25",
   `
   UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
     "decidedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
@@ -170,6 +173,7 @@ const SETTLE_DELAYED_SQL = admitSql(
  * of the same statement, so their foreign keys are checked once it has run.
  */
 const ADMIT_WITH_INTAKE_SQL = admitSql(
+  "$48",
   `
   INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
     "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
@@ -268,5 +272,6 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
     placed.map(([taskId]) => taskId),
     placed.map(([, machineId]) => machineId),
     ...intakeValues,
+    a.decisions.map(() => rowId()),
   ]);
 }
