@@ -3,7 +3,7 @@ import { v7 } from "uuid";
 
 /**
  * Ids of the rows the market writes by the thousand (jobs, tasks, leases, results, ledger
- * entries, postings, accounts, machines): time-ordered UUIDs (version 7: 48 bits of milliseconds,
+ * entries, postings, accounts, machines, the decision log's rows): time-ordered UUIDs (version 7: 48 bits of milliseconds,
  * then a counter that starts at random each millisecond, then random bits). An id says when its
  * row was made, which every page shows anyway, and no id is a secret: every read of a row checks
  * its caller (a job's owner, a machine's credentials).
