@@ -27,10 +27,6 @@ export class TaskQueue implements Iterable<string> {
     return this.at.size;
   }
 
-  has(id: string): boolean {
-    return this.at.has(id);
-  }
-
   /** At the back. An id already queued here stays where it is. */
   push(id: string): void {
     if (this.at.has(id)) return;

@@ -128,9 +128,9 @@ export function jobEnded(market: Market, jobId: string): void {
 
 /** Tasks handed to a machine under these leases: out of their queues (another machine's, when taken), running there. */
 export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTask[], leases: { id: string; taskId: string }[], expiresAt: number, now: number): void {
-  // Each leaves its queue at a constant cost, wherever it was in it (market/task-queue.ts).
-  for (const task of tasks) market.state.unqueue(task);
   for (const task of tasks) {
+    // Out of its queue at a constant cost, wherever it was in it (market/task-queue.ts).
+    market.state.unqueue(task);
     const from = task.machineId;
     if (from && from !== machine.id) market.engine.taskMoved(task.id, from, machine.id);
     task.machineId = machine.id;
