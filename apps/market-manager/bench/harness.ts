@@ -269,23 +269,31 @@ export async function submitTrivial(buyer: Consumer, name: string, tasks: number
 
 export class Timings {
   private samples = new Map<string, number[]>();
+  /** When each sample's call began (performance.now()), in the order of `samples`. */
+  private starts = new Map<string, number[]>();
+  /** A call of `kind` took `ms`, ending now. */
   add(kind: string, ms: number) {
     let list = this.samples.get(kind);
-    if (!list) this.samples.set(kind, (list = []));
+    if (!list) (this.samples.set(kind, (list = [])), this.starts.set(kind, []));
     list.push(ms);
+    this.starts.get(kind)!.push(performance.now() - ms);
   }
-  summary(kind: string) {
-    const list = [...(this.samples.get(kind) ?? [])].sort((a, b) => a - b);
+  /** A kind's percentiles, of the calls that began at `since` (performance.now()) or later when given. */
+  summary(kind: string, since?: number) {
+    const all = this.samples.get(kind) ?? [];
+    const starts = this.starts.get(kind) ?? [];
+    const list = (since === undefined ? [...all] : all.filter((_, i) => starts[i]! >= since)).sort((a, b) => a - b);
     const at = (q: number) => (list.length ? round(list[Math.min(list.length - 1, Math.floor(q * list.length))]!) : null);
     return { count: list.length, p50: at(0.5), p99: at(0.99), max: list.length ? round(list[list.length - 1]!) : null };
   }
   /** A kind's latencies as the benches print them: `{ p50, p99, count }`. */
-  latency(kind: string) {
-    const s = this.summary(kind);
+  latency(kind: string, since?: number) {
+    const s = this.summary(kind, since);
     return { p50: s.p50, p99: s.p99, count: s.count };
   }
   clear() {
     this.samples.clear();
+    this.starts.clear();
   }
 }
 

@@ -11,7 +11,8 @@
 // jobs a second between them instead (Poisson arrivals, each job's page watched while the next
 // ones come), so the latencies are those of a load chosen, not of the most the two cores carry.
 // Prints the dispatch bench's figures plus the machines the market declared departed although they kept
-// heartbeating, the manager's peak memory, the books of every job that finished, and how long
+// heartbeating, the same latencies over the calls made once every machine had joined
+// (`afterJoining`), the manager's peak memory, the books of every job that finished, and how long
 // /healthz took to answer (asked every 100 ms throughout). `managerMs` is the manager's own time
 // per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's.
 //
@@ -186,6 +187,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       jobPageMs: timings.latency("jobPage"),
       jobOutputsMs: timings.latency("jobOutputs"),
       healthzMs: timings.latency("healthz"),
+      afterJoining: afterJoining(timings, started),
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
       postgresCpuMsPerTask: accepted ? round((cpuAfter.postgresMs - cpuBefore.postgresMs) / accepted, 3) : null,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
@@ -207,6 +209,24 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   );
 }
 
+/**
+ * The machine protocol's latencies and the job page's over the calls that began once every
+ * machine had joined (`--joinSeconds` after the start): a market whose machines are all in,
+ * without the first seconds of a manager just started and a thousand registrations. Null when the
+ * joining lasted the whole load.
+ */
+function afterJoining(timings: Timings, started: number) {
+  if (opt.joinSeconds >= opt.seconds) return null;
+  const since = started + opt.joinSeconds * 1000;
+  return {
+    fromSecond: opt.joinSeconds,
+    leaseMs: timings.latency("lease", since),
+    reportMs: timings.latency("report", since),
+    heartbeatMs: timings.latency("heartbeat", since),
+    submitToLeaseMs: timings.latency("submitToLease", since),
+    jobPageMs: timings.latency("jobPage", since),
+  };
+}
 
 /**
  * /healthz asked every 100 ms, as a load balancer's health check would ask it: from a thread of
