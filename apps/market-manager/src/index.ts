@@ -25,6 +25,7 @@ import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
 import { isAddressInUse, PortTakenError } from "./net/free-port.ts";
 import { closeIntake, intakePoolOf } from "./tasks/intake-pool.ts";
+import { ModuleDownloads } from "./tasks/module-downloads.ts";
 
 // A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
 export const MAX_ATTEMPTS = 3;
@@ -79,7 +80,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   );
   await restoreMarket(market);
   opsOf(market).restored = true;
-  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache() };
+  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache(), modules: new ModuleDownloads(db) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
   intakePoolOf(db).warm();

@@ -6,6 +6,7 @@ import type { Quotas } from "./limits/quotas.ts";
 import type { TokenCache } from "./auth/tokens.ts";
 import type { SessionCache } from "./auth/session-cache.ts";
 import type { Caller } from "./api/trpc.ts";
+import type { ModuleDownloads } from "./tasks/module-downloads.ts";
 
 import type { Clock } from "./clock.ts";
 import type { Log } from "./log.ts";
@@ -28,4 +29,6 @@ export interface Services {
   tokens: TokenCache;
   /** Browser sessions' callers answered from memory for a few seconds (auth/session-cache.ts). */
   sessions: SessionCache<Caller>;
+  /** Stored programs as workers fetch them, the recent ones from memory (tasks/module-downloads.ts). */
+  modules: ModuleDownloads;
 }

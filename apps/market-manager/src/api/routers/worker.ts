@@ -1,6 +1,5 @@
 import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
 import { router, workerProcedure } from "../trpc.ts";
-import { refuse } from "../errors.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
 import { checkReport, heartbeat, leaseTasks, reportAndLease, reportMany } from "../../resources/leases.ts";
 import { setMachineControls } from "../../resources/controls.ts";
@@ -9,11 +8,7 @@ import { setMachineControls } from "../../resources/controls.ts";
 export const workerRouter = router({
   register: workerProcedure.input(RegisterRequest).mutation(({ ctx, input, signal }) => registerMachine(ctx.services.market, ctx.caller, input, signal)),
   lease: workerProcedure.input(LeaseRequest).mutation(({ ctx, input, signal }) => leaseTasks(ctx.services.market, ctx.caller, input.machineId, input.max, signal)),
-  module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => {
-    const row = await ctx.services.db.module.findUnique({ where: { hash: input.moduleHash }, select: { bytes: true } });
-    if (!row) throw refuse.notFound("module");
-    return { bytes: Buffer.from(row.bytes).toString("base64") };
-  }),
+  module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => ({ bytes: await ctx.services.modules.base64(input.moduleHash) })),
   heartbeat: workerProcedure
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),
