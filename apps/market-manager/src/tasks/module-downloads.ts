@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Db } from "../db/client.ts";
 import { refuse } from "../api/errors.ts";
 
-/** Base64 text of programs kept for workers' fetches, at most: six of the largest programs a market takes by default (8 MB). */
+/** Base64 text of programs kept for workers' fetches, at most: five of the largest programs a market takes by default (8 MB each, 10.7 MB as text). */
 export const MODULE_DOWNLOAD_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
