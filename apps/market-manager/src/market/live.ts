@@ -297,11 +297,6 @@ export class LiveState {
     this.machines.get(task.machineId)?.queue.delete(task.id);
   }
 
-  /** Takes many queued tasks out of their queues, each at the cost of one. */
-  unqueueAll(tasks: Iterable<LiveTask>): void {
-    for (const t of tasks) this.unqueue(t);
-  }
-
   /** The copies of a task (itself included), by id convention `${base}~${r}` (see replicaId). */
   copies(task: LiveTask): LiveTask[] {
     const k = this.jobs.get(task.jobId)?.replicas ?? 1;

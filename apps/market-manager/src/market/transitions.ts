@@ -119,9 +119,11 @@ export function jobEnded(market: Market, jobId: string): void {
       market.state.machines.get(l.machineId)?.leases.delete(l.id);
     }
   }
-  const open = tasks.filter((t) => t.state !== "done");
-  market.state.unqueueAll(open);
-  for (const t of open) market.engine.taskDropped(t.id);
+  for (const t of tasks) {
+    if (t.state === "done") continue;
+    market.state.unqueue(t);
+    market.engine.taskDropped(t.id);
+  }
   market.state.dropJob(jobId);
   market.engine.jobEnded(jobId);
 }

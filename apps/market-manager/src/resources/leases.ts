@@ -355,7 +355,8 @@ function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: 
       idleTake({ takerPricePerSecond: toCredits(machine.pricePerSecondMicro), holderPricePerSecond: toCredits(other.pricePerSecondMicro), holderMayNotRun });
     for (const holder of idleTakeOrder(holders)) {
       const other = holder.machine;
-      const stuck = [...other.queue].filter((id) => stuckOn(market, id, other.id));
+      const stuck: string[] = [];
+      for (const id of other.queue) if (stuckOn(market, id, other.id)) stuck.push(id);
       if (stuck.length) takeFrom(stuck, { machineId: other.id, reason: asks(true, other).reason });
       const rule = asks(false, other);
       if (!rule.take) continue;
