@@ -121,6 +121,23 @@ describe("a big job's tasks", () => {
     expect(await db().task.count({ where: { id: { in: rows.map((t) => t.id) } } })).toBe(0);
   });
 
+  it("are stored as given, whatever their arguments, inputs and environment hold", async () => {
+    const jobId = await jobInIntake();
+    const odd = ['a "quoted" arg', "back\\slash\\", "{braces,comma}", "NULL", "", "ünïcödé ✓", "line\nbreak"];
+    const rows = Array.from({ length: 3 }, (_, index) => ({
+      id: randomUUID(),
+      index,
+      replica: index % 2,
+      args: [...odd, String(index)],
+      stdin: Buffer.from([0, 255, 92, 34, 10, index]),
+      env: index === 0 ? null : { QUOTE: '"', SLASH: "\\", EMPTY: "" },
+      files: index === 2 ? { "/in/data.bin": Buffer.from([0, 1, 2, 92]).toString("base64") } : null,
+    }));
+    await insertTasks(db(), jobId, rows);
+    const stored = await db().task.findMany({ where: { jobId }, orderBy: { index: "asc" } });
+    expect(stored.map((t) => ({ id: t.id, index: t.index, replica: t.replica, args: t.args, stdin: Buffer.from(t.stdin), env: t.env, files: t.files }))).toEqual(rows);
+  });
+
   it("go with their job when its intake is discarded, and a decided job keeps its own", async () => {
     const discarded = await jobInIntake();
     const kept = await jobInIntake();
