@@ -278,17 +278,17 @@ export class Timings {
     list.push(ms);
     this.starts.get(kind)!.push(performance.now() - ms);
   }
-  /** A kind's percentiles, of the calls that began at `since` (performance.now()) or later when given. */
-  summary(kind: string, since?: number) {
+  /** A kind's percentiles, of the calls that began at `since` (performance.now()) or later, and before `until`, when given. */
+  summary(kind: string, since?: number, until = Infinity) {
     const all = this.samples.get(kind) ?? [];
     const starts = this.starts.get(kind) ?? [];
-    const list = (since === undefined ? [...all] : all.filter((_, i) => starts[i]! >= since)).sort((a, b) => a - b);
+    const list = (since === undefined ? [...all] : all.filter((_, i) => starts[i]! >= since && starts[i]! < until)).sort((a, b) => a - b);
     const at = (q: number) => (list.length ? round(list[Math.min(list.length - 1, Math.floor(q * list.length))]!) : null);
     return { count: list.length, p50: at(0.5), p99: at(0.99), max: list.length ? round(list[list.length - 1]!) : null };
   }
   /** A kind's latencies as the benches print them: `{ p50, p99, count }`. */
-  latency(kind: string, since?: number) {
-    const s = this.summary(kind, since);
+  latency(kind: string, since?: number, until?: number) {
+    const s = this.summary(kind, since, until);
     return { p50: s.p50, p99: s.p99, count: s.count };
   }
   clear() {

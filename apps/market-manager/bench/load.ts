@@ -1,4 +1,4 @@
-// npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--jobsPerSecond Q] [--json] [--profile] [--statements]
+// npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--jobsPerSecond Q] [--windowSeconds W] [--json] [--profile] [--statements]
 //
 // --statements: PostgreSQL counts what each statement cost (pg_stat_statements), and the output's
 // `statements` lists the costliest of the load (the same in bench:dispatch).
@@ -12,7 +12,7 @@
 // ones come), so the latencies are those of a load chosen, not of the most the two cores carry.
 // Prints the dispatch bench's figures plus the machines the market declared departed although they kept
 // heartbeating, the same latencies over the calls made once every machine had joined
-// (`afterJoining`), the manager's peak memory, the books of every job that finished, and how long
+// (`afterJoining`) and by W seconds of the load (`windows`), the manager's peak memory, the books of every job that finished, and how long
 // /healthz took to answer (asked every 100 ms throughout). `managerMs` is the manager's own time
 // per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's.
 //
@@ -30,7 +30,7 @@ import { createTrpcApi } from "../../worker-runtime/src/node/trpc-api.ts";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 
-const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10, jobsPerSecond: 0 }, ["heartbeat-only", "statements"]);
+const opt = args({ machines: 100, consumers: 10, seconds: 60, slots: 2, jobTasks: 20, joinSeconds: 10, drainSeconds: 60, perProducer: 10, jobsPerSecond: 0, windowSeconds: 10 }, ["heartbeat-only", "statements"]);
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
@@ -188,6 +188,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       jobOutputsMs: timings.latency("jobOutputs"),
       healthzMs: timings.latency("healthz"),
       afterJoining: afterJoining(timings, started),
+      windows: windows(timings, started, seconds),
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
       postgresCpuMsPerTask: accepted ? round((cpuAfter.postgresMs - cpuBefore.postgresMs) / accepted, 3) : null,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),
@@ -226,6 +227,28 @@ function afterJoining(timings: Timings, started: number) {
     submitToLeaseMs: timings.latency("submitToLease", since),
     jobPageMs: timings.latency("jobPage", since),
   };
+}
+
+/**
+ * The machine protocol's latencies by --windowSeconds of the load (10 by default), by when each
+ * call began: where in the run a whole run's p99 comes from (a manager just started, the machines
+ * joining, a steady market).
+ */
+function windows(timings: Timings, started: number, seconds: number) {
+  const width = opt.windowSeconds;
+  if (!(width > 0)) return null;
+  const out = [];
+  for (let from = 0; from < seconds; from += width) {
+    const [since, until] = [started + from * 1000, started + (from + width) * 1000];
+    out.push({
+      fromSecond: from,
+      registerMs: timings.latency("register", since, until),
+      leaseMs: timings.latency("lease", since, until),
+      reportMs: timings.latency("report", since, until),
+      heartbeatMs: timings.latency("heartbeat", since, until),
+    });
+  }
+  return out;
 }
 
 /**
