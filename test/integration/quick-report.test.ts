@@ -1,11 +1,13 @@
 import http from "node:http";
 import { createHash, randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 import { createTrpcApi } from "../../apps/worker-runtime/src/node/trpc-api.ts";
 import type { WorkerApi } from "../../apps/worker-runtime/src/api.ts";
+import { trpcHandler } from "../../apps/market-manager/src/http/server.ts";
 
 // A worker's report is answered beside tRPC's handler (http/quick-worker-route.ts), the call every
 // finished task makes. What a worker hears must not change: the same bytes and status as tRPC's
@@ -14,13 +16,16 @@ import type { WorkerApi } from "../../apps/worker-runtime/src/api.ts";
 //
 // tRPC's own answer is had by sending the same call without a declared length (chunked): the
 // quick route reads only bodies of a known length, so such a call goes to tRPC's handler, whose
-// answer is itself chunked.
+// answer is itself chunked. A lease or a registration is read here whatever its framing: tRPC's
+// answer to it is had from a server of tRPC's handler alone over the same market.
 
 let market: TestMarket;
 let token: string;
 let api: WorkerApi;
 let machineId: string;
 let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
+let reference: http.Server;
+let referenceUrl: string;
 
 beforeAll(async () => {
   market = await startTestMarket();
@@ -29,8 +34,21 @@ beforeAll(async () => {
   token = (await producer.account.tokens.create.mutate({ name: "rack" })).token;
   api = createTrpcApi(market.url, token);
   ({ machineId } = await api.register({ name: "rack", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.001, userAgent: "test" }));
+  const ids = new WeakMap<http.IncomingMessage, string>();
+  const handler = trpcHandler(market.manager.services, (req) => ids.get(req));
+  reference = http.createServer((req, res) => {
+    const id = randomUUID();
+    ids.set(req, id);
+    res.setHeader("x-request-id", id);
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => reference.listen(0, "127.0.0.1", resolve));
+  referenceUrl = `http://127.0.0.1:${(reference.address() as AddressInfo).port}`;
 });
-afterAll(() => market?.stop());
+afterAll(async () => {
+  await new Promise((r) => reference?.close(r));
+  await market?.stop();
+});
 
 interface Answer {
   status: number;
@@ -40,10 +58,14 @@ interface Answer {
   chunked: boolean;
 }
 
-/** POSTs `input` to procedure `path` over real HTTP, as one call or as a batch of one; `chunked` sends it without a length, which only tRPC's handler takes. */
-function post(path: string, input: unknown, how: { batch?: boolean; chunked?: boolean; auth?: string | null } = {}): Promise<Answer> {
+/**
+ * POSTs `input` to procedure `path` over real HTTP, as one call or as a batch of one; `chunked`
+ * sends it without a length, which only tRPC's handler takes of a report; `reference` sends it to
+ * tRPC's handler alone.
+ */
+function post(path: string, input: unknown, how: { batch?: boolean; chunked?: boolean; auth?: string | null; reference?: boolean } = {}): Promise<Answer> {
   const body = JSON.stringify(how.batch ? { 0: input } : input);
-  const url = new URL(`${market.url}/api/trpc/${path}${how.batch ? "?batch=1" : ""}`);
+  const url = new URL(`${how.reference ? referenceUrl : market.url}/api/trpc/${path}${how.batch ? "?batch=1" : ""}`);
   const headers: Record<string, string> = { "content-type": "application/json" };
   const auth = how.auth === undefined ? `Bearer ${token}` : how.auth;
   if (auth) headers.authorization = auth;
@@ -156,6 +178,40 @@ describe("a report answered beside tRPC's handler", () => {
     const refused = await api.report(emptyReport(randomUUID())).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TRPCClientError);
     expect((refused as TRPCClientError<never>).data).toMatchObject({ code: "CONFLICT", reason: { code: "stale-lease" } });
+  });
+
+  it("leases work with tRPC's bytes, and hands a lease of someone else's machine to tRPC", async () => {
+    await submit(2);
+    const quick = await post("worker.lease", { machineId, max: 1 });
+    const slow = await post("worker.lease", { machineId, max: 1 }, { reference: true });
+    expect([quick.chunked, slow.chunked]).toEqual([false, true]);
+    expect(JSON.parse(quick.body).result.data.leases).toHaveLength(1);
+    expect(JSON.parse(slow.body).result.data.leases).toHaveLength(1);
+    expect(heard({ ...quick, body: shape(quick.body) })).toEqual(heard({ ...slow, body: shape(slow.body) }));
+    // The two tasks are held: the next call gets nothing, answered at once all the same.
+    expect((await post("worker.lease", { machineId, max: 1 })).body).toBe('{"result":{"data":{"leases":[]}}}');
+    const foreign = await post("worker.lease", { machineId: "no-such-machine", max: 1 });
+    expect(foreign.chunked).toBe(true);
+    expect(heard(foreign)).toEqual(heard(await post("worker.lease", { machineId: "no-such-machine", max: 1 }, { reference: true })));
+  });
+
+  it("registers a machine with tRPC's bytes, and hands an offer no market takes to tRPC", async () => {
+    const profile = { name: "joining", kind: "opportunistic", slots: 2, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.001, userAgent: "test" };
+    const quick = await post("worker.register", profile);
+    const slow = await post("worker.register", profile, { reference: true });
+    expect([quick.chunked, slow.chunked]).toEqual([false, true]);
+    expect(heard({ ...quick, body: shape(quick.body) })).toEqual(heard({ ...slow, body: shape(slow.body) }));
+    // The machine is in the market's memory and its row, and works at once.
+    const joined = JSON.parse(quick.body).result.data.machineId as string;
+    expect(market.manager.services.market.state.machines.has(joined)).toBe(true);
+    expect(await market.manager.services.db.machine.count({ where: { id: joined } })).toBe(1);
+    expect(JSON.parse((await post("worker.heartbeat", { machineId: joined, leaseIds: [] })).body).result.data).toBeTruthy();
+    for (const offer of [{ ...profile, speed: 1000 }, { ...profile, kind: "dedicated" }]) {
+      const refusedQuick = await post("worker.register", offer);
+      expect(refusedQuick.chunked).toBe(true);
+      expect(refusedQuick.status).toBe(400);
+      expect(heard(refusedQuick)).toEqual(heard(await post("worker.register", offer, { reference: true })));
+    }
   });
 
   it("acknowledges a report only once its result is in PostgreSQL", async () => {

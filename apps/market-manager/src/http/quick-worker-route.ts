@@ -1,13 +1,14 @@
 import type http from "node:http";
-import { HeartbeatRequest, LeaseRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
+import { HeartbeatRequest, LeaseRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
 import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller, type Context } from "../api/trpc.ts";
-import { checkReport, heardFrom, heartbeat, leaseNothing, reportAndLease, reportMany } from "../resources/leases.ts";
+import { checkReport, heardFrom, heartbeat, leaseNothing, leaseTasks, reportAndLease, reportMany } from "../resources/leases.ts";
+import { checkOffer, joinOpportunistic } from "../resources/machines.ts";
 import { errorShapeOf, handToTrpc, resultReply } from "./trpc-direct.ts";
 import type { Gone } from "../tasks/report-batch.ts";
 import { opsOf } from "../ops/ops.ts";
 
-/** A heartbeat's body is a machine id and at most 1,024 lease ids: anything longer goes the general way. */
+/** A heartbeat's body is a machine id and at most 1,024 lease ids, a registration's a machine's profile: anything longer goes the general way. */
 const MAX_BODY_BYTES = 64 * 1024;
 /** Reports answered here declare their length, at most this (a trivial task's report is a few hundred bytes); longer ones, or a body without a length, go to tRPC unread. */
 const MAX_REPORT_BYTES = 1024 * 1024;
@@ -19,8 +20,11 @@ const PREFIX = "/api/trpc/";
  * not of its schema), before anything happened; or the answer's data; or a promise of it, for a
  * call that has begun to act (a report joined the group commit): from then on its error is
  * answered here too, as tRPC answers it (trpc-direct.ts). A heartbeat always answers at once; a
- * lease only when it gets nothing (leaseNothing), which is most lease calls of a market with more
- * slots than work; a report once every check it can fail on arrival passed (checkReport).
+ * lease at once when it gets nothing (leaseNothing), which is most lease calls of a market with
+ * more slots than work, and otherwise once its group commit has written it; a report once every
+ * check it can fail on arrival passed (checkReport); a registration once its machine's row is
+ * written, its offer checked first (checkOffer; a dedicated offer, decided in the market's step,
+ * goes to tRPC).
  */
 type Quick = (services: Services, caller: Caller, input: unknown, signal: Gone | undefined) => unknown;
 
@@ -29,9 +33,18 @@ const QUICK: Record<string, Quick> = {
     const parsed = HeartbeatRequest.safeParse(input);
     return parsed.success ? heartbeat(services.market, caller, parsed.data.machineId, parsed.data.leaseIds) : null;
   },
-  "worker.lease": (services, caller, input) => {
+  "worker.lease": (services, caller, input, signal) => {
     const parsed = LeaseRequest.safeParse(input);
-    return parsed.success ? leaseNothing(services.market, heardFrom(services.market, caller, parsed.data.machineId), parsed.data.max) : null;
+    if (!parsed.success) return null;
+    const { machineId, max } = parsed.data;
+    const mine = heardFrom(services.market, caller, machineId);
+    return leaseNothing(services.market, mine, max) ?? leaseTasks(services.market, caller, machineId, max, signal);
+  },
+  "worker.register": (services, caller, input) => {
+    const parsed = RegisterRequest.safeParse(input);
+    if (!parsed.success || parsed.data.kind === "dedicated") return null;
+    checkOffer(parsed.data);
+    return joinOpportunistic(services.market, caller, parsed.data);
   },
   "worker.report": (services, caller, input, signal) => {
     const parsed = ReportAndLeaseRequest.safeParse(input);
@@ -46,20 +59,23 @@ const QUICK: Record<string, Quick> = {
   },
 };
 
-/** The calls that act before they answer: their client's leaving is heard (a report whose client has gone is dropped, as tRPC's signal does). */
+/** The calls that may carry a long body: read here up to MAX_REPORT_BYTES when their length is declared. */
 const REPORTS = new Set(["worker.report", "worker.reportMany"]);
+/** The calls that wait for their group commit: their client's leaving is heard (a report or lease whose client has gone is dropped, as tRPC's signal does). */
+const WAITING = new Set([...REPORTS, "worker.lease"]);
 
 /**
  * The calls every machine makes all the time, answered without tRPC's per-request machinery (a
  * web Request, its streams and abort signal, the middleware chain), which costs several times the
  * call itself (bench/call-costs.ts): `worker.heartbeat` (10,000 machines: a thousand a second),
- * `worker.lease` when there is nothing to lease, and `worker.report` and `worker.reportMany`,
- * the call of every finished task. The answer has exactly the bytes tRPC would send (no
+ * `worker.lease`, `worker.report` and `worker.reportMany`, the call of every finished task, and
+ * `worker.register`, which a thousand machines joining at once all make in their first seconds.
+ * The answer has exactly the bytes tRPC would send (no
  * transformer: `{"result":{"data":...}}`, or the error's shape from the router's own formatter;
  * in an array for a batch of one as `httpBatchLink` sends it). Any call this route would refuse
  * before acting (no or bad credentials, a bad body, a departed or foreign machine, a report whose
- * output does not match its hash), a lease that finds work, a batch of several calls, is handed
- * to tRPC with the body already read, so its refusals and its leases stay the API's own. Returns
+ * output does not match its hash, an offer no market takes), a dedicated offer, a batch of
+ * several calls, is handed to tRPC with the body already read, so its refusals stay the API's own. Returns
  * false when the request is not such a call at all (or a report too long to be read here).
  */
 export function quickWorkerRoute(services: Services, req: http.IncomingMessage, res: http.ServerResponse, trpc: (req: http.IncomingMessage, res: http.ServerResponse) => void, requestId: string): boolean {
@@ -85,9 +101,9 @@ export function quickWorkerRoute(services: Services, req: http.IncomingMessage, 
   });
   req.once("error", () => {}); // the client went away: nothing to answer
   req.once("end", () => {
-    if (size > MAX_BODY_BYTES && !reports) return void res.writeHead(413, { "content-type": "application/json", connection: "close" }).end(JSON.stringify({ error: { message: "A heartbeat or a lease call is small.", data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: { code: "request-too-large", bytes: size, maxBytes: MAX_BODY_BYTES } } } }));
+    if (size > MAX_BODY_BYTES && !reports) return void res.writeHead(413, { "content-type": "application/json", connection: "close" }).end(JSON.stringify({ error: { message: "A heartbeat, a lease or a registration call is small.", data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: { code: "request-too-large", bytes: size, maxBytes: MAX_BODY_BYTES } } } }));
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-    void answer(services, req, res, text, batch, requestId, procedure, quick, reports).then((done) => {
+    void answer(services, req, res, text, batch, requestId, procedure, quick, WAITING.has(procedure)).then((done) => {
       if (done) return;
       handToTrpc(req, res, text, trpc);
     });
@@ -96,7 +112,7 @@ export function quickWorkerRoute(services: Services, req: http.IncomingMessage, 
 }
 
 /** Answers a call this route takes; false for anything tRPC should answer. */
-async function answer(services: Services, req: http.IncomingMessage, res: http.ServerResponse, text: string, batch: boolean, requestId: string, procedure: string, quick: Quick, reports: boolean): Promise<boolean> {
+async function answer(services: Services, req: http.IncomingMessage, res: http.ServerResponse, text: string, batch: boolean, requestId: string, procedure: string, quick: Quick, waits: boolean): Promise<boolean> {
   let ctx: Context;
   let input: unknown;
   let data: unknown;
@@ -111,7 +127,7 @@ async function answer(services: Services, req: http.IncomingMessage, res: http.S
     if (!caller || (!caller.roles.includes("producer") && !caller.roles.includes("admin"))) return false;
     requireScope(caller, "produce");
     end = opsOf(services.market).metrics.api.startTimer({ procedure, type: "mutation" });
-    data = quick(services, caller, input, reports ? gone(res) : undefined);
+    data = quick(services, caller, input, waits ? gone(res) : undefined);
     if (data === null) return false;
   } catch {
     return false;

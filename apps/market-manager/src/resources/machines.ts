@@ -38,6 +38,25 @@ export const MAX_CONTRACT_DAYS = 90;
 
 /** The Resource Manager takes a machine's profile after its benchmark. */
 export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal) {
+  checkOffer(offer);
+  // A dedicated offer is weighed against the market's budget for contracts and its state of the
+  // moment, so it is decided in the market's step. Any other machine is accepted whatever the
+  // market holds (the engine's considerOffer): its row is written without the lock and memory
+  // learns of it as soon as it is committed, so registering never waits behind the market's queue.
+  if (offer.kind === "dedicated") return market.serial(() => joinMarket(market, caller, offer, true), { signal });
+  if (signal?.aborted) throw refuse.gone();
+  return joinOpportunistic(market, caller, offer);
+}
+
+/** An opportunistic machine's registration, its offer checked (checkOffer): its row written, then memory told. */
+export async function joinOpportunistic(market: Market, caller: Caller, offer: MachineOffer) {
+  const answer = await joinMarket(market, caller, offer, false);
+  placePendingSoon(market);
+  return answer;
+}
+
+/** Refuses an offer no market takes, whatever it holds: an unbelievable speed, a negative price, a dedicated offer without its terms. */
+export function checkOffer(offer: MachineOffer) {
   if (!(offer.speed > 0 && offer.speed <= MAX_SPEED)) {
     throw refuse.badRequest(
       { code: "implausible-speed", speed: offer.speed, max: MAX_SPEED },
@@ -51,15 +70,6 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   if (dedicated && (offer.departsAt === undefined || offer.contractPrice === undefined)) {
     throw refuse.badRequest({ code: "incomplete-offer" }, "A dedicated machine must say when it leaves and what the whole contract costs.");
   }
-  // A dedicated offer is weighed against the market's budget for contracts and its state of the
-  // moment, so it is decided in the market's step. Any other machine is accepted whatever the
-  // market holds (the engine's considerOffer): its row is written without the lock and memory
-  // learns of it as soon as it is committed, so registering never waits behind the market's queue.
-  if (dedicated) return market.serial(() => joinMarket(market, caller, offer, true), { signal });
-  if (signal?.aborted) throw refuse.gone();
-  const answer = await joinMarket(market, caller, offer, false);
-  placePendingSoon(market);
-  return answer;
 }
 
 async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean) {
