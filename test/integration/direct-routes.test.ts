@@ -1,8 +1,7 @@
 import http from "node:http";
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trpcHandler } from "../../apps/market-manager/src/http/server.ts";
+import { startTrpcReference } from "../support/trpc-reference.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { waitFor } from "../support/processes.ts";
 
@@ -15,7 +14,7 @@ import { waitFor } from "../support/processes.ts";
 // differ from call to call; and how the body is framed on the connection, which no client sees).
 
 let market: TestMarket;
-let reference: http.Server;
+let reference: Awaited<ReturnType<typeof startTrpcReference>>;
 let referenceUrl: string;
 let consumer: Record<string, string>;
 let producer: Record<string, string>;
@@ -71,23 +70,15 @@ async function tokenHeaders(email: string, roles: ("producer" | "consumer")[], s
 beforeAll(async () => {
   market = await startTestMarket({ LEASE_TIMEOUT_MS: "600000", SUBMISSIONS_PER_MINUTE: String(SUBMISSIONS_PER_MINUTE) });
   const services = market.manager.services;
-  const ids = new WeakMap<http.IncomingMessage, string>();
-  const handler = trpcHandler(services, (req) => ids.get(req));
-  reference = http.createServer((req, res) => {
-    const id = randomUUID();
-    ids.set(req, id);
-    res.setHeader("x-request-id", id);
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => reference.listen(0, "127.0.0.1", resolve));
-  referenceUrl = `http://127.0.0.1:${(reference.address() as AddressInfo).port}`;
+  reference = await startTrpcReference(services);
+  referenceUrl = reference.url;
   consumer = await tokenHeaders("buyer@example.test", ["consumer"], ["consume"]);
   producer = await tokenHeaders("seller@example.test", ["producer"], ["produce"]);
   other = await tokenHeaders("other@example.test", ["producer"], ["produce"]);
   limited = await tokenHeaders("limited@example.test", ["consumer"], ["consume"]);
 });
 afterAll(async () => {
-  await new Promise((r) => reference?.close(r));
+  await reference?.close();
   await market?.stop();
 });
 

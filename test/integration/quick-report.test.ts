@@ -1,13 +1,12 @@
 import http from "node:http";
 import { createHash, randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 import { createTrpcApi } from "../../apps/worker-runtime/src/node/trpc-api.ts";
 import type { WorkerApi } from "../../apps/worker-runtime/src/api.ts";
-import { trpcHandler } from "../../apps/market-manager/src/http/server.ts";
+import { startTrpcReference } from "../support/trpc-reference.ts";
 
 // A worker's report is answered beside tRPC's handler (http/quick-worker-route.ts), the call every
 // finished task makes. What a worker hears must not change: the same bytes and status as tRPC's
@@ -24,7 +23,7 @@ let token: string;
 let api: WorkerApi;
 let machineId: string;
 let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
-let reference: http.Server;
+let reference: Awaited<ReturnType<typeof startTrpcReference>>;
 let referenceUrl: string;
 
 beforeAll(async () => {
@@ -34,19 +33,11 @@ beforeAll(async () => {
   token = (await producer.account.tokens.create.mutate({ name: "rack" })).token;
   api = createTrpcApi(market.url, token);
   ({ machineId } = await api.register({ name: "rack", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.001, userAgent: "test" }));
-  const ids = new WeakMap<http.IncomingMessage, string>();
-  const handler = trpcHandler(market.manager.services, (req) => ids.get(req));
-  reference = http.createServer((req, res) => {
-    const id = randomUUID();
-    ids.set(req, id);
-    res.setHeader("x-request-id", id);
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => reference.listen(0, "127.0.0.1", resolve));
-  referenceUrl = `http://127.0.0.1:${(reference.address() as AddressInfo).port}`;
+  reference = await startTrpcReference(market.manager.services);
+  referenceUrl = reference.url;
 });
 afterAll(async () => {
-  await new Promise((r) => reference?.close(r));
+  await reference?.close();
   await market?.stop();
 });
 
