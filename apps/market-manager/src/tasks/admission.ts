@@ -79,10 +79,10 @@ const SHORT = "consumer-credits-short";
  * Parameters: $1 job, $2 owner, $3 admitted, $4 escrow, $5 penalty hold, $6 the market's owner
  * id, $7 escrow account id, $8 entry id, $9 entry memo, $10 status, $11 decision, $12 now (ms),
  * $13 completion (ms), $14 price, $15 pilot price, $16 pricing, $17-$22 decision rows, $23-$24
- * placements, and the decision rows' ids after every other parameter (`decisionIds`: $25, or $48
- * with an intake). Debits are conditional on the account's floor as in ledger.ts `post`; a debit that
- * does not happen makes the last SELECT raise (a text cast to int that fails), which undoes the
- * whole statement. Zero amounts post nothing, as `post` does.
+ * placements (PARAMETERS), then an intake's (INTAKE_PARAMETERS), and the decision rows' ids after
+ * every other parameter (`decisionIdsAt`). Debits are conditional on the account's floor as in
+ * ledger.ts `post`; a debit that does not happen makes the last SELECT raise (a text cast to int
+ * that fails), which undoes the whole statement. Zero amounts post nothing, as `post` does.
  */
 const admitSql = (decisionIds: string, job: string, placed: string, more = "", refusals = "") => `
 WITH payer AS (
@@ -120,6 +120,14 @@ SELECT CASE
   WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int${refusals}
   END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
 
+/** The parameters every admission statement takes ($1-$24), and those of an intake after them ($25-$47). */
+const PARAMETERS = 24;
+const INTAKE_PARAMETERS = 23;
+/** How many parameters an admission statement takes, the decision rows' ids last. */
+const parameterCount = (intake: boolean) => PARAMETERS + (intake ? INTAKE_PARAMETERS : 0) + 1;
+/** The decision rows' ids' placeholder: the last parameter. */
+const decisionIdsAt = (intake: boolean) => `$${parameterCount(intake)}`;
+
 /**
  * A placed task queued on its machine (both decisions on a stored job). The ids are matched
  * against the array too, so the rows are found by key whatever the planner's statistics say.
@@ -131,7 +139,7 @@ const QUEUE_PLACED = `
 
 /** The decision on a job stored in intake: its row is updated, its placed tasks queued. */
 const ADMIT_SQL = admitSql(
-  "$25",
+  decisionIdsAt(false),
   `
   UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
     "submittedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
@@ -150,7 +158,7 @@ const ADMIT_SQL = admitSql(
  * removed. A job no longer delayed matches nothing, and the statement fails whole (job-not-in-intake).
  */
 const SETTLE_DELAYED_SQL = admitSql(
-  "$25",
+  decisionIdsAt(false),
   `
   UPDATE "Job" SET status = $10::"JobStatus", decision = $11::jsonb,
     "decidedAt" = timestamp 'epoch' + $12::float8 * interval '1 millisecond',
@@ -173,7 +181,7 @@ const SETTLE_DELAYED_SQL = admitSql(
  * of the same statement, so their foreign keys are checked once it has run.
  */
 const ADMIT_WITH_INTAKE_SQL = admitSql(
-  "$48",
+  decisionIdsAt(true),
   `
   INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
     "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
@@ -245,7 +253,7 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
       ]
     : [];
   const [name, sql] = intake ? ["admit-job-with-intake", ADMIT_WITH_INTAKE_SQL] : a.wasDelayed ? ["settle-delayed-job", SETTLE_DELAYED_SQL] : ["admit-job", ADMIT_SQL];
-  await run(name, sql, [
+  const values = [
     a.jobId,
     a.ownerId,
     admitted,
@@ -273,5 +281,8 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
     placed.map(([, machineId]) => machineId),
     ...intakeValues,
     a.decisions.map(() => rowId()),
-  ]);
+  ];
+  // A parameter added without its placeholders moved would shift every one after it.
+  if (values.length !== parameterCount(intake !== undefined)) throw new Error(`an admission statement takes ${parameterCount(intake !== undefined)} parameters, not ${values.length}`);
+  await run(name, sql, values);
 }
