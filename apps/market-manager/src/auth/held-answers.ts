@@ -1,5 +1,7 @@
-/** Entries kept at most; past it the memory starts again (the next calls ask the database). */
-const MAX_ENTRIES = 100_000;
+import { LRUCache } from "lru-cache";
+
+/** Entries kept at most, the credentials heard from last; one let go is asked of the database again. */
+export const MAX_ENTRIES = 100_000;
 
 /**
  * Answers about credentials (an API token's holder) asked of the database once and then given
@@ -9,7 +11,7 @@ const MAX_ENTRIES = 100_000;
  * forget() drops entries at once; an answer read before it is not kept.
  */
 export class HeldAnswers<T> {
-  private held = new Map<string, { holder: T | null; until: number }>();
+  private held = new LRUCache<string, { holder: T | null; until: number }>({ max: MAX_ENTRIES });
   private asking = new Map<string, Promise<T | null>>();
   private forgotten = 0;
 
@@ -32,7 +34,6 @@ export class HeldAnswers<T> {
       pending = ask()
         .then((holder) => {
           if (generation === this.forgotten) {
-            if (this.held.size >= MAX_ENTRIES) this.held.clear();
             this.held.set(key, { holder, until: this.now() + this.ttlMs });
           }
           return holder;
@@ -50,6 +51,7 @@ export class HeldAnswers<T> {
     this.forgotten += 1;
     this.asking.clear();
     if (!match) return this.held.clear();
-    for (const [key, { holder }] of this.held) if (holder !== null && match(holder)) this.held.delete(key);
+    const matched = [...this.held.entries()].filter(([, { holder }]) => holder !== null && match(holder));
+    for (const [key] of matched) this.held.delete(key);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SESSION_TTL_MS, SessionCache } from "./session-cache.ts";
+import { MAX_ENTRIES, SESSION_TTL_MS, SessionCache } from "./session-cache.ts";
 
 describe("SessionCache", () => {
   const alice = { id: "u1", name: "alice" };
@@ -35,5 +35,17 @@ describe("SessionCache", () => {
     expect(cache.get("b")).toBeNull();
     cache.keep(started, "a", alice, far);
     expect(cache.get("a")).toBeNull();
+  });
+
+  it("keeps the sessions seen last when full: a busy market does not lose every signed-in caller at once", () => {
+    const cache = new SessionCache<typeof alice>();
+    const far = Date.now() + 3_600_000;
+    cache.keep(cache.begin(), "first", alice, far);
+    for (let i = 1; i < MAX_ENTRIES; i++) cache.keep(cache.begin(), `c${i}`, bob, far);
+    expect(cache.get("first")).toBe(alice); // seen again: the last one seen
+    cache.keep(cache.begin(), "one more", bob, far);
+    expect(cache.get("first")).toBe(alice);
+    expect(cache.get("c1")).toBeNull(); // the one seen longest ago made room
+    expect(cache.get(`c${MAX_ENTRIES - 1}`)).toBe(bob);
   });
 });

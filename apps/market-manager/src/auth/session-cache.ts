@@ -8,13 +8,15 @@
 // verification) forgets every entry, and a change of roles forgets the user's. What another
 // process changes (a second manager, the database edited by hand) is seen within SESSION_TTL_MS.
 
+import { LRUCache } from "lru-cache";
+
 /** How long a session's caller is believed without asking again. */
 export const SESSION_TTL_MS = 10_000;
-/** Entries held at most; past it the cache starts again (a query per session, once). */
-const MAX_ENTRIES = 100_000;
+/** Entries held at most, the sessions seen last; one let go costs a query, once. */
+export const MAX_ENTRIES = 100_000;
 
 export class SessionCache<C extends { id: string }> {
-  private held = new Map<string, { caller: C; until: number }>();
+  private held = new LRUCache<string, { caller: C; until: number }>({ max: MAX_ENTRIES });
   /** Counts forgets: an answer read before one is not kept. */
   private generation = 0;
 
@@ -36,7 +38,6 @@ export class SessionCache<C extends { id: string }> {
 
   keep(started: number, cookie: string, caller: C, sessionExpiresAt: number) {
     if (started !== this.generation) return;
-    if (this.held.size >= MAX_ENTRIES) this.held.clear();
     this.held.set(cookie, { caller, until: Math.min(this.now() + SESSION_TTL_MS, sessionExpiresAt) });
   }
 
@@ -44,6 +45,7 @@ export class SessionCache<C extends { id: string }> {
   forget(userId?: string) {
     this.generation += 1;
     if (userId === undefined) return void this.held.clear();
-    for (const [cookie, { caller }] of this.held) if (caller.id === userId) this.held.delete(cookie);
+    const theirs = [...this.held.entries()].filter(([, { caller }]) => caller.id === userId);
+    for (const [cookie] of theirs) this.held.delete(cookie);
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { setImmediate as letCallsIn } from "node:timers/promises";
 import { countDecisions, jobDecisionEntries } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
@@ -235,18 +236,17 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
   }
 }
 
-const stored = new WeakMap<Db, Set<string>>();
-const storedModules = (db: Db) => stored.get(db) ?? new Set<string>();
-
 /**
  * Modules this process has stored: a module row is never removed, so a submission sending one of
- * them again (every example job does) skips sending its bytes to the database. Bounded: past
- * 10,000 hashes it starts again, which only costs a statement.
+ * them again (every example job does) skips sending its bytes to the database. The 10,000 stored
+ * last are known; one forgotten only costs a statement.
  */
-function rememberStored(db: Db, hash: string) {
-  let set = stored.get(db);
-  if (!set || set.size >= 10_000) stored.set(db, (set = new Set()));
-  set.add(hash);
+const stored = new WeakMap<Db, LRUCache<string, true>>();
+
+function storedModules(db: Db) {
+  let known = stored.get(db);
+  if (!known) stored.set(db, (known = new LRUCache<string, true>({ max: 10_000 })));
+  return known;
 }
 
 /** The job's module, unless this process stored it before. */
@@ -258,7 +258,7 @@ async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
       data: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId },
       skipDuplicates: true,
     });
-    rememberStored(db, job.moduleHash);
+    storedModules(db).set(job.moduleHash, true);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ModuleReason } from "@cyclemarket/costbenefit";
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { validateModule, describeModuleRefusal, type ModuleInfo } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
 
@@ -21,14 +22,13 @@ export function checkModule(bytes: Uint8Array, maxBytes: number): { hash: string
   const known = bytes.length <= maxBytes ? accepted.get(hash) : undefined;
   if (known) return { hash, info: known };
   const info = verdictOf(bytes, maxBytes);
-  if (accepted.size >= MAX_ACCEPTED) accepted.clear();
   accepted.set(hash, info);
   return { hash, info };
 }
 
-/** Modules accepted, by hash; past MAX_ACCEPTED it starts again, which only costs checks. */
-const accepted = new Map<string, ModuleInfo>();
+/** Modules accepted, by hash, the MAX_ACCEPTED used last; one forgotten only costs its check again. */
 const MAX_ACCEPTED = 1_000;
+const accepted = new LRUCache<string, ModuleInfo>({ max: MAX_ACCEPTED });
 
 /** The module's description, or its refusal thrown with the reason. */
 function verdictOf(bytes: Uint8Array, maxBytes: number): ModuleInfo {
