@@ -11,7 +11,6 @@ import {
   type Decision as EngineDecision,
   type Job,
   type MarketSettingsInput,
-  type PendingTask,
   type Policy,
   type Reason,
   type StateSeen,
@@ -64,7 +63,6 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
   const state = new MarketState(settings);
   let policy = livePolicy(policyName);
   const rng = createRng(seed);
-  const demands = new Map<string, PendingTask>();
   // What each decision saw: the service writes a decision down before it commits it here, and a
   // machine may join or a task finish meanwhile (commitDecision's `seen`).
   const decided = new WeakMap<Decision, { job: Job; decision: EngineDecision; seen: StateSeen }>();
@@ -159,23 +157,12 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       const original = decided.get(decision);
       if (!original) throw new Error("commit of a decision this engine did not make");
       decided.delete(decision);
-      if (original.decision.outcome === "admitted") {
-        // Only an admission places tasks: a delayed job asked again (every tick while machines join) builds no index of its tasks.
-        const byId = new Map(original.job.tasks.map((t) => [t.id, t]));
-        for (const p of original.decision.placements) {
-          const base = byId.get(p.taskId.split("~")[0]!)!;
-          demands.set(p.taskId, { ...base, id: p.taskId, jobId: original.job.id });
-        }
-      }
       commitDecision(state, original.job, original.decision, last, original.seen);
     },
     place(tasks: TaskDemand[], now) {
       at(now);
       const pending = tasks;
-      for (const t of pending) {
-        forget(t.id);
-        demands.set(t.id, t);
-      }
+      for (const t of pending) forget(t.id);
       const r = policy.place(state, pending, last, rng);
       commitReplacement(state, pending, r, last);
       const out = new Map<string, string | null>(tasks.map((t) => [t.id, null]));
@@ -183,16 +170,12 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       return out;
     },
     assume(tasks, machineId) {
-      for (const t of tasks) {
-        demands.set(t.id, t);
-        if (!state.tasks.has(t.id)) state.assignTask(t, machineId, last);
-      }
+      for (const t of tasks) if (!state.tasks.has(t.id)) state.assignTask(t, machineId, last);
     },
     taskStarted(taskId, _machineId, now) {
       if (state.tasks.has(taskId)) state.taskStarted(taskId, at(now));
     },
     taskFinished(taskId, _machineId, seconds, now) {
-      demands.delete(taskId);
       if (state.tasks.has(taskId)) state.taskFinished(taskId, at(now), seconds);
     },
     taskMoved(taskId, _from, to) {
@@ -215,7 +198,6 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       };
     },
     taskDropped(taskId) {
-      demands.delete(taskId);
       forget(taskId);
     },
   };
