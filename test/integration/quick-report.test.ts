@@ -195,7 +195,13 @@ describe("a report answered beside tRPC's handler", () => {
     // The machine is in the market's memory and its row, and works at once.
     const joined = JSON.parse(quick.body).result.data.machineId as string;
     expect(market.manager.services.market.state.machines.has(joined)).toBe(true);
-    expect(await market.manager.services.db.machine.count({ where: { id: joined } })).toBe(1);
+    const before = Date.now();
+    const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: joined } });
+    expect(row).toMatchObject({ name: "joining", kind: "opportunistic", status: "active", slots: 2, speed: 1, memoryPerSlotMb: 512, bandwidthBps: 1e7, pricePerSecondMicro: 1000n, contractPriceMicro: null, availableUntil: null, userAgent: "test", localAvailable: true, departedAt: null });
+    expect(row.controls).toEqual(market.manager.services.market.state.machines.get(joined)!.controls);
+    expect(row.apiTokenId).not.toBeNull();
+    expect(before - row.registeredAt.getTime()).toBeLessThan(60_000);
+    expect(row.registeredAt.getTime()).toBeLessThanOrEqual(before);
     expect(JSON.parse((await post("worker.heartbeat", { machineId: joined, leaseIds: [] })).body).result.data).toBeTruthy();
     for (const offer of [{ ...profile, speed: 1000 }, { ...profile, kind: "dedicated" }]) {
       const refusedQuick = await post("worker.register", offer);
