@@ -2,7 +2,7 @@ import type http from "node:http";
 import { HeartbeatRequest, LeaseRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
 import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller, type Context } from "../api/trpc.ts";
-import { checkReport, heardFrom, heartbeat, leaseNothing, leaseTasks, reportAndLease, reportMany } from "../resources/leases.ts";
+import { checkReport, heardFrom, heartbeat, leaseHeard, reportAndLease, reportMany } from "../resources/leases.ts";
 import { checkOffer, joinOpportunistic } from "../resources/machines.ts";
 import { errorShapeOf, handToTrpc, resultReply } from "./trpc-direct.ts";
 import type { Gone } from "../tasks/report-batch.ts";
@@ -36,9 +36,7 @@ const QUICK: Record<string, Quick> = {
   "worker.lease": (services, caller, input, signal) => {
     const parsed = LeaseRequest.safeParse(input);
     if (!parsed.success) return null;
-    const { machineId, max } = parsed.data;
-    const mine = heardFrom(services.market, caller, machineId);
-    return leaseNothing(services.market, mine, max) ?? leaseTasks(services.market, caller, machineId, max, signal);
+    return leaseHeard(services.market, caller, heardFrom(services.market, caller, parsed.data.machineId), parsed.data.max, signal);
   },
   "worker.register": (services, caller, input) => {
     const parsed = RegisterRequest.safeParse(input);

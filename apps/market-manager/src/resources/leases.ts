@@ -54,13 +54,27 @@ export async function leaseTasks(
   signal?: Gone,
   how: { onlyIdle?: true; behindReports?: true } = {},
 ): Promise<LeaseAnswer> {
-  // A worker's lease call is a sign of life (the market's own ask for a stream, onlyIdle, is not).
-  const mine = how.onlyIdle ? ownMachine(market, caller, machineId) : heardFrom(market, caller, machineId);
-  // Behind reports still waiting in the group, the room and the queues they change are not known
-  // yet; a stream's ask goes to the group as it is.
-  const empty = how.onlyIdle || how.behindReports ? null : leaseNothing(market, mine, max);
-  if (empty) return empty;
-  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail, ...(how.onlyIdle ? { onlyIdle: true } : {}) }));
+  // The market's own ask for a stream (onlyIdle) is no sign of life, and goes to the group as it is.
+  if (how.onlyIdle) {
+    ownMachine(market, caller, machineId);
+    return inGroup(market, caller, machineId, max, signal, true);
+  }
+  const mine = heardFrom(market, caller, machineId);
+  // Behind reports still waiting in the group, the room and the queues they change are not known yet.
+  return how.behindReports ? inGroup(market, caller, machineId, max, signal) : leaseHeard(market, caller, mine, max, signal);
+}
+
+/**
+ * A worker's lease call for its machine, already heard from (heardFrom): answered at once when it
+ * can get nothing (leaseNothing), or joining the group commit.
+ */
+export function leaseHeard(market: Market, caller: Caller, mine: LiveMachine, max: number, signal?: Gone): LeaseAnswer | Promise<LeaseAnswer> {
+  return leaseNothing(market, mine, max) ?? inGroup(market, caller, mine.id, max, signal);
+}
+
+/** A lease ask in the market's group commit, answered once its statement is written. */
+function inGroup(market: Market, caller: Caller, machineId: string, max: number, signal: Gone | undefined, onlyIdle = false): Promise<LeaseAnswer> {
+  return new Promise<LeaseAnswer>((done, fail) => batchOf(market).addLease({ caller, machineId, max, signal, done, fail, ...(onlyIdle ? { onlyIdle: true } : {}) }));
 }
 
 /** A lease call is a sign of life, heard on arrival. Throws as ownMachine does. */
