@@ -32,6 +32,8 @@ export const BENCH_MARKET_ENV = {
   SUBMISSIONS_PER_MINUTE: "1000000",
   QUEUED_TASKS_PER_USER: "10000000",
   STREAMS_PER_USER: "100000",
+  // /healthz on a thread of its own, as an operator runs it for a load balancer (http/health-thread.ts).
+  MARKET_HEALTH_PORT: "0",
 };
 
 /** The bench's options: numbers named in `defaults`, and the flags --json, --profile and any in `flags`. */
@@ -61,6 +63,8 @@ export function args<D extends Record<string, number>, F extends string = never>
 
 export interface BenchManager {
   url: string;
+  /** The health thread's address (MARKET_HEALTH_PORT), or null when the manager has none. */
+  healthUrl: string | null;
   outbox: string;
   pid: number;
   /** CPU time (user + system) of the manager and of its PostgreSQL, in ms. */
@@ -134,9 +138,9 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const ready = await new Promise<{ port: number; outbox: string }>((resolve, reject) => {
+  const ready = await new Promise<{ port: number; healthPort: number | null; outbox: string }>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the bench's market manager exited with ${code}`)));
-    child.on("message", (m: { kind: string; port: number; outbox: string }) => m.kind === "ready" && resolve(m));
+    child.on("message", (m: { kind: string; port: number; healthPort: number | null; outbox: string }) => m.kind === "ready" && resolve(m));
   });
   const pid = child.pid!;
   const ask = (msg: { kind: string; file?: string }, answer = "profiled") =>
@@ -152,6 +156,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
   let pgPids: number[] = [];
   return {
     url: `http://127.0.0.1:${ready.port}`,
+    healthUrl: ready.healthPort === null ? null : `http://127.0.0.1:${ready.healthPort}`,
     outbox: ready.outbox,
     pid,
     cpu() {

@@ -13,7 +13,7 @@
 // Prints the dispatch bench's figures plus the machines the market declared departed although they kept
 // heartbeating, the same latencies over the calls made once every machine had joined
 // (`afterJoining`) and by W seconds of the load (`windows`), the manager's peak memory, the books of every job that finished, and how long
-// /healthz took to answer (asked every 100 ms throughout). `managerMs` is the manager's own time
+// /healthz took to answer (asked every 100 ms throughout, on the health port and on the market's). `managerMs` is the manager's own time
 // per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's.
 //
 // npm run -s bench:load -- --heartbeat-only --machines 10000 --seconds 120 --joinSeconds 60 [--perProducer 100] [--json]
@@ -187,6 +187,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       jobPageMs: timings.latency("jobPage"),
       jobOutputsMs: timings.latency("jobOutputs"),
       healthzMs: timings.latency("healthz"),
+      healthzMarketPortMs: timings.latency("healthzMarketPort"),
       afterJoining: afterJoining(timings, started),
       windows: windows(timings, started, seconds),
       managerCpuMsPerTask: accepted ? round((cpuAfter.managerMs - cpuBefore.managerMs) / accepted, 3) : null,
@@ -255,30 +256,37 @@ function windows(timings: Timings, started: number, seconds: number) {
  * /healthz asked every 100 ms, as a load balancer's health check would ask it: from a thread of
  * its own, so the answer's time is the manager's and the connection's, not the wait for this
  * process's event loop, busy with a thousand simulated machines (late p99 about 70 ms in the
- * mixed load, which the probe counted when it ran on that loop).
+ * mixed load, which the probe counted when it ran on that loop). Asked on the health port
+ * (`healthz`: MARKET_HEALTH_PORT, answered by a thread of the manager's own) and on the market's
+ * port (`healthzMarketPort`: answered by the market's thread, after the calls before it).
  */
 function probeHealth(manager: BenchManager, timings: Timings) {
   const prober = new Worker(
     `const { parentPort, workerData } = require("node:worker_threads");
     let stopped = false;
-    const times = [];
+    const times = { healthz: [], healthzMarketPort: [] };
     parentPort.once("message", () => (stopped = true));
+    const ask = async (url) => {
+      const t = performance.now();
+      const ok = await fetch(url + "/healthz").then((r) => r.arrayBuffer().then(() => r.ok), () => false);
+      return ok ? performance.now() - t : null;
+    };
     (async () => {
       while (!stopped) {
-        const t = performance.now();
-        const ok = await fetch(workerData.url + "/healthz").then((r) => r.arrayBuffer().then(() => r.ok), () => false);
-        if (ok) times.push(performance.now() - t);
+        const [own, market] = await Promise.all([workerData.healthUrl ? ask(workerData.healthUrl) : null, ask(workerData.url)]);
+        if (own !== null) times.healthz.push(own);
+        if (market !== null) times.healthzMarketPort.push(market);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       parentPort.postMessage(times);
     })();`,
-    { eval: true, workerData: { url: manager.url } },
+    { eval: true, workerData: { url: manager.url, healthUrl: manager.healthUrl } },
   );
-  const answered = new Promise<number[]>((resolve, reject) => prober.once("message", resolve).once("error", reject));
+  const answered = new Promise<Record<"healthz" | "healthzMarketPort", number[]>>((resolve, reject) => prober.once("message", resolve).once("error", reject));
   return {
     stop: async () => {
       prober.postMessage("stop");
-      for (const ms of await answered) timings.add("healthz", ms);
+      for (const [kind, times] of Object.entries(await answered)) for (const ms of times) timings.add(kind, ms);
       await prober.terminate();
     },
   };
@@ -364,6 +372,7 @@ async function heartbeatsOnly(manager: BenchManager, tokens: string[]) {
       registerMs: timings.latency("register"),
       heartbeatMs: timings.latency("heartbeat"),
       healthzMs: timings.latency("healthz"),
+      healthzMarketPortMs: timings.latency("healthzMarketPort"),
       managerLoopDelayMs: loopDelayMs,
       managerMs: serverMs,
       managerCpuCores: round((cpuAfter.managerMs - cpuBefore.managerMs) / 1000 / seconds, 2),

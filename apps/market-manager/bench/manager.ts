@@ -72,4 +72,4 @@ process.on("SIGTERM", () => void stop());
 // The bench that started this market is gone (killed, or its output's reader closed): so is its load.
 process.on("disconnect", () => void stop());
 loopDelay.reset(); // from here on: the bench's load, not the start
-process.send!({ kind: "ready", port: manager.port, outbox: join(dataDir, "outbox.jsonl") });
+process.send!({ kind: "ready", port: manager.port, healthPort: manager.healthPort, outbox: join(dataDir, "outbox.jsonl") });

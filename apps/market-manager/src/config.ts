@@ -11,6 +11,10 @@ export const Env = z.object({
   DATABASE_URL: z.string().startsWith("postgres", "DATABASE_URL must be a postgresql:// URL").optional(),
   MARKET_HOST: z.string().default("127.0.0.1"),
   MARKET_PORT: z.coerce.number().int().min(0).max(65535).default(4000), // 0: any free port (tests)
+  /** When set, `/healthz` is also answered on this port by a thread of its own, at once under any load (http/health-thread.ts); 0: any free port. */
+  MARKET_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The health port answers 503 once the market's thread has not run for this long. */
+  MARKET_HEALTH_STALL_SECONDS: z.coerce.number().min(1).max(3600).default(10),
   MARKET_DATA_DIR: z.string().default(join(repoRoot, ".data")),
   MARKET_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   /** "1": the embedded PostgreSQL records what each statement cost (pg_stat_statements): the benches' --statements. */

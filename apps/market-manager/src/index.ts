@@ -19,6 +19,7 @@ import { startSweeper } from "./market/sweeper.ts";
 import { startSampler } from "./ops/sampler.ts";
 import { opsOf } from "./ops/ops.ts";
 import { createServer, LISTEN_BACKLOG } from "./http/server.ts";
+import { startHealthThread, type HealthThread } from "./http/health-thread.ts";
 import { createQuotas } from "./limits/quotas.ts";
 import { authRules } from "./auth/auth-limits.ts";
 import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
@@ -38,6 +39,8 @@ export { PortTakenError } from "./net/free-port.ts";
 
 export interface RunningManager {
   port: number;
+  /** The health thread's port (MARKET_HEALTH_PORT), or null when there is none. */
+  healthPort: number | null;
   services: Services;
   /** Set when this start created the first user of an empty market. */
   admin: { email: string; password: string } | null;
@@ -87,23 +90,39 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   const stopSweeper = startSweeper(market, 1000);
   const stopSampler = startSampler(market, cfg.HISTORY_SAMPLE_MS);
   const server = createServer(services);
+  let health: HealthThread | null = null;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen({ port: cfg.MARKET_PORT, host: cfg.MARKET_HOST, backlog: LISTEN_BACKLOG }, resolve);
     });
+    if (cfg.MARKET_HEALTH_PORT !== undefined) {
+      health = await startHealthThread({
+        port: cfg.MARKET_HEALTH_PORT,
+        host: cfg.MARKET_HOST,
+        stallMs: cfg.MARKET_HEALTH_STALL_SECONDS * 1000,
+        machines: () => market.state.machines.size,
+        onError: (e) => log(`the health thread failed: ${e.message}`, { level: "error" }),
+      }).catch((e: unknown) => {
+        throw isAddressInUse(e) ? new PortTakenError(cfg.MARKET_HEALTH_PORT!, "MARKET_HEALTH_PORT") : e;
+      });
+    }
   } catch (e) {
     stopSweeper();
     stopSampler();
+    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    closeIntake(db);
     await db.$disconnect();
     await database.stop();
     throw isAddressInUse(e) ? new PortTakenError(cfg.MARKET_PORT, "MARKET_PORT") : e;
   }
   return {
     port: (server.address() as AddressInfo).port,
+    healthPort: health?.port ?? null,
     services,
     admin,
     async stop() {
+      await health?.stop();
       stopSweeper();
       await stopSampler();
       server.closeAllConnections();
