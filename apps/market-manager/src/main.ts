@@ -14,6 +14,7 @@ const manager = await startMarketManager(cfg, log).catch((e: unknown) => {
   return new Promise<never>(() => {});
 });
 log(`API listening on http://${cfg.MARKET_HOST}:${manager.port}`);
+if (manager.healthPort !== null) log(`health checks on http://${cfg.MARKET_HOST}:${manager.healthPort}/healthz`);
 if (process.send) process.send({ kind: "ready", port: manager.port, admin: manager.admin });
 
 let stopping = false;
