@@ -245,6 +245,7 @@ function windows(timings: Timings, started: number, seconds: number) {
       fromSecond: from,
       registerMs: timings.latency("register", since, until),
       leaseMs: timings.latency("lease", since, until),
+      emptyLeases: timings.summary("emptyLease", since, until).count,
       reportMs: timings.latency("report", since, until),
       heartbeatMs: timings.latency("heartbeat", since, until),
     });
