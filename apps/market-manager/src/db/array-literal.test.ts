@@ -29,6 +29,25 @@ describe("a journal statement's array parameter", () => {
     );
   });
 
+  it("is the same literal for arrays of one kind, as a group's ids, outputs and amounts are", () => {
+    const arrays = fc.oneof(
+      fc.array(fc.uuid(), { maxLength: 50 }),
+      fc.array(fc.base64String(), { maxLength: 50 }),
+      fc.array(fc.string({ unit: "binary" }), { maxLength: 50 }),
+      fc.array(fc.integer(), { maxLength: 50 }),
+      fc.array(fc.double(), { maxLength: 50 }),
+      fc.array(fc.bigInt(), { maxLength: 50 }),
+      fc.array(fc.boolean(), { maxLength: 50 }),
+      fc.array(fc.oneof(fc.uuid(), fc.constant(null)), { maxLength: 50 }),
+    );
+    fc.assert(
+      fc.property(arrays, (values) => {
+        expect(preparedParameter(values)).toBe(prepareValue(values));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("leaves to the driver what it does not write itself", () => {
     const bytes = [Buffer.from("ab")];
     const nested = [["a"], ["b"]];

@@ -11,6 +11,7 @@
  */
 export function preparedParameter(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
+  if (value.length > 0 && plain(value)) return `{"${value.join('","')}"}`;
   let literal = "{";
   for (let i = 0; i < value.length; i++) {
     if (i > 0) literal += ",";
@@ -21,6 +22,23 @@ export function preparedParameter(value: unknown): unknown {
     else return value;
   }
   return literal + "}";
+}
+
+/**
+ * Whether every element is written as it is between quotes: text without `\` or `"`, numbers,
+ * bigints, booleans. Such an array (a group's ids, hashes and base64 outputs, its amounts) is
+ * written with one `join` instead of a string grown element by element, which made a piece of
+ * garbage for every element (in bench:dispatch's allocation profile, 71 of the 656 MB the market
+ * allocated for 20,000 tasks were these literals).
+ */
+function plain(values: unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const element: unknown = values[i];
+    if (typeof element === "string") {
+      if (element.includes("\\") || element.includes('"')) return false;
+    } else if (typeof element !== "number" && typeof element !== "bigint" && typeof element !== "boolean") return false;
+  }
+  return true;
 }
 
 function quoted(text: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { validate, version } from "uuid";
-import { rowId } from "./row-id.ts";
+import { randomBytes } from "node:crypto";
+import { stringify, v7, validate, version } from "uuid";
+import { rowId, uuidText } from "./row-id.ts";
 
 describe("rowId", () => {
   it("gives distinct version 7 UUIDs that grow in the order they were made, many to a millisecond", () => {
@@ -22,5 +23,18 @@ describe("rowId", () => {
     // At or after now: a burst of ids may run a few milliseconds ahead of the clock, never behind.
     expect(ms).toBeGreaterThanOrEqual(before);
     expect(ms).toBeLessThan(before + 60_000);
+  });
+
+  it("writes an id's bytes as the uuid package's text, byte for byte", () => {
+    // Any bytes with a version 7 id's version and variant bits (the package checks them).
+    const asV7 = (bytes: Uint8Array) => ((bytes[6] = (bytes[6]! & 0x0f) | 0x70), (bytes[8] = (bytes[8]! & 0x3f) | 0x80), bytes);
+    for (let i = 0; i < 10_000; i++) {
+      const bytes = asV7(randomBytes(16));
+      expect(uuidText(bytes)).toBe(stringify(bytes));
+    }
+    for (const fill of [0x00, 0xff, 0x0f, 0xf0]) expect(uuidText(asV7(new Uint8Array(16).fill(fill)))).toBe(stringify(asV7(new Uint8Array(16).fill(fill))));
+    // And a version 7 id of a given time, counter and randomness as the package writes it whole.
+    const random = randomBytes(16);
+    expect(uuidText(v7({ msecs: 1_795_000_000_000, seq: 0x7fffffff, random }, new Uint8Array(16)))).toBe(v7({ msecs: 1_795_000_000_000, seq: 0x7fffffff, random }));
   });
 });
