@@ -1,5 +1,6 @@
 // `npm start`: the whole market on this machine. Ctrl-C stops everything cleanly.
 import { join } from "node:path";
+import { portIsFree } from "../apps/market-manager/src/net/free-port.ts";
 import { assertPortFree, buildWebIfStale, root, startStack } from "./stack.ts";
 
 const log = (line: string) => console.log(line);
@@ -12,7 +13,17 @@ const didNotStart = (e: unknown): never => {
 };
 // A taken port is named before the build, not after a minute of it. (The embedded PostgreSQL
 // moves to another port by itself: nothing outside the market connects to it.)
-await Promise.all([assertPortFree(marketPort, "MARKET_PORT"), assertPortFree(webPort, "PORT")]).catch(didNotStart);
+await assertPortFree(marketPort, "MARKET_PORT").catch(didNotStart);
+await assertPortFree(webPort, "PORT").catch(didNotStart);
+// The health port (`/healthz` answered by a thread of its own, http/health-thread.ts): the one
+// set must be free; the default is used when it is, and otherwise the market's own /healthz is.
+const HEALTH_PORT = 4001;
+let healthPort: number | null = process.env.MARKET_HEALTH_PORT ? Number(process.env.MARKET_HEALTH_PORT) : HEALTH_PORT;
+if (process.env.MARKET_HEALTH_PORT) await assertPortFree(healthPort!, "MARKET_HEALTH_PORT").catch(didNotStart);
+else if (!(await portIsFree(healthPort))) {
+  console.log(`Port ${HEALTH_PORT} is taken, so there is no health port: /healthz is answered on the Market Manager's port only (set MARKET_HEALTH_PORT to have one).`);
+  healthPort = null;
+}
 await buildWebIfStale(log);
 const stack = await startStack({
   dataDir: process.env.MARKET_DATA_DIR ?? join(root, ".data"),
@@ -20,9 +31,11 @@ const stack = await startStack({
   webPort,
   pgPort: Number(process.env.MARKET_PG_PORT ?? 54329),
   workerSlots: Number(process.env.LOCAL_WORKER_SLOTS ?? 1),
+  env: healthPort === null ? {} : { MARKET_HEALTH_PORT: String(healthPort) },
   log,
 }).catch(didNotStart);
 console.log(`\nCycle Market is running at ${stack.webUrl}`);
+if (healthPort !== null) console.log(`Health checks: http://127.0.0.1:${healthPort}/healthz`);
 if (stack.admin) {
   console.log("\nThis is a new market. Its admin account (shown only this once):");
   console.log(`  email:    ${stack.admin.email}`);

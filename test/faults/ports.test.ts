@@ -114,10 +114,17 @@ describe("ports on a busy machine", () => {
     expect((await fetch(`http://127.0.0.1:${port}/signin`)).status).toBe(200);
   });
 
-  for (const variable of ["MARKET_PORT", "PORT"]) {
+  for (const variable of ["MARKET_PORT", "PORT", "MARKET_HEALTH_PORT"]) {
     it(`npm start names a taken ${variable} and the variable that changes it, without a stack`, async () => {
       const taken = await occupy();
-      const env = { ...process.env, MARKET_DATA_DIR: dataDir("cyclemarket-start-"), MARKET_PORT: String(await freePort()), PORT: String(await freePort()), [variable]: String(taken) };
+      const env = {
+        ...process.env,
+        MARKET_DATA_DIR: dataDir("cyclemarket-start-"),
+        MARKET_PORT: String(await freePort()),
+        PORT: String(await freePort()),
+        MARKET_HEALTH_PORT: String(await freePort()),
+        [variable]: String(taken),
+      };
       delete env.DATABASE_URL;
       const start = spawn(process.execPath, ["--import", "tsx", join(root, "scripts/start.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
       children.push(start);
