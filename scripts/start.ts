@@ -35,7 +35,8 @@ const stack = await startStack({
   log,
 }).catch(didNotStart);
 console.log(`\nCycle Market is running at ${stack.webUrl}`);
-if (healthPort !== null) console.log(`Health checks: http://127.0.0.1:${healthPort}/healthz`);
+// Port 0 (any free one) is named in the Market Manager's own log line.
+if (healthPort) console.log(`Health checks: http://127.0.0.1:${healthPort}/healthz`);
 if (stack.admin) {
   console.log("\nThis is a new market. Its admin account (shown only this once):");
   console.log(`  email:    ${stack.admin.email}`);
