@@ -133,14 +133,13 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     JSON.stringify(live.controls),
     live.localAvailable,
   ]);
-  const row = { id, name: offer.name, slots: offer.slots, speed: offer.speed };
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
   machineJoined(market, live);
-  market.log(`machine ${row.name} (${row.id.slice(0, 8)}) joined: ${row.slots} slots at speed ${row.speed.toFixed(2)}`);
+  market.log(`machine ${offer.name} (${id.slice(0, 8)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
-  market.emit({ kind: "machine", machineId: row.id });
-  return { machineId: row.id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
+  market.emit({ kind: "machine", machineId: id });
+  return { machineId: id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
 }
 
 /**
