@@ -18,9 +18,11 @@ await assertPortFree(webPort, "PORT").catch(didNotStart);
 // The health port (`/healthz` answered by a thread of its own, http/health-thread.ts): the one
 // set must be free; the default is used when it is, and otherwise the market's own /healthz is.
 const HEALTH_PORT = 4001;
-let healthPort: number | null = process.env.MARKET_HEALTH_PORT ? Number(process.env.MARKET_HEALTH_PORT) : HEALTH_PORT;
-if (process.env.MARKET_HEALTH_PORT) await assertPortFree(healthPort!, "MARKET_HEALTH_PORT").catch(didNotStart);
-else if (!(await portIsFree(healthPort))) {
+let healthPort: number | null = HEALTH_PORT;
+if (process.env.MARKET_HEALTH_PORT) {
+  healthPort = Number(process.env.MARKET_HEALTH_PORT);
+  await assertPortFree(healthPort, "MARKET_HEALTH_PORT").catch(didNotStart);
+} else if (!(await portIsFree(HEALTH_PORT))) {
   console.log(`Port ${HEALTH_PORT} is taken, so there is no health port: /healthz is answered on the Market Manager's port only (set MARKET_HEALTH_PORT to have one).`);
   healthPort = null;
 }
