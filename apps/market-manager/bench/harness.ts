@@ -278,10 +278,14 @@ export class Timings {
   private starts = new Map<string, number[]>();
   /** A call of `kind` took `ms`, ending now. */
   add(kind: string, ms: number) {
+    this.addAt(kind, ms, performance.now() - ms);
+  }
+  /** A call of `kind` that began at `start` (performance.now()) took `ms`. */
+  addAt(kind: string, ms: number, start: number) {
     let list = this.samples.get(kind);
     if (!list) (this.samples.set(kind, (list = [])), this.starts.set(kind, []));
     list.push(ms);
-    this.starts.get(kind)!.push(performance.now() - ms);
+    this.starts.get(kind)!.push(start);
   }
   /** A kind's percentiles, of the calls that began at `since` (performance.now()) or later, and before `until`, when given. */
   summary(kind: string, since?: number, until = Infinity) {

@@ -78,7 +78,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       if (firstLease.has(jobId)) return;
       firstLease.set(jobId, at);
       const sent = submittedAt.get(jobId);
-      if (sent !== undefined) timings.add("submitToLease", at - sent);
+      if (sent !== undefined) timings.addAt("submitToLease", at - sent, sent);
     },
   });
 
@@ -108,6 +108,9 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
     }
     timings.add("submit", performance.now() - sent);
     submittedAt.set(jobId, sent);
+    // A lease whose event was read before the submission's answer: counted now, or never.
+    const leased = firstLease.get(jobId);
+    if (leased !== undefined) timings.addAt("submitToLease", leased - sent, sent);
     jobIds.push(jobId);
     // The job page: what it polls while the job runs (past the end, the drain waits).
     if (await watchJobPage(buyer, jobId)) finished.push(jobId);
