@@ -231,7 +231,7 @@ describe("machines joining", () => {
     // A statement of the journal still being written (a group of reports, say).
     let release!: () => void;
     const written = new Promise<void>((resolve) => (release = resolve));
-    live.journal.add({ write: () => written, applied: () => {}, failed: () => {} });
+    live.journal.add({ kind: "reports", write: () => written, applied: () => {}, failed: () => {} });
     try {
       const { machineId } = await joiner.worker.register.mutate({ ...machine, name: "joining" });
       // The next report, lease or admission is decided from memory at once, not after the

@@ -105,6 +105,9 @@ describe("service endpoints", () => {
     expect(text).toMatch(/^cyclemarket_submissions_total\{outcome="admitted"\} [1-9]/m);
     expect(text).toMatch(/^cyclemarket_api_duration_seconds_count\{procedure="jobs.submit",type="mutation",ok="true"\} [1-9]/m);
     expect(text).toMatch(/^cyclemarket_db_pool_connections\{state="total"\} \d+/m);
+    // The admission's statement went through the journal: how long it waited to be sent, and how long it took.
+    expect(text).toMatch(/^cyclemarket_journal_seconds_count\{kind="admission",stage="wait"\} [1-9]/m);
+    expect(text).toMatch(/^cyclemarket_journal_seconds_count\{kind="admission",stage="write"\} [1-9]/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).toMatch(/^cyclemarket_history_samples_total [1-9]/m);
   });

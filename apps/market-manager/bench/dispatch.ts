@@ -105,7 +105,7 @@ try {
   const rssMb = manager.rssMb();
   if (profileDir) await manager.profileStop(profileFile(profileDir, "dispatch"));
   await fleet.stop();
-  const { books, serverMs, statements } = await manager.audit(jobIds);
+  const { books, serverMs, journalMs, statements } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");
   const submit = toLease.summary("submit");
   print(
@@ -121,6 +121,7 @@ try {
       reportMs: timings.latency("report"),
       heartbeatMs: timings.latency("heartbeat"),
       managerMs: serverMs,
+      journalMs,
       managerCpuMsPerTask: round((cpuAfter.managerMs - cpuBefore.managerMs) / opt.tasks, 3),
       postgresCpuMsPerTask: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / opt.tasks, 3),
       // The simulated workers share the machine: what they cost bounds what the market can be shown to do.

@@ -114,6 +114,8 @@ export interface Audit {
   loopDelayMs: { p50: number; p99: number; max: number };
   /** By procedure, how long the manager took (server-times.ts), once callsStart was asked. */
   serverMs?: Record<string, ServerTime>;
+  /** The journal's statements by kind and stage ("reports.wait", "reports.write", "admission.write", ...) and each report's wait for its group ("reports.group"), once callsStart was asked. */
+  journalMs?: Record<string, ServerTime>;
   statements?: StatementCost[];
 }
 

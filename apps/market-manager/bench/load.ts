@@ -172,7 +172,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   clearInterval(rssTimer);
   await health.stop();
   const accepted = fleet.accepted();
-  const { books, departed, loopDelayMs, serverMs, statements } = await manager.audit(finished);
+  const { books, departed, loopDelayMs, serverMs, journalMs, statements } = await manager.audit(finished);
   await fleet.stop();
   print(
     {
@@ -200,6 +200,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       departedWhileHeartbeating: departed,
       managerLoopDelayMs: loopDelayMs,
       managerMs: serverMs,
+      journalMs,
       peakRssMb: round(peakRss, 0),
       jobsPerSecond: opt.jobsPerSecond > 0 ? opt.jobsPerSecond : null,
       jobs: { submitted: jobIds.length, delayedAtSubmission: delayed, completed: finished.length, unfinished: jobIds.length - finished.length },

@@ -53,18 +53,28 @@ async function profile(msg: { kind: string; file?: string }) {
 let statements: Awaited<ReturnType<typeof statementCounts>> | null = null;
 /** How long the manager took over each kind of call from the load's start. */
 let calls: Awaited<ReturnType<typeof serverTimes>> | null = null;
+/** The journal's statements by kind and stage, and the reports' wait for their group, from the load's start. */
+let journal: Awaited<ReturnType<typeof serverTimes>>[] = [];
 
 process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) => {
   if (msg.kind === "profile-start" || msg.kind === "profile-stop") void profile(msg);
   else if (msg.kind === "statements-start") void statementCounts(manager.services.db).then((s) => ((statements = s), process.send!({ kind: "statements-started" })));
-  else if (msg.kind === "calls-start") void serverTimes(opsOf(manager.services.market).metrics.api).then((c) => ((calls = c), process.send!({ kind: "calls-started" })));
+  else if (msg.kind === "calls-start") {
+    const { metrics } = opsOf(manager.services.market);
+    void Promise.all([serverTimes(metrics.api), serverTimes(metrics.journal, (l) => `${l.kind}.${l.stage}`), serverTimes(metrics.reportGroupWait, () => "reports.group")]).then(([c, ...j]) => {
+      calls = c;
+      journal = j;
+      process.send!({ kind: "calls-started" });
+    });
+  }
   else if (msg.kind === "audit") {
     const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
     void (async () => {
       const costs = statements ? await statements.since() : undefined;
       const serverMs = calls ? await calls.since() : undefined;
+      const journalMs = journal.length ? Object.assign({}, ...(await Promise.all(journal.map((j) => j.since())))) : undefined;
       const books = await audit(manager.services.db, msg.jobIds ?? []);
-      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(serverMs ? { serverMs } : {}), ...(costs ? { statements: costs } : {}) });
+      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(serverMs ? { serverMs } : {}), ...(journalMs ? { journalMs } : {}), ...(costs ? { statements: costs } : {}) });
     })();
   } else if (msg.kind === "stop") void stop();
 });

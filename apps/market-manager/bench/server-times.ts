@@ -10,11 +10,14 @@ import type { Histogram } from "prom-client";
 /** Per procedure, the histogram's cumulative count at each bucket's upper bound (seconds). */
 type Counts = Map<string, Map<number, number>>;
 
-async function read(histogram: Histogram): Promise<Counts> {
+/** A sample's labels as the key its times are kept under. */
+type KeyOf = (labels: Partial<Record<string, string | number>>) => string;
+
+async function read(histogram: Histogram, keyOf: KeyOf): Promise<Counts> {
   const counts: Counts = new Map();
   for (const v of (await histogram.get()).values) {
     if (!v.metricName?.endsWith("_bucket")) continue;
-    const procedure = String(v.labels.procedure);
+    const procedure = keyOf(v.labels);
     const le = v.labels.le === "+Inf" ? Infinity : Number(v.labels.le);
     let of = counts.get(procedure);
     if (!of) counts.set(procedure, (of = new Map()));
@@ -30,13 +33,16 @@ export interface ServerTime {
   count: number;
 }
 
-/** The counts now; `since` gives each procedure's percentiles over the calls from then on. */
-export async function serverTimes(histogram: Histogram) {
-  const before = await read(histogram);
+/**
+ * The counts now; `since` gives each procedure's percentiles over the calls from then on (or,
+ * with `keyOf`, those of whatever the histogram's labels name: the journal's kinds and stages).
+ */
+export async function serverTimes(histogram: Histogram, keyOf: KeyOf = (labels) => String(labels.procedure)) {
+  const before = await read(histogram, keyOf);
   return {
     async since(): Promise<Record<string, ServerTime>> {
       const out: Record<string, ServerTime> = {};
-      for (const [procedure, now] of await read(histogram)) {
+      for (const [procedure, now] of await read(histogram, keyOf)) {
         const was = before.get(procedure);
         const bounds = [...now.keys()].sort((a, b) => a - b);
         const cumulative = bounds.map((le) => now.get(le)! - (was?.get(le) ?? 0));

@@ -20,7 +20,7 @@ describe("the journal", () => {
     const log: string[] = [];
     const gates = Array.from({ length: MAX_IN_SEQUENCE + 1 }, () => deferred());
     gates.forEach((gate, i) =>
-      journal.add({ write: () => (log.push(`write ${i + 1}`), gate.promise), applied: () => log.push(`applied ${i + 1}`), failed: () => log.push(`failed ${i + 1}`) }),
+      journal.add({ kind: "test", write: () => (log.push(`write ${i + 1}`), gate.promise), applied: () => log.push(`applied ${i + 1}`), failed: () => log.push(`failed ${i + 1}`) }),
     );
     await tick();
     expect(log).toEqual(gates.slice(0, MAX_IN_SEQUENCE).map((_, i) => `write ${i + 1}`));
@@ -43,14 +43,15 @@ describe("the journal", () => {
     const log: string[] = [];
     const gates = [deferred(), deferred()];
     journal.add({
+      kind: "test",
       write: () => gates[0]!.promise,
       applied: () => {
         log.push("applied 1");
-        journal.add({ write: async () => void log.push("write 3"), applied: () => log.push("applied 3"), failed: () => {} });
+        journal.add({ kind: "test", write: async () => void log.push("write 3"), applied: () => log.push("applied 3"), failed: () => {} });
       },
       failed: () => {},
     });
-    journal.add({ write: () => gates[1]!.promise, applied: () => log.push("applied 2"), failed: () => {} });
+    journal.add({ kind: "test", write: () => gates[1]!.promise, applied: () => log.push("applied 2"), failed: () => {} });
     gates[1]!.resolve();
     gates[0]!.resolve();
     await journal.idle();
@@ -60,12 +61,13 @@ describe("the journal", () => {
   it("goes on past an entry that failed, and waits for entries an applied entry adds", async () => {
     const journal = new Journal(() => {});
     const log: string[] = [];
-    journal.add({ write: () => Promise.reject(new Error("no")), applied: () => log.push("applied 1"), failed: (e) => log.push(`failed 1: ${(e as Error).message}`) });
+    journal.add({ kind: "test", write: () => Promise.reject(new Error("no")), applied: () => log.push("applied 1"), failed: (e) => log.push(`failed 1: ${(e as Error).message}`) });
     journal.add({
+      kind: "test",
       write: async () => 2,
       applied: (n) => {
         log.push(`applied ${n}`);
-        journal.add({ write: async () => 3, applied: (m) => log.push(`applied ${m}`), failed: () => {} });
+        journal.add({ kind: "test", write: async () => 3, applied: (m) => log.push(`applied ${m}`), failed: () => {} });
       },
       failed: () => {},
     });
@@ -76,8 +78,8 @@ describe("the journal", () => {
   it("says when the next group may be decided: once no entry waits to start and at most one is written", async () => {
     const journal = new Journal(() => {});
     const gates = [deferred(), deferred()];
-    journal.add({ write: () => gates[0]!.promise, applied: () => {}, failed: () => {} });
-    journal.add({ write: () => gates[1]!.promise, applied: () => {}, failed: () => {} });
+    journal.add({ kind: "test", write: () => gates[0]!.promise, applied: () => {}, failed: () => {} });
+    journal.add({ kind: "test", write: () => gates[1]!.promise, applied: () => {}, failed: () => {} });
     let ready = false;
     journal.whenRoom(() => (ready = true));
     await tick();
@@ -92,12 +94,31 @@ describe("the journal", () => {
     expect(atOnce).toBe(true);
   });
 
+  it("tells its observer how long each entry waited to be sent and how long its statement took, by kind", async () => {
+    const journal = new Journal(() => {});
+    const told: [string, string, number][] = [];
+    journal.observe = (kind, stage, seconds) => told.push([kind, stage, seconds]);
+    const gates = Array.from({ length: MAX_IN_SEQUENCE + 1 }, () => deferred());
+    gates.forEach((gate, i) => journal.add({ kind: i === MAX_IN_SEQUENCE ? "admission" : "reports", write: () => gate.promise, applied: () => {}, failed: () => {} }));
+    // The last one waits for a place on the connection while the first is written for 50 ms.
+    await new Promise((r) => setTimeout(r, 50));
+    gates[0]!.resolve();
+    for (const gate of gates) gate.resolve();
+    await journal.idle();
+    expect(told.filter(([, stage]) => stage === "wait").map(([kind]) => kind)).toEqual([...gates.slice(1).map(() => "reports"), "admission"]);
+    expect(told.filter(([, stage]) => stage === "write")).toHaveLength(gates.length);
+    const [, , firstWrite] = told.find(([kind, stage]) => kind === "reports" && stage === "write")!;
+    const [, , lastWait] = told.find(([kind, stage]) => kind === "admission" && stage === "wait")!;
+    expect(firstWrite).toBeGreaterThanOrEqual(0.045);
+    expect(lastWait).toBeGreaterThanOrEqual(0.045);
+  });
+
   it("keeps going when memory cannot follow an entry, and says so", async () => {
     const said: string[] = [];
     const journal = new Journal((line) => said.push(line));
     const log: string[] = [];
-    journal.add({ write: async () => {}, applied: () => { throw new Error("defect"); }, failed: () => {} });
-    journal.add({ write: async () => {}, applied: () => log.push("applied 2"), failed: () => {} });
+    journal.add({ kind: "test", write: async () => {}, applied: () => { throw new Error("defect"); }, failed: () => {} });
+    journal.add({ kind: "test", write: async () => {}, applied: () => log.push("applied 2"), failed: () => {} });
     await journal.idle();
     expect(log).toEqual(["applied 2"]);
     expect(said.join("\n")).toMatch(/apply failed: .*defect/);

@@ -35,6 +35,8 @@
  * 4,197 and 3,778).
  */
 export interface JournalEntry<T> {
+  /** What the entry writes ("reports", "leases", "admission", "moves"): its label in the journal's metrics. */
+  kind: string;
   /** The entry's statement. */
   write(): Promise<T>;
   /** Its statement committed: memory follows, callers are answered. May add entries. */
@@ -52,6 +54,21 @@ export const MAX_IN_SEQUENCE = 3;
 
 type Outcome = { ok: true; result: unknown } | { ok: false; error: unknown };
 
+/**
+ * Told, for each entry, how long it waited to be sent (`wait`: entries before it filled the
+ * connection) and how long its statement took from being sent to its answer (`write`: the
+ * statements ahead of it on the connection, its own, its commit, and the answer's way back).
+ * ops.ts counts them for /metrics (cyclemarket_journal_seconds).
+ */
+export type JournalObserver = (kind: string, stage: "wait" | "write", seconds: number) => void;
+
+interface Added {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  entry: JournalEntry<any>;
+  /** performance.now() when added. */
+  at: number;
+}
+
 interface Sent {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   entry: JournalEntry<any>;
@@ -59,18 +76,19 @@ interface Sent {
 }
 
 export class Journal {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private entries: JournalEntry<any>[] = [];
+  private entries: Added[] = [];
   /** Entries sent and not yet applied, oldest first. */
   private sent: Sent[] = [];
   private idleWaiters: (() => void)[] = [];
   private roomWaiters: (() => void)[] = [];
   private applying = false;
+  /** Told each entry's times (JournalObserver); none until ops.ts sets it. */
+  observe: JournalObserver | null = null;
 
   constructor(private log: (line: string) => void) {}
 
   add<T>(entry: JournalEntry<T>): void {
-    this.entries.push(entry);
+    this.entries.push({ entry, at: performance.now() });
     // An entry added while earlier ones are applied starts once all of them are.
     if (!this.applying) this.send();
   }
@@ -108,9 +126,13 @@ export class Journal {
   /** Starts every entry that may start now. */
   private send() {
     while (this.entries.length && this.sent.length < MAX_IN_SEQUENCE) {
-      const sent: Sent = { entry: this.entries.shift()!, outcome: null };
+      const { entry, at } = this.entries.shift()!;
+      const sent: Sent = { entry, outcome: null };
       this.sent.push(sent);
-      void write(sent.entry).then((outcome) => {
+      const sentAt = performance.now();
+      this.observe?.(entry.kind, "wait", (sentAt - at) / 1000);
+      void write(entry).then((outcome) => {
+        this.observe?.(entry.kind, "write", (performance.now() - sentAt) / 1000);
         sent.outcome = outcome;
         this.apply();
       });

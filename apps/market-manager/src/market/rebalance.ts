@@ -34,6 +34,7 @@ export function rebalance(market: Market, proposed: MoveRecord[], now: number): 
   });
   for (const m of moves) taskMoved(market, market.state.tasks.get(m.taskId)!, m.toMachineId);
   market.journal.add({
+    kind: "moves",
     write: () => writeMoves(inOrder(market), moves, decisions),
     applied: () => {
       countDecisions(market, decisions);

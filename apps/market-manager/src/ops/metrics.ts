@@ -33,6 +33,25 @@ export class Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  /**
+   * The market's journal (market/journal.ts), the one connection its hot statements run on in
+   * order: by kind of entry, how long each waited to be sent (stage "wait") and how long its
+   * statement took from being sent to its answer, commit included (stage "write").
+   */
+  readonly journal = new Histogram({
+    name: "cyclemarket_journal_seconds",
+    help: "The journal's statements, by kind: time waiting to be sent (stage wait) and from sent to answered, commit included (stage write)",
+    labelNames: ["kind", "stage"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  /** How long each report waited for its group to be decided (report-batch.ts): reports gather while the journal's connection is full. */
+  readonly reportGroupWait = new Histogram({
+    name: "cyclemarket_report_group_wait_seconds",
+    help: "Time a report waited for its group commit to be decided, from its arrival",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
   readonly samples = new Counter({ name: "cyclemarket_history_samples_total", help: "History samples written", registers: [this.registry] });
 
   constructor(state: LiveState, pool: Pool | null) {

@@ -20,8 +20,10 @@ const all = new WeakMap<Market, Ops>();
 export function opsOf(market: Market): Ops {
   let ops = all.get(market);
   if (!ops) {
-    ops = { metrics: new Metrics(market.state, poolOf(market.db)), interval: { admissions: 0, delays: 0, rejections: 0 }, restored: false };
+    const metrics = new Metrics(market.state, poolOf(market.db));
+    ops = { metrics, interval: { admissions: 0, delays: 0, rejections: 0 }, restored: false };
     all.set(market, ops);
+    market.journal.observe = (kind, stage, seconds) => metrics.journal.observe({ kind, stage }, seconds);
   }
   return ops;
 }

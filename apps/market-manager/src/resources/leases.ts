@@ -173,6 +173,7 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
   };
   return new Promise<void>((written) =>
     market.journal.add({
+      kind: "leases",
       write: () => leaseRows(market, plans, now, expiresAt),
       applied: (inputs) => {
         released();

@@ -371,6 +371,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
   if (status !== "rejected") market.engine.commit(spec, decision);
   const answer = new Promise<{ jobId: string; decision: typeof record }>((resolve, reject) =>
     market.journal.add({
+      kind: "admission",
       // In its turn after the reports and leases decided before it (journal.ts): its debit is conditional on the balance.
       write: () => writeAdmission(inOrder(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
       applied: () => {

@@ -28,6 +28,8 @@ export interface LeaseAsk<T> {
 interface Waiting {
   /** Finds the report's lease and task in the live market at its turn, or refuses it. */
   resolve: () => Completion;
+  /** performance.now() when it arrived. */
+  at: number;
   signal: Gone | undefined;
   done: (value: ReturnType<typeof answer>) => void;
   fail: (e: unknown) => void;
@@ -85,7 +87,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
   add(resolve: () => Completion, signal: Gone | undefined) {
     this.market.refuseWhenBusy(this.waiting.length);
     return new Promise<ReturnType<typeof answer>>((done, fail) => {
-      this.waiting.push({ resolve, signal, done, fail });
+      this.waiting.push({ resolve, at: performance.now(), signal, done, fail });
       this.schedule();
     });
   }
@@ -112,6 +114,9 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     this.scheduled = false;
     const taken = this.waiting.splice(0, MAX_REPORTS_PER_COMMIT);
     if (this.waiting.length) this.schedule();
+    const now = performance.now();
+    const { reportGroupWait } = opsOf(this.market).metrics;
+    for (const item of taken) if ("resolve" in item) reportGroupWait.observe((now - item.at) / 1000);
     const { group, alone, asks } = this.sort(taken);
     const { rows, rest } = this.preparePlain(group);
     if (rows.length) this.writePlain(rows);
@@ -224,6 +229,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     for (const r of rows) r.g.c.lease.writing = true;
     const started = performance.now();
     market.journal.add({
+      kind: "reports",
       write: () => writePlainRows(market, inOrder(market), rows.map((r) => r.row)),
       applied: () => {
         const seconds = (performance.now() - started) / 1000;
