@@ -14,7 +14,10 @@
 // in flight, a cycle of one call each), not what the manager sustains. `--profile` writes a CPU
 // profile of the throughput phase alone to profiles/ (read it with bench/profile-summary.ts), and
 // `workersCpuMsPerTask` says what the simulated workers cost: they share the machine. `managerMs`
-// is the manager's own time per kind of call in the throughput phase (server-times.ts). With
+// is the manager's own time per kind of call in the throughput phase (server-times.ts), and
+// `journalMs` its journal's: each kind of statement's wait to be sent and its time from sent to
+// answered ("reports.wait", "reports.write", "admission.write", ...), and each report's wait for
+// its group to be decided ("reports.group"). With
 // `--follow` the consumer follows each job's outputs as they are accepted (`jobs.streamOutputs`,
 // as the SDK's `results()` does) until the job ends; `followedOutputs` counts what it was sent.
 import { mkdirSync } from "node:fs";

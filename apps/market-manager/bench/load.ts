@@ -14,7 +14,8 @@
 // heartbeating, the same latencies over the calls made once every machine had joined
 // (`afterJoining`) and by W seconds of the load (`windows`), the manager's peak memory, the books of every job that finished, and how long
 // /healthz took to answer (asked every 100 ms throughout, on the health port and on the market's). `managerMs` is the manager's own time
-// per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's.
+// per kind of call, as its /metrics histogram counts it (server-times.ts), beside the generator's;
+// `journalMs` the journal's statements and the reports' wait for their group, as in bench:dispatch.
 //
 // npm run -s bench:load -- --heartbeat-only --machines 10000 --seconds 120 --joinSeconds 60 [--perProducer 100] [--json]
 //
