@@ -2,6 +2,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { Pool } from "pg";
 import type { LiveMachine, LiveState } from "../market/live.ts";
 
+/** Buckets (seconds) for the journal's statements and the reports' waits: half a millisecond up, where a statement's time on an idle machine falls. */
+const JOURNAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
 /**
  * The Market Manager's metrics in the Prometheus text format (`GET /metrics`). One registry per
  * running manager, so two managers in one process (tests) never count into each other.
@@ -42,14 +45,14 @@ export class Metrics {
     name: "cyclemarket_journal_seconds",
     help: "The journal's statements, by kind: time waiting to be sent (stage wait) and from sent to answered, commit included (stage write)",
     labelNames: ["kind", "stage"],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    buckets: JOURNAL_BUCKETS,
     registers: [this.registry],
   });
   /** How long each report waited for its group to be decided (report-batch.ts): reports gather while the journal's connection is full. */
   readonly reportGroupWait = new Histogram({
     name: "cyclemarket_report_group_wait_seconds",
     help: "Time a report waited for its group commit to be decided, from its arrival",
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    buckets: JOURNAL_BUCKETS,
     registers: [this.registry],
   });
   readonly samples = new Counter({ name: "cyclemarket_history_samples_total", help: "History samples written", registers: [this.registry] });
