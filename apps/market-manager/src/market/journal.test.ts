@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Journal, MAX_IN_SEQUENCE } from "./journal.ts";
+import { Journal, MAX_IN_SEQUENCE, YIELD_PASSES } from "./journal.ts";
 
 // The journal sends the hot steps' statements in the order they were decided, a few at once on
 // one connection that runs them in turn, and moves memory for each in that order: what a worker
@@ -92,6 +92,53 @@ describe("the journal", () => {
     await journal.idle();
     journal.whenRoom(() => (atOnce = true));
     expect(atOnce).toBe(true);
+  });
+
+  it("sends reports decided while an admission waits ahead of it, YIELD_PASSES of them at most, and applies in the order sent", async () => {
+    const journal = new Journal(() => {});
+    const sent: string[] = [];
+    const applied: string[] = [];
+    const gates = new Map<string, ReturnType<typeof deferred>>();
+    const add = (name: string, yields = false) => {
+      const gate = deferred();
+      gates.set(name, gate);
+      journal.add({ kind: yields ? "admission" : "reports", yields, write: () => (sent.push(name), gate.promise), applied: () => applied.push(name), failed: () => {} });
+    };
+    const first = Array.from({ length: MAX_IN_SEQUENCE }, (_, i) => `r${i + 1}`);
+    const later = Array.from({ length: YIELD_PASSES + 1 }, (_, i) => `r${MAX_IN_SEQUENCE + i + 1}`);
+    for (const name of first) add(name);
+    add("admission", true);
+    for (const name of later) add(name);
+    // The connection is full: every later entry waits, the admission among them.
+    expect(journal.waiting).toBe(later.length + 1);
+    // The connection answers in the order it was sent, one statement at a time.
+    for (let answered = 0; answered < gates.size; answered++) {
+      gates.get(sent[answered]!)!.resolve();
+      await tick();
+    }
+    await journal.idle();
+    // The reports decided after the admission went first, YIELD_PASSES of them; then the admission, then the rest.
+    expect(sent).toEqual([...first, ...later.slice(0, YIELD_PASSES), "admission", ...later.slice(YIELD_PASSES)]);
+    expect(applied).toEqual(sent);
+  });
+
+  it("decides the next group of reports while admissions wait, once at most one report statement is written", async () => {
+    const journal = new Journal(() => {});
+    const gates = Array.from({ length: 4 }, () => deferred());
+    journal.add({ kind: "reports", write: () => gates[0]!.promise, applied: () => {}, failed: () => {} });
+    journal.add({ kind: "reports", write: () => gates[1]!.promise, applied: () => {}, failed: () => {} });
+    journal.add({ kind: "admission", yields: true, write: () => gates[2]!.promise, applied: () => {}, failed: () => {} });
+    journal.add({ kind: "admission", yields: true, write: () => gates[3]!.promise, applied: () => {}, failed: () => {} });
+    let ready = false;
+    journal.whenRoom(() => (ready = true));
+    expect(journal.waiting).toBe(1); // the second admission: the connection holds MAX_IN_SEQUENCE
+    expect(ready).toBe(false); // two report statements are being written
+    gates[0]!.resolve();
+    await tick();
+    // One report statement is written, beside the admissions: the next group is decided now.
+    expect(ready).toBe(true);
+    for (const gate of gates) gate.resolve();
+    await journal.idle();
   });
 
   it("tells its observer how long each entry waited to be sent and how long its statement took, by kind", async () => {

@@ -372,7 +372,9 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
   const answer = new Promise<{ jobId: string; decision: typeof record }>((resolve, reject) =>
     market.journal.add({
       kind: "admission",
-      // In its turn after the reports and leases decided before it (journal.ts): its debit is conditional on the balance.
+      // In its turn after the reports and leases decided before it, and the ones decided while it
+      // waits (journal.ts, YIELD_PASSES): its debit is conditional on the balance.
+      yields: true,
       write: () => writeAdmission(inOrder(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
       applied: () => {
         countDecisions(market, decisions);
