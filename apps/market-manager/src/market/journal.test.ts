@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Journal, MAX_IN_SEQUENCE, YIELD_PASSES } from "./journal.ts";
 
-// The journal sends the hot steps' statements in the order they were decided, a few at once on
-// one connection that runs them in turn, and moves memory for each in that order: what a worker
-// is told, and what kill -9 can leave, is always a prefix of the decisions.
+// The journal sends the hot steps' statements in the order they were decided (an admission
+// yielding to the reports and leases decided while it waits), a few at once on one connection that
+// runs them in turn, and moves memory for each in the order sent: what a worker is told, and what
+// kill -9 can leave, is always a prefix of that order.
 
 const tick = () => new Promise((r) => setImmediate(r));
 

@@ -2,11 +2,13 @@
  * What the market's hot steps write, in the order they decided it. A step that takes reports,
  * leases or a new job's admission decides on the market's lock from memory alone and hands its one
  * statement here; the lock is free again at once, and the next step is decided while PostgreSQL
- * runs this one. Entries run one at a time, in the order they were added, on one connection of the
- * market's own (db/client.ts inSequence): a later entry can rely on every earlier one having run,
- * and kill -9 at any moment leaves a prefix of them committed. An entry's `applied` moves memory
- * once its statement committed, before any later entry's, and says so to whoever waits (a worker
- * is answered only then); `failed` undoes what its step moved ahead and chooses what to do instead.
+ * runs this one. Entries run one at a time, in the order they were added (except that an
+ * admission yields to the reports and leases added while it waits: YIELD_PASSES), on one
+ * connection of the market's own (db/client.ts inSequence): an entry can rely on every entry sent
+ * before it having run, and kill -9 at any moment leaves a prefix of them, in the order sent,
+ * committed. An entry's `applied` moves memory once its statement committed, before that of any
+ * entry sent after it, and says so to whoever waits (a worker is answered only then); `failed`
+ * undoes what its step moved ahead and chooses what to do instead.
  *
  * Up to MAX_IN_SEQUENCE of them are sent at once on that connection, each without waiting for the
  * one before to be answered: PostgreSQL runs them in turn all the same, and one that fails fails
