@@ -156,19 +156,20 @@ export class Journal {
   }
 
   /** The next entry to send: one that does not yield, unless the first yielding one was passed YIELD_PASSES times. */
-  private next(): Added | undefined {
+  private next(): Added {
     if (this.yielding.length && (!this.entries.length || this.passes >= YIELD_PASSES)) {
       this.passes = 0;
-      return this.yielding.shift();
+      return this.yielding.shift()!;
     }
-    if (this.yielding.length && this.entries.length) this.passes++;
-    return this.entries.shift();
+    // Here an entry that does not yield waits: it passes the first yielding one, if any.
+    if (this.yielding.length) this.passes++;
+    return this.entries.shift()!;
   }
 
   /** Starts every entry that may start now. */
   private send() {
     while (this.waiting && this.sent.length < MAX_IN_SEQUENCE) {
-      const { entry, at } = this.next()!;
+      const { entry, at } = this.next();
       const sent: Sent = { entry, outcome: null };
       this.sent.push(sent);
       const sentAt = performance.now();
@@ -182,7 +183,7 @@ export class Journal {
     if (this.room() && this.roomWaiters.length) for (const ready of this.roomWaiters.splice(0)) ready();
   }
 
-  /** Applies the written entries in the order they were added, then starts what may start. */
+  /** Applies the written entries in the order they were sent, then starts what may start. */
   private apply() {
     this.applying = true;
     while (this.sent[0]?.outcome) {
