@@ -18,7 +18,7 @@ export function createDb(url: string): Db {
   // The pages' prepared reads (a job page, its outputs and progress, a statement, a balance). An
   // idle connection that breaks (the database restarted) leaves the pool, which opens a new one
   // for the next statement; unheard, its error would end the process.
-  const reader = new pg.Pool({ connectionString: url, max: READER_CONNECTIONS, options: KEY_LOOKUPS_ONLY });
+  const reader = new pg.Pool({ connectionString: url, max: READER_CONNECTIONS, options: `${KEY_LOOKUPS_ONLY} ${GENERIC_PLANS}` });
   reader.on("error", () => {});
   readers.set(db, reader);
   const sequence = new Sequence(url);
@@ -44,6 +44,20 @@ export function createDb(url: string): Db {
  * plan's age. Prisma's own queries (the shared pool) are planned afresh each time and keep them.
  */
 const KEY_LOOKUPS_ONLY = "-c enable_seqscan=off";
+
+/**
+ * The pages' reads keep one plan per statement and connection. Left to choose, PostgreSQL planned
+ * the job page afresh at every poll (a custom plan for the job's id, 0.15 ms) and the plan it made
+ * ran slower than the generic one: bench:load's closed load (1,000 machines, 50 consumers, 90 s,
+ * `--statements`), two alternating pairs, the job page 0.82-0.98 ms of execution and 0.15 of
+ * planning a poll against 0.68-0.72 and 0.02, its progress 0.20-0.21 and 0.03-0.04 against
+ * 0.17-0.18 and 0.00; its outputs and the balance the same either way. Each statement finds its
+ * rows by key (KEY_LOOKUPS_ONLY), so one plan serves every job and account, and PostgreSQL makes
+ * it again when autovacuum's statistics of its tables change. The journal's statements keep the
+ * choice: its report statement ran slower on the generic plan (6.8-7.1 ms against 6.0-6.3 for
+ * groups of about 25 reports), whose arrays it assumes hold ten.
+ */
+const GENERIC_PLANS = "-c plan_cache_mode=force_generic_plan";
 
 /** Connections for the pages' prepared reads (readerOf): a poll holds one for a millisecond or two. */
 const READER_CONNECTIONS = 4;
