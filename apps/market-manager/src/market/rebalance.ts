@@ -49,13 +49,12 @@ export function rebalance(market: Market, proposed: MoveRecord[], now: number): 
 const MOVES_SQL = `
 WITH moved AS (
   UPDATE "Task" t SET "machineId" = m.machine
-  FROM (SELECT unnest($1::text[]) AS id, unnest($2::text[]) AS machine) AS m WHERE t.id = m.id AND t.id = ANY($1::text[]) AND t.status = 'queued'::"TaskStatus"
+  FROM unnest($1::text[], $2::text[]) AS m(id, machine) WHERE t.id = m.id AND t.id = ANY($1::text[]) AND t.status = 'queued'::"TaskStatus"
   RETURNING 1
 ), decisions AS (
   INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
   SELECT d.id, timestamp 'epoch' + d.at * interval '1 millisecond', 'move'::"DecisionOutcome", d.job, d.machine, d.owner, 1, d.reasons::jsonb, d.detail::jsonb
-  FROM (SELECT unnest($8::text[]) AS id, unnest($3::float8[]) AS at, unnest($4::text[]) AS job, unnest($2::text[]) AS machine,
-    unnest($5::text[]) AS owner, unnest($6::text[]) AS reasons, unnest($7::text[]) AS detail) AS d
+  FROM unnest($8::text[], $3::float8[], $4::text[], $2::text[], $5::text[], $6::text[], $7::text[]) AS d(id, at, job, machine, owner, reasons, detail)
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM decisions) AS decisions`;

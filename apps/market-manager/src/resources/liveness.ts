@@ -35,13 +35,13 @@ export class Liveness {
       if (machines.size) {
         await this.db.$executeRaw`
           UPDATE "Machine" m SET "lastHeartbeatAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
-          FROM (SELECT unnest(${[...machines.keys()]}::text[]) AS id, unnest(${[...machines.values()]}::float8[]) AS ms) AS v
+          FROM unnest(${[...machines.keys()]}::text[], ${[...machines.values()]}::float8[]) AS v(id, ms)
           WHERE m.id = v.id AND m."lastHeartbeatAt" < timestamp 'epoch' + v.ms * interval '1 millisecond'`;
       }
       if (leases.size) {
         await this.db.$executeRaw`
           UPDATE "Lease" l SET "expiresAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
-          FROM (SELECT unnest(${[...leases.keys()]}::text[]) AS id, unnest(${[...leases.values()]}::float8[]) AS ms) AS v
+          FROM unnest(${[...leases.keys()]}::text[], ${[...leases.values()]}::float8[]) AS v(id, ms)
           WHERE l.id = v.id AND l.status = 'active'`;
       }
     } catch (e) {

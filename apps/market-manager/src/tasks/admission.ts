@@ -111,8 +111,7 @@ WITH payer AS (
 ), job AS (${job}), decisions AS (
   INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
   SELECT d.id, timestamp 'epoch' + d.at * interval '1 millisecond', d.outcome::"DecisionOutcome", $1, d.machine, $2, d.tasks, d.reasons::jsonb, d.detail::jsonb
-  FROM (SELECT unnest(${decisionIds}::text[]) AS id, unnest($17::float8[]) AS at, unnest($18::text[]) AS outcome, unnest($19::text[]) AS machine,
-    unnest($20::int[]) AS tasks, unnest($21::text[]) AS reasons, unnest($22::text[]) AS detail) AS d
+  FROM unnest(${decisionIds}::text[], $17::float8[], $18::text[], $19::text[], $20::int[], $21::text[], $22::text[]) AS d(id, at, outcome, machine, tasks, reasons, detail)
   RETURNING 1
 ), placed AS (${placed})${more}
 SELECT CASE
@@ -135,7 +134,7 @@ const decisionIdsAt = (intake: boolean) => `$${parameterCount(intake)}`;
  */
 const QUEUE_PLACED = `
   UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'::"TaskStatus"
-  FROM (SELECT unnest($23::text[]) AS id, unnest($24::text[]) AS machine) AS p WHERE t.id = p.id AND t.id = ANY($23::text[])
+  FROM unnest($23::text[], $24::text[]) AS p(id, machine) WHERE t.id = p.id AND t.id = ANY($23::text[])
   RETURNING 1`;
 
 /** The decision on a job stored in intake: its row is updated, its placed tasks queued. */
@@ -196,9 +195,8 @@ const ADMIT_WITH_INTAKE_SQL = admitSql(
   SELECT t.id, $1, t.idx, t.replica, ARRAY(SELECT jsonb_array_elements_text(t.args)), t.stdin, t.env, t.files,
     CASE WHEN l.task IS NOT NULL THEN 'leased'::"TaskStatus" WHEN p.machine IS NULL THEN 'pending'::"TaskStatus" ELSE 'queued'::"TaskStatus" END,
     p.machine, CASE WHEN l.task IS NULL THEN 0 ELSE 1 END
-  FROM (SELECT unnest($37::text[]) AS id, unnest($38::int[]) AS idx, unnest($39::int[]) AS replica, unnest($40::jsonb[]) AS args,
-    unnest($41::bytea[]) AS stdin, unnest($42::jsonb[]) AS env, unnest($43::jsonb[]) AS files) AS t
-  LEFT JOIN (SELECT unnest($23::text[]) AS id, unnest($24::text[]) AS machine) AS p ON p.id = t.id
+  FROM unnest($37::text[], $38::int[], $39::int[], $40::jsonb[], $41::bytea[], $42::jsonb[], $43::jsonb[]) AS t(id, idx, replica, args, stdin, env, files)
+  LEFT JOIN unnest($23::text[], $24::text[]) AS p(id, machine) ON p.id = t.id
   LEFT JOIN unnest($45::text[]) AS l(task) ON l.task = t.id
   WHERE $10::"JobStatus" <> 'rejected'::"JobStatus"
   RETURNING id, status, "machineId"`,
@@ -209,7 +207,7 @@ const ADMIT_WITH_INTAKE_SQL = admitSql(
   `, leases AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
   SELECT l.id, l.task, l.machine, 'active'::"LeaseStatus", timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $47::float8 * interval '1 millisecond'
-  FROM (SELECT unnest($44::text[]) AS id, unnest($45::text[]) AS task, unnest($46::text[]) AS machine) AS l
+  FROM unnest($44::text[], $45::text[], $46::text[]) AS l(id, task, machine)
   JOIN placed p ON p.id = l.task AND p.status = 'leased'::"TaskStatus" AND p."machineId" = l.machine
   RETURNING 1
 )`,

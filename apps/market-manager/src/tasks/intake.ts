@@ -74,8 +74,7 @@ export async function insertTasks(run: Db | ((sql: string, values: unknown[]) =>
       `WITH job AS (SELECT id FROM "Job" WHERE id = $1 FOR KEY SHARE)
        INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status")
        SELECT t.id, (SELECT id FROM job), t.idx, t.replica, ARRAY(SELECT jsonb_array_elements_text(t.args)), t.stdin, t.env, t.files, 'pending'
-       FROM (SELECT unnest($2::text[]) AS id, unnest($3::int[]) AS idx, unnest($4::int[]) AS replica, unnest($5::jsonb[]) AS args,
-         unnest($6::bytea[]) AS stdin, unnest($7::jsonb[]) AS env, unnest($8::jsonb[]) AS files) AS t`,
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::jsonb[], $6::bytea[], $7::jsonb[], $8::jsonb[]) AS t(id, idx, replica, args, stdin, env, files)`,
       [
         jobId,
         chunk.map((t) => t.id),
@@ -106,7 +105,7 @@ export async function queueOnMachines(tx: Tx, placed: Map<string, string>) {
   if (placed.size === 0) return;
   await tx.$executeRaw`
     UPDATE "Task" t SET "machineId" = p.machine, status = 'queued'
-    FROM (SELECT unnest(${[...placed.keys()]}::text[]) AS id, unnest(${[...placed.values()]}::text[]) AS machine) AS p WHERE t.id = p.id`;
+    FROM unnest(${[...placed.keys()]}::text[], ${[...placed.values()]}::text[]) AS p(id, machine) WHERE t.id = p.id`;
 }
 
 const inIntake = new WeakMap<Market, Map<string, number>>();
