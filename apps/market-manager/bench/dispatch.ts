@@ -108,7 +108,7 @@ try {
   const rssMb = manager.rssMb();
   if (profileDir) await manager.profileStop(profileFile(profileDir, "dispatch"));
   await fleet.stop();
-  const { books, serverMs, journalMs, statements } = await manager.audit(jobIds);
+  const { books, serverMs, journalMs, statements, walFlushes } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");
   const submit = toLease.summary("submit");
   print(
@@ -135,7 +135,7 @@ try {
       failedRuns: fleet.failedRuns(),
       lost: books.lost,
       books,
-      ...(statements ? { statements } : {}),
+      ...(statements ? { statements, walFlushes } : {}),
       ...(fleet.errors().length ? { workerErrors: fleet.errors().slice(0, 5) } : {}),
     },
     opt.json,

@@ -18,7 +18,7 @@ import type { AppRouter } from "../src/index.ts";
 import { clientFor, freePort, PUBLIC_URL, signUp, signUpSession, TEST_MARKET_ENV } from "../../../test/support/market.ts";
 import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
-import type { StatementCost } from "./statements.ts";
+import type { StatementCost, WalFlushes } from "./statements.ts";
 import type { ServerTime } from "./server-times.ts";
 import { MANAGER_NODE_FLAGS } from "../src/node-flags.ts";
 import { procStat } from "../src/db/proc.ts";
@@ -117,6 +117,8 @@ export interface Audit {
   /** The journal's statements by kind and stage ("reports.wait", "reports.write", "admission.write", ...) and each report's wait for its group ("reports.group"), once callsStart was asked. */
   journalMs?: Record<string, ServerTime>;
   statements?: StatementCost[];
+  /** With `statements`: the log's flushes the commits waited for, from the load's start. */
+  walFlushes?: WalFlushes;
 }
 
 export async function startBenchManager(options: { profileDir?: string; env?: Record<string, string>; statements?: boolean } = {}): Promise<BenchManager> {

@@ -1,7 +1,8 @@
 // npm run -s bench:load -- --machines M --consumers C --seconds S [--slots N] [--jobTasks J] [--joinSeconds R] [--jobsPerSecond Q] [--windowSeconds W] [--json] [--profile] [--statements]
 //
 // --statements: PostgreSQL counts what each statement cost (pg_stat_statements), and the output's
-// `statements` lists the costliest of the load (the same in bench:dispatch).
+// `statements` lists the costliest of the load, `walFlushes` the flushes of the write-ahead log
+// its commits waited for, with their time (the same in bench:dispatch).
 //
 // A market under mixed load for S seconds: M simulated machines (ten to a producer) join over R
 // seconds, each registering, heartbeating at the protocol's interval, holding its work stream,
@@ -173,7 +174,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
   clearInterval(rssTimer);
   await health.stop();
   const accepted = fleet.accepted();
-  const { books, departed, loopDelayMs, serverMs, journalMs, statements } = await manager.audit(finished);
+  const { books, departed, loopDelayMs, serverMs, journalMs, statements, walFlushes } = await manager.audit(finished);
   await fleet.stop();
   print(
     {
@@ -209,7 +210,7 @@ async function mixedLoad(manager: BenchManager, tokens: string[]) {
       failedRuns: fleet.failedRuns(),
       lost: books.lost,
       books,
-      ...(statements ? { statements } : {}),
+      ...(statements ? { statements, walFlushes } : {}),
       ...(failures.length || fleet.errors().length ? { errors: [...failures, ...fleet.errors()].slice(0, 8) } : {}),
     },
     opt.json,

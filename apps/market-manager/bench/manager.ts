@@ -71,10 +71,11 @@ process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) 
     const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
     void (async () => {
       const costs = statements ? await statements.since() : undefined;
+      const walFlushes = statements ? await statements.walFlushesSince() : undefined;
       const serverMs = calls ? await calls.since() : undefined;
       const journalMs = journal.length ? Object.assign({}, ...(await Promise.all(journal.map((j) => j.since())))) : undefined;
       const books = await audit(manager.services.db, msg.jobIds ?? []);
-      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(serverMs ? { serverMs } : {}), ...(journalMs ? { journalMs } : {}), ...(costs ? { statements: costs } : {}) });
+      process.send!({ kind: "audit", books, departed: departures.length, loopDelayMs, ...(serverMs ? { serverMs } : {}), ...(journalMs ? { journalMs } : {}), ...(costs ? { statements: costs, walFlushes } : {}) });
     })();
   } else if (msg.kind === "stop") void stop();
 });

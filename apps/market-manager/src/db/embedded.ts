@@ -40,7 +40,7 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   log?: (line: string) => void;
-  /** Load pg_stat_statements, planning counted too, so what each statement cost can be read (apps/market-manager/bench: --statements). */
+  /** Load pg_stat_statements, planning counted too, and time the log's writes and flushes, so what each statement cost and what its commit waited for can be read (apps/market-manager/bench: --statements). */
   statements?: boolean;
   /** Schedule the server's processes as batch work (batch-scheduling.ts); false: as ordinary processes. */
   batch?: boolean;
@@ -57,7 +57,7 @@ export async function startEmbeddedPostgres(opts: {
   const appPassword = secretFile(join(opts.dataDir, "app-password"), null);
   let port = opts.port;
   for (let attempt = 1; ; attempt++) {
-    const started = await startOn(EmbeddedPostgres, databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log, opts.statements ? ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track_planning=on"] : []);
+    const started = await startOn(EmbeddedPostgres, databaseDir, port, ownerPassword.value, fresh && attempt === 1, root, opts.log, opts.statements ? ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track_planning=on", "-c", "track_wal_io_timing=on"] : []);
     if (started.ok) {
       const pg = started.pg;
       const ownerUrl = `postgresql://${OWNER}:${encodeURIComponent(ownerPassword.value)}@127.0.0.1:${port}/${DATABASE}`;
