@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { BYTEPATTERN_WASM, bytepatternOutput } from "../support/bytepattern.ts";
@@ -43,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopGently(worker?.child);
   await market?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("a C program with binary stdout, through the CLI", () => {

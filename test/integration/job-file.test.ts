@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { connect, MarketError, type CycleMarket } from "../../packages/client/src/index.ts";
@@ -64,6 +64,7 @@ afterAll(async () => {
   await worker;
   await pool.close();
   await market?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("tokens carry scopes", () => {

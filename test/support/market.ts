@@ -79,7 +79,11 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
   });
   // MARKET_LOG=1 shows the market's log (and the stacks of its 500s) while a test runs.
   const log = process.env.MARKET_LOG ? (line: string) => console.log(`[market] ${line}`) : () => {};
-  let manager = await startMarketManager(cfg, log);
+  // A market that does not start (a taken port, a bad setting) leaves no data folder behind.
+  let manager = await startMarketManager(cfg, log).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const url = `http://127.0.0.1:${manager.port}`;
   const outbox = join(dataDir, "outbox.jsonl");
   return {
