@@ -4,7 +4,6 @@ import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { marketWithMachine } from "../support/worker.ts";
 import { writeAdmission, type Admission } from "../../apps/market-manager/src/tasks/admission.ts";
 import { inOrder } from "../../apps/market-manager/src/tasks/report-batch.ts";
-import { MARKET_OWNER } from "../../apps/market-manager/src/ledger/ledger.ts";
 import { discardIntake, insertTasks } from "../../apps/market-manager/src/tasks/intake.ts";
 
 // A small job's admission writes its tasks and the leases of those leased at once in one
@@ -48,7 +47,8 @@ function admission(leased: { leaseId: string; taskId: string; machineId: string 
     pilotPriceMicro: null,
     pricing: "posted",
     escrowMicro: 1000n,
-    penaltyHeldMicro: 0n,
+    maxSpendMicro: null,
+    submitNetwork: null,
     decisions: [],
     placed: new Map(taskIds.map((id) => [id, machineId])),
     intake: {
@@ -65,7 +65,7 @@ function admission(leased: { leaseId: string; taskId: string; machineId: string 
       taskLimits: null,
       tasks: taskIds.map((id, index) => ({ id, index, replica: 0, args: [], stdin: Buffer.alloc(0) })),
     },
-    leases: { rows: leased, expiresAt: now + 60_000 },
+    leases: { rows: leased.map((l) => ({ ...l, terms: { issuedAt: now, expiresAt: now + 60_000, pieceRateMicro: 1000n, pilot: false, ahead: 0 } })) },
   };
 }
 
@@ -75,7 +75,7 @@ describe("a small job's admission with leases", () => {
   it("writes the leases of tasks it inserted leased on their machine", async () => {
     const taskIds = [randomUUID(), randomUUID()];
     const a = admission([{ leaseId: randomUUID(), taskId: taskIds[0]!, machineId }], taskIds);
-    await writeAdmission(inOrder(market.manager.services.market), a, MARKET_OWNER);
+    await writeAdmission(inOrder(market.manager.services.market), a);
     const lease = await db().lease.findUniqueOrThrow({ where: { id: a.leases!.rows[0]!.leaseId }, include: { task: true } });
     expect(lease).toMatchObject({ status: "active", machineId, task: { id: taskIds[0], status: "leased", machineId } });
     expect((await db().job.findUniqueOrThrow({ where: { id: a.jobId } })).status).toBe("running");
@@ -92,7 +92,7 @@ describe("a small job's admission with leases", () => {
       ],
       taskIds,
     );
-    await expect(writeAdmission(inOrder(market.manager.services.market), a, MARKET_OWNER)).rejects.toThrow(/lease-task-not-inserted:1/);
+    await expect(writeAdmission(inOrder(market.manager.services.market), a)).rejects.toThrow(/lease-task-not-inserted/);
     expect(await db().job.findUnique({ where: { id: a.jobId } })).toBeNull();
     expect(await db().task.count({ where: { id: { in: [...taskIds, stray] } } })).toBe(0);
     expect(await db().lease.count({ where: { id: { in: a.leases!.rows.map((r) => r.leaseId) } } })).toBe(0);

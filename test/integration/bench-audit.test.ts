@@ -5,10 +5,11 @@ import { audit } from "../../apps/market-manager/bench/audit.ts";
 import { expireLeases } from "../../apps/market-manager/src/resources/leases.ts";
 
 // The benches' audit of the books (bench/audit.ts) against what the market really does with a
-// task whose first run failed or whose lease ran out: a failed run is paid and the task runs
-// again, so the task carries two payments that are both owed; a report arriving after its lease
-// expired is refused and paid nothing. The audit must count neither as lost, and must name what
-// it found when a task is lost.
+// task whose first run failed or whose lease ran out: a failed run nobody reproduced is not paid
+// and the task runs again; a report arriving after its lease expired is still accepted when it is
+// the task's first, its piece held for the job's lateness and settled with the job, and the run
+// placed again is refused. The audit must count neither as lost, and must name what it found when
+// a task is lost.
 
 let market: TestMarket;
 let consumer: Awaited<ReturnType<typeof marketWithMachine>>["consumer"];
@@ -38,7 +39,7 @@ const leaseOne = async () => {
 };
 
 describe("the bench's audit of the books", () => {
-  it("counts a task whose failed run was paid before its accepted run as whole, with both payments", async () => {
+  it("counts a task whose failed run was not paid before its accepted run as whole, with the one payment", async () => {
     const jobId = await submit(1);
     // The run fails as the Node worker reports a module it could not fetch (a busy market).
     const failed = await leaseOne();
@@ -55,13 +56,13 @@ describe("the bench's audit of the books", () => {
     expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
 
     const payments = await db().ledgerEntry.findMany({ where: { jobId, kind: "payment" }, orderBy: { createdAt: "asc" } });
-    expect(payments.map((p) => (p.memo as { failed: boolean }).failed)).toEqual([true, false]);
+    expect(payments.map((p) => (p.memo as { of: string }).of)).toEqual(["result"]);
     const books = await audit(db(), [jobId]);
     expect(books).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
     expect(books.lostTasks).toBeUndefined();
   });
 
-  it("counts a task whose late report was refused after its lease expired and the task ran again as whole", async () => {
+  it("counts a task whose late report was accepted after its lease expired, its piece held, as whole", async () => {
     const jobId = await submit(1);
     const first = await leaseOne();
     const late = await runLease(worker, machineId, first);
@@ -71,12 +72,15 @@ describe("the bench's audit of the books", () => {
     expect(await expireLeases(live)).toBe(1);
     const second = await leaseOne();
     expect(second.taskId).toBe(first.taskId);
-    await expect(worker.worker.report.mutate(late)).rejects.toThrow(/not current/);
-    expect((await worker.worker.report.mutate(await runLease(worker, machineId, second))).accepted).toBe(true);
+    // The late result is still the task's first: accepted, and the run placed again is refused.
+    expect((await worker.worker.report.mutate(late)).accepted).toBe(true);
+    await expect(worker.worker.report.mutate(await runLease(worker, machineId, second))).rejects.toThrow(/not current/);
     expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
 
     expect(await db().result.count({ where: { task: { jobId } } })).toBe(1);
-    expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, lost: 0 });
+    expect((await db().result.findFirstOrThrow({ where: { task: { jobId } } })).heldMicro).toBeGreaterThan(0n);
+    expect(await db().ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(0);
+    expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
   });
 
   it("names what a lost task's rows say: its status, results and payments", async () => {

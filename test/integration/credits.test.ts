@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUBLIC_URL, clientFor, refusal, startTestMarket, verifyEmail, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
@@ -97,9 +98,9 @@ describe("money views of a job", () => {
     const { worker, machineId } = await producerMachine("rack@example.test");
     const { jobId, decision } = await consumer.jobs.submit.mutate(pi("Tuesday's pi", 2, 40));
     expect(decision.outcome).toBe("admitted");
-    // Posted pricing: the escrow is the price plus a contingency for long runs, never the whole benefit of 40.
+    // Posted pricing: the escrow is what the job can be charged, its price, never the whole benefit of 40.
     const escrow = (await consumer.jobs.get.query({ jobId })).escrowHeld;
-    expect(escrow).toBeGreaterThanOrEqual(decision.outcome === "admitted" ? decision.price : Infinity);
+    expect(escrow).toBeCloseTo(decision.outcome === "admitted" ? decision.price : Infinity, 6);
     expect(escrow).toBeLessThan(40);
     const held = await consumer.ledger.statement.query();
     expect(held.inEscrow).toBe(escrow);
@@ -131,7 +132,8 @@ describe("money views of a job", () => {
       outputHash: createHash("sha256").update(stdout).digest("hex"), elapsedMs: 1000,
     });
     const payment = (await producer.ledger.statement.query()).lines.find((l) => l.kind === "payment");
-    expect(payment).toMatchObject({ jobId, jobName: null, amount: 0.5 });
+    // The lease's piece rate, whatever the run's reported second.
+    expect(payment).toMatchObject({ jobId, jobName: null, amount: Number(lease!.pieceRateMicro) / 1e6 });
     expect((await consumer.ledger.statement.query()).lines.find((l) => l.kind === "settlement")).toMatchObject({ jobName: "secret project" });
     await worker.worker.depart.mutate({ machineId });
   });
@@ -146,7 +148,7 @@ describe("a statement", () => {
     // producer paid for its runs while it buys: more than a statement shows.
     for (let i = 0; i < 260; i++) {
       const account = i % 2 === 0 ? ({ kind: "consumer", userId: id } as const) : ({ kind: "producer", userId: id } as const);
-      await db.$transaction((tx) => post(tx, { kind: "payment", uniqueKey: `statement-test:${i}`, memo: { i }, postings: [{ account: { kind: "market" }, amount: -1n }, { account, amount: 1n }] }));
+      await db.$transaction((tx) => post(tx, { id: randomUUID(), kind: "payment", uniqueKey: `statement-test:${i}`, jobId: null, taskId: null, memo: { i }, postings: [{ account: { kind: "market" }, amount: -1n }, { account, amount: 1n }] }));
     }
     const { lines } = await user.ledger.statement.query();
     expect(lines).toHaveLength(200);

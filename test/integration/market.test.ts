@@ -107,7 +107,7 @@ describe("admission and cancellation", () => {
     const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(3, 40));
     expect(decision.outcome).toBe("admitted");
     const escrow = (await consumer.jobs.get.query({ jobId })).escrowHeld;
-    expect(escrow).toBeGreaterThanOrEqual(1); // the price and enough for runs paid at their cap
+    expect(escrow).toBeCloseTo(decision.outcome === "admitted" ? decision.price : NaN, 6); // what it can be charged: its price
     expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(before - escrow, 6);
 
     const { leases } = await worker.worker.lease.mutate({ machineId, max: 2 });
@@ -115,12 +115,14 @@ describe("admission and cancellation", () => {
     const empty = Buffer.alloc(0).toString("base64");
     const stdout = Buffer.from("7 10\n");
     const hash = (await import("node:crypto")).createHash("sha256").update(stdout).digest("hex");
-    // One run reported as taking 2 s at 0.5 credits per second: the producer earns 1 credit.
+    // One run, reported as taking 2 s: the producer earns its lease's piece rate, whatever it says.
     await worker.worker.report.mutate({ machineId, leaseId: first!.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: empty, outputHash: hash, elapsedMs: 2000 });
+    const piece = Number(first!.pieceRateMicro) / 1e6;
+    expect(piece).toBeGreaterThan(0);
 
     const { charged } = await consumer.jobs.cancel.mutate({ jobId });
-    expect(charged).toBe(1);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before - 1);
+    expect(charged).toBe(piece);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(before - piece, 6);
     expect((await consumer.jobs.get.query({ jobId })).status).toBe("cancelled");
     // The other lease is no longer current, and the job cannot be cancelled twice.
     expect((await refusal(worker.worker.report.mutate({ machineId, leaseId: second!.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: empty, outputHash: hash, elapsedMs: 5 }))).code).toBe("stale-lease");

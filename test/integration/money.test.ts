@@ -1,33 +1,46 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
+import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
+import { CAT_WAT, LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { PUBLIC_URL, refusal, startTestMarket, verifyEmail, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
+import { runLease, type TestLease } from "../support/worker.ts";
 
-// No one can create money. Each test is an attack that minted credits before: a producer's
-// self-reported run time, a consumer's negative penalty, a dedicated contract paid up front, one
-// owner's replicas, unpaid failed runs and farmed sign-ups. Each runs against a real market over
-// the documented protocol, and checks what the attacker ends up with and that the market's own
-// account never goes below minus its reserve.
+// A price is a promise. Each test is an attack that took money from the market or from a
+// consumer before, written as the attacker runs it over the documented protocol against a real
+// market: a producer's reported run time, failures it invents, a lease it holds with heartbeats,
+// lateness one person causes to collect a penalty, and a job that gave no work estimate. Each
+// checks what the attacker ends up with, what the consumer paid against the quote, and that the
+// market's own account never goes below minus its reserve.
 
 let market: TestMarket;
 type Client = Awaited<ReturnType<TestMarket["signUp"]>>;
 type Worker = ReturnType<TestMarket["tokenClient"]>;
 const RESERVE = 100_000;
+const STARTING = 1000;
 
 beforeAll(async () => {
   market = await startTestMarket({ MARKET_RESERVE: String(RESERVE) });
+  // Leases of these tests' short tasks end after a second instead of the default floor.
+  market.manager.services.market.settings.terms = { ...DEFAULT_TERMS, leaseFloorSeconds: 1 };
 });
 afterAll(() => market?.stop());
 
 const db = () => market.manager.services.db;
 const marketBalance = async () => Number((await db().ledgerAccount.findFirst({ where: { kind: "market" } }))?.balanceMicro ?? 0n) / 1e6;
 const machine = { kind: "opportunistic" as const, slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, userAgent: "test" };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function producer(email: string): Promise<{ client: Client; worker: Worker }> {
-  const client = await market.signUp(email, ["producer", "consumer"]);
+async function producer(email: string, roles: ("producer" | "consumer")[] = ["producer", "consumer"]): Promise<{ client: Client; worker: Worker }> {
+  const client = await market.signUp(email, roles);
   const worker = market.tokenClient((await client.account.tokens.create.mutate({ name: "rack" })).token);
   return { client, worker };
+}
+
+/** Everything an account holds: its consumer and producer balances. */
+async function holdings(client: Client) {
+  const s = await client.ledger.statement.query();
+  return s.consumerBalance + s.producerBalance;
 }
 
 function forged(text: string) {
@@ -35,12 +48,30 @@ function forged(text: string) {
   return { stdout: stdout.toString("base64"), stderr: "", outputHash: createHash("sha256").update(stdout).digest("hex") };
 }
 
-const pi = (value: number, taskCount = 1, replicas = 1) => ({
-  name: "pi",
-  source: { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: 1000 }, taskCount },
-  benefit: { kind: "constant" as const, value },
-  replicas,
+type Curve = { kind: "constant"; value: number } | { kind: "deadline"; value: number; deadline: number; penalty?: number };
+const loop = (tasks: number, benefit: Curve, more: { maxSpend?: number; workPerTask?: number } = {}) => ({
+  name: "loop",
+  source: {
+    kind: "upload" as const,
+    moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"),
+    tasks: Array.from({ length: tasks }, () => ({ args: [] as string[], stdin: "" })),
+    workPerTask: more.workPerTask ?? 0.01,
+    memoryMbPerTask: 16,
+  },
+  benefit,
+  ...(more.maxSpend === undefined ? {} : { maxSpend: more.maxSpend }),
 });
+
+const priceOf = (d: { outcome: string; price?: number }) => (d.outcome === "admitted" ? d.price! : NaN);
+
+/** The first lease `machineId` gets within a few ticks of the market's sweeper. */
+async function leaseSoon(worker: Worker, machineId: string) {
+  for (const until = Date.now() + 10_000; Date.now() < until; await sleep(200)) {
+    const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
+    if (lease) return lease;
+  }
+  throw new Error(`machine ${machineId} got no lease`);
+}
 
 async function expectBooksSound() {
   await expectLedgerBalances(db());
@@ -50,120 +81,224 @@ async function expectBooksSound() {
 }
 
 describe("a producer's reported run time", () => {
-  it("is paid only up to what the machine's benchmark allows, flagged, and never past the job's escrow", async () => {
+  it("changes no amount: reports at the floor and at 24 days are paid the piece rate, and the consumer pays exactly the quote", async () => {
     const consumer = await market.signUp("buyer1@example.test", ["consumer"]);
     const { client, worker } = await producer("greedy@example.test");
+    // 1 credit a second of this machine, speed 1: an ask of 1 credit per reference second.
     const { machineId } = await worker.worker.register.mutate({ ...machine, name: "greedy", pricePerSecond: 1 });
-    const { jobId, decision } = await consumer.jobs.submit.mutate(pi(50));
+    const { jobId, decision } = await consumer.jobs.submit.mutate(loop(10, { kind: "constant", value: 50 }));
     expect(decision.outcome).toBe("admitted");
-    const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
-    // 24.9 days for a task of a few milliseconds.
-    await worker.worker.report.mutate({ machineId, leaseId: lease!.leaseId, exitCode: 0, elapsedMs: 2_147_483_000, ...forged("3.14 1000\n") });
-
-    const paid = (await client.ledger.statement.query()).producerBalance;
-    expect(paid).toBeGreaterThan(0);
-    expect(paid).toBeLessThanOrEqual(market.manager.services.market.settings.terms.payFloorSeconds * 1);
-    const result = await db().result.findFirstOrThrow({ where: { task: { jobId } } });
-    expect(result.implausible).toBe(true);
-    expect((await db().machine.findUniqueOrThrow({ where: { id: machineId } })).reputation).toBeLessThan(1);
-    await worker.worker.depart.mutate({ machineId });
-    await expectBooksSound();
-  });
-
-  it("at a million credits a second takes at most the consumer's escrow, and the market pays nothing", async () => {
-    const consumer = await market.signUp("buyer2@example.test", ["consumer"]);
-    const honest = await producer("cheap@example.test");
-    const { machineId: cheap } = await honest.worker.worker.register.mutate({ ...machine, name: "cheap", pricePerSecond: 0 });
-    const { jobId } = await consumer.jobs.submit.mutate(pi(20));
-    const { client, worker } = await producer("dear@example.test");
-    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "dear", pricePerSecond: 1_000_000 });
-    // The dear machine may not take the cheap one's queued work: it costs more per unit of work.
-    expect((await worker.worker.lease.mutate({ machineId, max: 1 })).leases).toHaveLength(0);
-    await honest.worker.worker.depart.mutate({ machineId: cheap });
-    // With the cheap machine gone the task is the dear machine's: it is paid, but never past the escrow.
-    const before = await marketBalance();
-    const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
-    expect(lease?.jobId).toBe(jobId);
-    await worker.worker.report.mutate({ machineId, leaseId: lease!.leaseId, exitCode: 0, elapsedMs: 2_147_483_000, ...forged("3.14 1000\n") });
-    expect((await client.ledger.statement.query()).producerBalance).toBeLessThanOrEqual(20);
-    expect(await marketBalance()).toBeGreaterThanOrEqual(before);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBeGreaterThanOrEqual(1000 - 20);
+    const quoted = priceOf(decision);
+    for (let i = 0; i < 10; i++) {
+      const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
+      expect(lease!.pieceRateMicro).toBe("10000"); // 0.01 s of reference work at 1 credit a second
+      const elapsedMs = i % 2 ? 2000 : 2_147_483_000;
+      await worker.worker.report.mutate({ machineId, leaseId: lease!.leaseId, exitCode: 0, elapsedMs, ...forged("") });
+    }
+    const job = await consumer.jobs.get.query({ jobId });
+    expect(job.status).toBe("completed");
+    expect(job.charged).toBeCloseTo(quoted, 6);
+    expect((await client.ledger.statement.query()).producerBalance).toBeCloseTo(0.1, 9);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(STARTING - quoted, 6);
+    // The market keeps the fee and the congestion of the quote: its profit is the quote less the pieces.
+    expect(quoted).toBeGreaterThan(0.1);
     await worker.worker.depart.mutate({ machineId });
     await expectBooksSound();
   });
 });
 
-describe("a lateness penalty", () => {
-  const late = (penalty: number) => ({
-    name: "late",
-    source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 0.01, memoryMbPerTask: 16 },
-    benefit: { kind: "deadline" as const, value: 1, deadline: 1, penalty },
+describe("a failed run", () => {
+  it("invented by a producer is paid nothing, counts against its machine, and its task runs elsewhere", async () => {
+    const consumer = await market.signUp("buyer2@example.test", ["consumer"]);
+    const liar = await producer("liar@example.test");
+    const { machineId: liarId } = await liar.worker.worker.register.mutate({ ...machine, name: "liar", pricePerSecond: 1 });
+    const { jobId, decision } = await consumer.jobs.submit.mutate(loop(1, { kind: "constant", value: 30 }));
+    const [lease] = (await liar.worker.worker.lease.mutate({ machineId: liarId, max: 1 })).leases;
+    const honest = await producer("honest-runner@example.test");
+    const { machineId: honestId } = await honest.worker.worker.register.mutate({ ...machine, name: "honest", pricePerSecond: 1 });
+    const trap = { exitCode: -1, elapsedMs: 2000, error: { code: "trap" as const, message: "unreachable" }, ...forged("") };
+    await liar.worker.worker.report.mutate({ machineId: liarId, leaseId: lease!.leaseId, ...trap });
+    // The task is not handed back to the machine that said it failed: another owner must run it.
+    expect((await liar.worker.worker.lease.mutate({ machineId: liarId, max: 1 })).leases).toHaveLength(0);
+    const rerun = await leaseSoon(honest.worker, honestId);
+    await honest.worker.worker.report.mutate({ machineId: honestId, leaseId: rerun.leaseId, exitCode: 0, elapsedMs: 5, ...forged("") });
+    const job = await consumer.jobs.get.query({ jobId });
+    expect(job.status).toBe("completed");
+    expect(job.charged).toBeCloseTo(priceOf(decision), 6);
+    expect((await liar.client.ledger.statement.query()).producerBalance).toBe(0);
+    expect((await db().machine.findUniqueOrThrow({ where: { id: liarId } })).reputation).toBeLessThan(1);
+    for (const [w, id] of [[liar.worker, liarId], [honest.worker, honestId]] as const) await w.worker.depart.mutate({ machineId: id });
+    await expectBooksSound();
   });
 
-  async function runLate(consumer: Client, elapsedMs: number) {
-    const { worker } = await producer(`p-${elapsedMs}@example.test`);
-    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "p", pricePerSecond: 0 });
-    const { jobId, decision } = await consumer.jobs.submit.mutate(late(-1_000_000_000_000));
+  it("is paid only once a machine of another owner reproduces it, and a job whose every task fails that way fails", async () => {
+    const consumer = await market.signUp("buyer3@example.test", ["consumer"]);
+    const a = await producer("trap-a@example.test");
+    const b = await producer("trap-b@example.test");
+    const { machineId: aId } = await a.worker.worker.register.mutate({ ...machine, name: "a", pricePerSecond: 1 });
+    const { jobId } = await consumer.jobs.submit.mutate(loop(1, { kind: "constant", value: 30 }));
+    const trap = { exitCode: -1, elapsedMs: 5, error: { code: "trap" as const, message: "unreachable" }, ...forged("") };
+    const [first] = (await a.worker.worker.lease.mutate({ machineId: aId, max: 1 })).leases;
+    await a.worker.worker.report.mutate({ machineId: aId, leaseId: first!.leaseId, ...trap });
+    expect((await a.client.ledger.statement.query()).producerBalance).toBe(0);
+    const { machineId: bId } = await b.worker.worker.register.mutate({ ...machine, name: "b", pricePerSecond: 1 });
+    await expect.poll(async () => (await db().task.findFirstOrThrow({ where: { jobId } })).machineId, { timeout: 10_000 }).toBe(bId);
+    const [second] = (await b.worker.worker.lease.mutate({ machineId: bId, max: 1 })).leases;
+    await b.worker.worker.report.mutate({ machineId: bId, leaseId: second!.leaseId, ...trap });
+    const job = await consumer.jobs.get.query({ jobId });
+    expect(job.status).toBe("failed");
+    // Both runs are paid their piece rate, charged to the consumer's escrow; nothing else.
+    expect((await a.client.ledger.statement.query()).producerBalance).toBeCloseTo(0.01, 9);
+    expect((await b.client.ledger.statement.query()).producerBalance).toBeCloseTo(0.01, 9);
+    expect(job.charged).toBeCloseTo(0.02, 9);
+    expect((await db().result.count({ where: { task: { jobId }, failureConfirmed: true } }))).toBe(2);
+    for (const [w, id] of [[a.worker, aId], [b.worker, bId]] as const) await w.worker.depart.mutate({ machineId: id });
+    await expectBooksSound();
+  });
+});
+
+describe("a lease", () => {
+  it("held by heartbeats past its time expires all the same: the task runs elsewhere and the holder earns nothing", async () => {
+    const consumer = await market.signUp("buyer4@example.test", ["consumer"]);
+    const holder = await producer("holder@example.test");
+    const { machineId: holderId } = await holder.worker.worker.register.mutate({ ...machine, name: "holder", pricePerSecond: 1 });
+    const { jobId } = await consumer.jobs.submit.mutate(loop(1, { kind: "constant", value: 30 }));
+    const [lease] = (await holder.worker.worker.lease.mutate({ machineId: holderId, max: 1 })).leases;
+    expect(lease!.expiresAt - Date.now()).toBeLessThanOrEqual(1500);
+    // A cheaper machine joins: once the lease ends, the task is placed there.
+    const honest = await producer("fast@example.test");
+    const { machineId: honestId } = await honest.worker.worker.register.mutate({ ...machine, name: "fast", pricePerSecond: 0.5 });
+    for (let i = 0; i < 6; i++) {
+      await holder.worker.worker.heartbeat.mutate({ machineId: holderId, leaseIds: [lease!.leaseId] });
+      await sleep(400);
+    }
+    expect((await db().lease.findUniqueOrThrow({ where: { id: lease!.leaseId } })).status).toBe("expired");
+    const rerun = await leaseSoon(honest.worker, honestId);
+    await honest.worker.worker.report.mutate({ machineId: honestId, leaseId: rerun.leaseId, exitCode: 0, elapsedMs: 5, ...forged("") });
+    // The holder's own result comes too late: its task was decided.
+    const stale = await refusal(holder.worker.worker.report.mutate({ machineId: holderId, leaseId: lease!.leaseId, exitCode: 0, elapsedMs: 5, ...forged("") }));
+    expect(stale.code).toBe("stale-lease");
+    expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+    expect((await holder.client.ledger.statement.query()).producerBalance).toBe(0);
+    expect((await honest.client.ledger.statement.query()).producerBalance).toBeCloseTo(0.005, 9);
+    for (const [w, id] of [[holder.worker, holderId], [honest.worker, honestId]] as const) await w.worker.depart.mutate({ machineId: id });
+    await expectBooksSound();
+  });
+});
+
+describe("lateness", () => {
+  const penalty = { kind: "deadline" as const, value: 20, deadline: 1, penalty: -20 };
+
+  /** One round of the farming attack: submit as `buyer`, take the lease on `late`'s machine, let it expire, report after the deadline. */
+  async function lateRound(buyer: Client, late: { worker: Worker }, machineId: string) {
+    const { jobId, decision } = await buyer.jobs.submit.mutate(loop(1, penalty));
     expect(decision.outcome).toBe("admitted");
-    const price = decision.outcome === "admitted" ? decision.price : NaN;
-    expect(decision.terms).toMatchObject({ failedRunsCharged: true, penaltyCap: price });
-    const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
-    await new Promise((r) => setTimeout(r, 1300)); // past the 1 s deadline
-    await worker.worker.report.mutate({ machineId, leaseId: lease!.leaseId, exitCode: 0, elapsedMs, ...forged("") });
-    await worker.worker.depart.mutate({ machineId });
-    return { jobId, price };
+    const [lease] = (await late.worker.worker.lease.mutate({ machineId, max: 1 })).leases;
+    for (let i = 0; i < 5; i++) {
+      await late.worker.worker.heartbeat.mutate({ machineId, leaseIds: [lease!.leaseId] });
+      await sleep(400);
+    }
+    // Past the deadline and past its lease's time; no one else ran it, so the late result is still the first.
+    await late.worker.worker.report.mutate({ machineId, leaseId: lease!.leaseId, exitCode: 0, elapsedMs: 5, ...forged("") });
+    const job = await buyer.jobs.get.query({ jobId });
+    expect(job.status).toBe("completed");
+    return { price: priceOf(decision), job };
   }
 
-  it("is paid by the market only up to the job's price", async () => {
-    const consumer = await market.signUp("late1@example.test", ["consumer"]);
-    const { jobId, price } = await runLate(consumer, 5);
-    expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
-    // 1,000 credits to start; late, so charged nothing and compensated the price, not a trillion.
-    expect(price).toBeGreaterThan(0);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(1000 + price, 5);
+  it("cannot be farmed by one person's account: the penalty is never paid from their own machine's lateness or the market's reserve", async () => {
+    const farmer = await producer("farmer@example.test");
+    const { machineId } = await farmer.worker.worker.register.mutate({ ...machine, name: "farm", pricePerSecond: 1 });
+    const before = await holdings(farmer.client);
+    const reserveBefore = await marketBalance();
+    for (let round = 0; round < 2; round++) {
+      const { price, job } = await lateRound(farmer.client, farmer, machineId);
+      expect(job.charged).toBeCloseTo(price, 6);
+      expect(job.chargeReasons.map((r) => r.code)).toContain("lateness-unfunded");
+    }
+    expect(await holdings(farmer.client)).toBeLessThanOrEqual(before);
+    expect(await marketBalance()).toBeGreaterThanOrEqual(reserveBefore);
+    await farmer.worker.worker.depart.mutate({ machineId });
     await expectBooksSound();
   });
 
-  it("is void when the measured work contradicts the consumer's estimate", async () => {
-    const consumer = await market.signUp("late2@example.test", ["consumer"]);
-    await runLate(consumer, 40_000); // 40 s of CPU declared as 0.01 s
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBeLessThanOrEqual(1000);
+  it("is paid to a consumer from a late producer's held piece, so two colluding accounts end with no more than an honest run gives them", async () => {
+    const buyer = await market.signUp("collude-buyer@buyer.test", ["consumer"]);
+    const late = await producer("collude-seller@seller.test", ["producer"]);
+    const { machineId } = await late.worker.worker.register.mutate({ ...machine, name: "collude", pricePerSecond: 1 });
+    const before = (await holdings(buyer)) + (await holdings(late.client));
+    const reserveBefore = await marketBalance();
+    const { price, job } = await lateRound(buyer, late, machineId);
+    // Relieved by the producer's piece (0.01), which the producer forfeits; the quote stands for the rest.
+    expect(job.chargeReasons.map((r) => r.code)).toEqual(["charged-price", "lateness-relief", "lateness-unfunded"]);
+    expect(job.charged).toBeCloseTo(price - 0.01, 6);
+    expect((await late.client.ledger.statement.query()).producerBalance).toBe(0);
+    // An honest run: the buyer pays the quote, the seller earns the piece.
+    const honest = -price + 0.01;
+    expect((await holdings(buyer)) + (await holdings(late.client)) - before).toBeLessThanOrEqual(honest + 1e-9);
+    expect(await marketBalance()).toBeGreaterThanOrEqual(reserveBefore);
+    await late.worker.worker.depart.mutate({ machineId });
     await expectBooksSound();
   });
 });
 
-describe("dedicated contracts", () => {
-  const offer = (slots: number, days: number, contractPrice: number) => ({
-    ...machine,
-    name: "lease",
-    kind: "dedicated" as const,
-    slots,
-    pricePerSecond: 0,
-    departsAt: Date.now() + days * 86_400_000,
-    contractPrice,
-  });
-
-  it("are paid as the capacity is delivered: register, depart at once, and almost nothing is paid", async () => {
-    const { client, worker } = await producer("lessor@example.test");
-    let total = 0;
-    for (let i = 0; i < 5; i++) {
-      const r = await worker.worker.register.mutate(offer(4, 1, 0.5));
-      await worker.worker.depart.mutate({ machineId: r.machineId });
-      total = (await client.ledger.statement.query()).producerBalance;
+describe("a job without a work estimate", () => {
+  it("is quoted its pilots' stated cost, and a newcomer's job with benefit 50 completes within it", async () => {
+    const newcomer = await market.signUp("newcomer@example.test", ["consumer"]);
+    const seller = await producer("pilot-seller@example.test", ["producer"]);
+    const { machineId } = await seller.worker.worker.register.mutate({ ...machine, slots: 4, name: "pilots", pricePerSecond: 0.001 });
+    try {
+      // Twenty tasks of a real program, and no work estimate.
+      const job = {
+        name: "no estimate",
+        source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(CAT_WAT)).toString("base64"), tasks: Array.from({ length: 20 }, (_, i) => ({ args: [], stdin: Buffer.from(`line ${i}`).toString("base64") })), memoryMbPerTask: 16 },
+        benefit: { kind: "constant" as const, value: 50 },
+      };
+      const quote = await newcomer.jobs.quote.mutate(job);
+      expect(quote).toMatchObject({ outcome: "admitted", provisional: true, pilots: 3 });
+      expect(priceOf(quote)).toBeLessThan(1);
+      const { jobId } = await newcomer.jobs.submit.mutate(job);
+      for (const until = Date.now() + 30_000; (await newcomer.jobs.get.query({ jobId })).status !== "completed" && Date.now() < until; await sleep(100)) {
+        for (const lease of (await seller.worker.worker.lease.mutate({ machineId, max: 4 })).leases) {
+          await seller.worker.worker.report.mutate(await runLease(seller.worker, machineId, lease as TestLease));
+        }
+      }
+      const done = await newcomer.jobs.get.query({ jobId });
+      expect(done.status).toBe("completed");
+      expect(done.charged).toBeGreaterThan(0);
+      expect(done.charged!).toBeLessThanOrEqual(50);
+    } finally {
+      await seller.worker.worker.depart.mutate({ machineId });
     }
-    expect(total).toBeLessThan(0.001);
     await expectBooksSound();
   });
+});
 
-  it("that the market could not honour from its reserve are refused with a reason, and absurd ones get a clear error", async () => {
-    const { worker } = await producer("big@example.test");
-    const reason = await refusal(worker.worker.register.mutate(offer(256, 30, 1_000_000_000)));
-    expect(reason).toMatchObject({ code: "offer-refused" });
-    expect(["offer-unaffordable", "offer-too-expensive"]).toContain(reason.why);
-    const tooBig = await refusal(worker.worker.register.mutate(offer(256, 30, 1e13)));
-    expect(tooBig.code).toBe("invalid-input");
-    expect(String(tooBig.message)).toMatch(/at most 1000000000 credits/);
-    expect((await refusal(worker.worker.register.mutate(offer(4, 365, 1)))).code).toBe("offer-too-long");
+describe("a job whose measured work contradicts its estimate", () => {
+  it("is charged more only up to the maxSpend its consumer set, and the page says why", async () => {
+    const consumer = await market.signUp("underestimate@example.test", ["consumer"]);
+    // Three owners measure it: fewer could not move the measured work at all.
+    const sellers = await Promise.all(["slow-a@a.test", "slow-b@b.test", "slow-c@c.test"].map((email) => producer(email, ["producer"])));
+    const ids = await Promise.all(sellers.map(async (p, i) => (await p.worker.worker.register.mutate({ ...machine, slots: 2, name: `slow-${i}`, pricePerSecond: 1 })).machineId));
+    try {
+      const { jobId, decision } = await consumer.jobs.submit.mutate(loop(6, { kind: "constant", value: 100 }, { maxSpend: 5 }));
+      const quoted = priceOf(decision);
+      expect(quoted).toBeLessThan(5);
+      // Each task really takes 0.3 s, thirty times the 0.01 s declared: the market's clock sees it.
+      const leased = await Promise.all(sellers.map(async (p, i) => ({ p, id: ids[i]!, leases: (await p.worker.worker.lease.mutate({ machineId: ids[i]!, max: 2 })).leases })));
+      expect(leased.reduce((n, l) => n + l.leases.length, 0)).toBe(6);
+      await sleep(300);
+      for (const { p, id, leases } of leased) {
+        for (const lease of leases) await p.worker.worker.report.mutate({ machineId: id, leaseId: lease.leaseId, exitCode: 0, elapsedMs: 300, ...forged("") });
+      }
+      const job = await consumer.jobs.get.query({ jobId });
+      expect(job.status).toBe("completed");
+      expect(job.charged!).toBeGreaterThan(quoted);
+      expect(job.charged!).toBeLessThanOrEqual(5);
+      expect(job.chargeReasons[0]).toMatchObject({ code: "charged-measured-work", maxSpend: 5 });
+    } finally {
+      for (const [i, p] of sellers.entries()) await p.worker.worker.depart.mutate({ machineId: ids[i]! });
+    }
+    await expectBooksSound();
   });
 });
 
@@ -175,14 +310,20 @@ describe("replicas", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await sybil.worker.worker.register.mutate({ ...machine, name: `sybil-${i}`, pricePerSecond: 0 })).machineId);
     const { machineId: honestId } = await honest.worker.worker.register.mutate({ ...machine, name: "honest", pricePerSecond: 0 });
+    const pi = (replicas: number) => ({
+      name: "pi",
+      source: { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: 1000 }, taskCount: 1 },
+      benefit: { kind: "constant" as const, value: 30 },
+      replicas,
+    });
     try {
       // Four machines but two owners: three copies that verify each other cannot be placed.
-      const three = await consumer.jobs.submit.mutate(pi(30, 1, 3));
+      const three = await consumer.jobs.submit.mutate(pi(3));
       expect(three.decision.outcome).toBe("delayed");
       expect(three.decision.reasons).toContainEqual(expect.objectContaining({ code: "needs-more-machines", replicas: 3, ownersConnected: 2 }));
       await consumer.jobs.cancel.mutate({ jobId: three.jobId });
 
-      const { jobId, decision } = await consumer.jobs.submit.mutate(pi(30, 1, 2));
+      const { jobId, decision } = await consumer.jobs.submit.mutate(pi(2));
       expect(decision.outcome).toBe("admitted");
       const leaseAll = async () => {
         let ran = 0;
@@ -210,23 +351,6 @@ describe("replicas", () => {
     }
     await expectBooksSound();
   });
-
-  it("reach a quorum of independent owners, and the consumer sees how many agreed", async () => {
-    const consumer = await market.signUp("verify2@example.test", ["consumer"]);
-    const owners = [await producer("o1@example.test"), await producer("o2@example.test")];
-    const ids = [];
-    for (const o of owners) ids.push((await o.worker.worker.register.mutate({ ...machine, name: "o", pricePerSecond: 0 })).machineId);
-    const { jobId } = await consumer.jobs.submit.mutate(pi(30, 1, 2));
-    for (const [i, o] of owners.entries()) {
-      const [lease] = (await o.worker.worker.lease.mutate({ machineId: ids[i]!, max: 1 })).leases;
-      await o.worker.worker.report.mutate({ machineId: ids[i]!, leaseId: lease!.leaseId, exitCode: 0, elapsedMs: 10, ...forged("3.14 1000\n") });
-    }
-    const job = await consumer.jobs.get.query({ jobId });
-    expect(job.status).toBe("completed");
-    expect(job.verification).toMatchObject({ replicas: 2, tasksVerified: 1, fewestOwnersAgreeing: 2 });
-    for (const [i, o] of owners.entries()) await o.worker.worker.depart.mutate({ machineId: ids[i]! });
-    await expectBooksSound();
-  });
 });
 
 describe("a job whose escrow is more than the consumer's balance", () => {
@@ -236,14 +360,9 @@ describe("a job whose escrow is more than the consumer's balance", () => {
     const { machineId } = await worker.worker.register.mutate({ ...machine, name: "dear", pricePerSecond: 100 });
     const before = (await consumer.ledger.statement.query()).consumerBalance;
     const escrowsBefore = await db().ledgerEntry.count({ where: { kind: "escrow" } });
-    const dear = {
-      name: "dear",
-      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 5, memoryMbPerTask: 16 },
-      benefit: { kind: "constant" as const, value: 50_000 },
-    };
-    const priceOf = (q: Awaited<ReturnType<typeof consumer.jobs.quote.mutate>>) => (q.outcome === "admitted" ? q.price : null);
+    const dear = loop(1, { kind: "constant", value: 50_000 }, { workPerTask: 50 });
     const quoted = priceOf(await consumer.jobs.quote.mutate(dear));
-    expect(quoted).toBeGreaterThan(0);
+    expect(quoted).toBeGreaterThan(before);
     const refused = await refusal(consumer.jobs.submit.mutate(dear));
     expect(refused).toMatchObject({ code: "insufficient-credits", balance: before });
     // The engine counted the job's load while its statement was written, and forgot it when the
@@ -252,63 +371,8 @@ describe("a job whose escrow is more than the consumer's balance", () => {
     expect(refused.needed as number).toBeGreaterThan(before);
     expect(refused.message).toMatch(/credits in escrow/);
     expect(await consumer.jobs.list.query()).toEqual([]);
-    expect(await db().job.count({ where: { name: "dear" } })).toBe(0);
     expect(await db().ledgerEntry.count({ where: { kind: "escrow" } })).toBe(escrowsBefore);
     expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before);
-
-    await worker.worker.depart.mutate({ machineId });
-    await expectBooksSound();
-  });
-
-  it("is rejected when it waited delayed and the admission it gets later costs more than the balance, charging nothing", async () => {
-    const consumer = await market.signUp("short-later@example.test", ["consumer"]);
-    const before = (await consumer.ledger.statement.query()).consumerBalance;
-    const escrowsBefore = await db().ledgerEntry.count({ where: { kind: "escrow" } });
-    // 4 GB a task: no machine in the market can hold it yet, so the job waits.
-    const big = {
-      name: "big",
-      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 5, memoryMbPerTask: 4096 },
-      benefit: { kind: "constant" as const, value: 50_000 },
-    };
-    const { jobId, decision } = await consumer.jobs.submit.mutate(big);
-    expect(decision.outcome).toBe("delayed");
-    const { worker } = await producer("big-dear-rack@example.test");
-    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "big-dear", memoryPerSlotMb: 8192, pricePerSecond: 100 });
-    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("rejected");
-    const job = await consumer.jobs.get.query({ jobId });
-    const short = (job.decision as { reasons: { code: string; needed?: number }[] }).reasons.find((r) => r.code === "insufficient-credits");
-    expect(short?.needed).toBeGreaterThan(before);
-    expect(job.escrowHeld).toBe(0);
-    expect(await db().task.count({ where: { jobId } })).toBe(0);
-    expect(await db().ledgerEntry.count({ where: { kind: "escrow" } })).toBe(escrowsBefore);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before);
-
-    await worker.worker.depart.mutate({ machineId });
-    await expectBooksSound();
-  });
-});
-
-describe("failed runs", () => {
-  it("are paid to the producer and charged to the consumer, and a job whose tasks keep failing stops", async () => {
-    const consumer = await market.signUp("looper@example.test", ["consumer"]);
-    const { client, worker } = await producer("patient@example.test");
-    const { machineId } = await worker.worker.register.mutate({ ...machine, name: "patient", pricePerSecond: 1 });
-    const { jobId } = await consumer.jobs.submit.mutate({
-      name: "forever",
-      source: { kind: "upload", moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 1, memoryMbPerTask: 16 },
-      benefit: { kind: "constant", value: 30 },
-    });
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
-      expect(lease).toBeDefined();
-      await worker.worker.report.mutate({ machineId, leaseId: lease!.leaseId, exitCode: -1, elapsedMs: 3000, error: { code: "timeout", message: "ran past its wall-time limit" }, ...forged("") });
-    }
-    const job = await consumer.jobs.get.query({ jobId });
-    expect(job.status).toBe("failed");
-    const earned = (await client.ledger.statement.query()).producerBalance;
-    expect(earned).toBeCloseTo(9, 5); // three runs of 3 s at 1 credit a second
-    expect(job.charged).toBeCloseTo(9, 5);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(1000 - 9, 5);
     await worker.worker.depart.mutate({ machineId });
     await expectBooksSound();
   });

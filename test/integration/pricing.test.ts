@@ -72,10 +72,11 @@ describe("posted prices", () => {
     expect(job.status).toBe("completed");
     expect(job.charged).toBeCloseTo(price, 6);
     expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(before - price, 6);
-    // The producer was paid for its runs out of the escrow; the market kept the rest of the price.
+    // The producer was paid its piece rates out of the escrow (0.5 credits a reference second of the
+    // work planned per task, whatever it reported); the market kept the rest of the price.
     const db = market.manager.services.db;
     const paid = Number((await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "producer" } } }))._sum.amountMicro!) / 1e6;
-    expect(paid).toBeCloseTo(2 * 0.005 * 0.5, 6);
+    expect(paid).toBeCloseTo(2 * 0.5 * job.workPerTask, 6);
     const settlement = (await consumer.ledger.statement.query()).lines.find((l) => l.kind === "settlement" && l.jobId === jobId);
     expect(JSON.stringify(settlement?.memo)).toContain("charged-price");
     // The producer sees what it earned this hour, and what consumers paid for the work it did.
@@ -126,7 +127,7 @@ describe("posted prices", () => {
     const job = await consumer.jobs.get.query({ jobId });
     expect(job.tasksDone).toBe(1);
     expect(job.estimate).toMatchObject({ basis: "measured-pace" });
-    expect(job.estimate!.paidToProducers).toBeCloseTo(0.02, 6); // 40 ms at 0.5 credits a second
+    expect(job.estimate!.paidToProducers).toBeCloseTo(0.5 * job.workPerTask, 6); // one piece, however long it said it ran
     await consumer.jobs.cancel.mutate({ jobId });
   });
 });

@@ -36,25 +36,23 @@ const LOST_SHOWN = 10;
 
 export async function audit(db: Db, jobIds: string[]): Promise<Books> {
   // A task is whole when it is done with exactly one accepted result, the one it names, paid
-  // exactly once, and every other payment under it is for a failed run of its own. A failed run is
-  // paid by design (seed 003, 5.5.2: it used the producer's time; money.test.ts "failed runs"),
-  // and the task is placed again, so a task that failed once and then succeeded carries two
-  // payments, both owed: "one payment per task" would count it lost. What must hold is that each
-  // result is paid at most once (the unique key pay:<result>), the accepted one exactly once, and
-  // nothing else is paid but failed runs the market leased.
+  // exactly once (by a payment entry, or held for lateness and settled with its job), and nothing
+  // else under it is paid but failed runs another owner reproduced (money.test.ts "a failed run"),
+  // which only a task that failed for good has. Each result is paid at most once (the unique key
+  // pay:<result>).
   const [tasks] = await db.$queryRaw<{ tasks: bigint; lost: bigint; shown: string[] | null }[]>`
     WITH checked AS (
       SELECT t.id, t."jobId", t.index,
         (t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR r.id IS DISTINCT FROM t."acceptedResultId"
-          OR coalesce(p.accepted_paid, 0) <> 1 OR coalesce(p.unowed, 0) <> 0) AS lost
+          OR coalesce(p.accepted_paid, 0) + (CASE WHEN r.held THEN 1 ELSE 0 END) <> 1 OR coalesce(p.unowed, 0) <> 0) AS lost
       FROM "Task" t
-      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id) AS id FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
+      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id) AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
       LEFT JOIN (
         SELECT e."taskId",
           count(*) FILTER (WHERE x.accepted AND x."taskId" = e."taskId" AND NOT e.failed) AS accepted_paid,
           count(*) FILTER (WHERE x.id IS NULL OR x."taskId" <> e."taskId"
-            OR NOT (CASE WHEN e.failed THEN NOT x.accepted AND (x."exitCode" <> 0 OR x.error IS NOT NULL) ELSE x.accepted END)) AS unowed
-        FROM (SELECT *, coalesce((memo->>'failed')::boolean, false) AS failed FROM "LedgerEntry") e
+            OR NOT (CASE WHEN e.failed THEN NOT x.accepted AND x."failureConfirmed" ELSE x.accepted END)) AS unowed
+        FROM (SELECT *, coalesce(memo->>'of' = 'failure', false) AS failed FROM "LedgerEntry") e
         LEFT JOIN "Result" x ON x.id = substr(e."uniqueKey", 5)
         WHERE e.kind = 'payment' GROUP BY e."taskId") p ON p."taskId" = t.id
       WHERE t."jobId" = ANY(${jobIds}::text[]))
@@ -94,7 +92,7 @@ async function lostDetail(db: Db, taskIds: string[]): Promise<LostTask[]> {
       'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r."leaseId", 'leaseStatus', l.status, 'exitCode', r."exitCode",
           'accepted', r.accepted, 'error', r.error->>'code', 'paidMicro', r."paidMicro"::text) ORDER BY r."createdAt")
         FROM "Result" r JOIN "Lease" l ON l.id = r."leaseId" WHERE r."taskId" = t.id), '[]'),
-      'payments', coalesce((SELECT json_agg(json_build_object('resultId', substr(e."uniqueKey", 5), 'failed', (e.memo->>'failed')::boolean,
+      'payments', coalesce((SELECT json_agg(json_build_object('resultId', substr(e."uniqueKey", 5), 'failed', coalesce(e.memo->>'of' = 'failure', false),
           'amountMicro', (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p WHERE p."entryId" = e.id AND p."amountMicro" > 0)) ORDER BY e."createdAt")
         FROM "LedgerEntry" e WHERE e.kind = 'payment' AND e."taskId" = t.id), '[]'),
       'leases', coalesce((SELECT json_agg(json_build_object('id', l.id, 'status', l.status) ORDER BY l."issuedAt") FROM "Lease" l WHERE l."taskId" = t.id), '[]')

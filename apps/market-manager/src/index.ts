@@ -28,8 +28,6 @@ import { isAddressInUse, PortTakenError } from "./net/free-port.ts";
 import { closeIntake, intakePoolOf } from "./tasks/intake-pool.ts";
 import { ModuleDownloads } from "./tasks/module-downloads.ts";
 
-// A task that fails, or is lost, this many times fails its job (the quote says failed runs are charged).
-export const MAX_ATTEMPTS = 3;
 // A delayed job is given up after waiting this long for the market to be able to run it.
 export const MAX_DELAY_MS = 10 * 60_000;
 
@@ -63,7 +61,6 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
   });
   market = new Market(db, createEngine(), systemClock, log, {
     leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS,
-    maxAttempts: MAX_ATTEMPTS,
     startingCreditsMicro: 0n, // from the settings, just below
     terms: DEFAULT_TERMS,
     maxDelayMs: MAX_DELAY_MS,

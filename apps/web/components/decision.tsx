@@ -16,29 +16,33 @@ export interface DecisionRecord {
 interface Terms {
   pricing?: "posted" | "bid";
   feeFraction?: number;
-  failedRunsCharged?: boolean;
+  pieceRatesFixedAtLease?: boolean;
+  failedRunsPaidWhenReproduced?: boolean;
   maxAttempts?: number;
-  payCapMultiple?: number;
-  penaltyCap?: number | null;
-  penaltyVoidIfWorkOver?: number | null;
+  confirmedFailureLimit?: number;
+  estimateTolerance?: number;
+  maxSpend?: number | null;
+  latenessRelief?: string;
 }
 
-/** The terms in words: failed runs are charged, how often a task is tried, and a penalty's limits. */
+/** The terms in words: what the consumer pays, for failures, and for lateness. */
 function termsInWords(t: Terms): string[] {
   const out: string[] = [];
-  if (t.failedRunsCharged) {
+  if (t.pricing === "posted") {
     out.push(
-      `Producer time is charged whether a run succeeds or fails (each run paid at most ${t.payCapMultiple ?? "a few"} times its expected time); ` +
-        `a task is tried at most ${t.maxAttempts ?? "a few"} times before the job fails.`,
+      `You pay the quoted price while the tasks' measured work stays within ${t.estimateTolerance ?? 1.25}x your estimate; ` +
+        `retries, lost leases and slow machines are the market's cost. If the work turns out larger, the charge follows it, never past ` +
+        `${t.maxSpend != null ? credits(t.maxSpend) : "the price"}.`,
     );
   }
-  if (t.penaltyCap != null) {
+  if (t.failedRunsPaidWhenReproduced) {
     out.push(
-      `If the job finishes late the market pays at most ${credits(t.penaltyCap)} in penalty (the price), ` +
-        `and nothing if the tasks' measured work is over ${t.penaltyVoidIfWorkOver ?? 2} times the estimate given.`,
+      `A failed run is paid only when a producer of another account reproduces the same failure; a task is tried at most ${t.maxAttempts ?? 3} times, ` +
+        `and the job stops after ${t.confirmedFailureLimit ?? 3} tasks fail that way.`,
     );
-  } else if (t.penaltyVoidIfWorkOver != null) {
-    out.push("A lateness penalty is paid up to the job's price, and not if the tasks' measured work is well over the estimate given.");
+  }
+  if (t.latenessRelief) {
+    out.push("If the job finishes late, the charge falls by what the late producers forfeit and by the market's own downtime, up to the benefit lost; lateness no one caused is not relieved.");
   }
   return out;
 }

@@ -226,11 +226,16 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     `The job stopped: its producers were paid ${credits(num(r, "paidToProducers"))} for their time, all of the ${credits(num(r, "escrow"))} held for it. ` +
     "Its tasks take far longer than their work estimate; submit it again with a larger estimate or benefit.",
   "charged-benefit": (r) => `Charged the benefit at completion, ${credits(num(r, "benefit"))}.`,
-  "charged-producer-time": (r) =>
-    `Charged ${credits(num(r, "paidToProducers"))}, the producer time the job used, which is more than its benefit at completion (${credits(num(r, "benefit"))}).`,
-  "penalty-paid": (r) => `The job finished late: the market paid a penalty of up to ${credits(num(r, "cap"))} (the curve asked ${credits(num(r, "penalty"))}).`,
-  "penalty-void": (r) =>
-    `No lateness penalty (${credits(num(r, "penalty"))} asked): the tasks' measured work was well over the declared estimate, so the lateness was the job's own.`,
+  "charged-measured-work": (r) =>
+    `The tasks' measured work was over the estimate's tolerance: charged ${credits(num(r, "charge"))} for it instead of the quoted ${credits(num(r, "price"))} ` +
+    `(never more than the ${credits(num(r, "maxSpend"))} you allowed).`,
+  "lateness-relief": (r) =>
+    `The job finished late: ${credits((num(r, "fromLateProducers") ?? 0) + (num(r, "fromMarketDowntime") ?? 0))} came off the charge, ` +
+    `${credits(num(r, "fromLateProducers"))} from the producers who were late and ${credits(num(r, "fromMarketDowntime"))} from the market for its own downtime.`,
+  "lateness-unfunded": (r) =>
+    `The job finished later than its benefit allowed by ${credits(num(r, "owed"))}, but no late producer or downtime of the market's caused it, so the quote stands for that part.`,
+  "lateness-consumers-own": (r) =>
+    `No relief for lateness (${credits(num(r, "owed"))}): the tasks' measured work was over the declared estimate, so the lateness was the job's own.`,
   "offer-refused": (r) => {
     const why = str(r, "why");
     const price = num(r, "contractPrice");

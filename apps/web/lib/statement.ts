@@ -35,23 +35,23 @@ export function describeLine(line: StatementLine): LineWords {
     case "grant":
       return { what: "Starting credits", detail: "Given once by the market to every consumer who confirms their email." };
     case "escrow":
-      return { what: `Escrow for job ${job}`, detail: "The job's highest benefit, held while it runs; producers are paid out of it." };
+      return { what: `Escrow for job ${job}`, detail: "What the job can be charged (its quote, or the maxSpend you set), held while it runs; producers' piece rates are paid out of it." };
     case "settlement": {
       const why = field(memo, "why");
-      const paid = micro(field(memo, "paidToProducersMicro"));
-      if (why === "cancelled" || why === "failed" || why === "escrow-exhausted") {
-        const how = why === "cancelled" ? "Cancelled" : why === "failed" ? "Failed" : "Stopped when its escrow ran out";
-        return { what: `Settlement of job ${job}`, detail: `${how}: charged what producers had been paid (${credits(paid ?? 0)})${cameBack(line.amount)}` };
+      const charge = micro(field(memo, "chargeMicro"));
+      if (why === "cancelled" || why === "failed" || why === "escrow-exhausted" || why === "remainder-rejected") {
+        const how = why === "cancelled" ? "Cancelled" : why === "failed" ? "Failed" : why === "escrow-exhausted" ? "Stopped at its spending limit" : "Stopped after its pilots";
+        return { what: `Settlement of job ${job}`, detail: `${how}: charged the piece rates of the work done (${credits(charge ?? 0)})${cameBack(line.amount)}` };
       }
       const took = numberField(memo, "seconds");
-      const charge = micro(field(memo, "chargeMicro"));
-      const compensation = micro(field(memo, "compensationMicro")) ?? 0;
+      const fromLate = micro(field(memo, "reliefFromLateMicro")) ?? 0;
+      const fromMarket = micro(field(memo, "reliefFromMarketMicro")) ?? 0;
       const terms = field(memo, "terms");
       const how = Array.isArray(terms) ? (terms as { code?: string }[]).map((t) => t.code) : [];
       const rule = how.includes("charged-price")
-        ? " (the posted price)"
-        : how.includes("charged-producer-time")
-          ? " (the producer time it used)"
+        ? " (the quoted price)"
+        : how.includes("charged-measured-work")
+          ? " (its measured work, over the estimate)"
           : how.includes("charged-benefit")
             ? " (its benefit at completion)"
             : "";
@@ -60,30 +60,25 @@ export function describeLine(line: StatementLine): LineWords {
         detail:
           `Completed${took != null ? ` after ${seconds(took)}` : ""}` +
           (charge != null ? `: charged ${credits(charge)}${rule}` : "") +
-          (paid ? ` (producers were paid ${credits(paid)} of it)` : "") +
-          (compensation > 0 ? `; the market paid a lateness penalty of ${credits(compensation)}` : "") +
+          (fromLate + fromMarket > 0 ? `; ${credits(fromLate + fromMarket)} came off for lateness` : "") +
           (charge != null ? cameBack(line.amount) : "."),
       };
     }
     case "payment": {
-      const ran = numberField(memo, "seconds");
-      const reported = numberField(memo, "reportedSeconds");
-      const failed = field(memo, "failed") === true;
+      const of = field(memo, "of");
       const machine = shortId(field(memo, "machineId"));
-      const capped = ran != null && reported != null && reported > ran + 1e-9 ? ` (reported ${seconds(reported)}, more than the machine's speed allows)` : "";
+      const what = of === "failure" ? "a failed run another producer reproduced" : of === "pilot" ? "a pilot run, for the work the market measured" : "an accepted result";
       return {
         what: `Payment for a task of job ${job}`,
-        detail:
-          [ran != null ? `${seconds(ran)} of ${failed ? "a failed run" : "successful run time"}${capped}` : null, machine ? `on machine ${machine}` : null].filter(Boolean).join(" ") ||
-          null,
+        detail: `Piece rate for ${what}, fixed when the task was leased${machine ? `, on machine ${machine}` : ""}.`,
       };
     }
     case "contract": {
       const machine = shortId(field(memo, "machineId"));
       const from = field(memo, "from");
       const to = field(memo, "to");
-      const span = typeof from === "string" && typeof to === "string" ? ` for ${seconds((Date.parse(to) - Date.parse(from)) / 1000)} of presence` : "";
-      return { what: "Contract", detail: `Dedicated machine${machine ? ` ${machine}` : ""}: its contract's share${span}, paid as the market heard it.` };
+      const span = typeof from === "string" && typeof to === "string" ? ` for ${seconds((Date.parse(to) - Date.parse(from)) / 1000)}` : "";
+      return { what: "Contract", detail: `Dedicated machine${machine ? ` ${machine}` : ""}: its contract's share${span}, paid for the time it proved available.` };
     }
     default:
       return { what: String(line.kind), detail: null };

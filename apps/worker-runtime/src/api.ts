@@ -87,8 +87,13 @@ export const Lease = z.object({
   /** Environment variables the task sees; none when absent. */
   env: z.record(z.string(), z.string()).optional(),
   limits: LeaseLimits,
-  /** ms since the epoch; heartbeats keep a running lease alive. */
+  /**
+   * ms since the epoch: the lease ends then, whatever heartbeats say, and its task is placed again;
+   * a result reported later still counts only if no other run of the task was accepted first.
+   */
   expiresAt: z.number(),
+  /** What the run is paid if its result is accepted, in micro-credits (a pilot's: the most it is paid). */
+  pieceRateMicro: z.string().regex(/^\d{1,20}$/).optional(),
 });
 export type Lease = z.infer<typeof Lease>;
 
@@ -109,7 +114,7 @@ export const HeartbeatRequest = z.object({
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 
 export const HeartbeatResponse = z.object({
-  /** Leases no longer this machine's: their tasks are abandoned and not reported. */
+  /** Leases whose results can no longer count (their task was decided, or taken back): abandoned, not reported. */
   expiredLeaseIds: z.array(z.string()),
   /** The machine's controls as the market keeps them: the producer may have changed them elsewhere (/produce). */
   controls: MachineControls.optional(),

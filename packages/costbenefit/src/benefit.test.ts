@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { BenefitCurve, benefitAt, breakpoints, maxBenefit, minBenefit } from "./benefit.ts";
+import { BenefitCurve, benefitAt, breakpoints, cappedBenefit, maxBenefit, minBenefit } from "./benefit.ts";
 
 describe("benefitAt", () => {
   it("pays a deadline job in full until the deadline, then the penalty", () => {
@@ -63,6 +63,35 @@ describe("BenefitCurve validation", () => {
         const c = BenefitCurve.parse(raw);
         const [a, b] = t1 <= t2 ? [t1, t2] : [t2, t1];
         expect(benefitAt(c, b)).toBeLessThanOrEqual(benefitAt(c, a) + 1e-9 * Math.max(1, Math.abs(benefitAt(c, a))));
+      }),
+    );
+  });
+});
+
+describe("cappedBenefit", () => {
+  const curve: fc.Arbitrary<BenefitCurve> = fc.oneof(
+    fc.record({ kind: fc.constant("constant" as const), value: fc.double({ min: -50, max: 300, noNaN: true }) }),
+    fc
+      .record({ value: fc.double({ min: 0, max: 300, noNaN: true }), deadline: fc.double({ min: 0, max: 300, noNaN: true }), drop: fc.double({ min: 0, max: 400, noNaN: true }) })
+      .map(({ value, deadline, drop }) => ({ kind: "deadline" as const, value, deadline, penalty: value - drop })),
+    fc
+      .record({ value: fc.double({ min: 0, max: 300, noNaN: true }), start: fc.double({ min: 0, max: 100, noNaN: true }), length: fc.double({ min: 0, max: 200, noNaN: true }), drop: fc.double({ min: 0, max: 400, noNaN: true }) })
+      .map(({ value, start, length, drop }) => ({ kind: "linear-decay" as const, value, start, end: start + length, floor: value - drop })),
+    fc
+      .array(fc.tuple(fc.double({ min: 0.01, max: 50, noNaN: true }), fc.double({ min: 0, max: 80, noNaN: true })), { minLength: 1, maxLength: 6 })
+      .map((steps) => {
+        let t = 0;
+        let value = 300;
+        return { kind: "piecewise" as const, points: steps.map(([dt, dv]) => ({ t: (t += dt), value: (value -= dv) })) };
+      }),
+  );
+
+  it("is min(b(t), cap) at every t, and a valid curve (property)", () => {
+    fc.assert(
+      fc.property(curve, fc.double({ min: -10, max: 350, noNaN: true }), fc.double({ min: 0, max: 600, noNaN: true }), (c, cap, t) => {
+        const capped = cappedBenefit(c, cap);
+        expect(BenefitCurve.safeParse(capped).success).toBe(true);
+        expect(benefitAt(capped, t)).toBeCloseTo(Math.min(benefitAt(c, t), cap), 6);
       }),
     );
   });

@@ -133,3 +133,38 @@ export function breakpoints(curve: BenefitCurve): number[] {
       return curve.points.map((p) => p.t);
   }
 }
+
+/**
+ * The curve as the market plans with it when the consumer will pay at most `cap`: min(b(t), cap)
+ * at every t, of the same kind where that is exact (a piecewise curve otherwise). Admission then
+ * never offers a price above what the consumer allows.
+ */
+export function cappedBenefit(curve: BenefitCurve, cap: number): BenefitCurve {
+  const c = Math.max(-MAX_CREDITS, Math.min(MAX_CREDITS, cap));
+  switch (curve.kind) {
+    case "constant":
+      return { ...curve, value: Math.min(curve.value, c) };
+    case "deadline":
+      return { ...curve, value: Math.min(curve.value, c), ...(curve.penalty === undefined ? {} : { penalty: Math.min(curve.penalty, c) }) };
+    case "linear-decay": {
+      if (curve.value <= c) return curve;
+      if (curve.floor >= c || curve.end === curve.start) return { kind: "constant", value: c };
+      // Flat at the cap until the decay crosses it, then the same decay.
+      const crosses = curve.start + ((curve.value - c) / (curve.value - curve.floor)) * (curve.end - curve.start);
+      return { ...curve, value: c, start: crosses };
+    }
+    case "piecewise": {
+      const points: { t: number; value: number }[] = [];
+      for (let i = 0; i < curve.points.length; i++) {
+        const p = curve.points[i]!;
+        const prev = curve.points[i - 1];
+        // A segment that falls through the cap gains the point where it crosses it.
+        if (prev && prev.value > c && p.value < c) points.push({ t: prev.t + ((prev.value - c) / (prev.value - p.value)) * (p.t - prev.t), value: c });
+        points.push({ t: p.t, value: Math.min(p.value, c) });
+      }
+      // Equal neighbours at the cap say nothing the first of them does not.
+      const kept = points.filter((p, i) => i === 0 || p.t > points[i - 1]!.t);
+      return { kind: "piecewise", points: kept.slice(0, MAX_POINTS) };
+    }
+  }
+}

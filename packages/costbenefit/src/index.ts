@@ -2,7 +2,7 @@
 // the simulator. Everything else in this package is internal.
 
 // Benefit curves (seed 003, 4.2)
-export { BenefitCurve, benefitAt, maxBenefit, minBenefit, breakpoints, MAX_CREDITS, MAX_SECONDS, MAX_POINTS } from "./benefit.ts";
+export { BenefitCurve, benefitAt, cappedBenefit, maxBenefit, minBenefit, breakpoints, MAX_CREDITS, MAX_SECONDS, MAX_POINTS } from "./benefit.ts";
 // Costs (seed 003, 4.1 and 4.3)
 export { resourceCost, resourceMarginalCost, marginalCost, resourceCostSlopeLn, unitsToCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
 export type { MarginalCost, MarginalCostInput } from "./cost.ts";
@@ -27,11 +27,31 @@ export { PolicyProfile } from "./policies/profile.ts";
 export type { PolicyProfileInput } from "./policies/profile.ts";
 export { POLICY_NAMES, POLICY_PROFILES, isPolicyName } from "./policies/registry.ts";
 export type { PolicyName } from "./policies/registry.ts";
-// Money: what a run is worth, what a job is charged, what a dedicated machine has earned
-export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, ChargeReason, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
-export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ContractAccrualInput } from "./settlement.ts";
+// Money: what a lease pays and how long it lasts, what a job is charged, who pays for lateness, what a dedicated machine has earned
+export {
+  SettlementTerms,
+  DEFAULT_TERMS,
+  LEASES_PER_SLOT,
+  leaseRoom,
+  pieceRate,
+  leaseTerm,
+  vouchedSeconds,
+  workSample,
+  measuredWork,
+  workAtLease,
+  pilotPay,
+  measuredSpeed,
+  confirmedFailure,
+  programFailure,
+  estimateContradicted,
+  escrowFor,
+  settleJob,
+  ChargeReason,
+  contractAccrual,
+} from "./settlement.ts";
+export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
 // Jobs without a work estimate: pilots first, the rest planned from their measured work
-export { PILOT_TASKS, REFERENCE_SPEED, pilotCount, provisionalWork, measuredWork, loweredBenefit, pilotJob, decidePilots, decideRemainder } from "./pilots.ts";
+export { PILOT_TASKS, REFERENCE_SPEED, pilotCount, provisionalWork, pilotWork, loweredBenefit, pilotJob, decidePilots, decideRemainder } from "./pilots.ts";
 export type { PilotRun, RemainderInput, Answer } from "./pilots.ts";
 // Asking again what the engine did not take: one backoff for delayed jobs and pilot jobs' rests
 export { askedAgainDue, askedNow } from "./policies/outcomes.ts";

@@ -1,12 +1,12 @@
-// A job that does not say how much work its tasks are is admitted in two steps (issue 13, item 5):
-// its first tasks run as pilots, planned at an estimate that cannot be too low, and the rest is
-// planned from the work the pilots were measured to do. A consumer's guess then never decides
-// admission, and nothing but the market's own measurements (vouched as for pay) plans the rest.
+// A job that does not say how much work its tasks are is admitted in two steps: its first tasks run
+// as pilots, each paid for the work the market's clock vouches it did up to a small stated cap,
+// and the rest is planned and priced from the work the pilots were measured to do. A consumer's
+// guess then never decides admission, and the pilots cost at most what their quote states.
 import type { BenefitCurve } from "./benefit.ts";
 import type { Decision } from "./decision.ts";
 import type { Job } from "./job.ts";
 import type { Reason } from "./reasons.ts";
-import { runPay, type SettlementTerms } from "./settlement.ts";
+import { measuredWork, type SettlementTerms, type WorkSample } from "./settlement.ts";
 
 /** How many tasks of a job without a work estimate run first, as pilots. */
 export const PILOT_TASKS = 3;
@@ -14,7 +14,7 @@ export const PILOT_TASKS = 3;
 /**
  * The speed of the reference machine the work unit is defined by (DESIGN.md "Machines"). A task
  * cannot run longer than its wall-time limit, so on the reference machine its work is at most
- * `wallSeconds * REFERENCE_SPEED`: the pilots are planned, priced and escrowed at that upper bound.
+ * `wallSeconds * REFERENCE_SPEED`.
  */
 export const REFERENCE_SPEED = 1;
 
@@ -23,33 +23,21 @@ export function pilotCount(taskCount: number): number {
   return Math.max(0, Math.min(PILOT_TASKS, Math.floor(taskCount)));
 }
 
-/** The work the pilots are planned at: the most a task can do within its wall-time limit. */
-export function provisionalWork(wallSeconds: number): number {
-  return Math.max(1e-3, wallSeconds * REFERENCE_SPEED);
-}
-
-/** One vouched run of a pilot: what it reported and the benchmarked speed of the machine that ran it. */
-export interface PilotRun {
-  reportedSeconds: number;
-  speed: number;
-}
-
 /**
- * The work per task the pilots measured: the mean of their samples, each the seconds the market
- * vouches for (runPay's cap: never past the wall-time limit nor the pay cap on that machine) times
- * the machine's benchmarked speed. Undefined without runs.
+ * The work the pilots are planned and priced at: the most a pilot is paid for (`pilotWorkCapSeconds`),
+ * or its wall-time limit on the reference machine when that is less. The pilots' quote is then the
+ * most they can cost.
  */
-export function measuredWork(terms: SettlementTerms, runs: readonly PilotRun[], wallSeconds: number): number | undefined {
-  if (runs.length === 0) return undefined;
-  const workPerTask = provisionalWork(wallSeconds);
-  let sum = 0;
-  for (const r of runs) {
-    const speed = r.speed > 0 ? r.speed : 1;
-    const paid = runPay(terms, { reportedSeconds: r.reportedSeconds, workPerTask, speed, pricePerSecond: 0, wallSeconds, escrowLeft: 0 }).paidSeconds;
-    sum += paid * speed;
-  }
-  // A run that measured nothing (a report of 0 s) still plans at a thousandth of a second.
-  return Math.max(1e-3, sum / runs.length);
+export function provisionalWork(terms: SettlementTerms, wallSeconds: number): number {
+  return Math.max(1e-3, Math.min(terms.pilotWorkCapSeconds, wallSeconds * REFERENCE_SPEED));
+}
+
+/** One pilot run's measurement of the work per task (settlement.ts `workSample`) and who ran it. */
+export type PilotRun = WorkSample;
+
+/** The work per task the pilots measured (settlement.ts measuredWork over every owner that ran one); undefined without runs. */
+export function pilotWork(runs: readonly PilotRun[]): number | undefined {
+  return measuredWork(runs, 1);
 }
 
 /**
@@ -79,19 +67,19 @@ const withReason = (d: Decision, reason: Reason): Decision => ({ ...d, reasons: 
  * Step one: the pilots alone, the first `pilotCount` tasks of `job` (whose own work figures are
  * ignored), at the provisional work. The job's quote is this decision: its price is the pilots'.
  */
-export function pilotJob(job: Job, wallSeconds: number): Job {
+export function pilotJob(terms: SettlementTerms, job: Job, wallSeconds: number): Job {
   const k = pilotCount(job.tasks.length);
-  const work = provisionalWork(wallSeconds);
+  const work = provisionalWork(terms, wallSeconds);
   return { ...job, tasks: job.tasks.slice(0, k).map((t) => ({ ...t, work })) };
 }
 
-export function decidePilots(answer: Answer, job: Job, wallSeconds: number): Decision {
-  const pilots = pilotJob(job, wallSeconds);
+export function decidePilots(answer: Answer, terms: SettlementTerms, job: Job, wallSeconds: number): Decision {
+  const pilots = pilotJob(terms, job, wallSeconds);
   return withReason(answer(pilots), {
     code: "pilot-tasks",
     pilots: pilots.tasks.length,
     tasks: job.tasks.length,
-    provisionalWorkPerTask: provisionalWork(wallSeconds),
+    provisionalWorkPerTask: provisionalWork(terms, wallSeconds),
     wallSeconds,
   });
 }
@@ -112,14 +100,14 @@ export interface RemainderInput {
  * a `planned-from-pilots` reason saying what was measured.
  */
 export function decideRemainder(answer: Answer, terms: SettlementTerms, r: RemainderInput): { decision: Decision; workPerTask: number } {
-  const workPerTask = measuredWork(terms, r.runs, r.wallSeconds) ?? provisionalWork(r.wallSeconds);
+  const workPerTask = pilotWork(r.runs) ?? provisionalWork(terms, r.wallSeconds);
   const job: Job = { ...r.job, benefit: loweredBenefit(r.job.benefit, r.pilotPrice), tasks: r.job.tasks.map((t) => ({ ...t, work: workPerTask })) };
   const decision = withReason(answer(job), {
     code: "planned-from-pilots",
     pilots: r.pilots,
     runs: r.runs.length,
     measuredWorkPerTask: workPerTask,
-    provisionalWorkPerTask: provisionalWork(r.wallSeconds),
+    provisionalWorkPerTask: provisionalWork(terms, r.wallSeconds),
   });
   return { decision, workPerTask };
 }

@@ -1,147 +1,180 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { DEFAULT_TERMS, contractAccrual, estimateContradicted, penaltyHold, refinedWork, runPay, settleCharge } from "./settlement.ts";
+import {
+  DEFAULT_TERMS,
+  confirmedFailure,
+  contractAccrual,
+  escrowFor,
+  estimateContradicted,
+  leaseTerm,
+  measuredSpeed,
+  measuredWork,
+  pieceRate,
+  pilotPay,
+  settleJob,
+  vouchedSeconds,
+  workAtLease,
+  type SettleInput,
+} from "./settlement.ts";
 
-const run = { workPerTask: 1, speed: 1, pricePerSecond: 2, wallSeconds: 120, escrowLeft: 1e9 };
-
-describe("runPay", () => {
-  it("pays an honest report in full", () => {
-    const p = runPay(DEFAULT_TERMS, { ...run, reportedSeconds: 1.5 });
-    expect(p.paidSeconds).toBe(1.5);
-    expect(p.amount).toBe(3);
-    expect(p.implausible).toBe(false);
+describe("pieceRate and leaseTerm", () => {
+  it("fixes what a lease pays from the ask and the work alone, whatever the machine's speed", () => {
+    expect(pieceRate(0.5, 4)).toBe(2);
+    expect(pieceRate(-1, 4)).toBe(0);
   });
 
-  it("pays a run claimed at 24.9 days for a 0.01 s task only up to the cap, and flags it", () => {
-    const p = runPay(DEFAULT_TERMS, { ...run, workPerTask: 0.01, pricePerSecond: 1_000_000, reportedSeconds: 2_147_483 });
-    expect(p.capSeconds).toBe(DEFAULT_TERMS.payFloorSeconds);
-    expect(p.amount).toBe(DEFAULT_TERMS.payFloorSeconds * 1_000_000);
-    expect(p.implausible).toBe(true);
+  it("ends a lease at the factor times its expected run time, at least the floor, the runs queued ahead counted", () => {
+    const t = DEFAULT_TERMS;
+    expect(leaseTerm(t, { work: 20, speed: 2, slots: 1, ahead: 0, wallSeconds: 120 })).toEqual({ expectedSeconds: 10, lastsSeconds: 30 });
+    expect(leaseTerm(t, { work: 0.01, speed: 1, slots: 1, ahead: 0, wallSeconds: 120 }).lastsSeconds).toBe(t.leaseFloorSeconds);
+    // Two slots, two leases held already: this one runs second on its slot.
+    expect(leaseTerm(t, { work: 10, speed: 1, slots: 2, ahead: 2, wallSeconds: 120 })).toEqual({ expectedSeconds: 20, lastsSeconds: 60 });
   });
 
-  it("never pays past the wall-time limit or past the escrow", () => {
-    const slow = runPay(DEFAULT_TERMS, { ...run, workPerTask: 100, reportedSeconds: 300 });
-    expect(slow.paidSeconds).toBe(120);
-    const poor = runPay(DEFAULT_TERMS, { ...run, reportedSeconds: 1, escrowLeft: 0.5 });
-    expect(poor.amount).toBe(0.5);
-    expect(poor.escrowExhausted).toBe(true);
-  });
-
-  it("treats a negative, NaN or infinite report as no time at all", () => {
-    for (const reportedSeconds of [-5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(runPay(DEFAULT_TERMS, { ...run, reportedSeconds }).amount).toBe(0);
-    }
-  });
-
-  it("pays any claim at most the cap times the price, and never more than the escrow (property)", () => {
-    fc.assert(
-      fc.property(
-        fc.double({ noNaN: false }),
-        fc.double({ min: 0, max: 1e5, noNaN: true }),
-        fc.double({ min: 0.01, max: 50, noNaN: true }),
-        fc.double({ min: 0, max: 1e6, noNaN: true }),
-        fc.double({ min: 0, max: 1e9, noNaN: true }),
-        (reportedSeconds, workPerTask, speed, pricePerSecond, escrowLeft) => {
-          const p = runPay(DEFAULT_TERMS, { reportedSeconds, workPerTask, speed, pricePerSecond, wallSeconds: 120, escrowLeft });
-          expect(p.amount).toBeGreaterThanOrEqual(0);
-          expect(p.amount).toBeLessThanOrEqual(escrowLeft);
-          expect(p.paidSeconds).toBeLessThanOrEqual(Math.min(120, Math.max(DEFAULT_TERMS.payFloorSeconds, DEFAULT_TERMS.payCapMultiple * (workPerTask / speed))) + 1e-9);
-        },
-      ),
-    );
+  it("never lets a lease outlast the wall-time limit plus the grace, and gives a task of unknown work just that", () => {
+    const t = DEFAULT_TERMS;
+    expect(leaseTerm(t, { work: 1000, speed: 1, slots: 1, ahead: 0, wallSeconds: 60 }).lastsSeconds).toBe(60 + t.leaseGraceSeconds);
+    expect(leaseTerm(t, { work: undefined, speed: 1, slots: 1, ahead: 0, wallSeconds: 60 }).lastsSeconds).toBe(60 + t.leaseGraceSeconds);
   });
 });
 
-describe("refinedWork", () => {
-  it("moves the estimate a bounded step towards what the run could honestly have measured", () => {
-    const inflated = refinedWork(DEFAULT_TERMS, { workPerTask: 1, speed: 1, wallSeconds: 120, reportedSeconds: 1e9 });
-    expect(inflated).toBeCloseTo(0.7 + 0.3 * 4);
-    expect(refinedWork(DEFAULT_TERMS, { workPerTask: 1, speed: 1, wallSeconds: 120, reportedSeconds: 1 })).toBeCloseTo(1);
-  });
-});
-
-describe("settleCharge", () => {
-  const base = { pricing: "bid" as const, price: 10, paidToProducers: 1, consumerEscrow: 20, penaltyHeld: 0, consumerCausedLateness: false };
-
-  it("charges the posted price, or less when the job finished late and its benefit fell below it", () => {
-    expect(settleCharge({ ...base, pricing: "posted", benefit: 15 })).toMatchObject({ charge: 10, marketIncome: 9 });
-    expect(settleCharge({ ...base, pricing: "posted", benefit: 6 }).charge).toBe(6);
+describe("what the market vouches for", () => {
+  it("takes the market's own clock, lowered but never raised by a claim", () => {
+    expect(vouchedSeconds(3, 2)).toBe(2);
+    expect(vouchedSeconds(3, 2e9)).toBe(3);
+    for (const claim of [-5, Number.NaN, Number.POSITIVE_INFINITY]) expect(vouchedSeconds(3, claim)).toBe(3);
   });
 
-  it("charges b(j, t) under bid pricing when it covers the producers' time", () => {
-    const c = settleCharge({ ...base, benefit: 15 });
-    expect(c).toMatchObject({ charge: 15, compensation: 0, marketIncome: 14 });
+  it("measures a job's work over enough owners, one vote each, so one owner reporting late cannot move it", () => {
+    const s = (owner: string, work: number) => ({ owner, work });
+    expect(measuredWork([s("a", 1), s("b", 1), s("c", 1000)], 3)).toBe(1);
+    // One owner's hundred slow reports are one vote, at its fastest.
+    expect(measuredWork([...Array.from({ length: 100 }, () => s("late", 50)), s("late", 2), s("b", 1), s("c", 1)], 3)).toBe(1);
+    expect(measuredWork([s("a", 1), s("a", 2)], 3)).toBeUndefined();
+    expect(workAtLease(DEFAULT_TERMS, 0.5, [s("a", 1), s("b", 1)])).toBe(0.5);
+    expect(workAtLease(DEFAULT_TERMS, 0.5, [s("a", 1), s("b", 1), s("c", 2)])).toBe(1);
   });
 
-  it("charges at least the producer time the job used, so the market never pays for it", () => {
-    const c = settleCharge({ ...base, benefit: 0, paidToProducers: 4 });
-    expect(c.charge).toBe(4);
-    expect(c.marketIncome).toBe(0);
-    expect(c.reasons[0]!.code).toBe("charged-producer-time");
+  it("pays a pilot at most its stated cap, however long the run or the claim", () => {
+    const most = pieceRate(0.1, DEFAULT_TERMS.pilotWorkCapSeconds);
+    expect(pilotPay(DEFAULT_TERMS, { askPerWorkSecond: 0.1, speed: 1, observedSeconds: 2e6, reportedSeconds: 2e6 })).toBe(most);
+    expect(pilotPay(DEFAULT_TERMS, { askPerWorkSecond: 0.1, speed: 1, observedSeconds: 2, reportedSeconds: 1 })).toBeCloseTo(0.1);
   });
 
-  it("pays a penalty only up to the job's price and what the market set aside", () => {
-    const c = settleCharge({ ...base, benefit: -1e12, penaltyHeld: penaltyHold(-1e12, 10) });
-    expect(c.compensation).toBe(10);
+  it("lowers a slow machine's speed from what the market measured, and never raises it past its benchmark", () => {
+    const slow = measuredSpeed(DEFAULT_TERMS, { benchmark: 2, current: 2 }, { work: 1, observedSeconds: 10 });
+    expect(slow).toBeLessThan(2);
+    expect(measuredSpeed(DEFAULT_TERMS, { benchmark: 2, current: 2 }, { work: 100, observedSeconds: 0.01 })).toBe(2);
   });
 
-  it("voids the penalty when the consumer's own estimate made the job late", () => {
-    const c = settleCharge({ ...base, benefit: -1e12, penaltyHeld: 10, consumerCausedLateness: true });
-    expect(c.compensation).toBe(0);
-    expect(c.reasons.map((r) => r.code)).toContain("penalty-void");
+  it("confirms a failure only when a machine of another owner reproduced the same failure", () => {
+    expect(confirmedFailure([{ owner: "a", code: "trap" }])).toBeNull();
+    expect(confirmedFailure([{ owner: "a", code: "trap" }, { owner: "a", code: "trap" }])).toBeNull();
+    expect(confirmedFailure([{ owner: "a", code: "trap" }, { owner: "b", code: "exit:1" }])).toBeNull();
+    expect(confirmedFailure([{ owner: "a", code: "trap" }, { owner: "b", code: "trap" }])).toBe("trap");
+    // A worker that could not fetch the module says nothing of the program, however many say so.
+    expect(confirmedFailure([{ owner: "a", code: "invalid-module" }, { owner: "b", code: "invalid-module" }])).toBeNull();
   });
 
-  it("never takes more than the escrow, never gives the market a loss, never pays more than the hold (property)", () => {
-    fc.assert(
-      fc.property(
-        fc.double({ min: -1e12, max: 1e12, noNaN: true }),
-        fc.double({ min: 0, max: 1e6, noNaN: true }),
-        fc.double({ min: 0, max: 1e6, noNaN: true }),
-        fc.double({ min: 0, max: 1e6, noNaN: true }),
-        fc.boolean(),
-        fc.constantFrom("posted" as const, "bid" as const),
-        (benefit, price, escrow, paidShare, caused, pricing) => {
-          const paid = Math.min(escrow, paidShare);
-          const held = penaltyHold(Math.min(0, benefit), price);
-          const c = settleCharge({ pricing, benefit, price, paidToProducers: paid, consumerEscrow: escrow, penaltyHeld: held, consumerCausedLateness: caused });
-          expect(c.charge).toBeLessThanOrEqual(escrow);
-          expect(c.charge).toBeGreaterThanOrEqual(paid);
-          expect(c.marketIncome).toBeGreaterThanOrEqual(0);
-          expect(c.compensation).toBeLessThanOrEqual(held);
-          expect(c.compensation).toBeLessThanOrEqual(price);
-        },
-      ),
-    );
-  });
-});
-
-describe("estimateContradicted", () => {
-  it("holds when the measured work is well over the declared work", () => {
+  it("calls an estimate contradicted only past the tolerance", () => {
     expect(estimateContradicted(DEFAULT_TERMS, 0.01, 40)).toBe(true);
-    expect(estimateContradicted(DEFAULT_TERMS, 1, 1.5)).toBe(false);
+    expect(estimateContradicted(DEFAULT_TERMS, 1, 1.2)).toBe(false);
+  });
+});
+
+describe("escrowFor", () => {
+  it("holds the quote, or the consumer's maxSpend when it is more; the highest benefit only under pay-as-bid", () => {
+    expect(escrowFor({ pricing: "posted", price: 3, maxBenefit: 100 })).toBe(3);
+    expect(escrowFor({ pricing: "posted", price: 3, maxSpend: 5, maxBenefit: 100 })).toBe(5);
+    expect(escrowFor({ pricing: "bid", price: 3, maxBenefit: 100 })).toBe(100);
+  });
+});
+
+describe("settleJob", () => {
+  const base: SettleInput = { pricing: "posted", price: 10, maxSpend: 10, benefit: 50, benefitWithoutDowntime: 50, contradicted: null, held: [] };
+
+  it("charges exactly the quote while the estimate holds, however the producers did", () => {
+    const s = settleJob(base);
+    expect(s.charge).toBe(10);
+    expect(s.reasons[0]).toEqual({ code: "charged-price", price: 10, benefit: 50 });
+  });
+
+  it("relieves lateness only from the late producers' held pieces, never from those tied to the consumer", () => {
+    const s = settleJob({
+      ...base,
+      benefit: -100,
+      benefitWithoutDowntime: -100,
+      held: [
+        { producerId: "self", amount: 50, related: true },
+        { producerId: "late", amount: 4, related: false },
+      ],
+    });
+    expect(s.reliefFromLate).toEqual([{ producerId: "late", amount: 4 }]);
+    expect(s.heldPaid).toEqual([{ producerId: "self", amount: 50 }]);
+    expect(s.charge).toBe(6);
+    expect(s.reasons.map((r) => r.code)).toEqual(["charged-price", "lateness-relief", "lateness-unfunded"]);
+  });
+
+  it("lets the market pay only for the lateness its own downtime caused", () => {
+    const s = settleJob({ ...base, benefit: 0, benefitWithoutDowntime: 7 });
+    expect(s.reliefFromMarket).toBe(7);
+    expect(s.charge).toBe(3);
+  });
+
+  it("charges a contradicted estimate what its measured work costs, up to maxSpend, and relieves no lateness", () => {
+    const s = settleJob({ ...base, maxSpend: 25, benefit: -5, benefitWithoutDowntime: 0, contradicted: { charge: 40 } });
+    expect(s.charge).toBe(25);
+    expect(s.reliefFromMarket).toBe(0);
+    expect(s.reasons.map((r) => r.code)).toEqual(["charged-measured-work", "lateness-consumers-own"]);
+  });
+
+  it("never charges past maxSpend, never relieves more than is owed, and pays out every held piece (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        fc.option(fc.double({ min: 0, max: 1e7, noNaN: true })),
+        fc.array(fc.record({ producerId: fc.constantFrom("a", "b", "c"), amount: fc.double({ min: 0, max: 1e4, noNaN: true }), related: fc.boolean() }), { maxLength: 8 }),
+        (price, extra, benefit, downtime, contradicted, held) => {
+          const maxSpend = price + extra;
+          const s = settleJob({ pricing: "posted", price, maxSpend, benefit, benefitWithoutDowntime: benefit + downtime, contradicted: contradicted === null ? null : { charge: contradicted }, held });
+          const fromLate = s.reliefFromLate.reduce((t, r) => t + r.amount, 0);
+          const paidOut = s.heldPaid.reduce((t, r) => t + r.amount, 0);
+          const heldTotal = held.reduce((t, h) => t + h.amount, 0);
+          expect(s.charge).toBeLessThanOrEqual(maxSpend + 1e-6);
+          expect(fromLate + paidOut).toBeCloseTo(heldTotal, 6);
+          expect(s.reliefFromMarket).toBeLessThanOrEqual(downtime + 1e-9);
+          const base = contradicted === null ? price : Math.min(maxSpend, Math.max(price, contradicted));
+          expect(fromLate + s.reliefFromMarket).toBeLessThanOrEqual(Math.max(0, base - benefit) + 1e-6);
+          for (const r of s.reliefFromLate) expect(held.some((h) => h.producerId === r.producerId && !h.related)).toBe(true);
+        },
+      ),
+    );
   });
 });
 
 describe("contractAccrual", () => {
   const c = { contractPrice: 100, startAt: 0, departsAt: 100, paidUntil: 0 };
 
-  it("pays the share of the contract for the time the machine was heard", () => {
-    expect(contractAccrual({ ...c, presentUntil: 25 })).toEqual({ amount: 25, paidUntil: 25 });
-    expect(contractAccrual({ ...c, paidUntil: 25, presentUntil: 50 })).toEqual({ amount: 25, paidUntil: 50 });
+  it("pays the share of the contract for the time the machine proved it was there", () => {
+    expect(contractAccrual({ ...c, provenUntil: 25 })).toEqual({ amount: 25, paidUntil: 25 });
+    expect(contractAccrual({ ...c, paidUntil: 25, provenUntil: 50 })).toEqual({ amount: 25, paidUntil: 50 });
   });
 
-  it("pays nothing for time already paid, time not yet heard or time past the contract", () => {
-    expect(contractAccrual({ ...c, paidUntil: 50, presentUntil: 40 }).amount).toBe(0);
-    expect(contractAccrual({ ...c, paidUntil: 90, presentUntil: 500 }).amount).toBe(10);
+  it("pays nothing for time already paid, time not yet proved or time past the contract", () => {
+    expect(contractAccrual({ ...c, paidUntil: 50, provenUntil: 40 }).amount).toBe(0);
+    expect(contractAccrual({ ...c, paidUntil: 90, provenUntil: 500 }).amount).toBe(10);
   });
 
   it("never pays more than the contract in total, however often it is asked (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -10, max: 200, noNaN: true }), { maxLength: 30 }), (beats) => {
+      fc.property(fc.array(fc.double({ min: -10, max: 200, noNaN: true }), { maxLength: 30 }), (proofs) => {
         let paidUntil = 0;
         let total = 0;
-        for (const presentUntil of beats) {
-          const a = contractAccrual({ ...c, paidUntil, presentUntil });
+        for (const provenUntil of proofs) {
+          const a = contractAccrual({ ...c, paidUntil, provenUntil });
           total += a.amount;
           paidUntil = a.paidUntil;
         }

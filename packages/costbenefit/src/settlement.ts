@@ -1,175 +1,309 @@
-// The market's money rules: what a producer's run is worth, what a consumer is charged, what a
-// dedicated machine has earned. Pure, like the rest of the engine: the Market Manager applies
-// these answers to the ledger and never works money out on its own. Floats in credits here; the
-// service rounds once, when they become micro-credits.
+// The market's money rules: what a lease pays, when it ends, what a consumer is charged, who pays
+// for lateness. Pure, like the rest of the engine: the Market Manager applies these answers to the
+// ledger and never works money out on its own. Floats in credits here; the service rounds once,
+// when they become micro-credits.
 //
-// One principle runs through them: the market pays only for what it can vouch for. A producer's
-// reported run time, a consumer's work estimate and a machine's claim to be present are claims;
-// the machine's benchmarked speed, the job's escrow and heartbeats the market heard are facts.
+// One principle runs through them: every credit that moves is a function of what the market itself
+// observed or fixed in advance (its own clock, the lease's piece rate, the quote, verified
+// agreement), never of a number a participant sends. A producer's reported run time, a failure it
+// reports and a consumer's work estimate are claims; the piece rate written on a lease, the
+// market's clock between a lease and its report, results that other owners reproduced and the
+// quote are facts.
 import { z } from "zod";
 
 const nonNegative = z.number().refine((v) => Number.isFinite(v) && v >= 0, { message: "must be a finite number, at least 0" });
 
 export const SettlementTerms = z.object({
   /**
-   * A run is paid for at most this many times the seconds the market expects it to take on the
-   * machine that ran it (the job's work per task over the machine's benchmarked speed). Browsers
-   * share their cores with their owners, so an honest run can take a few times its estimate.
+   * A lease lasts this many times the run time the market expects on the machine that holds it
+   * (its work over the machine's speed, counting the runs queued ahead of it there); past that it
+   * expires and its task is placed again, whatever heartbeats say.
    */
-  payCapMultiple: z.number().min(1).max(100).default(4),
+  leaseTimeFactor: z.number().min(1).max(100).default(3),
+  /** Expectations below this are start-up and network: every lease lasts at least this long. */
+  leaseFloorSeconds: nonNegative.default(10),
+  /** No lease outlasts its task's wall-time limit (per run queued ahead of it) plus this. */
+  leaseGraceSeconds: nonNegative.default(30),
   /**
-   * Expectations below this are mostly start-up and noise, so every run may be paid for at least
-   * this many seconds (still within the task's wall-time limit).
+   * The consumer's work estimate holds while the work the market measured is at most this many
+   * times the declared; past it the estimate is contradicted: the charge follows the measured
+   * work (up to the consumer's maxSpend) and lateness is the consumer's own.
    */
-  payFloorSeconds: nonNegative.default(2),
+  estimateToleranceMultiple: z.number().min(1).max(1000).default(1.25),
   /**
-   * The consumer's work estimate counts as contradicted when the work measured on the market's
-   * machines is more than this many times what they declared; lateness is then the consumer's own.
+   * Owners (other than the consumer) whose runs must have measured a job's work before the
+   * measurement replaces the declared work: one owner cannot move it alone, however it reports.
    */
-  estimateToleranceMultiple: z.number().min(1).max(1000).default(2),
+  workOwnersNeeded: z.number().int().min(1).max(1000).default(3),
+  /** A job's work is measured on its first this many such runs; later ones change it no more. */
+  workSamplesKept: z.number().int().min(1).max(10_000).default(25),
+  /** A run measures its machine's speed only when it is expected to take at least this long (start-up is not work). */
+  speedSampleMinSeconds: z.number().min(0).max(3600).default(1),
+  /** A pilot task (a job without an estimate) is paid for at most this much reference work. */
+  pilotWorkCapSeconds: z.number().positive().max(86_400).default(10),
+  /** A job stops once this many of its tasks failed in a way another owner reproduced. */
+  confirmedFailureLimit: z.number().int().min(1).max(1_000_000).default(3),
+  /**
+   * A task is given up once it failed this many times without a machine of another owner
+   * reproducing the failure, or its copies ran this many times without a majority agreeing.
+   */
+  maxAttempts: z.number().int().min(2).max(100).default(3),
+  /** How far one measured run moves a machine's speed towards what it showed (never above its benchmark). */
+  speedSampleWeight: z.number().min(0).max(1).default(0.3),
 });
 export type SettlementTerms = z.infer<typeof SettlementTerms>;
 export type SettlementTermsInput = z.input<typeof SettlementTerms>;
 export const DEFAULT_TERMS: SettlementTerms = SettlementTerms.parse({});
 
-export interface RunPayInput {
-  /** What the producer says the run took (any number: it is a claim). */
-  reportedSeconds: number;
-  /** The job's current work per task, in speed-1 seconds. */
-  workPerTask: number;
-  /** The machine's benchmarked speed per slot, never raised by its own reports. */
+/**
+ * Leases a machine may hold at once per slot it offers: one running and the next behind it, so a
+ * slot never waits a round trip for work. Runs queued behind others on a machine count in how
+ * long a lease lasts (leaseTerm).
+ */
+export const LEASES_PER_SLOT = 2;
+export const leaseRoom = (offeredSlots: number) => LEASES_PER_SLOT * Math.max(0, offeredSlots);
+
+/**
+ * The piece rate of a lease, fixed when it is handed out: the machine's ask (credits per reference
+ * second, a speed-1 machine's second) times the task's work as the market knows it then. The
+ * Java Market paper (5.5.2) pays for each second of successful use; measuring the seconds in the
+ * market's own unit means neither a slow machine nor a claimed time changes what a task pays.
+ */
+export function pieceRate(askPerWorkSecond: number, work: number): number {
+  return Math.max(0, askPerWorkSecond) * Math.max(0, work);
+}
+
+export interface LeaseTermInput {
+  /** The task's work as the market knows it (reference seconds); undefined while unknown (pilots). */
+  work: number | undefined;
+  /** The machine's speed per slot as the market believes it. */
   speed: number;
-  /** cps(m), credits per second. */
-  pricePerSecond: number;
-  /** The task's wall-time limit: no run can honestly take longer. */
+  slots: number;
+  /** Leases the machine held before this one: runs queued ahead of it on its slots. */
+  ahead: number;
   wallSeconds: number;
-  /** Credits left in the job's escrow for producers. */
-  escrowLeft: number;
 }
 
-export type RunPay = {
-  paidSeconds: number;
+/**
+ * How long a lease lasts: `leaseTimeFactor` times the run time expected on that machine (the runs
+ * queued ahead of it included), at least `leaseFloorSeconds`, never past the wall-time limit (for
+ * each run ahead of it too) plus `leaseGraceSeconds`. A task of unknown work has only its limit.
+ */
+export function leaseTerm(t: SettlementTerms, l: LeaseTermInput): { expectedSeconds: number; lastsSeconds: number } {
+  const runs = 1 + Math.floor(Math.max(0, l.ahead) / Math.max(1, l.slots));
+  const wall = Math.max(0, l.wallSeconds);
+  const limit = runs * wall + t.leaseGraceSeconds;
+  if (l.work === undefined) return { expectedSeconds: runs * wall, lastsSeconds: limit };
+  const speed = l.speed > 0 ? l.speed : 1;
+  const expectedSeconds = (runs * Math.max(0, l.work)) / speed;
+  return { expectedSeconds, lastsSeconds: Math.min(limit, Math.max(t.leaseFloorSeconds, t.leaseTimeFactor * expectedSeconds)) };
+}
+
+/**
+ * The seconds the market vouches for a run: the time its own clock saw between the lease and the
+ * report, lowered (never raised) by what the producer says the run took.
+ */
+export function vouchedSeconds(observedSeconds: number, reportedSeconds: number): number {
+  const observed = Number.isFinite(observedSeconds) && observedSeconds > 0 ? observedSeconds : 0;
+  const reported = Number.isFinite(reportedSeconds) && reportedSeconds >= 0 ? reportedSeconds : observed;
+  return Math.min(observed, reported);
+}
+
+/** One run's measurement of a task's work: the vouched seconds on the machine's speed. */
+export function workSample(r: { observedSeconds: number; reportedSeconds: number; speed: number }): number {
+  return vouchedSeconds(r.observedSeconds, r.reportedSeconds) * (r.speed > 0 ? r.speed : 1);
+}
+
+/** One run's measurement of its job's work, and the owner of the machine that ran it. */
+export interface WorkSample {
+  owner: string;
+  work: number;
+}
+
+/**
+ * The work a job's tasks were measured to do: the median over owners of each owner's lowest
+ * sample, or undefined while fewer than `ownersNeeded` owners measured it. A producer can only
+ * lengthen what the market's clock sees (by reporting late), never shorten it, so each owner's
+ * lowest sample is its most honest one; and no owner holds more than one vote.
+ */
+export function measuredWork(samples: readonly WorkSample[], ownersNeeded: number): number | undefined {
+  const lowest = new Map<string, number>();
+  for (const s of samples) if (Number.isFinite(s.work)) lowest.set(s.owner, Math.min(lowest.get(s.owner) ?? Infinity, s.work));
+  if (lowest.size === 0 || lowest.size < ownersNeeded) return undefined;
+  const w = [...lowest.values()].sort((a, b) => a - b);
+  const mid = w.length >> 1;
+  return Math.max(1e-3, w.length % 2 ? w[mid]! : (w[mid - 1]! + w[mid]!) / 2);
+}
+
+/**
+ * The work a lease's piece rate is fixed at: the consumer's declared work until enough owners'
+ * runs measured it (measuredWork), then what they measured.
+ */
+export function workAtLease(t: SettlementTerms, declared: number, samples: readonly WorkSample[]): number {
+  return measuredWork(samples, t.workOwnersNeeded) ?? declared;
+}
+
+/**
+ * What a pilot run pays (a job that gave no work estimate): its ask times the work the market
+ * vouches the run did, never more than `pilotWorkCapSeconds` of reference work. The lease states
+ * that most; the quote states the pilots' most.
+ */
+export function pilotPay(t: SettlementTerms, r: { askPerWorkSecond: number; speed: number; observedSeconds: number; reportedSeconds: number }): number {
+  return pieceRate(r.askPerWorkSecond, Math.min(t.pilotWorkCapSeconds, workSample(r)));
+}
+
+/**
+ * A machine's speed after a run of known work: moved towards the speed the market's own clock
+ * measured, never above its benchmark (no run can raise it past what it showed at join). Used for
+ * placement and expected completion only; it changes no piece rate.
+ */
+export function measuredSpeed(t: SettlementTerms, m: { benchmark: number; current: number }, r: { work: number; observedSeconds: number }): number {
+  if (!(r.observedSeconds > 0) || !(r.work > 0)) return m.current;
+  const sample = r.work / r.observedSeconds;
+  const next = (1 - t.speedSampleWeight) * m.current + t.speedSampleWeight * sample;
+  return Math.max(1e-6, Math.min(m.benchmark, next));
+}
+
+/**
+ * Failures a worker reports of itself, not of the program: it could not fetch or compile the
+ * module, its sandbox crashed, or it stopped the run. Such a run is not paid and runs again, but
+ * no machine can confirm it as the program's.
+ */
+const WORKER_TROUBLE = new Set(["invalid-module", "crashed", "aborted"]);
+
+/** Whether a failure code can be the program's own (a trap, a limit, an exit code). */
+export const programFailure = (code: string) => !WORKER_TROUBLE.has(code);
+
+/**
+ * A failed run is the program's failure only when a machine of another owner reproduced it: the
+ * same failure code (a deterministic trap, a limit) from two different owners. Returns that code,
+ * or null while no failure is confirmed.
+ */
+export function confirmedFailure(failures: readonly { owner: string; code: string }[]): string | null {
+  const owners = new Map<string, Set<string>>();
+  for (const f of failures) {
+    if (!programFailure(f.code)) continue;
+    let of = owners.get(f.code);
+    if (!of) owners.set(f.code, (of = new Set()));
+    of.add(f.owner);
+    if (of.size >= 2) return f.code;
+  }
+  return null;
+}
+
+/** The consumer's estimate is contradicted when the measured work is over the tolerance of what they declared. */
+export function estimateContradicted(t: SettlementTerms, declaredWork: number, measuredWork: number): boolean {
+  return measuredWork > t.estimateToleranceMultiple * Math.max(declaredWork, 0);
+}
+
+/**
+ * What a job's escrow holds: what it can be charged under these rules. Posted pricing: the
+ * quote, or the consumer's maxSpend when they allow more (a contradicted estimate may then be
+ * charged up to it). Pay-as-bid: the curve's highest benefit.
+ */
+export function escrowFor(e: { pricing: "posted" | "bid"; price: number; maxSpend?: number | undefined; maxBenefit: number }): number {
+  if (e.pricing === "bid") return Math.max(0, e.maxBenefit);
+  return Math.max(0, e.price, e.maxSpend ?? 0);
+}
+
+/** A late run's piece rate, held in the escrow until the job is settled: it pays for the lateness first. */
+export interface HeldPiece {
+  producerId: string;
   amount: number;
-  expectedSeconds: number;
-  capSeconds: number;
-  /** The report claimed more time than the machine's speed allows: paid at the cap, reputation falls. */
-  implausible: boolean;
-  /** The escrow could not cover the run in full: the job stops being placed. */
-  escrowExhausted: boolean;
-};
-
-/**
- * seed 003, 5.5.2 pays an opportunistic machine cps(m) per second of use; here the seconds are
- * the ones the market can vouch for: the report, but never past `payCapMultiple` times the
- * expectation on that machine (at least `payFloorSeconds`), nor past the wall-time limit, and
- * never more than the job's escrow holds. Failed runs are paid by the same rule.
- */
-export function runPay(t: SettlementTerms, r: RunPayInput): RunPay {
-  const reported = Number.isFinite(r.reportedSeconds) && r.reportedSeconds > 0 ? r.reportedSeconds : 0;
-  const speed = r.speed > 0 ? r.speed : 1;
-  const expectedSeconds = Math.max(0, r.workPerTask) / speed;
-  const capSeconds = Math.min(Math.max(0, r.wallSeconds), Math.max(t.payFloorSeconds, t.payCapMultiple * expectedSeconds));
-  const paidSeconds = Math.min(reported, capSeconds);
-  const owed = paidSeconds * Math.max(0, r.pricePerSecond);
-  const left = Math.max(0, r.escrowLeft);
-  return {
-    paidSeconds,
-    amount: Math.min(owed, left),
-    expectedSeconds,
-    capSeconds,
-    implausible: reported > capSeconds,
-    escrowExhausted: owed > left,
-  };
+  /** The producer is the consumer, or an account tied to them (same verified domain or network): it funds nothing. */
+  related: boolean;
 }
 
-/**
- * A measured run refines the job's work per task only as far as the market believes it: the
- * sample is the vouched seconds (capped as for pay) on the machine's benchmarked speed, so one
- * producer's inflated report moves the estimate by a bounded step, never to anything it likes.
- */
-export function refinedWork(t: SettlementTerms, r: Omit<RunPayInput, "pricePerSecond" | "escrowLeft">, weight = 0.3): number {
-  const pay = runPay(t, { ...r, pricePerSecond: 0, escrowLeft: 0 });
-  const sample = pay.paidSeconds * (r.speed > 0 ? r.speed : 1);
-  return (1 - weight) * r.workPerTask + weight * sample;
-}
-
-export interface ChargeInput {
-  /** `posted`: the quoted price, at most b(j, t); `bid`: b(j, t) itself (seed 003, 4.2). */
+export interface SettleInput {
+  /** `posted`: the quoted price; `bid`: b(j, t) itself (the Java Market paper, 4.2). */
   pricing: "posted" | "bid";
+  /** The price quoted at admission. */
+  price: number;
+  /** The most the consumer allowed (at least the price). */
+  maxSpend: number;
   /** b(j, t) at the job's actual completion. */
   benefit: number;
-  /** The price quoted at admission; a penalty is never more than this. */
-  price: number;
-  /** What producers were paid out of this job's escrow (successful and failed runs alike). */
-  paidToProducers: number;
-  /** What the consumer put in escrow. */
-  consumerEscrow: number;
-  /** What the market set aside from its reserve for this job's penalty at admission. */
-  penaltyHeld: number;
-  /** Lateness the consumer caused (its work estimate was contradicted by the measurements). */
-  consumerCausedLateness: boolean;
+  /** b(j, t) had the market not been down while the job ran (equal to `benefit` without downtime). */
+  benefitWithoutDowntime: number;
+  /** The measured work contradicted the consumer's estimate: what that work is charged (pricing.ts). */
+  contradicted: { charge: number } | null;
+  /** The piece rates of the job's late runs, held for lateness. */
+  held: readonly HeldPiece[];
 }
 
-export interface Charge {
-  /** Taken from the consumer's escrow; the rest of it goes back to them. */
+export interface Settlement {
+  /** What the consumer pays in the end: negative when lateness relief exceeds the charge. */
   charge: number;
-  /** Paid to the consumer out of the market's penalty hold (a service credit for lateness). */
-  compensation: number;
-  /** What the market keeps: charge less what producers were paid. Never negative. */
-  marketIncome: number;
+  /** Relief for lateness, from the held pieces of the producers who were late. */
+  reliefFromLate: { producerId: string; amount: number }[];
+  /** Relief for lateness the market's own downtime caused, from its account. */
+  reliefFromMarket: number;
+  /** What the late producers are paid of their held pieces after relief. */
+  heldPaid: { producerId: string; amount: number }[];
   reasons: ChargeReason[];
 }
 
 /** Why a job was charged what it was: part of the market's vocabulary (vocabulary.ts). */
 export const ChargeReason = z.discriminatedUnion("code", [
-  z.object({ code: z.literal("charged-price"), price: z.number(), benefit: z.number() }),
-  z.object({ code: z.literal("charged-benefit"), benefit: z.number() }),
-  z.object({ code: z.literal("charged-producer-time"), benefit: z.number(), paidToProducers: z.number() }),
-  z.object({ code: z.literal("penalty-paid"), penalty: z.number(), cap: z.number() }),
-  z.object({ code: z.literal("penalty-void"), penalty: z.number(), why: z.literal("estimate-contradicted") }),
+  z.object({ code: z.literal("charged-price"), price: z.number(), benefit: z.number() }).strict(),
+  z.object({ code: z.literal("charged-measured-work"), price: z.number(), charge: z.number(), maxSpend: z.number() }).strict(),
+  z.object({ code: z.literal("charged-benefit"), benefit: z.number() }).strict(),
+  z.object({ code: z.literal("lateness-relief"), owed: z.number(), fromLateProducers: z.number(), fromMarketDowntime: z.number() }).strict(),
+  z.object({ code: z.literal("lateness-unfunded"), owed: z.number() }).strict(),
+  z.object({ code: z.literal("lateness-consumers-own"), owed: z.number() }).strict(),
 ]);
 export type ChargeReason = z.infer<typeof ChargeReason>;
 
+const sumOf = (xs: readonly { amount: number }[]) => xs.reduce((s, x) => s + x.amount, 0);
+
 /**
- * Settlement of a completed job. Posted pricing: the consumer pays the price quoted at admission,
- * or b(j, t) when the market finished later than it promised and the benefit fell below the
- * quote. Bid pricing (seed 003, 4.2): b(j, t). Either way never less than the producer time the
- * job used (already paid out of its escrow, so the market never pays for a consumer's work from
- * its own pocket) and never more than the escrow. A negative b(j, t) is a service credit from the
- * market, bounded by the job's price and by what the market set aside for it, and void when the
- * consumer caused the lateness.
+ * Settlement of a completed job. The consumer pays the quote while their work estimate holds
+ * (retries, expired leases and slow machines were paid from forfeits and the market's fee), or
+ * what the measured work is charged when it contradicted the estimate (never past maxSpend).
+ * Lateness is paid by whoever caused it: when the benefit at completion fell below the charge,
+ * the consumer is relieved of the difference (a negative benefit's penalty included) only from
+ * the held pieces of producers who were late and not tied to the consumer, and from the market
+ * for the part its own downtime caused. Lateness nobody is answerable for is not relieved: the
+ * quote says so.
  */
-export function settleCharge(c: ChargeInput): Charge {
+export function settleJob(s: SettleInput): Settlement {
   const reasons: ChargeReason[] = [];
-  const paid = Math.max(0, c.paidToProducers);
-  const escrow = Math.max(0, c.consumerEscrow);
-  const benefit = Math.max(0, c.benefit);
-  const due = c.pricing === "posted" ? Math.min(Math.max(0, c.price), benefit) : benefit;
-  // Producers were paid out of this escrow, so it always covers what they were paid.
-  const charge = Math.min(escrow, Math.max(due, paid));
-  if (due < paid) reasons.push({ code: "charged-producer-time", benefit: c.benefit, paidToProducers: paid });
-  else if (c.pricing === "posted") reasons.push({ code: "charged-price", price: c.price, benefit: c.benefit });
-  else reasons.push({ code: "charged-benefit", benefit: c.benefit });
-  let compensation = 0;
-  if (c.benefit < 0) {
-    const cap = Math.max(0, Math.min(c.price, c.penaltyHeld));
-    if (c.consumerCausedLateness) reasons.push({ code: "penalty-void", penalty: -c.benefit, why: "estimate-contradicted" });
-    else {
-      compensation = Math.min(-c.benefit, cap);
-      reasons.push({ code: "penalty-paid", penalty: -c.benefit, cap });
-    }
+  const late = s.held.filter((h) => h.amount > 0);
+  const allHeld = () => late.map((h) => ({ producerId: h.producerId, amount: h.amount }));
+  let base: number;
+  if (s.pricing === "bid") {
+    base = Math.max(0, s.benefit);
+    reasons.push({ code: "charged-benefit", benefit: s.benefit });
+  } else if (s.contradicted) {
+    base = Math.min(Math.max(s.maxSpend, s.price), Math.max(s.price, s.contradicted.charge));
+    reasons.push({ code: "charged-measured-work", price: s.price, charge: base, maxSpend: s.maxSpend });
+  } else {
+    base = Math.max(0, s.price);
+    reasons.push({ code: "charged-price", price: s.price, benefit: s.benefit });
   }
-  return { charge, compensation, marketIncome: charge - Math.min(paid, escrow), reasons };
-}
-
-/** What the market sets aside at admission for a job whose curve can go negative: at most its price. */
-export function penaltyHold(minBenefit: number, price: number): number {
-  return minBenefit < 0 ? Math.min(-minBenefit, Math.max(0, price)) : 0;
-}
-
-/** The consumer's estimate is contradicted when the measured work is well over what they declared. */
-export function estimateContradicted(t: SettlementTerms, declaredWork: number, measuredWork: number): boolean {
-  return measuredWork > t.estimateToleranceMultiple * Math.max(declaredWork, 0);
+  const owed = s.pricing === "bid" ? Math.max(0, -s.benefit) : Math.max(0, base - s.benefit);
+  if (owed <= 0) return { charge: base, reliefFromLate: [], reliefFromMarket: 0, heldPaid: allHeld(), reasons };
+  if (s.contradicted) {
+    reasons.push({ code: "lateness-consumers-own", owed });
+    return { charge: base, reliefFromLate: [], reliefFromMarket: 0, heldPaid: allHeld(), reasons };
+  }
+  // The late producers' held pieces first, in the order given (the order their runs were accepted).
+  const reliefFromLate: { producerId: string; amount: number }[] = [];
+  const heldPaid: { producerId: string; amount: number }[] = [];
+  let left = owed;
+  for (const h of late) {
+    const take = h.related ? 0 : Math.min(left, h.amount);
+    left -= take;
+    if (take > 0) reliefFromLate.push({ producerId: h.producerId, amount: take });
+    if (h.amount - take > 0) heldPaid.push({ producerId: h.producerId, amount: h.amount - take });
+  }
+  const downtimeCost = Math.max(0, s.benefitWithoutDowntime - s.benefit);
+  const reliefFromMarket = Math.min(left, downtimeCost);
+  left -= reliefFromMarket;
+  const fromLate = sumOf(reliefFromLate);
+  if (fromLate > 0 || reliefFromMarket > 0) reasons.push({ code: "lateness-relief", owed, fromLateProducers: fromLate, fromMarketDowntime: reliefFromMarket });
+  if (left > 1e-12) reasons.push({ code: "lateness-unfunded", owed: left });
+  return { charge: base - fromLate - reliefFromMarket, reliefFromLate, reliefFromMarket, heldPaid, reasons };
 }
 
 export interface ContractAccrualInput {
@@ -181,22 +315,23 @@ export interface ContractAccrualInput {
   /** Up to when the machine has been paid already. */
   paidUntil: number;
   /**
-   * The last moment the market heard the machine (its last heartbeat). A machine silent for the
-   * lease timeout has departed, so up to here its presence is vouched for.
+   * Up to when the machine has proved it is there: the last moment it leased what was queued for
+   * it in time, or answered a probe task the market could check (contracts.ts). Heartbeats alone
+   * prove nothing.
    */
-  presentUntil: number;
+  provenUntil: number;
 }
 
 /**
- * A dedicated machine is paid as its capacity is delivered (seed 003, 5.5.2 prices the whole
- * contract; paying it all on acceptance let a machine take the money and leave at once): the
- * share of c(m) for the time from `paidUntil` to its last heartbeat, within the contract. What a
- * machine that leaves early never delivered is never paid.
+ * A dedicated machine is paid as its capacity is proved (the Java Market paper, 5.5.2, prices the
+ * whole contract; paying it on acceptance, or for heartbeats, let a machine take the money and
+ * never work): the share of c(m) for the time from `paidUntil` to the last proof, within the
+ * contract. What a machine never proved is never paid.
  */
 export function contractAccrual(a: ContractAccrualInput): { amount: number; paidUntil: number } {
   const length = a.departsAt - a.startAt;
   const from = Math.max(a.paidUntil, a.startAt);
-  const to = Math.min(a.presentUntil, a.departsAt);
+  const to = Math.min(a.provenUntil, a.departsAt);
   if (!(length > 0) || !(a.contractPrice > 0) || !(to > from)) return { amount: 0, paidUntil: Math.max(from, a.paidUntil) };
   return { amount: (a.contractPrice * (to - from)) / length, paidUntil: to };
 }

@@ -1,68 +1,19 @@
-import { balance, post, type Tx } from "./ledger.ts";
-
-// The market's settlement rules (DESIGN.md "Settlement"), each one balanced entry with a key
-// that lets it happen once.
-
-export const grantKey = (userId: string) => `grant:${userId}`;
-
-/** New consumers start with credits from the market, so they can try it at once. */
-export function grantStartingCredits(tx: Tx, userId: string, amount: bigint) {
-  return post(tx, {
-    kind: "grant",
-    uniqueKey: grantKey(userId),
-    memo: { reason: "starting credits" },
-    postings: [
-      { account: { kind: "market" }, amount: -amount },
-      { account: { kind: "consumer", userId }, amount },
-    ],
-  });
-}
+// The service's side of the engine's settlement (costbenefit settlement.ts): it gathers what the
+// engine needs from the ledger and the market's own records (the escrow, the late runs' held
+// pieces, the market's downtime), asks the engine, and posts the one entry entries.ts writes for
+// the answer. It decides nothing of its own.
+import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
+import type { Market } from "../market/market.ts";
+import type { LiveJob } from "../market/live.ts";
+import { balance, post, toCredits, toMicro, type Tx } from "./ledger.ts";
+import { settlement, type Entry } from "./entries.ts";
+import { relatedProducers } from "../auth/related-accounts.ts";
+import { contradictedCharge } from "./contradicted.ts";
 
 /**
- * Admission puts the consumer's escrow for the job aside (the most they can be charged) and, for
- * a curve that can go negative, the market's penalty hold beside it, from the market's reserve.
- */
-export function escrowJob(tx: Tx, jobId: string, consumerId: string, amount: bigint, penaltyHeld = 0n, part: "remainder" | null = null) {
-  return post(tx, {
-    kind: "escrow",
-    // A job run as pilots first escrows its remainder on its own when the engine admits it.
-    uniqueKey: part ? `escrow:${jobId}:${part}` : `escrow:${jobId}`,
-    jobId,
-    memo: { maxBenefitMicro: amount.toString(), penaltyHeldMicro: penaltyHeld.toString() },
-    postings: [
-      { account: { kind: "consumer", userId: consumerId }, amount: -amount },
-      { account: { kind: "market" }, amount: -penaltyHeld },
-      { account: { kind: "escrow", jobId }, amount: amount + penaltyHeld },
-    ],
-  });
-}
-
-/**
- * A run is paid out of its job's escrow, the consumer's money for that job, never from an
- * unbounded market account: seconds the market vouches for x cps(m) (costbenefit `runPay`).
- * Failed runs are paid by the same rule; a copy that disagreed with its quorum is not paid.
- */
-export function payRun(
-  tx: Tx,
-  p: { resultId: string; jobId: string; taskId: string; producerId: string; machineId: string; amount: bigint; seconds: number; reportedSeconds: number; failed: boolean },
-) {
-  return post(tx, {
-    kind: "payment",
-    uniqueKey: `pay:${p.resultId}`,
-    jobId: p.jobId,
-    taskId: p.taskId,
-    memo: { machineId: p.machineId, seconds: p.seconds, reportedSeconds: p.reportedSeconds, failed: p.failed },
-    postings: [
-      { account: { kind: "escrow", jobId: p.jobId }, amount: -p.amount },
-      { account: { kind: "producer", userId: p.producerId }, amount: p.amount },
-    ],
-  });
-}
-
-/**
- * What producers were paid out of job $1's escrow so far, as text: the producers' postings of its
- * payment entries. One definition for the settlement and the job page (tasks/views.ts), so the
- * charge a page shows and the one the ledger makes never count payments differently.
+ * What producers were paid for job $1 so far, as text: the producers' postings of its payment
+ * entries (from its escrow or, for what the escrow did not cover, from the market). One definition
+ * for the settlement and the job page (tasks/views.ts).
  */
 export const PAID_FOR_JOB_SQL = paidForJobSql("$1");
 
@@ -72,97 +23,104 @@ export function paidForJobSql(job: string) {
      WHERE e."jobId" = ${job} AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind"`;
 }
 
-/** What producers were paid out of a job's escrow so far (PAID_FOR_JOB_SQL). */
+/** What producers were paid for a job so far (PAID_FOR_JOB_SQL). */
 export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
   const [row] = await tx.$queryRawUnsafe<{ paid: string }[]>(`SELECT (${PAID_FOR_JOB_SQL}) AS paid`, jobId);
   return BigInt(row!.paid);
 }
 
-/**
- * The job completed t seconds after it arrived: the consumer is charged what the engine's
- * `settleCharge` says (b(j, t), at least the producer time already paid from escrow), the market
- * keeps the charge less those payments and gets back its penalty hold less any compensation paid,
- * and the consumer gets the rest of the escrow.
- */
-export async function settleCompleted(tx: Tx, s: CompletedSettlement & { jobId: string; consumerId: string }) {
-  const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const { toMarket, memo, charged } = completedEntry(s);
-  await post(tx, {
-    kind: "settlement",
-    uniqueKey: `settle:${s.jobId}`,
-    jobId: s.jobId,
-    memo,
-    postings: [
-      { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
-      { account: { kind: "market" }, amount: toMarket },
-      // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
-      { account: { kind: "consumer", userId: s.consumerId }, amount: held - toMarket, keep: true },
-    ],
-  });
-  return charged;
+/** The job's part of the market's downtime while it ran: the seconds between its arrival and `now` the market was down. */
+export function downtimeDuring(market: Market, from: number, to: number): number {
+  let ms = 0;
+  for (const o of market.outages) ms += Math.max(0, Math.min(o.endedAt, to) - Math.max(o.startedAt, from));
+  return ms / 1000;
 }
 
-/** A completed job's settlement terms: the engine's charge and compensation, as money, with what was paid. */
-export interface CompletedSettlement {
-  charge: bigint;
-  compensation: bigint;
-  penaltyHeld: bigint;
-  paidToProducers: bigint;
-  seconds: number;
-  memo: unknown;
-}
-
-/**
- * What a completed job's settlement entry moves besides its escrow, whatever writes it (settleCompleted
- * here, or a group's statement, tasks/report-rows.ts): the market keeps the charge less the
- * producers' payments and gets back its penalty hold less any compensation; the consumer gets the
- * rest of the escrow. `charged` is what the consumer paid in the end.
- */
-export function completedEntry(s: CompletedSettlement) {
-  const paid = s.paidToProducers;
+/** The engine's settlement input of `job` completing at `now`, but for its held pieces. */
+export function completedInput(market: Market, job: LiveJob, now: number, held: readonly HeldPiece[]) {
+  const curve = job.benefit as BenefitCurve;
+  const took = (now - job.arrivedAt) / 1000;
+  const down = downtimeDuring(market, job.arrivedAt, now);
+  const measured = measuredWork(job.workSamples, market.settings.terms.workOwnersNeeded) ?? job.declaredWorkPerTask;
+  const contradicted = job.pricing === "posted" && estimateContradicted(market.settings.terms, job.declaredWorkPerTask, measured);
+  const price = toCredits(job.priceMicro);
   return {
-    toMarket: s.charge - paid + (s.penaltyHeld - s.compensation),
-    charged: s.charge - s.compensation,
-    memo: { seconds: s.seconds, chargeMicro: s.charge.toString(), compensationMicro: s.compensation.toString(), paidToProducersMicro: paid.toString(), terms: s.memo },
+    pricing: job.pricing,
+    price,
+    maxSpend: toCredits(job.maxSpendMicro ?? job.priceMicro),
+    benefit: benefitAt(curve, took),
+    benefitWithoutDowntime: benefitAt(curve, Math.max(0, took - down)),
+    contradicted: contradicted ? { charge: contradictedCharge(job, price, measured) } : null,
+    held,
+    took,
   };
 }
 
 /**
- * A job that ends without completing (cancelled by its consumer, or failed) is charged what its
- * producers were already paid out of its escrow; the market takes back its penalty hold and the
- * rest goes back to the consumer.
+ * The settlement entry of a completed job whose escrow holds `heldInEscrow` now, from the engine's
+ * answer: the consumer gets back what they put in less the charge, the late producers their held
+ * pieces less the relief they paid for, the market the rest. Also `charged`: what the consumer paid.
  */
-export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: "cancelled" | "failed" | "escrow-exhausted" | "remainder-rejected"; penaltyHeld: bigint }) {
-  const held = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const paid = await paidForJob(tx, s.jobId);
-  const toMarket = s.penaltyHeld < held ? s.penaltyHeld : held;
-  await post(tx, {
-    kind: "settlement",
-    uniqueKey: `settle:${s.jobId}`,
-    jobId: s.jobId,
-    memo: { why: s.why, paidToProducersMicro: paid.toString() },
-    postings: [
-      { account: { kind: "escrow", jobId: s.jobId }, amount: -held },
-      { account: { kind: "market" }, amount: toMarket },
-      // Kept when zero: the consumer's statement shows the job was settled even if nothing came back.
-      { account: { kind: "consumer", userId: s.consumerId }, amount: held - toMarket, keep: true },
-    ],
+export function completedEntry(job: LiveJob, heldInEscrow: bigint, s: Settlement, took: number): { entry: Entry; charged: bigint } {
+  // The engine's floats become money once, here.
+  const charged = toMicro(s.charge);
+  const heldPaid = s.heldPaid.map((h) => ({ producerId: h.producerId, amount: toMicro(h.amount) })).filter((h) => h.amount > 0n);
+  const entry = settlement({
+    jobId: job.id,
+    consumerId: job.ownerId,
+    held: heldInEscrow,
+    refund: job.escrowMicro - charged,
+    heldPaid,
+    memo: {
+      seconds: took,
+      chargeMicro: charged.toString(),
+      reliefFromLateMicro: s.reliefFromLate.reduce((t, r) => t + toMicro(r.amount), 0n).toString(),
+      reliefFromMarketMicro: toMicro(s.reliefFromMarket).toString(),
+      terms: s.reasons,
+    },
   });
-  return paid;
+  return { entry, charged };
 }
 
+/** The held pieces of a job's late runs, in the order they were accepted, each marked if tied to the consumer. */
+async function heldPieces(tx: Tx, job: LiveJob): Promise<HeldPiece[]> {
+  const rows = await tx.$queryRaw<{ ownerId: string; network: string | null; held: bigint }[]>`
+    SELECT m."ownerId", m.network, r."heldMicro" AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+    WHERE t."jobId" = ${job.id} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`;
+  if (!rows.length) return [];
+  const related = await relatedProducers(tx, { consumerId: job.ownerId, network: job.submitNetwork }, rows);
+  return rows.map((r) => ({ producerId: r.ownerId, amount: toCredits(r.held), related: related.has(r.ownerId) }));
+}
+
+/** Settles a completed job in `tx` by the engine's rule; returns what the consumer was charged. */
+export async function settleCompleted(tx: Tx, market: Market, job: LiveJob, now: number): Promise<bigint> {
+  const inEscrow = await balance(tx, { kind: "escrow", jobId: job.id });
+  const input = completedInput(market, job, now, await heldPieces(tx, job));
+  const { entry, charged } = completedEntry(job, inEscrow, settleJob(input), input.took);
+  await post(tx, entry);
+  return charged;
+}
+
+export type UnfinishedWhy = "cancelled" | "failed" | "escrow-exhausted" | "remainder-rejected";
+
 /**
- * A dedicated machine is paid its contract as the market hears it present (costbenefit
- * `contractAccrual`), from the market's own account, which may not go below minus its reserve.
+ * A job that ends without completing (cancelled, failed, stopped at its spending limit, its rest
+ * rejected): it is charged what its producers were paid from its escrow; the late producers get
+ * their held pieces (their results were accepted); the rest goes back to the consumer.
  */
-export function payContract(tx: Tx, c: { machineId: string; producerId: string; amount: bigint; fromMs: number; toMs: number }) {
-  return post(tx, {
-    kind: "contract",
-    uniqueKey: `contract:${c.machineId}:${c.fromMs}`,
-    memo: { machineId: c.machineId, from: new Date(c.fromMs).toISOString(), to: new Date(c.toMs).toISOString() },
-    postings: [
-      { account: { kind: "market" }, amount: -c.amount },
-      { account: { kind: "producer", userId: c.producerId }, amount: c.amount },
-    ],
-  });
+export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: UnfinishedWhy }): Promise<bigint> {
+  const inEscrow = await balance(tx, { kind: "escrow", jobId: s.jobId });
+  const [deposit] = await tx.$queryRaw<{ escrow: bigint }[]>`SELECT "escrowMicro" AS escrow FROM "Job" WHERE id = ${s.jobId}`;
+  const held = await tx.$queryRaw<{ ownerId: string; held: bigint }[]>`
+    SELECT m."ownerId", sum(r."heldMicro")::bigint AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+    WHERE t."jobId" = ${s.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`;
+  const heldPaid = held.map((h) => ({ producerId: h.ownerId, amount: h.held }));
+  const toProducers = heldPaid.reduce((t, h) => t + h.amount, 0n);
+  const refund = inEscrow - toProducers;
+  const charged = (deposit?.escrow ?? inEscrow) - refund;
+  await post(
+    tx,
+    settlement({ jobId: s.jobId, consumerId: s.consumerId, held: inEscrow, refund, heldPaid, memo: { why: s.why, chargeMicro: charged.toString() } }),
+  );
+  return charged;
 }

@@ -1,6 +1,6 @@
 import type { Market } from "../market/market.ts";
-import { grantKey, grantStartingCredits } from "./settlement.ts";
-import { spendable } from "./ledger.ts";
+import { grantKey, startingGrant } from "./entries.ts";
+import { post, spendable } from "./ledger.ts";
 
 /**
  * A consumer's starting credits: once per verified address (the grant's unique key makes "once" a
@@ -28,7 +28,7 @@ export async function ensureStartingCredits(market: Market, userId: string): Pro
         market.log(`no starting credits for ${userId.slice(0, 8)}: the market's reserve is spent`);
         return "reserve-spent" as const;
       }
-      await grantStartingCredits(tx, userId, amount);
+      await post(tx, startingGrant(userId, amount));
       return "granted" as const;
     });
   });

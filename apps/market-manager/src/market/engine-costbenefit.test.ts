@@ -8,7 +8,7 @@ import { TaskQueue } from "./task-queue.ts";
 // registers without waiting for the market's lock, so it may join in between.
 
 const machine: LiveMachine = {
-  id: "m", ownerId: "producer", name: "m", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, pricePerSecondMicro: 1000n,
+  id: "m", ownerId: "producer", name: "m", kind: "opportunistic", slots: 4, speed: 1, benchmarkSpeed: 1, network: null, memoryPerSlotMb: 512, pricePerSecondMicro: 1000n,
   reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n,
   queue: new TaskQueue(), leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
 };

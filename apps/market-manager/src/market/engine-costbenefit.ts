@@ -120,11 +120,11 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
       decided.set(out, { job, decision: d, seen });
       return out;
     },
-    decidePilots(spec, wallMs, now, quote = false) {
+    decidePilots(spec, wallMs, terms, now, quote = false) {
       const seen = state.seen();
       let asked = toJob(spec);
       const ask = (j: Job) => (quote ? policy.quote(state, (asked = j), at(now), rng) : policy.admit(state, (asked = j), at(now), rng));
-      const d = decidePilots(ask, asked, sec(wallMs));
+      const d = decidePilots(ask, terms, asked, sec(wallMs));
       const out = answer(asked, d);
       if (!quote) decided.set(out, { job: asked, decision: d, seen });
       return out;

@@ -92,7 +92,7 @@ export interface Engine {
    * A job without a work estimate, step one (costbenefit pilots.ts): the engine's answer for its
    * first tasks as pilots at the provisional work its wall-time limit allows. `quote` commits nothing.
    */
-  decidePilots(job: JobSpec, wallMs: number, now: number, quote?: boolean): Decision;
+  decidePilots(job: JobSpec, wallMs: number, terms: SettlementTerms, now: number, quote?: boolean): Decision;
   /**
    * Step two, once the pilots finished: the rest of the job (`job` holds only those tasks) planned
    * from the pilots' vouched runs, against the benefit the pilots' price leaves.

@@ -76,9 +76,10 @@ describe("LiveState's index of each task's leases", () => {
         const ids = [...state.leases.keys()];
         const some = ids[Math.floor(random() * ids.length)];
         const fresh = `l${next++}`;
-        if (r < 0.5) state.leases.set(fresh, { id: fresh, taskId, machineId: "m", expiresAt: step });
-        else if (r < 0.6 && some) state.leases.set(some, { ...state.leases.get(some)!, expiresAt: step }); // renewed
-        else if (r < 0.65 && some) state.leases.set(some, { id: some, taskId, machineId: "m", expiresAt: step }); // the id again, maybe another task's
+        const lease = (id: string) => ({ id, taskId, jobId: "j", machineId: "m", issuedAt: step, expiresAt: step, pieceRateMicro: 0n, pilot: false, ahead: 0 });
+        if (r < 0.5) state.leases.set(fresh, lease(fresh));
+        else if (r < 0.6 && some) state.leases.set(some, { ...state.leases.get(some)!, expiresAt: step }); // the same lease, changed
+        else if (r < 0.65 && some) state.leases.set(some, lease(some)); // the id again, maybe another task's
         else if (r < 0.95 && some) state.leases.delete(some);
         else if (r < 0.97) state.leases.delete("never-there");
         else state.leases.clear();

@@ -1,7 +1,7 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import type { Asked, BenefitCurve } from "@cyclemarket/costbenefit";
+import { leaseRoom, type Asked, type BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
 import { TaskQueue } from "./task-queue.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
@@ -12,9 +12,15 @@ export interface LiveMachine {
   name: string;
   kind: "opportunistic" | "dedicated";
   slots: number;
+  /** What the market believes now: the benchmark's speed, lowered by what its own clock measured. */
   speed: number;
+  /** The benchmark's speed at join: no measurement raises `speed` above it. */
+  benchmarkSpeed: number;
   memoryPerSlotMb: number;
+  /** The producer's price per second of this machine at its benchmark speed (askOf: per reference second). */
   pricePerSecondMicro: bigint;
+  /** The network it registered from (/24 or /48), where known. */
+  network: string | null;
   /** In [0, 1]: falls when the machine's output disagrees with the quorum of its copies. */
   reputation: number;
   /** Dedicated machines: the contract's total price and when the machine leaves (ms). */
@@ -40,6 +46,12 @@ export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailab
 /** Slots the machine offers now: none while its capacity is switched off. */
 export const offeredSlots = (m: LiveMachine) => (offering(m) ? m.slots : 0);
 
+/** The most leases a machine holds at once (the engine's rule). */
+export const leaseRoomOf = (m: LiveMachine) => leaseRoom(offeredSlots(m));
+
+/** The machine's ask in micro-credits per reference second of work (its price per second over its benchmark speed). */
+export const askOf = (m: Pick<LiveMachine, "pricePerSecondMicro" | "benchmarkSpeed">) => Number(m.pricePerSecondMicro) / (m.benchmarkSpeed > 0 ? m.benchmarkSpeed : 1);
+
 /** The capacity the producer offers: the benchmark's figures under the CPU limit and the memory cap. */
 export function offeredCapacity(m: LiveMachine) {
   const cap = m.controls.maxTaskMemoryMb;
@@ -58,18 +70,30 @@ export interface LiveJob {
   status: "delayed" | "admitted" | "running";
   taskCount: number;
   tasksDone: number;
-  /** The market's current estimate of each task's work (speed-1 seconds), refined from vouched runs. */
+  /**
+   * The work a lease's piece rate is fixed at now (reference seconds): the declared work until
+   * enough runs on other owners' machines measured it (costbenefit workAtLease).
+   */
   workPerTask: number;
-  /** What the consumer declared; measurements well above it make lateness the consumer's own. */
+  /** What the consumer declared; measurements over its tolerance contradict the estimate. */
   declaredWorkPerTask: number;
+  /** Work measured by runs on machines of owners other than the consumer (the first ones only). */
+  workSamples: WorkSample[];
   /** Each task's wall-time limit (its job file's, else the market's default): no run can honestly take longer. */
   wallMs: number;
   memoryMbPerTask: number;
-  /** The consumer's escrow for the job and the market's penalty hold beside it (micro-credits). */
+  /** What the consumer put in escrow for the job (micro-credits): what it can be charged. */
   escrowMicro: bigint;
-  penaltyHeldMicro: bigint;
-  /** The price quoted at admission: a penalty is never more than this. */
+  /** The price quoted at admission: what the consumer pays while the estimate holds. */
   priceMicro: bigint;
+  /** The most the consumer allows when the measured work contradicts the estimate (null: the price). */
+  maxSpendMicro: bigint | null;
+  /** The network the job was submitted from, where known. */
+  submitNetwork: string | null;
+  /** Piece rates of late runs held in the escrow for lateness. */
+  heldMicro: bigint;
+  /** Tasks that failed in a way a machine of another owner reproduced. */
+  failedTasks: number;
   /** The pricing rule the job was admitted under, and is settled by. */
   pricing: "posted" | "bid";
   /** k copies of each task; a task is done when a majority of copies agree on the output. */
@@ -80,12 +104,12 @@ export interface LiveJob {
   /** A job submitted without a work estimate: its first tasks run as pilots (costbenefit pilots.ts). */
   pilots?: LivePilots | undefined;
   /**
-   * What its producers were paid out of its escrow so far, as memory knows it: set at submission,
-   * moved by the group statement's payments (report-rows.ts), forgotten (undefined) once a
-   * payment is written any other way, and unknown for a job restored at start. A group's
-   * statement settles the job's last task only while it is known, and checks it against the ledger.
+   * What its producers were paid out of its escrow so far: moved as each payment commits (a
+   * group's statement counts its rows ahead and takes them back if it fails), read from the
+   * ledger for a job restored at start. With the held pieces and the pieces its live leases
+   * promise, it is what the job's budget check counts (resources/leases.ts).
    */
-  paidMicro?: bigint | undefined;
+  paidMicro: bigint;
   /**
    * The indices of its tasks decided while it has been in memory, in the order their results were
    * committed: a stream of the job's outputs (api/live/job.ts jobResults) reads the new ones from
@@ -124,13 +148,35 @@ export interface LiveTask {
   agreedHash?: string | undefined;
   /** A statement leasing this queued task is in the journal: no other lease takes it. */
   leasing?: boolean | undefined;
+  /** What the run that decided it was paid (for a copy judged after its report: replicas). */
+  pieceMicro?: bigint | undefined;
+  /** Failed runs of this task not yet confirmed or paid: its next run goes to another owner. */
+  failures?: TaskFailure[] | undefined;
+}
+
+/** A failed run of a task, waiting for a machine of another owner to reproduce it (costbenefit confirmedFailure). */
+export interface TaskFailure {
+  owner: string;
+  machineId: string;
+  code: string;
+  resultId: string;
+  /** Its lease's piece rate: paid only once the failure is confirmed. */
+  pieceMicro: bigint;
 }
 
 export interface LiveLease {
   id: string;
   taskId: string;
+  jobId: string;
   machineId: string;
+  issuedAt: number;
+  /** Fixed when it was handed out (costbenefit leaseTerm); heartbeats do not move it. */
   expiresAt: number;
+  /** What its run pays if accepted (a pilot's: the most it pays). */
+  pieceRateMicro: bigint;
+  pilot: boolean;
+  /** Leases its machine held when it was issued: fewer than its slots, and it started at once. */
+  ahead: number;
   /** A statement writing this lease's result is in the journal: its slot is as good as free, its report is being taken. */
   writing?: boolean | undefined;
 }
@@ -220,8 +266,40 @@ export class TaskMap extends GroupedMap<LiveTask> {
  * each of the tens of jobs a second that end under the mixed load).
  */
 export class LeaseMap extends GroupedMap<LiveLease> {
+  /** What the live leases of each job will pay if their results are accepted (the job's budget check). */
+  readonly #promised = new Map<string, bigint>();
+
   constructor() {
     super((lease) => lease.taskId);
+  }
+
+  override set(id: string, lease: LiveLease): this {
+    const before = super.get(id);
+    if (before) this.#promise(before.jobId, -before.pieceRateMicro);
+    this.#promise(lease.jobId, lease.pieceRateMicro);
+    return super.set(id, lease);
+  }
+
+  override delete(id: string): boolean {
+    const before = super.get(id);
+    if (before) this.#promise(before.jobId, -before.pieceRateMicro);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#promised.clear();
+    super.clear();
+  }
+
+  /** The pieces the job's live leases promise. */
+  promised(jobId: string): bigint {
+    return this.#promised.get(jobId) ?? 0n;
+  }
+
+  #promise(jobId: string, amount: bigint) {
+    const next = (this.#promised.get(jobId) ?? 0n) + amount;
+    if (next === 0n) this.#promised.delete(jobId);
+    else this.#promised.set(jobId, next);
   }
 
   /** The task's leases (a task run again after an expiry can have had several; most have one). */
@@ -238,6 +316,13 @@ export class LiveState {
   readonly jobs = new Map<string, LiveJob>();
   readonly tasks = new TaskMap();
   readonly leases = new LeaseMap();
+  /**
+   * Leases that expired while their task was still undecided: a result reported under one is still
+   * accepted if it is the task's first (its piece held for lateness). Gone with the task's decision.
+   */
+  readonly lateLeases = new Map<string, LiveLease>();
+  /** Tasks with failures no other owner reproduced yet: their next run must be another owner's, wherever they are queued. */
+  readonly rerunsElsewhere = new Set<string>();
   /** Told of every task that joins a machine's queue, so the machine can hear there is work. */
   onQueued: ((machineId: string) => void) | null = null;
   /** Every machine a task was queued on since its queue was last seen empty (holders). */
@@ -297,6 +382,12 @@ export class LiveState {
     this.machines.get(task.machineId)?.queue.delete(task.id);
   }
 
+  /** The expired leases of a task that is decided or gone: no late result of theirs can count any more. */
+  forgetLate(taskId: string): void {
+    if (this.lateLeases.size === 0) return;
+    for (const [id, l] of this.lateLeases) if (l.taskId === taskId) this.lateLeases.delete(id);
+  }
+
   /** The copies of a task (itself included), by id convention `${base}~${r}` (see replicaId). */
   copies(task: LiveTask): LiveTask[] {
     const k = this.jobs.get(task.jobId)?.replicas ?? 1;
@@ -327,7 +418,11 @@ export class LiveState {
   }
 
   dropJob(jobId: string): void {
-    for (const task of this.tasks.ofJob(jobId)) this.tasks.delete(task.id);
+    for (const task of this.tasks.ofJob(jobId)) {
+      this.tasks.delete(task.id);
+      this.forgetLate(task.id);
+      this.rerunsElsewhere.delete(task.id);
+    }
     const job = this.jobs.get(jobId);
     if (job) this.keepOwner(jobId, job.ownerId);
     this.jobs.delete(jobId);

@@ -9,7 +9,7 @@ import type { ManagerSettings } from "./market.ts";
 // heartbeat, a /healthz, a new connection are not held for the whole burst.
 
 const market = () =>
-  new Market({} as Db, {} as Engine, { now: () => Date.now() }, () => {}, { leaseTimeoutMs: 30_000, maxAttempts: 3, startingCreditsMicro: 0n, terms: {} as ManagerSettings["terms"], maxDelayMs: 60_000 });
+  new Market({} as Db, {} as Engine, { now: () => Date.now() }, () => {}, { leaseTimeoutMs: 30_000, startingCreditsMicro: 0n, terms: {} as ManagerSettings["terms"], maxDelayMs: 60_000 });
 
 /** Keeps the thread busy, as a decision does. */
 const busy = (ms: number) => {

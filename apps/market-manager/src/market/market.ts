@@ -21,12 +21,11 @@ export const MAX_QUEUED_STEPS = 2000;
 
 /** The Market Manager's own rules of operation (leases, attempts, grants, the money terms in force); the engine's are its MarketSettings. */
 export interface ManagerSettings {
+  /** A machine not heard for this long has departed. */
   leaseTimeoutMs: number;
-  /** How many times a task may fail or be lost before its job fails. */
-  maxAttempts: number;
   /** Credits the market gives a new verified consumer, in micro-credits. */
   startingCreditsMicro: bigint;
-  /** The engine's money rules in force: pay caps, penalty voiding (costbenefit SettlementTerms). */
+  /** The engine's money rules in force: leases, pieces, attempts, lateness (costbenefit SettlementTerms). */
   terms: SettlementTerms;
   /** A delayed job the market could not admit for this long is rejected (the engine's max-wait rule). */
   maxDelayMs: number;
@@ -63,6 +62,8 @@ export class Market {
   adminSettings!: AdminSettings;
   /** The hot steps' statements, run in the order decided, applied to memory as each commits (journal.ts). */
   readonly journal: Journal;
+  /** The market's own downtime (ms since the epoch), read at start: the only lateness its account pays for. */
+  outages: { startedAt: number; endedAt: number }[] = [];
 
   constructor(
     readonly db: Db,

@@ -7,12 +7,13 @@ import { loweredBenefit, type BenefitCurve, type PilotRun } from "@cyclemarket/c
 import type { Market } from "./market.ts";
 import type { LiveJob, LivePilots, LiveTask } from "./live.ts";
 import type { Decision, JobSpec } from "./engine.ts";
-import { decisionRecord, escrowFor } from "../tasks/jobs.ts";
+import { decisionRecord, escrowOf, plannedBenefit } from "../tasks/jobs.ts";
 import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
 import { timedSettlement } from "../ops/ops.ts";
 import { toJson } from "../db/client.ts";
-import { balance, toCredits, toMicro } from "../ledger/ledger.ts";
-import { escrowJob, settleUnfinished } from "../ledger/settlement.ts";
+import { balance, post, toCredits, toMicro } from "../ledger/ledger.ts";
+import { settleUnfinished } from "../ledger/settlement.ts";
+import { escrow } from "../ledger/entries.ts";
 import { queueOnMachines } from "../tasks/intake.ts";
 import { jobEnded, remainderAdmitted } from "./transitions.ts";
 
@@ -33,17 +34,12 @@ function waiting(market: Market): PilotJob[] {
 }
 
 /** Puts the rest of every job whose pilots finished to the engine, one job per step of the market's lock. */
+/** The pilots' measurements of the work per task: the samples their runs on other owners' machines took (tasks/run-pay.ts). */
+const pilotRuns = (job: PilotJob): PilotRun[] => job.workSamples;
+
+/** Puts the rest of every job whose pilots finished to the engine, one job per step of the market's lock. */
 export async function admitRemainders(market: Market) {
   for (const job of waiting(market)) await market.serial(() => admitRemainder(market, job.id));
-}
-
-/** The pilots' accepted runs, as the engine measures them; runs on the consumer's own machines do not count (as in refine.ts). */
-async function pilotRuns(market: Market, job: PilotJob): Promise<PilotRun[]> {
-  const rows = await market.db.result.findMany({
-    where: { accepted: true, task: { jobId: job.id, index: { lt: job.pilots.count } } },
-    select: { elapsedMs: true, machine: { select: { speed: true, ownerId: true } } },
-  });
-  return rows.filter((r) => r.machine.ownerId !== job.ownerId).map((r) => ({ reportedSeconds: r.elapsedMs / 1000, speed: r.machine.speed }));
 }
 
 export async function admitRemainder(market: Market, jobId: string) {
@@ -60,16 +56,18 @@ export async function admitRemainder(market: Market, jobId: string) {
   const spec: JobSpec = {
     id: jobId,
     arrivedAt: job.arrivedAt,
-    benefit: job.benefit,
+    benefit: plannedBenefit(job.benefit, job.maxSpendMicro === null ? null : toCredits(job.maxSpendMicro)),
     replicas: job.replicas,
     tasks: rows.filter((r) => r.replica === 0).map((r) => ({ id: r.id, work: job.workPerTask, memoryMb: job.memoryMbPerTask, bytes: r.bytes })),
   };
-  const runs = await pilotRuns(market, job);
+  const runs = pilotRuns(job);
   const asked = market.engine.decideRemainder(spec, { count: pilots.count, runs, priceCredits: toCredits(pilots.priceMicro), terms: market.settings.terms }, job.wallMs, now);
   let decision: Decision = asked.decision;
   const benefit = loweredBenefit(job.benefit as BenefitCurve, toCredits(pilots.priceMicro));
   const pricing = job.pricing;
-  const rest = decision.outcome === "admitted" ? escrowFor(market, benefit, decision, pricing, asked.workPerTask, job.wallMs) : 0n;
+  // A maxSpend is the job's whole: what the pilots were priced at is spent of it already.
+  const maxSpend = job.maxSpendMicro === null ? undefined : Math.max(0, toCredits(job.maxSpendMicro - pilots.priceMicro));
+  const rest = decision.outcome === "admitted" ? escrowOf(benefit, decision, pricing, maxSpend) : 0n;
   // The pilots have run: what their escrow holds beyond their price (the contingency for their
   // runs) now backs the rest, so only the difference is taken from the consumer's balance.
   const spare = job.escrowMicro > pilots.priceMicro ? job.escrowMicro - pilots.priceMicro : 0n;
@@ -78,7 +76,7 @@ export async function admitRemainder(market: Market, jobId: string) {
     decision = { outcome: "rejected", reasons: [...decision.reasons.filter((r) => r.code === "planned-from-pilots"), { code: "insufficient-credits", needed: toCredits(needed) }] };
   }
   // The decision on the rest says how many pilots it was planned from; provisional only while it waits.
-  const record = { ...decisionRecord(market, decision, job.replicas, benefit), pilots: pilots.count, provisional: decision.outcome === "delayed" };
+  const record = { ...decisionRecord(market, decision, job.replicas, maxSpend), pilots: pilots.count, provisional: decision.outcome === "delayed" };
   const entries = jobDecisionEntries(decision, record.reasons, { id: jobId, ownerId: job.ownerId, tasks: spec.tasks.length }, now);
   if (decision.outcome === "delayed") {
     // The consumer sees why the rest waits; the pilots' results stand meanwhile.
@@ -110,7 +108,7 @@ async function admit(
   const price = job.pilots.priceMicro + toMicro(decision.price);
   await market.db.$transaction(async (tx) => {
     await recordDecisions(market, tx, entries);
-    if (needed > 0n) await escrowJob(tx, job.id, job.ownerId, needed, 0n, "remainder");
+    if (needed > 0n) await post(tx, escrow({ jobId: job.id, consumerId: job.ownerId, amount: needed, part: "remainder" }));
     await tx.job.update({
       where: { id: job.id },
       data: {
@@ -139,7 +137,7 @@ async function admit(
 async function settlePilotsAlone(market: Market, job: PilotJob, record: DecisionRecord, entries: ReturnType<typeof jobDecisionEntries>, now: number) {
   await market.db.$transaction(async (tx) => {
     await recordDecisions(market, tx, entries);
-    const paid = await timedSettlement(market, "remainder-rejected", () => settleUnfinished(tx, { jobId: job.id, consumerId: job.ownerId, why: "remainder-rejected", penaltyHeld: job.penaltyHeldMicro }));
+    const paid = await timedSettlement(market, "remainder-rejected", () => settleUnfinished(tx, { jobId: job.id, consumerId: job.ownerId, why: "remainder-rejected" }));
     await tx.task.deleteMany({ where: { jobId: job.id, index: { gte: job.pilots.count } } });
     await tx.job.update({
       where: { id: job.id },

@@ -3,6 +3,7 @@
 // engine places copies by this rule (costbenefit plan.ts); this file holds it as the live market
 // applies it when machines take work, and the reasons a consumer is given when it is what keeps
 // their job waiting.
+import { programFailure } from "@cyclemarket/costbenefit";
 import type { Reason } from "./engine.ts";
 import type { LiveState, LiveTask } from "./live.ts";
 
@@ -22,6 +23,21 @@ export function siblingOn(state: LiveState, task: LiveTask, machineId: string): 
   if ((state.jobs.get(task.jobId)?.replicas ?? 1) < 2) return undefined;
   const owner = state.machines.get(machineId)?.ownerId;
   return siblingsThatRan(state, task).find((c) => c.machineId === machineId || (owner !== undefined && ownerOf(state, c) === owner));
+}
+
+/**
+ * Whether `machineId` may not run `task`: its owner ran or runs another copy of it, or reported a
+ * failure of the program that no other owner has reproduced yet, while a machine of another owner
+ * is there to run it (its next run must be that owner's; with no other owner connected, the same
+ * owner runs it again, and its failures, never confirmed, are never paid).
+ */
+export function mayNotRun(state: LiveState, task: LiveTask, machineId: string): boolean {
+  if (task.failures?.length) {
+    const owner = state.machines.get(machineId)?.ownerId;
+    const failed = new Set(task.failures.filter((f) => programFailure(f.code)).map((f) => f.owner));
+    if (owner !== undefined && failed.has(owner) && [...state.machines.values()].some((m) => !failed.has(m.ownerId))) return true;
+  }
+  return siblingOn(state, task, machineId) !== undefined;
 }
 
 /** Owners with at least one connected machine: copies of one task need that many. */

@@ -1,5 +1,6 @@
-import { BenefitCurve } from "@cyclemarket/costbenefit";
+import { BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
 import type { Market } from "./market.ts";
+import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";
 import { delayedJobRestored, machineJoined, taskRestored } from "./transitions.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
@@ -7,14 +8,53 @@ import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
 import { discardUnfinishedIntake } from "../tasks/intake.ts";
+import { rowId } from "../db/row-id.ts";
+
+/** What a job's escrow paid producers so far and holds for lateness, as the ledger has it. */
+async function paidAndHeld(market: Market, jobId: string, escrowMicro: bigint) {
+  const [row] = await market.db.$queryRaw<{ inEscrow: bigint | null; held: bigint | null }[]>`
+    SELECT (SELECT "balanceMicro" FROM "LedgerAccount" WHERE "jobId" = ${jobId}) AS "inEscrow",
+      (SELECT sum(r."heldMicro")::bigint FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${jobId} AND r."heldMicro" > 0) AS held`;
+  const held = row?.held ?? 0n;
+  return { paidMicro: escrowMicro - (row?.inEscrow ?? 0n) - held, heldMicro: held };
+}
+
+/** A job's stored work samples (Job.workSamples), as memory holds them. */
+const readSamples = (stored: unknown): WorkSample[] =>
+  Array.isArray(stored) ? stored.filter((x): x is WorkSample => typeof x?.owner === "string" && typeof x?.work === "number") : [];
+
+/** How often a running market stamps that it is alive: an outage is known to within this. */
+export const ALIVE_STAMP_MS = 2000;
+
+/** The market stamps that it is alive (the sweeper, every ALIVE_STAMP_MS). */
+export async function stampAlive(market: Market, now = market.clock.now()) {
+  await market.db.marketAlive.upsert({ where: { id: "market" }, create: { id: "market", aliveAt: new Date(now) }, update: { aliveAt: new Date(now) } });
+}
+
+/**
+ * The market was down from its last stamp to now: an outage, recorded, and every outage known
+ * read into memory (ledger/settlement.ts downtimeDuring: the lateness the market pays for).
+ */
+async function recordOutage(market: Market): Promise<number> {
+  const { db } = market;
+  const now = market.clock.now();
+  const alive = await db.marketAlive.findUnique({ where: { id: "market" } });
+  const awayMs = alive ? Math.max(0, now - alive.aliveAt.getTime()) : 0;
+  if (awayMs > ALIVE_STAMP_MS) await db.marketOutage.create({ data: { id: rowId(), startedAt: alive!.aliveAt, endedAt: new Date(now) } });
+  await stampAlive(market, now);
+  const outages = await db.marketOutage.findMany({ orderBy: { startedAt: "asc" } });
+  market.outages = outages.map((o) => ({ startedAt: o.startedAt.getTime(), endedAt: o.endedAt.getTime() }));
+  return awayMs;
+}
 
 /**
  * Rebuilds the live market from PostgreSQL after a start or a crash: machines still active,
- * jobs not finished, their open tasks and leases. Leases that ran out while the Market Manager
- * was down get a fresh timeout (forgiveSilence), like their machines.
+ * jobs not finished, their open tasks and leases. Machines get a fresh timeout and leases the time
+ * the Market Manager was down (forgiveSilence).
  */
 export async function restoreMarket(market: Market) {
   const { db, state } = market;
+  const awayMs = await recordOutage(market);
   const machines = await db.machine.findMany({ where: { status: "active" } });
   for (const row of machines) {
     const live = liveMachineFromRow(row);
@@ -31,7 +71,10 @@ export async function restoreMarket(market: Market) {
         orderBy: { index: "asc" },
         include: {
           leases: { where: { status: "active" } },
-          results: { orderBy: { createdAt: "desc" }, take: 1, select: { id: true, outputHash: true, accepted: true, machine: { select: { ownerId: true } } } },
+          results: {
+            orderBy: { createdAt: "desc" },
+            select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
+          },
         },
       },
     },
@@ -47,11 +90,15 @@ export async function restoreMarket(market: Market) {
       tasksDone: job.tasksDone,
       workPerTask: job.workPerTask,
       declaredWorkPerTask: job.declaredWorkPerTask ?? job.workPerTask,
+      workSamples: readSamples(job.workSamples),
       wallMs: leaseLimits(job.taskLimits).wallMs,
       memoryMbPerTask: job.memoryMbPerTask,
       escrowMicro: job.escrowMicro,
-      penaltyHeldMicro: job.penaltyHeldMicro,
       priceMicro: job.quotedPriceMicro ?? 0n,
+      maxSpendMicro: job.maxSpendMicro,
+      submitNetwork: job.submitNetwork,
+      ...(await paidAndHeld(market, job.id, job.escrowMicro)),
+      failedTasks: await db.task.count({ where: { jobId: job.id, replica: 0, status: "failed" } }),
       pricing: job.pricing === "bid" ? "bid" : "posted",
       replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
@@ -66,18 +113,29 @@ export async function restoreMarket(market: Market) {
     const agreed = new Map<string, string>();
     for (const t of job.tasks) {
       if (t.index >= held) continue;
-      const task = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, bytes: t.stdin.length, machineId: null as string | null, state: "pending" as const, attempts: t.attempts };
+      const task: LiveTask = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, bytes: t.stdin.length, machineId: null, state: "pending", attempts: t.attempts };
       state.tasks.set(t.id, task);
       if (t.status === "done") {
         // A copy that ran: it waits for its siblings to reach a quorum, or was judged already.
-        const last = t.results[0];
-        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId });
+        const last = t.results.find((r) => r.failure === null);
+        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId, pieceMicro: last?.lease.pieceRateMicro });
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
         continue;
       }
+      // Failed runs no other owner has reproduced yet: the task's next run goes elsewhere.
+      const failures = t.results
+        .filter((r) => r.failure !== null && !r.failureConfirmed)
+        .reverse()
+        .map((r) => ({ owner: r.machine.ownerId, machineId: r.machineId, code: r.failure!, resultId: r.id, pieceMicro: r.lease.pilot ? 0n : r.lease.pieceRateMicro }));
+      if (failures.length) {
+        task.failures = failures;
+        state.rerunsElsewhere.add(task.id);
+      }
       const lease = t.leases[0];
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
-        taskRestored(market, task, job, { machineId: lease.machineId, lease: { id: lease.id, taskId: t.id, machineId: lease.machineId, expiresAt: lease.expiresAt.getTime() } });
+        const { id, machineId, pieceRateMicro, pilot, ahead } = lease;
+        const terms = { issuedAt: lease.issuedAt.getTime(), expiresAt: lease.expiresAt.getTime(), pieceRateMicro, pilot, ahead };
+        taskRestored(market, task, job, { machineId, lease: { id, taskId: t.id, jobId: job.id, machineId, ...terms } });
       } else if (t.machineId && state.machines.has(t.machineId) && t.status !== "leased") {
         taskRestored(market, task, job, { machineId: t.machineId });
       }
@@ -94,8 +152,8 @@ export async function restoreMarket(market: Market) {
       delayedJobRestored(market, { id: job.id, arrivedAt: live.arrivedAt, benefit: live.benefit, replicas: job.replicas, tasks: originals });
     }
   }
-  // The workers could not reach a market that was down: their leases get the same fresh timeout
-  // as their machines, so work that finished meanwhile can still be reported.
-  forgiveSilence(market);
+  // The workers could not reach a market that was down: their machines get a fresh timeout and
+  // their leases the time the market was away, so work that finished meanwhile can still be reported.
+  forgiveSilence(market, awayMs);
   market.log(`restored ${machines.length} machines, ${jobs.length} open jobs, ${state.leases.size} active leases`);
 }

@@ -8,6 +8,7 @@ import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
 import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
+import { ALIVE_STAMP_MS, stampAlive } from "./restore.ts";
 
 /**
  * The market's clock tick: machines that missed heartbeats for the lease timeout have departed,
@@ -53,30 +54,33 @@ export async function tick(market: Market) {
 }
 
 /**
- * Gives every machine and active lease a fresh lease timeout from now. Used when the market could
- * not hear its workers through no fault of theirs (it was down, or its database was): their
- * silence then says nothing about them, and departing them all would throw away running work.
+ * Gives every machine a fresh timeout from now, and every active lease the time the market was
+ * away. Used when the market could not hear its workers through no fault of theirs (it was down,
+ * or its database was): their silence then says nothing about them, and departing them all, or
+ * expiring their leases, would throw away running work.
  */
-export function forgiveSilence(market: Market) {
+export function forgiveSilence(market: Market, awayMs: number) {
   const now = market.clock.now();
-  const until = now + market.settings.leaseTimeoutMs;
   for (const m of market.state.machines.values()) m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
-  for (const l of market.state.leases.values()) l.expiresAt = Math.max(l.expiresAt, until);
+  // A lease keeps the time it had left when the market went away.
+  for (const l of market.state.leases.values()) l.expiresAt += Math.max(0, awayMs);
 }
 
 export function startSweeper(market: Market, everyMs: number) {
   const flushing = setInterval(() => void market.liveness.flush().catch((e) => market.log(`heartbeats not written yet: ${e instanceof Error ? e.message : String(e)}`)), LIVENESS_FLUSH_MS);
+  const stamping = setInterval(() => void stampAlive(market).catch(() => {}), ALIVE_STAMP_MS);
   let running = false;
-  let failed = false;
+  let failedAt: number | null = null;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     // After a failed tick (the database was away), heartbeats could not be heard either.
-    const step = failed ? market.serial(async () => forgiveSilence(market)).then(() => tick(market)) : tick(market);
+    const away = failedAt === null ? 0 : market.clock.now() - failedAt;
+    const step = failedAt !== null ? market.serial(async () => forgiveSilence(market, away)).then(() => tick(market)) : tick(market);
     step
-      .then(() => (failed = false))
+      .then(() => (failedAt = null))
       .catch((e) => {
-        failed = true;
+        failedAt ??= market.clock.now();
         market.log(`tick failed: ${e instanceof Error ? e.message : String(e)}`);
       })
       .finally(() => (running = false));
@@ -84,5 +88,6 @@ export function startSweeper(market: Market, everyMs: number) {
   return () => {
     clearInterval(timer);
     clearInterval(flushing);
+    clearInterval(stamping);
   };
 }

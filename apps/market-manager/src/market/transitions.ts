@@ -8,6 +8,7 @@
 // transaction (jobEnded, then the write outside the market's lock, tasks/cancel.ts): once the job
 // has left memory nothing else writes for it, so its transaction needs no lock.
 import type { Market } from "./market.ts";
+import type { LeaseTerms } from "../resources/lease-terms.ts";
 import { demandOf, type Decision, type JobSpec } from "./engine.ts";
 import type { LiveJob, LiveLease, LiveMachine, LiveTask } from "./live.ts";
 
@@ -86,7 +87,7 @@ export function jobStillDelayed(market: Market, spec: JobSpec, decision: Decisio
 export function delayedJobAdmitted(
   market: Market,
   job: LiveJob,
-  terms: Pick<LiveJob, "escrowMicro" | "penaltyHeldMicro" | "priceMicro" | "pricing">,
+  terms: Pick<LiveJob, "escrowMicro" | "priceMicro" | "pricing">,
   tasks: LiveTask[],
   spec: JobSpec,
   decision: Decision & { outcome: "admitted" },
@@ -129,7 +130,7 @@ export function jobEnded(market: Market, jobId: string): void {
 }
 
 /** Tasks handed to a machine under these leases: out of their queues (another machine's, when taken), running there. */
-export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTask[], leases: { id: string; taskId: string }[], expiresAt: number, now: number): void {
+export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTask[], leases: ({ id: string; taskId: string } & LeaseTerms)[], now: number): void {
   for (const task of tasks) {
     // Out of its queue at a constant cost, wherever it was in it (market/task-queue.ts).
     market.state.unqueue(task);
@@ -141,8 +142,9 @@ export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTas
     market.engine.taskStarted(task.id, machine.id, now);
   }
   for (const row of leases) {
-    market.state.leases.set(row.id, { id: row.id, taskId: row.taskId, machineId: machine.id, expiresAt });
-    machine.leases.add(row.id);
+    const { id, taskId, issuedAt, expiresAt, pieceRateMicro, pilot, ahead } = row;
+    market.state.leases.set(id, { id, taskId, jobId: market.state.tasks.get(taskId)!.jobId, machineId: machine.id, issuedAt, expiresAt, pieceRateMicro, pilot, ahead });
+    machine.leases.add(id);
   }
 }
 

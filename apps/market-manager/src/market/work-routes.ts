@@ -1,6 +1,6 @@
 import { idleTake } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
-import { offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
+import { leaseRoomOf, offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import type { Lease } from "@cyclemarket/worker-runtime";
 
@@ -140,7 +140,7 @@ export class WorkRoutes {
     for (const id of this.idle) {
       if (spareTasks <= 0 || looked++ >= MAX_IDLE_LOOKS) break;
       const m = this.market.state.machines.get(id);
-      const room = m ? offeredSlots(m) * 2 - m.leases.size : 0;
+      const room = m ? leaseRoomOf(m) - m.leases.size : 0;
       if (!m || room <= 0) {
         // It can lease nothing now; any change to it (resumed, a task done) is its own event.
         this.idle.delete(id);

@@ -1,8 +1,8 @@
 import { contractAccrual } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
-import { spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
-import { payContract } from "../ledger/settlement.ts";
+import { post, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
+import { contract } from "../ledger/entries.ts";
 
 // Dedicated contracts are paid as the capacity is delivered (costbenefit `contractAccrual`): at
 // most once a minute while the machine is heard, and once more when it leaves, for the time up to
@@ -23,7 +23,7 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
     startAt: m.contractStartAt / 1000,
     departsAt: m.departsAt / 1000,
     paidUntil: from / 1000,
-    presentUntil: upTo / 1000,
+    provenUntil: upTo / 1000,
   });
   const paidUntil = Math.round(a.paidUntil * 1000);
   let amount = toMicro(a.amount);
@@ -31,7 +31,7 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
   const left = m.contractPriceMicro - m.contractPaidMicro;
   if (amount > left) amount = left;
   if (amount <= 0n || paidUntil <= from) return nothing;
-  await payContract(tx, { machineId: m.id, producerId: m.ownerId, amount, fromMs: from, toMs: paidUntil });
+  await post(tx, contract({ machineId: m.id, producerId: m.ownerId, amount, fromMs: from, toMs: paidUntil }));
   // Heartbeats reach the database lazily (liveness.ts); the presence a payment is for is recorded with it.
   await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount }, lastHeartbeatAt: new Date(upTo) } });
   return () => {

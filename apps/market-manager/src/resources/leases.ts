@@ -3,15 +3,17 @@ import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse, Refusal } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import { baseTaskId, offeredSlots, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { askOf, baseTaskId, leaseRoomOf, offeredSlots, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
-import { siblingOn } from "../market/replicas.ts";
+import { mayNotRun } from "../market/replicas.ts";
 import type { Reason } from "../market/engine.ts";
 import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
-import { ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
-import { inSequence } from "../db/client.ts";
+import { inOrder, ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { leaseTasks as leaseTasksStatement, leaseTermsJson, type LeasedRow } from "../db/sql/lease-tasks.ts";
+import { leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spareTotal } from "../market/work-routes.ts";
@@ -95,7 +97,7 @@ export function heardFrom(market: Market, caller: Caller, machineId: string): Li
  * must go to the group.
  */
 export function leaseNothing(market: Market, mine: LiveMachine, max: number): LeaseAnswer | null {
-  const room = Math.min(max, offeredSlots(mine) * 2 - mine.leases.size);
+  const room = Math.min(max, leaseRoomOf(mine) - mine.leases.size);
   if (room > 0 && (mine.queue.length > 0 || workElsewhere(market))) return null;
   market.workRoutes.leasedNothing(mine.id);
   return { leases: [] };
@@ -107,7 +109,7 @@ const elsewhereAt = new WeakMap<Market, { revision: number; any: boolean }>();
 function workElsewhere(market: Market): boolean {
   const cached = elsewhereAt.get(market);
   if (cached?.revision === market.revision) return cached.any;
-  const any = some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
+  const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
   elsewhereAt.set(market, { revision: market.revision, any });
   return any;
 }
@@ -124,6 +126,8 @@ interface Planned {
   picked: LiveTask[];
   taken: Taken[];
   leaseIds: string[];
+  /** Each picked task's lease terms, fixed now. */
+  terms: LeaseTerms[];
 }
 
 /**
@@ -135,9 +139,10 @@ interface Planned {
  */
 function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
   const now = market.clock.now();
-  const expiresAt = now + market.settings.leaseTimeoutMs;
   const claimed = new Set<LiveTask>();
   const plans: Planned[] = [];
+  /** Pieces this group's leases promise, by job (they join the live leases only once written). */
+  const promised = new Map<string, bigint>();
   for (const ask of asks) {
     if (ask.signal?.aborted) {
       ask.fail(refuse.gone());
@@ -155,15 +160,25 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
       ask.done({ leases: [] });
       continue;
     }
-    const room = Math.max(0, Math.min(ask.max, offeredSlots(machine) * 2 - held(market, machine)));
-    const { picked, taken } = pickTasks(market, machine, room, claimed);
+    const room = Math.max(0, Math.min(ask.max, leaseRoomOf(machine) - held(market, machine)));
+    const found = pickTasks(market, machine, room, claimed);
+    const ahead = held(market, machine);
+    const picked: LiveTask[] = [];
+    const terms: LeaseTerms[] = [];
+    for (const t of found.picked) {
+      const term = leaseTermsOfTask(market, machine, t, ahead + picked.length, now);
+      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) continue;
+      picked.push(t);
+      terms.push(term);
+    }
     if (!picked.length) {
       market.workRoutes.leasedNothing(machine.id);
       ask.done({ leases: [] });
       continue;
     }
     for (const t of picked) claimed.add(t);
-    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => rowId()) });
+    const taken = found.taken.filter((x) => picked.some((t) => t.id === x.taskId));
+    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => rowId()), terms });
   }
   if (!plans.length) return Promise.resolve();
   const picked = plans.flatMap((p) => p.picked);
@@ -174,10 +189,10 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
   return new Promise<void>((written) =>
     market.journal.add({
       kind: "leases",
-      write: () => leaseRows(market, plans, now, expiresAt),
+      write: () => leaseRows(market, plans, now),
       applied: (inputs) => {
         released();
-        answerLeases(market, plans, inputs, expiresAt, now);
+        answerLeases(market, plans, inputs, now);
         written();
       },
       failed: (e) => {
@@ -189,8 +204,24 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
   );
 }
 
+/**
+ * Whether a lease of `piece` fits its job's budget: the escrow, less what it paid, holds for late
+ * runs, and its live leases and this group's promise. The market never promises producers more
+ * than the consumer put in escrow (the quote, or their maxSpend): a task that does not fit waits
+ * for a machine that asks less. Counts the piece in `promised` when it fits.
+ */
+function withinBudget(market: Market, jobId: string, piece: bigint, promised: Map<string, bigint>): boolean {
+  const job = market.state.jobs.get(jobId);
+  if (!job || piece === 0n) return true;
+  const group = promised.get(jobId) ?? 0n;
+  const left = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(jobId) - group;
+  if (piece > left) return false;
+  promised.set(jobId, group + piece);
+  return true;
+}
+
 /** Memory once a group's lease rows are written, and each ask's answer. */
-function answerLeases(market: Market, plans: Planned[], inputs: Map<string, LeaseRow>, expiresAt: number, now: number) {
+function answerLeases(market: Market, plans: Planned[], inputs: Map<string, LeaseRow>, now: number) {
   const jobs = new Set<string>();
   // A job's limits once per group, not once per lease.
   const limits = new Map<string, ReturnType<typeof leaseLimits>>();
@@ -200,7 +231,7 @@ function answerLeases(market: Market, plans: Planned[], inputs: Map<string, Leas
     return l;
   };
   for (const p of plans) {
-    p.ask.done(leased(market, p, inputs, limitsOf, expiresAt, now));
+    p.ask.done(leased(market, p, inputs, limitsOf, now));
     for (const t of p.picked) jobs.add(t.jobId);
   }
   for (const jobId of jobs) {
@@ -220,10 +251,10 @@ function held(market: Market, machine: LiveMachine): number {
 }
 
 /** Memory once a lease's rows are written, and the lease call's answer. */
-function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, inputs: Map<string, LeaseRow>, limitsOf: (row: LeaseRow) => ReturnType<typeof leaseLimits>, expiresAt: number, now: number): LeaseAnswer {
+function leased(market: Market, { machine, picked, taken, leaseIds, terms }: Planned, inputs: Map<string, LeaseRow>, limitsOf: (row: LeaseRow) => ReturnType<typeof leaseLimits>, now: number): LeaseAnswer {
   const machineId = machine.id;
-  const rows = picked.map((t, i) => ({ id: leaseIds[i]!, taskId: t.id }));
-  tasksLeased(market, machine, picked, rows, expiresAt, now);
+  const rows = picked.map((t, i) => ({ id: leaseIds[i]!, taskId: t.id, ...terms[i]! }));
+  tasksLeased(market, machine, picked, rows, now);
   // Work taken from other machines' queues is a move with the engine's reason: say so, one line per source.
   const bySource = new Map<string, Taken[]>();
   for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
@@ -242,7 +273,7 @@ function leased(market: Market, { machine, picked, taken, leaseIds }: Planned, i
   return {
     leases: rows.map((row) => {
       const task = inputs.get(row.taskId)!;
-      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, limitsOf(task), expiresAt);
+      return wireLease({ leaseId: row.id, taskId: row.taskId, jobId: task.jobId, moduleHash: task.moduleHash }, task, limitsOf(task), row);
     }),
   };
 }
@@ -256,80 +287,39 @@ export function wireLease(
   lease: { leaseId: string; taskId: string; jobId: string; moduleHash: string },
   input: { args: string[]; stdin: Uint8Array; env?: unknown; files?: unknown },
   limits: ReturnType<typeof leaseLimits>,
-  expiresAt: number,
+  terms: Pick<LiveLease, "expiresAt" | "pieceRateMicro">,
 ): Lease {
   const stdin = input.stdin.byteLength === 0 ? "" : Buffer.from(input.stdin.buffer, input.stdin.byteOffset, input.stdin.byteLength).toString("base64");
   const wire: Lease = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId, moduleHash: lease.moduleHash, seed: baseTaskId(lease.taskId), args: input.args, stdin } as Lease;
   if (input.env) wire.env = input.env as Record<string, string>;
   if (input.files) wire.files = input.files as Record<string, string>;
   wire.limits = limits;
-  wire.expiresAt = expiresAt;
+  wire.expiresAt = terms.expiresAt;
+  // What the run is paid if its result is accepted (micro-credits; a pilot's: the most).
+  wire.pieceRateMicro = String(terms.pieceRateMicro);
   return wire;
 }
 
-interface LeaseRow {
-  id: string;
-  jobId: string;
-  args: string[];
-  stdin: Uint8Array;
-  env: unknown;
-  files: unknown;
-  moduleHash: string;
-  taskLimits: unknown;
-}
+type LeaseRow = LeasedRow;
 
-/**
- * The group's lease rows in one statement, so in one round trip and atomic without a
- * transaction: the tasks move to leased only if every one of them is still queued (or the
- * statement fails and none moves), their leases are inserted, jobs leased for the first time start running, and the
- * tasks' inputs come back. Prepared once per connection and sent straight through the pool.
- *
- * The tasks are found by key from the id array, and each one's machine and lease id are looked up
- * in a jsonb object keyed by task (a binary search), never joined to the group's rows: whatever the
- * planner estimated of such a join, it took a nested loop that rescanned the group for every task
- * (quadratic; PostgreSQL spent most of the statement there). The lease rows come from the moved
- * tasks alone, so they too are written without a join.
- */
-const LEASE_ROWS_SQL = `
-WITH moved AS (
-  UPDATE "Task" t SET status = 'leased'::"TaskStatus", "machineId" = $2::jsonb ->> t.id, attempts = t.attempts + 1
-  WHERE t.id = ANY($1::text[]) AND t.status = 'queued'::"TaskStatus"
-  RETURNING t.id, t."jobId", t."machineId", t.args, t.stdin, t.env, t.files
-), leased AS (
-  -- A lease row has no foreign keys (migration 20261126150000_lease_rows_unchecked): it is written
-  -- only for a task this statement moved to leased, on the machine it set in that task's row.
-  INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt")
-  SELECT $3::jsonb ->> moved.id, moved.id, moved."machineId", 'active'::"LeaseStatus", timestamp 'epoch' + $4::float8 * interval '1 millisecond', timestamp 'epoch' + $5::float8 * interval '1 millisecond'
-  FROM moved
-), running AS (
-  UPDATE "Job" SET status = 'running'::"JobStatus" WHERE id = ANY($6::text[]) AND status = 'admitted'::"JobStatus" AND EXISTS (SELECT 1 FROM moved)
-)
-SELECT moved.id, moved."jobId", moved.args, moved.stdin, moved.env, moved.files, j."moduleHash", j."taskLimits",
-  -- Every task still queued, or the statement fails and nothing moves (report-rows.ts says why a cast).
-  CASE WHEN (SELECT count(*) FROM moved) <> cardinality($1::text[]) THEN ('not-queued:' || (SELECT count(*) FROM moved))::int END AS short
-FROM moved JOIN "Job" j ON j.id = moved."jobId"`;
-
-async function leaseRows(market: Market, plans: Planned[], now: number, expiresAt: number) {
+async function leaseRows(market: Market, plans: Planned[], now: number) {
   const ids: string[] = [];
-  const machines: Record<string, string> = {};
-  const leases: Record<string, string> = {};
+  const leases: Record<string, ReturnType<typeof leaseTermsJson>> = {};
   for (const p of plans) {
     p.picked.forEach((t, i) => {
       ids.push(t.id);
-      machines[t.id] = p.machine.id;
-      leases[t.id] = p.leaseIds[i]!;
+      leases[t.id] = leaseTermsJson(p.machine.id, p.leaseIds[i]!, p.terms[i]!);
     });
   }
   const admitted = [...new Set(plans.flatMap((p) => p.picked.map((t) => t.jobId)))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
-  const values = [ids, JSON.stringify(machines), JSON.stringify(leases), now, expiresAt, admitted];
-  const rows = await inSequence<LeaseRow>(market.db, "lease-rows", LEASE_ROWS_SQL, values);
+  const rows = await runStatement(inOrder(market), leaseTasksStatement, { taskIds: ids, leases: JSON.stringify(leases), now, admitted });
   if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} tasks were not queued in the database`);
   return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
 function ranHere(market: Market, task: LiveTask, machineId: string, picked: LiveTask[]): boolean {
-  if (siblingOn(market.state, task, machineId)) return true;
+  if (mayNotRun(market.state, task, machineId)) return true;
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
@@ -407,30 +397,21 @@ function idleTakeEntries(market: Market, machineId: string, taken: Taken[], at: 
 
 function stuckOn(market: Market, taskId: string, machineId: string): boolean {
   const task = market.state.tasks.get(taskId);
-  return task !== undefined && siblingOn(market.state, task, machineId) !== undefined;
+  return task !== undefined && mayNotRun(market.state, task, machineId);
 }
 
 /**
- * A machine is alive when its heartbeat arrives: memory says so and its leases are renewed at once,
- * without the market's lock (nothing here waits), and PostgreSQL hears it in the next batch
- * (resources/liveness.ts). A queue of other calls can then never make a heartbeat late.
+ * A machine is alive when its heartbeat arrives: memory says so at once, without the market's lock
+ * (nothing here waits), and PostgreSQL hears it in the next batch (resources/liveness.ts). A
+ * heartbeat renews no lease: a lease ends at the time fixed when it was handed out (lease-terms.ts).
+ * The answer names the leases whose results can no longer count, so the worker stops their runs.
  */
 export function heartbeat(market: Market, caller: Caller, machineId: string, leaseIds: string[]) {
   const machine = ownMachine(market, caller, machineId);
   const now = market.clock.now();
   machine.lastHeartbeatAt = now;
   market.liveness.heard(machineId, now);
-  const expiresAt = now + market.settings.leaseTimeoutMs;
-  const expiredLeaseIds: string[] = [];
-  for (const id of leaseIds) {
-    const lease = machine.leases.has(id) ? market.state.leases.get(id) : undefined;
-    if (!lease) {
-      expiredLeaseIds.push(id);
-      continue;
-    }
-    lease.expiresAt = expiresAt;
-    market.liveness.renewed(id, expiresAt);
-  }
+  const expiredLeaseIds = leaseIds.filter((id) => !machine.leases.has(id) && market.state.lateLeases.get(id)?.machineId !== machine.id);
   // The producer's controls ride back on the heartbeat, so a change made on /produce reaches the worker.
   return { expiredLeaseIds, controls: machine.controls };
 }
@@ -489,17 +470,19 @@ export function reportChecked(market: Market, caller: Caller, { report, stdout, 
   // Found at the report's turn in its group (an unnamed function: see http/quick-worker-route.ts).
   return batchOf(market).add(() => {
     const machine = ownMachine(market, caller, report.machineId);
-    const lease = market.state.leases.get(report.leaseId);
-    if (!lease || lease.machineId !== machine.id) {
+    const current = market.state.leases.get(report.leaseId);
+    // A lease past its time still counts for a successful result while its task is undecided.
+    const late = current ? undefined : ok ? market.state.lateLeases.get(report.leaseId) : undefined;
+    const lease = current ?? late;
+    const task = lease ? market.state.tasks.get(lease.taskId) : undefined;
+    if (!lease || lease.machineId !== machine.id || !task || (late && (task.state === "done" || task.state === "failed"))) {
       opsOf(market).metrics.reports.inc({ outcome: "stale" });
       throw refuse.conflict(
         { code: "stale-lease", leaseId: report.leaseId },
-        "This lease is not current (it expired, was abandoned, or belongs to another machine); the result was not accepted.",
+        "This lease is not current (it expired and its task was run elsewhere, was abandoned, or belongs to another machine); the result was not accepted.",
       );
     }
-    const task = market.state.tasks.get(lease.taskId);
-    if (!task) throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This task is no longer live.");
-    return { machine, lease, task, ok, stdout, stderr, hash, report };
+    return { machine, lease, task, ok, stdout, stderr, hash, report, late: late !== undefined };
   }, signal);
 }
 
@@ -568,14 +551,20 @@ const refusedOfMany = (e: unknown): ManyAnswer => ({
       : { code: "INTERNAL_SERVER_ERROR", message: "The report could not be written; send it again." },
 });
 
-/** Leases whose time ran out: the task goes back to the engine, the machine keeps its place. */
+/**
+ * Leases whose time ran out (fixed when they were handed out: heartbeats do not move it): the task
+ * goes back to the engine and the machine keeps its place. The lease earns nothing, unless the
+ * result it still reports is the task's first accepted one (then its piece is held for the job's
+ * lateness): until the task is decided it waits among the late leases.
+ */
 export async function expireLeases(market: Market) {
   // Looked for before the lock: most ticks find none, and a step on the lock waits for the journal.
   const now = market.clock.now();
-  if (!some(market.state.leases.values(), (l) => l.expiresAt <= now)) return 0;
+  const due = (l: LiveLease) => l.expiresAt <= now && !l.writing;
+  if (!some(market.state.leases.values(), due)) return 0;
   return market.serial(async () => {
     const now = market.clock.now();
-    const expired = [...market.state.leases.values()].filter((l) => l.expiresAt <= now);
+    const expired = [...market.state.leases.values()].filter((l) => l.expiresAt <= now && !l.writing);
     if (!expired.length) return 0;
     const tasks = expired.map((l) => market.state.tasks.get(l.taskId)).filter((t): t is LiveTask => !!t);
     const requeue = await market.db.$transaction(async (tx) => {
@@ -588,6 +577,8 @@ export async function expireLeases(market: Market) {
     for (const lease of expired) {
       market.state.leases.delete(lease.id);
       market.state.machines.get(lease.machineId)?.leases.delete(lease.id);
+      const task = market.state.tasks.get(lease.taskId);
+      if (task && (market.state.jobs.get(task.jobId)?.replicas ?? 1) === 1) market.state.lateLeases.set(lease.id, lease);
     }
     for (const t of tasks) t.machineId = null;
     requeue.apply();

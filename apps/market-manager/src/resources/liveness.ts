@@ -1,6 +1,6 @@
 import type { Db } from "../db/client.ts";
 
-/** Heard heartbeats and renewed leases reach PostgreSQL this often, all in two statements. */
+/** Heard heartbeats reach PostgreSQL this often, all in one statement. */
 export const LIVENESS_FLUSH_MS = 1000;
 
 /**
@@ -11,7 +11,6 @@ export const LIVENESS_FLUSH_MS = 1000;
  */
 export class Liveness {
   private machines = new Map<string, number>();
-  private leases = new Map<string, number>();
 
   constructor(private db: Db) {}
 
@@ -19,34 +18,19 @@ export class Liveness {
     this.machines.set(machineId, at);
   }
 
-  renewed(leaseId: string, expiresAt: number) {
-    this.leases.set(leaseId, expiresAt);
-  }
-
   /** Writes what was heard since the last flush; on failure it is kept for the next one. */
   async flush() {
-    if (!this.machines.size && !this.leases.size) return;
+    if (!this.machines.size) return;
     const machines = this.machines;
-    const leases = this.leases;
     this.machines = new Map();
-    this.leases = new Map();
     try {
       // Times go as epoch milliseconds and become the columns' UTC timestamps in SQL.
-      if (machines.size) {
-        await this.db.$executeRaw`
-          UPDATE "Machine" m SET "lastHeartbeatAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
-          FROM unnest(${[...machines.keys()]}::text[], ${[...machines.values()]}::float8[]) AS v(id, ms)
-          WHERE m.id = v.id AND m."lastHeartbeatAt" < timestamp 'epoch' + v.ms * interval '1 millisecond'`;
-      }
-      if (leases.size) {
-        await this.db.$executeRaw`
-          UPDATE "Lease" l SET "expiresAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
-          FROM unnest(${[...leases.keys()]}::text[], ${[...leases.values()]}::float8[]) AS v(id, ms)
-          WHERE l.id = v.id AND l.status = 'active'`;
-      }
+      await this.db.$executeRaw`
+        UPDATE "Machine" m SET "lastHeartbeatAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
+        FROM unnest(${[...machines.keys()]}::text[], ${[...machines.values()]}::float8[]) AS v(id, ms)
+        WHERE m.id = v.id AND m."lastHeartbeatAt" < timestamp 'epoch' + v.ms * interval '1 millisecond'`;
     } catch (e) {
       for (const [id, at] of machines) if (!this.machines.has(id)) this.machines.set(id, at);
-      for (const [id, at] of leases) if (!this.leases.has(id)) this.leases.set(id, at);
       throw e;
     }
   }

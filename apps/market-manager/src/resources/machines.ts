@@ -93,8 +93,10 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     kind: offer.kind,
     slots: offer.slots,
     speed: offer.speed,
+    benchmarkSpeed: offer.speed,
     memoryPerSlotMb: offer.memoryPerSlotMb,
     pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
+    network: null,
     reputation: 1,
     contractPriceMicro,
     departsAt: dedicated ? offer.departsAt! : null,
@@ -148,10 +150,10 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
  * (bench/call-costs.ts), and a thousand machines joining make a thousand of them.
  */
 const REGISTER_SQL = `
-INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "memoryPerSlotMb", "bandwidthBps",
+INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "benchmarkSpeed", "memoryPerSlotMb", "bandwidthBps",
   "pricePerSecondMicro", "contractPriceMicro", "availableUntil", "contractPaidUntil", "userAgent",
   "lastHeartbeatAt", "registeredAt", controls, "localAvailable")
-VALUES ($1, $2, $3, $4, $5::"MachineKind", $6::int, $7::float8, $8::int, $9::float8,
+VALUES ($1, $2, $3, $4, $5::"MachineKind", $6::int, $7::float8, $7::float8, $8::int, $9::float8,
   $10::bigint, $11::bigint, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14,
   timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean)`;
 
@@ -189,8 +191,10 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     kind: row.kind,
     slots: row.slots,
     speed: row.speed,
+    benchmarkSpeed: row.benchmarkSpeed,
     memoryPerSlotMb: row.memoryPerSlotMb,
     pricePerSecondMicro: row.pricePerSecondMicro,
+    network: row.network,
     reputation: row.reputation,
     contractPriceMicro: row.contractPriceMicro,
     departsAt: row.availableUntil?.getTime() ?? null,

@@ -1,10 +1,11 @@
 import type { Market } from "../market/market.ts";
-import { offeredSlots } from "../market/live.ts";
+import { leaseRoomOf } from "../market/live.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { leaseLimits, wireLease } from "../resources/leases.ts";
 import { opsOf } from "../ops/ops.ts";
 import type { Admission, InlineIntake } from "./admission.ts";
 import { rowId } from "../db/row-id.ts";
+import { leaseTermsOf, type LeasedJob } from "../resources/lease-terms.ts";
 
 // A new job's tasks placed on a machine that holds nothing and waits on its work stream (one
 // opened with `lease`) are leased by the admission's own statement: the lease is durable with the
@@ -21,8 +22,11 @@ export type AdmissionLeases = NonNullable<Admission["leases"]>;
 const planned = new WeakMap<Market, Map<string, number>>();
 const plannedOn = (market: Market) => planned.get(market) ?? (planned.set(market, new Map()), planned.get(market)!);
 
-/** Which of the placed tasks (of `live`, the copies that may run now) are leased at admission, and to which idle machine. */
-export function planAdmissionLeases(market: Market, placed: Map<string, string>, live: Set<string>, now: number): AdmissionLeases | undefined {
+/**
+ * Which of the placed tasks (of `live`, the copies that may run now) are leased at admission, to
+ * which idle machine, and on what terms (`job`'s work and limits; `pilot` says which are pilots).
+ */
+export function planAdmissionLeases(market: Market, placed: Map<string, string>, live: Set<string>, job: LeasedJob, pilot: (taskId: string) => boolean, now: number): AdmissionLeases | undefined {
   const room = new Map<string, number>();
   const rows: AdmissionLeases["rows"] = [];
   const busy = plannedOn(market);
@@ -33,14 +37,18 @@ export function planAdmissionLeases(market: Market, placed: Map<string, string>,
       const m = market.state.machines.get(machineId);
       const max = market.workRoutes.streamLeaseMax(machineId);
       // Idle and waiting: nothing leased or queued, and a stream that takes leases open.
-      left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 && !busy.has(machineId) ? Math.min(max, offeredSlots(m) * 2) : 0;
+      left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 && !busy.has(machineId) ? Math.min(max, leaseRoomOf(m)) : 0;
     }
-    if (left > 0) rows.push({ leaseId: rowId(), taskId, machineId });
+    if (left > 0) {
+      const m = market.state.machines.get(machineId)!;
+      const ahead = rows.filter((r) => r.machineId === machineId).length;
+      rows.push({ leaseId: rowId(), taskId, machineId, terms: leaseTermsOf(market, m, job, pilot(taskId), ahead, now) });
+    }
     room.set(machineId, left - 1);
   }
   if (!rows.length) return undefined;
   for (const { machineId } of rows) busy.set(machineId, (busy.get(machineId) ?? 0) + 1);
-  return { rows, expiresAt: now + market.settings.leaseTimeoutMs };
+  return { rows };
 }
 
 /** The planned leases are in memory now, or will never be (their admission failed). */
@@ -63,10 +71,10 @@ export function applyAdmissionLeases(market: Market, jobId: string, intake: Inli
   for (const [machineId, rows] of byMachine) {
     const machine = market.state.machines.get(machineId)!;
     const tasks = rows.map((r) => market.state.tasks.get(r.taskId)!);
-    tasksLeased(market, machine, tasks, rows.map((r) => ({ id: r.leaseId, taskId: r.taskId })), leases.expiresAt, now);
+    tasksLeased(market, machine, tasks, rows.map((r) => ({ id: r.leaseId, taskId: r.taskId, ...r.terms })), now);
     market.workRoutes.push(
       machineId,
-      rows.map((r) => wireLease({ leaseId: r.leaseId, taskId: r.taskId, jobId, moduleHash: intake.moduleHash }, inputs.get(r.taskId)!, limits, leases.expiresAt)),
+      rows.map((r) => wireLease({ leaseId: r.leaseId, taskId: r.taskId, jobId, moduleHash: intake.moduleHash }, inputs.get(r.taskId)!, limits, r.terms)),
     );
   }
   const job = market.state.jobs.get(jobId);

@@ -9,7 +9,6 @@ import { jobEnded } from "../market/transitions.ts";
 /** A job that left the live market on its consumer's word, its cancellation not yet committed. */
 interface Ending {
   ownerId: string;
-  penaltyHeld: bigint;
   at: number;
   /** The cancellation's transaction under way, shared by every call that asks for it meanwhile. */
   write?: Promise<bigint>;
@@ -41,7 +40,7 @@ export async function cancelJob(market: Market, jobId: string) {
   const ending = await market.serial(async () => {
     const job = market.state.jobs.get(jobId);
     if (!job) return endingsOf(market).get(jobId) ?? null;
-    const e: Ending = { ownerId: job.ownerId, penaltyHeld: job.penaltyHeldMicro, at: market.clock.now() };
+    const e: Ending = { ownerId: job.ownerId, at: market.clock.now() };
     endingsOf(market).set(jobId, e);
     jobEnded(market, jobId);
     return e;
@@ -71,7 +70,7 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
         await tx.$executeRaw`UPDATE "Lease" SET status = 'abandoned', "endedAt" = timestamp 'epoch' + ${e.at}::float8 * interval '1 millisecond'
           WHERE status = 'active' AND "taskId" IN (SELECT id FROM "Task" WHERE "jobId" = ${jobId})`;
         await tx.$executeRaw`UPDATE "Task" SET status = 'failed', "machineId" = NULL WHERE "jobId" = ${jobId} AND status = 'leased'`;
-        const charge = await timedSettlement(market, "cancelled", () => settleUnfinished(tx, { jobId, consumerId: e.ownerId, why: "cancelled", penaltyHeld: e.penaltyHeld }));
+        const charge = await timedSettlement(market, "cancelled", () => settleUnfinished(tx, { jobId, consumerId: e.ownerId, why: "cancelled" }));
         await tx.$executeRaw`UPDATE "Job" SET status = 'cancelled', "completedAt" = timestamp 'epoch' + ${e.at}::float8 * interval '1 millisecond', "chargedMicro" = ${charge} WHERE id = ${jobId}`;
         return charge;
       });

@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import { setImmediate as letCallsIn } from "node:timers/promises";
 import { countDecisions, jobDecisionEntries } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
-import { BenefitCurve, maxBenefit, minBenefit, penaltyHold, pilotCount, provisionalWork, runPay } from "@cyclemarket/costbenefit";
+import { BenefitCurve, cappedBenefit, escrowFor, maxBenefit, pilotCount, provisionalWork } from "@cyclemarket/costbenefit";
 import { leaseLimits } from "../resources/leases.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse } from "../api/errors.ts";
@@ -12,88 +12,50 @@ import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId } from "../market/live.ts";
 import { decisionUndone, delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
-import { balance, MARKET_OWNER, spendable, toCredits, toMicro } from "../ledger/ledger.ts";
+import { balance, toCredits, toMicro } from "../ledger/ledger.ts";
+import { FloorCrossed } from "../db/sql/statement.ts";
 import { requireStoredModule } from "./job-request.ts";
 import { INTAKE, discardIntake, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
-import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
+import { INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake } from "./admission.ts";
 import { inOrder } from "./report-batch.ts";
 import { applyAdmissionLeases, dropAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 import { rowId } from "../db/row-id.ts";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
-/**
- * What admission puts in escrow. Pay-as-bid: the curve's highest benefit, the most the consumer
- * can be charged. Posted price: the quoted price plus a contingency for runs that take longer than
- * planned or fail: each placement's task run `maxAttempts` times, each paid at the engine's cap
- * (`runPay` with an unbounded report), instead of once at its expected time. Never more than the
- * highest benefit; what is not used comes back at settlement.
- */
-export function escrowFor(market: Market, benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", workPerTask: number, wallMs: number): bigint {
-  const highest = Math.max(0, maxBenefit(benefit));
-  if (pricing === "bid") return toMicro(highest);
-  let contingency = 0;
-  // The same on every placement on one machine: worked out once per machine, times its count.
-  const perMachine = new Map<string, number>();
-  for (const p of d.placements) perMachine.set(p.machineId, (perMachine.get(p.machineId) ?? 0) + 1);
-  for (const [machineId, count] of perMachine) {
-    const m = market.state.machines.get(machineId);
-    if (!m || m.kind !== "opportunistic") continue;
-    const run = { workPerTask, speed: m.speed, pricePerSecond: toCredits(m.pricePerSecondMicro), wallSeconds: wallMs / 1000, escrowLeft: Infinity };
-    // A report longer than any cap: what the engine pays a run at most on this machine.
-    const most = runPay(market.settings.terms, { ...run, reportedSeconds: Number.MAX_VALUE }).amount;
-    const expected = runPay(market.settings.terms, { ...run, reportedSeconds: workPerTask / m.speed }).amount;
-    contingency += count * Math.max(0, market.settings.maxAttempts * most - expected);
-  }
-  return toMicro(Math.min(highest, d.price + contingency));
+/** What admission puts in escrow: what the job can be charged (costbenefit escrowFor). */
+export function escrowOf(benefit: BenefitCurve, d: Decision & { outcome: "admitted" }, pricing: "posted" | "bid", maxSpend: number | undefined): bigint {
+  return toMicro(escrowFor({ pricing, price: d.price, maxSpend, maxBenefit: maxBenefit(benefit) }));
 }
 
 function refuseBalance(held: bigint, needed: bigint) {
   return refuse.badRequest(
     { code: "insufficient-credits", balance: toCredits(held), needed: toCredits(needed) },
-    `The job needs ${toCredits(needed)} credits in escrow (its price and a contingency for runs that take longer) and your balance is ${toCredits(held)} credits.`,
+    `The job needs ${toCredits(needed)} credits in escrow (what it can be charged) and your balance is ${toCredits(held)} credits.`,
   );
 }
 
-/** What the market holds beside a job admitted at a price (credits): nothing for a curve that cannot go negative. */
-type PenaltyHold = (price: number) => bigint;
-const NO_PENALTY: PenaltyHold = () => 0n;
-
 /**
- * The market's side of a curve that can go negative: the engine's `penaltyHold` (at most the
- * job's price), as far as the market's reserve covers it now (read here, before the decision,
- * on the lock). The penalty paid is never more than what is held.
+ * What the consumer is told of the money beside the price: producers are paid piece rates fixed
+ * when their leases are handed out, the consumer pays the quote while the work estimate holds
+ * (within its tolerance; past it the charge follows the measured work up to maxSpend), a failed
+ * run is paid only once another owner reproduced it, a task is given up after `maxAttempts`, and
+ * lateness is relieved only from the late producers' pieces and the market's own downtime.
  */
-async function penaltyHolder(db: Db, benefit: BenefitCurve): Promise<PenaltyHold> {
-  const lowest = minBenefit(benefit);
-  if (lowest >= 0) return NO_PENALTY;
-  const can = await spendable(db, { kind: "market" });
-  return (price) => {
-    const wanted = toMicro(penaltyHold(lowest, price));
-    return wanted < can ? wanted : can;
-  };
-}
-
-/**
- * What the consumer is told of the money beside the price: runs that fail are paid for and
- * charged, a task is tried at most `maxAttempts` times, a run is paid at most `payCapMultiple`
- * times its expected time, and a lateness penalty is at most the price and void when the
- * consumer's own work estimate proves wrong.
- */
-function termsOf(market: Market, benefit: BenefitCurve, price: number | null) {
+function termsOf(market: Market, price: number | null, maxSpend: number | undefined) {
   const t = market.settings.terms;
-  const negative = minBenefit(benefit) < 0;
   return {
     pricing: market.adminSettings.pricing,
     feeFraction: market.adminSettings.feeFraction,
-    failedRunsCharged: true,
-    maxAttempts: market.settings.maxAttempts,
-    payCapMultiple: t.payCapMultiple,
-    payFloorSeconds: t.payFloorSeconds,
-    penaltyCap: negative && price !== null ? penaltyHold(minBenefit(benefit), price) : null,
-    penaltyVoidIfWorkOver: negative ? t.estimateToleranceMultiple : null,
+    pieceRatesFixedAtLease: true,
+    failedRunsPaidWhenReproduced: true,
+    maxAttempts: t.maxAttempts,
+    confirmedFailureLimit: t.confirmedFailureLimit,
+    estimateTolerance: t.estimateToleranceMultiple,
+    maxSpend: maxSpend ?? price,
+    latenessRelief: "late-producers-and-market-downtime" as const,
   };
 }
 
@@ -139,16 +101,19 @@ async function prepare(db: Db, submission: Submission, maxModuleBytes: number): 
 /** How many of the job's first tasks run as pilots: null when the consumer gave a work estimate. */
 const pilotsOf = (job: PreparedJob) => (job.workPerTask === undefined ? pilotCount(job.tasks.length) : null);
 
-/** The work the market plans with: the consumer's estimate, or the pilots' provisional upper bound. */
-const plannedWork = (job: PreparedJob) => job.workPerTask ?? provisionalWork(leaseLimits(job.taskLimits).wallMs / 1000);
+/** The work the market plans with: the consumer's estimate, or the most a pilot is paid for. */
+const plannedWork = (market: Market, job: PreparedJob) => job.workPerTask ?? provisionalWork(market.settings.terms, leaseLimits(job.taskLimits).wallMs / 1000);
 
-function specOf(jobId: string, arrivedAt: number, job: PreparedJob, benefit: BenefitCurve, replicas: number): JobSpec {
-  const work = plannedWork(job);
+/** The curve the engine plans with: the consumer's, never above their maxSpend. */
+export const plannedBenefit = (benefit: BenefitCurve, maxSpend: number | undefined | null) => (maxSpend == null ? benefit : cappedBenefit(benefit, maxSpend));
+
+function specOf(market: Market, jobId: string, arrivedAt: number, job: PreparedJob, input: Pick<SubmissionHead, "benefit" | "maxSpend" | "replicas">): JobSpec {
+  const work = plannedWork(market, job);
   return {
     id: jobId,
     arrivedAt,
-    benefit,
-    replicas,
+    benefit: plannedBenefit(input.benefit, input.maxSpend),
+    replicas: input.replicas,
     tasks: job.tasks.map((t) => ({ id: t.id, work, memoryMb: job.memoryMbPerTask, bytes: t.bytes })),
   };
 }
@@ -162,7 +127,7 @@ function copiesOf(job: PreparedJob, replicas: number) {
  * The decision as the consumer is told it. A job not admitted because it asks for more copies
  * per task than there are machines says so in those numbers, beside the engine's own reasons.
  */
-export function decisionRecord(market: Market, d: Decision, replicas: number, benefit: BenefitCurve, pilots: number | null = null) {
+export function decisionRecord(market: Market, d: Decision, replicas: number, maxSpend: number | undefined, pilots: number | null = null) {
   // A job without a work estimate: the decision and its price are the pilots' (provisional).
   const provisional = { provisional: pilots !== null, pilots };
   const shortfall = d.outcome === "admitted" ? null : replicaShortfall(market.state, replicas);
@@ -174,10 +139,10 @@ export function decisionRecord(market: Market, d: Decision, replicas: number, be
         completionAt: d.completionAt,
         price: d.price,
         priceParts: d.priceParts ?? null,
-        terms: termsOf(market, benefit, d.price),
+        terms: termsOf(market, d.price, maxSpend),
         ...provisional,
       }
-    : { outcome: d.outcome, reasons, terms: termsOf(market, benefit, null), ...provisional };
+    : { outcome: d.outcome, reasons, terms: termsOf(market, null, maxSpend), ...provisional };
 }
 
 /** What the market would decide now, committing nothing: the consumer's quote. */
@@ -188,9 +153,9 @@ export async function quoteJob(market: Market, submission: Submission, maxModule
   const pilots = pilotsOf(job);
   // Decided from memory alone (the engine counts the load of decisions still being written): no statement to wait for.
   return market.pipelined(() => {
-    const spec = specOf("quote", now, job, input.benefit, input.replicas);
-    const d = pilots === null ? market.engine.quote(spec, now) : market.engine.decidePilots(spec, leaseLimits(job.taskLimits).wallMs, now, true);
-    return decisionRecord(market, d, input.replicas, input.benefit, pilots);
+    const spec = specOf(market, "quote", now, job, input);
+    const d = pilots === null ? market.engine.quote(spec, now) : market.engine.decidePilots(spec, leaseLimits(job.taskLimits).wallMs, market.settings.terms, now, true);
+    return decisionRecord(market, d, input.replicas, input.maxSpend, pilots);
   });
 }
 
@@ -208,19 +173,14 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
   let decided = false;
   try {
     // A small job is stored by its admission's own statement (admission.ts INLINE_INTAKE_TASKS).
-    const inline = intake.rows && copies.length <= INLINE_INTAKE_TASKS ? inlineIntake(input, job, intake.rows()) : undefined;
+    const inline = intake.rows && copies.length <= INLINE_INTAKE_TASKS ? inlineIntake(market, input, job, intake.rows()) : undefined;
     if (inline) await storeModule(market.db, caller.id, job);
-    else await storeIntake(market.db, caller.id, intake, jobId);
-    // A curve that can go negative holds a penalty from the market's reserve, read as the ledger
-    // has it at the job's turn: such a job is decided alone on the lock. Any other is decided from
-    // memory, its statement written while the next decision is made.
-    const { answer: decision, needed } =
-      minBenefit(input.benefit) < 0
-        ? await market.serial(async () => admit(market, caller, input, job, jobId, copies, inline, await penaltyHolder(market.db, input.benefit)))
-        : await market.pipelined(() => admit(market, caller, input, job, jobId, copies, inline, NO_PENALTY));
+    else await storeIntake(market, caller.id, intake, jobId);
+    // Decided from memory, its statement written while the next decision is made.
+    const { answer: decision, needed } = await market.pipelined(() => admit(market, caller, input, job, jobId, copies, inline));
     const answer = await decision
       .catch(async (e: unknown) => {
-        if (consumerShort(e)) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
+        if (e instanceof FloorCrossed) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
         throw e;
       })
       .finally(() => release());
@@ -263,7 +223,7 @@ async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
 }
 
 /** A small job's row and tasks as its admission's statement writes them (admission.ts InlineIntake). */
-function inlineIntake(input: SubmissionHead, job: PreparedJob, tasks: NewTask[]): InlineIntake {
+function inlineIntake(market: Market, input: SubmissionHead, job: PreparedJob, tasks: NewTask[]): InlineIntake {
   return {
     name: input.name,
     example: job.example,
@@ -271,7 +231,7 @@ function inlineIntake(input: SubmissionHead, job: PreparedJob, tasks: NewTask[])
     benefit: input.benefit,
     replicas: input.replicas,
     taskCount: job.tasks.length,
-    workPerTask: plannedWork(job),
+    workPerTask: plannedWork(market, job),
     declaredWorkPerTask: job.workPerTask ?? null,
     pilotCount: pilotsOf(job),
     memoryMbPerTask: job.memoryMbPerTask,
@@ -281,7 +241,8 @@ function inlineIntake(input: SubmissionHead, job: PreparedJob, tasks: NewTask[])
 }
 
 /** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
-async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
+async function storeIntake(market: Market, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
+  const db = market.db;
   await storeModule(db, ownerId, job);
   await db.job.create({
     data: {
@@ -295,7 +256,7 @@ async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTas
       ...INTAKE,
       decision: toJson({ outcome: "delayed", reasons: [] }),
       taskCount: job.tasks.length,
-      workPerTask: plannedWork(job),
+      workPerTask: plannedWork(market, job),
       declaredWorkPerTask: job.workPerTask ?? null,
       ...(pilotsOf(job) === null ? {} : { workEstimate: "provisional", pilotCount: pilotsOf(job) }),
       memoryMbPerTask: job.memoryMbPerTask,
@@ -310,6 +271,7 @@ interface Decided {
   id: string;
   ownerId: string;
   benefit: BenefitCurve;
+  maxSpend: number | undefined;
   replicas: number;
   taskCount: number;
   /** How many tasks run as pilots first; null for a job with a work estimate. */
@@ -320,13 +282,13 @@ interface Decided {
 
 /**
  * A decision on a job as writeAdmission records it (at submission, and when a delayed job is
- * answered again): the escrow it takes, the penalty held beside it, what the consumer is told,
+ * answered again): the escrow it takes, what the consumer is told,
  * the decision log's entries and the placements.
  */
-function admissionOf(market: Market, decision: Decision, job: Decided, now: number, penalty: PenaltyHold): { admission: Admission; record: ReturnType<typeof decisionRecord> } {
+function admissionOf(market: Market, decision: Decision, job: Decided, now: number): { admission: Admission; record: ReturnType<typeof decisionRecord> } {
   const pricing = market.adminSettings.pricing;
   const admitted = decision.outcome === "admitted" ? decision : null;
-  const record = decisionRecord(market, decision, job.replicas, job.benefit, job.pilots);
+  const record = decisionRecord(market, decision, job.replicas, job.maxSpend, job.pilots);
   const price = admitted ? toMicro(admitted.price) : null;
   const admission: Admission = {
     jobId: job.id,
@@ -338,8 +300,9 @@ function admissionOf(market: Market, decision: Decision, job: Decided, now: numb
     priceMicro: price,
     pilotPriceMicro: job.pilots === null ? null : (price ?? 0n),
     pricing,
-    escrowMicro: admitted ? escrowFor(market, job.benefit, admitted, pricing, job.workPerTask, job.wallMs) : 0n,
-    penaltyHeldMicro: admitted ? penalty(admitted.price) : 0n,
+    escrowMicro: admitted ? escrowOf(job.benefit, admitted, pricing, job.maxSpend) : 0n,
+    maxSpendMicro: job.maxSpend === undefined ? null : toMicro(job.maxSpend),
+    submitNetwork: null,
     decisions: jobDecisionEntries(decision, record.reasons, { id: job.id, ownerId: job.ownerId, tasks: job.taskCount }, now),
     placed: new Map(admitted ? admitted.placements.map((p) => [p.taskId, p.machineId]) : []),
   };
@@ -353,21 +316,23 @@ function admissionOf(market: Market, decision: Decision, job: Decided, now: numb
  * first) goes to the journal. The job joins memory and its workers hear of it once the statement
  * committed; if it fails, the engine forgets the job. `answer` settles then.
  */
-function admit(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake: InlineIntake | undefined, penalty: PenaltyHold) {
+function admit(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake: InlineIntake | undefined) {
   const now = market.clock.now();
-  const spec = specOf(jobId, now, job, input.benefit, input.replicas);
+  const spec = specOf(market, jobId, now, job, input);
   const pilots = pilotsOf(job);
   const wallMs = leaseLimits(job.taskLimits).wallMs;
-  const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, now);
-  const about = { id: jobId, ownerId: caller.id, benefit: input.benefit, replicas: input.replicas, taskCount: job.tasks.length, pilots, workPerTask: plannedWork(job), wallMs };
-  const { admission, record } = admissionOf(market, decision, about, now, penalty);
-  const { placed, pricing, escrowMicro: needed, penaltyHeldMicro: penaltyHeld, decisions } = admission;
+  const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, market.settings.terms, now);
+  const about = { id: jobId, ownerId: caller.id, benefit: input.benefit, maxSpend: input.maxSpend, replicas: input.replicas, taskCount: job.tasks.length, pilots, workPerTask: plannedWork(market, job), wallMs };
+  const { admission, record } = admissionOf(market, decision, about, now);
+  const { placed, pricing, escrowMicro: needed, decisions } = admission;
   const status = decision.outcome;
   const price = admission.priceMicro ?? 0n;
   // Only the pilots are live until the engine admits the rest (market/remainder.ts).
   const live = pilots === null ? copies : copies.filter((c) => c.index < pilots);
   // A small job's tasks placed on idle machines waiting on their streams are leased by the same statement.
-  const leases = intake && status === "admitted" ? planAdmissionLeases(market, placed, new Set(live.map((c) => c.id)), now) : undefined;
+  const pilotIds = new Set(pilots === null ? [] : live.map((c) => c.id));
+  const leases =
+    intake && status === "admitted" ? planAdmissionLeases(market, placed, new Set(live.map((c) => c.id)), { workPerTask: about.workPerTask, wallMs }, (id) => pilotIds.has(id), now) : undefined;
   if (status !== "rejected") market.engine.commit(spec, decision);
   const answer = new Promise<{ jobId: string; decision: typeof record }>((resolve, reject) =>
     market.journal.add({
@@ -375,7 +340,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
       // In its turn after the reports and leases decided before it, and the ones decided while it
       // waits (journal.ts, YIELD_PASSES): its debit is conditional on the balance.
       yields: true,
-      write: () => writeAdmission(inOrder(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }, MARKET_OWNER),
+      write: () => writeAdmission(inOrder(market), { ...admission, ...(intake ? { intake } : {}), ...(leases ? { leases } : {}) }),
       applied: () => {
         countDecisions(market, decisions);
         if (status !== "rejected") {
@@ -387,14 +352,18 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
             status: status === "admitted" ? "admitted" : "delayed",
             taskCount: job.tasks.length,
             tasksDone: 0,
-            workPerTask: plannedWork(job),
-            declaredWorkPerTask: plannedWork(job),
+            workPerTask: about.workPerTask,
+            declaredWorkPerTask: about.workPerTask,
+            workSamples: [],
             wallMs,
             memoryMbPerTask: job.memoryMbPerTask,
             escrowMicro: needed,
-            penaltyHeldMicro: penaltyHeld,
             priceMicro: price,
+            maxSpendMicro: admission.maxSpendMicro,
+            submitNetwork: admission.submitNetwork,
             paidMicro: 0n,
+            heldMicro: 0n,
+            failedTasks: 0,
             pricing,
             replicas: input.replicas,
             arrivedAt: now,
@@ -448,31 +417,31 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   const spec: JobSpec = {
     id: job.id,
     arrivedAt: job.arrivedAt,
-    benefit: job.benefit,
+    benefit: plannedBenefit(job.benefit, job.maxSpendMicro === null ? null : toCredits(job.maxSpendMicro)),
     replicas: job.replicas,
     tasks: tasks.filter((t) => t.replica === 0).map((t) => demandOf(t, job)),
   };
-  const penalty = await penaltyHolder(market.db, job.benefit);
   const decision: Decision = answer(spec, now);
   if (decision.outcome === "delayed") return jobStillDelayed(market, spec, decision);
   const pilots = job.pilots?.phase === "provisional" ? job.pilots.count : null;
-  const about = { id: job.id, ownerId: job.ownerId, benefit: job.benefit as BenefitCurve, replicas: job.replicas, taskCount: job.taskCount, pilots, workPerTask: job.workPerTask, wallMs: job.wallMs };
+  const maxSpend = job.maxSpendMicro === null ? undefined : toCredits(job.maxSpendMicro);
+  const about = { id: job.id, ownerId: job.ownerId, benefit: job.benefit as BenefitCurve, maxSpend, replicas: job.replicas, taskCount: job.taskCount, pilots, workPerTask: job.workPerTask, wallMs: job.wallMs };
   // One statement (tasks/admission.ts), as at submission: the consumer's debit is conditional on
   // their balance inside it, and a consumer who can no longer pay is told so in a rejection.
   const write = async ({ admission }: ReturnType<typeof admissionOf>) => {
-    await writeAdmission(inOrder(market), { ...admission, wasDelayed: true }, MARKET_OWNER);
+    await writeAdmission(inOrder(market), { ...admission, wasDelayed: true });
     countDecisions(market, admission.decisions);
     return admission;
   };
-  const wanted = admissionOf(market, decision, about, now, penalty);
+  const wanted = admissionOf(market, decision, about, now);
   const written = await write(wanted).catch(async (e: unknown) => {
-    if (decision.outcome !== "admitted" || !consumerShort(e)) throw e;
+    if (decision.outcome !== "admitted" || !(e instanceof FloorCrossed)) throw e;
     const short = { outcome: "rejected" as const, reasons: [{ code: "insufficient-credits" as const, needed: toCredits(wanted.admission.escrowMicro) }] };
-    return write(admissionOf(market, short, about, now, penalty));
+    return write(admissionOf(market, short, about, now));
   });
   if (written.status === "admitted" && decision.outcome === "admitted") {
-    const { escrowMicro, penaltyHeldMicro, pricing } = written;
-    delayedJobAdmitted(market, job, { escrowMicro, penaltyHeldMicro, priceMicro: toMicro(decision.price), pricing }, tasks, spec, decision);
+    const { escrowMicro, pricing } = written;
+    delayedJobAdmitted(market, job, { escrowMicro, priceMicro: toMicro(decision.price), pricing }, tasks, spec, decision);
   } else delayedJobRejected(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }

@@ -2,15 +2,12 @@ import type { Market } from "../market/market.ts";
 import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
-import { paidBy, PlainRows, plainRow, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
+import { paidBy, PlainRows, plainRow, plainRowsApplied, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
 import { inSequence } from "../db/client.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
 export const MAX_REPORTS_PER_COMMIT = 200;
-
-/** An escrow no plain group can exhaust: the statement itself checks each escrow's floor (report-rows.ts). */
-const UNBOUNDED_ESCROW = 1n << 100n;
 
 /**
  * Whether the caller has gone: a request's AbortSignal, or anything else that says so (a call
@@ -205,7 +202,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     const rest: typeof group = [];
     for (const g of group) {
       const step = prepareCompletion(this.market, g.c);
-      const row = plainRow(this.market, g.c, step, UNBOUNDED_ESCROW);
+      const row = plainRow(this.market, g.c, step);
       if (!row) {
         rest.push(g);
         continue;
@@ -233,16 +230,18 @@ export class ReportBatch<A extends LeaseAsk<any>> {
       write: () => writePlainRows(market, inOrder(market), rows.map((r) => r.row)),
       applied: () => {
         const seconds = (performance.now() - started) / 1000;
+        plainRowsApplied(market, rows.map((r) => r.row));
         for (const { g, step, row } of rows) {
-          step.apply({ requeue: null, resultId: row.resultId, exhausted: false, ends: row.settle !== null });
+          step.apply({ requeue: null, resultId: row.resultId, exhausted: false });
           if (row.settle) settledHere(market, seconds);
           answered(market, g.item, g.c);
         }
       },
       failed: (e) => {
         market.log(`a group of ${rows.length} plain reports was not written in one statement (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); its reports are written by transactions`);
-        for (const r of rows) {
+        for (const r of rows.toReversed()) {
           r.step.uncount();
+          r.row.undo();
           r.g.c.lease.writing = false;
         }
         this.writeAlone(
@@ -256,13 +255,13 @@ export class ReportBatch<A extends LeaseAsk<any>> {
   /** Reports that can share one transaction (sort's `group`), each decided in turn; in one transaction each if theirs fails. */
   private async commit(group: { item: Waiting; c: Completion }[]) {
     const ended = new Set<string>();
-    const done: { item: Waiting; c: Completion; step: CompletionStep; written: Awaited<ReturnType<CompletionStep["write"]>>; settles: boolean }[] = [];
+    const done: { item: Waiting; c: Completion; step: CompletionStep; written: Parameters<CompletionStep["apply"]>[0]; settles: boolean; row: PlainRow | null }[] = [];
     const started = performance.now();
     const later: Waiting[] = [];
     try {
       await this.market.db.$transaction(
         async (tx) => {
-          const plain = new PlainRows(this.market, tx, [...new Set(group.map((g) => g.c.task.jobId))]);
+          const plain = new PlainRows(this.market, tx);
           for (const g of group) {
             if (ended.has(g.c.task.jobId)) {
               later.push(g.item);
@@ -270,17 +269,17 @@ export class ReportBatch<A extends LeaseAsk<any>> {
             }
             // Decided in turn: this report sees the done count of the ones before it.
             const step = prepareCompletion(this.market, g.c);
-            const row = await plain.take(g.c, step);
-            let written: Awaited<ReturnType<CompletionStep["write"]>>;
-            if (row) written = { requeue: null, resultId: row.resultId, exhausted: false, ends: row.settle !== null };
+            const row = plain.take(g.c, step);
+            let written: Parameters<CompletionStep["apply"]>[0];
+            if (row) written = { requeue: null, resultId: row.resultId, exhausted: false };
             else {
               // Written alone, after the plain rows before it: it sees the escrow and the job as they are.
               await plain.flush();
               written = await step.write(tx);
             }
             step.count(row ? paidBy(row) : 0n);
-            done.push({ ...g, step, written, settles: row?.settle != null });
-            if (written.ends) ended.add(g.c.task.jobId);
+            done.push({ ...g, step, written, settles: row?.settle != null, row });
+            if (row ? row.settle !== null : (written as { ends?: boolean }).ends) ended.add(g.c.task.jobId);
           }
           await plain.flush();
         },
@@ -289,11 +288,15 @@ export class ReportBatch<A extends LeaseAsk<any>> {
     } catch (e) {
       this.market.log(`a group of ${group.length} reports was not committed together (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); each is written alone`);
       // Memory moves only after a commit: undo the counts, then give each report its own transaction.
-      for (const d of done) d.step.uncount();
+      for (const d of done.toReversed()) {
+        d.step.uncount();
+        d.row?.undo();
+      }
       await this.runAlone(group.map((g) => g.item));
       return;
     }
     const seconds = (performance.now() - started) / 1000;
+    plainRowsApplied(this.market, done.flatMap((d) => (d.row ? [d.row] : [])));
     for (const d of done) {
       d.step.apply(d.written);
       if (d.settles) settledHere(this.market, seconds);

@@ -1,15 +1,16 @@
 import type { Market } from "../market/market.ts";
 import { timedSettlement } from "../ops/ops.ts";
-import type { LiveJob, LiveLease, LiveMachine, LiveTask } from "../market/live.ts";
+import type { LiveJob, LiveLease, LiveMachine, LiveTask, TaskFailure } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import type { TaskReport } from "./task-report.ts";
 import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
-import { benefitAt, estimateContradicted, runPay, settleCharge, tallyCopies, type BenefitCurve } from "@cyclemarket/costbenefit";
-import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
-import { payRun, paidForJob, settleCompleted, settleUnfinished, type CompletedSettlement } from "../ledger/settlement.ts";
-import { refine } from "../resources/refine.ts";
+import { confirmedFailure, tallyCopies } from "@cyclemarket/costbenefit";
+import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
+import { piece } from "../ledger/entries.ts";
+import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
+import { contradictedAfter, measureRun, runPiece, splitPiece, type RunMeasure } from "./run-pay.ts";
 
 export interface Completion {
   machine: LiveMachine;
@@ -20,22 +21,30 @@ export interface Completion {
   stderr: Buffer;
   hash: string;
   report: TaskReport;
+  /** Reported after its lease expired (market.state.lateLeases): accepted only as the task's first result. */
+  late: boolean;
 }
 
-/** A machine whose output disagrees with the quorum loses half its reputation. */
+/** A machine whose output disagrees with the quorum, or whose failure another owner's run contradicted, loses half its reputation. */
 const REPUTATION_PENALTY = 0.5;
 export const REPUTATION_REWARD = 0.02;
 
 /** Reports elapsed times as a whole number of milliseconds the database can hold, whatever was claimed. */
 export const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, Math.max(0, Math.round(ms))) : 0);
 
+/** The code a failed run is compared by: its error's code (a trap, a limit), else its exit code. */
+export const failureCode = (r: TaskReport) => r.error?.code ?? `exit:${r.exitCode}`;
+
 /**
  * Records a reported run. A task with k copies is done when copies from a majority of k different
- * owners agree on the output hash (k = 1: its one successful run); agreeing copies are accepted
- * and paid, disagreeing ones are not paid and their machines lose reputation. A failed run is
- * paid for the time the market vouches for and goes back to the engine, as do copies that all ran
- * without a majority, until `maxAttempts`; then the job fails. Every payment comes out of the
- * job's escrow; a job whose escrow runs out stops and is settled.
+ * owners agree on the output hash (k = 1: its one successful run); agreeing copies are accepted and
+ * paid the piece rate their lease carries, disagreeing ones are not paid and their machines lose
+ * reputation. A failed run is paid nothing unless a machine of another owner reproduces the same
+ * failure: until then the task runs again elsewhere; once confirmed, the failed runs are paid and
+ * the task has failed for good, and the job stops after `confirmedFailureLimit` such tasks. A
+ * task that fails `maxAttempts` times without confirmation, or whose copies never agree, is given
+ * up and the job fails. A result reported after its lease expired is accepted only as its task's
+ * first, and its piece is held for the job's lateness.
  */
 export async function completeTask(market: Market, c: Completion) {
   const step = prepareCompletion(market, c);
@@ -54,7 +63,10 @@ export function prepareCompletion(market: Market, c: Completion) {
   const { task, lease, machine } = c;
   const job = market.state.jobs.get(task.jobId)!;
   const now = market.clock.now();
+  const terms = market.settings.terms;
   const copies = market.state.copies(task);
+  const pieceMicro = runPiece(market, c, now);
+  const measure = c.ok ? measureRun(market, c, now) : null;
 
   // Decide from memory what this report does (the engine's quorum rule), then make it so in one transaction.
   const decidedBefore = copies.find((t) => t.agreedHash)?.agreedHash ?? null;
@@ -70,21 +82,33 @@ export function prepareCompletion(market: Market, c: Completion) {
     if (tally.rerun) rerun = copies; // every copy ran and no majority of owners agrees
   }
   const decidesNow = !decidedBefore && agreed !== null;
-  const finishesJob = decidesNow && job.tasksDone + 1 >= job.taskCount;
-  const failedRun = !c.ok;
-  const givesUp = (failedRun || rerun.length > 0) && task.attempts >= market.settings.maxAttempts;
-  const requeueThese = givesUp ? [] : failedRun ? [task] : rerun;
-  // The run that decides a task without copies: its rows are the same for every such report, so a
-  // group writes them many to a statement (report-rows.ts). The job's last one settles the job in
-  // that statement too, when memory knows what the job's producers were paid (every run of it was
-  // paid by such rows) and its result is the count of its outputs (an example's picture is
-  // assembled from them by finishJob). Its other tasks are all decided then, and a task without
-  // copies has no run out once decided, so no lease of the job is left to end.
-  const plainRun = c.ok && copies.length === 1 && decidesNow && !givesUp && agreed === c.hash;
-  const settles = plainRun && finishesJob && job.paidMicro !== undefined && job.example === null;
+
+  // A failed run: confirmed only by a machine of another owner failing the same way.
+  const failure: Omit<TaskFailure, "resultId"> | null = c.ok ? null : { owner: machine.ownerId, machineId: machine.id, code: failureCode(c.report), pieceMicro };
+  const failures = [...(task.failures ?? []), ...(failure ? [{ ...failure, resultId: "" }] : [])];
+  const confirmed = failure ? confirmedFailure(failures) : null;
+  const taskFails = confirmed !== null;
+  const failedTasks = job.failedTasks + (taskFails ? 1 : 0);
+  const succeeded = job.tasksDone + (decidesNow ? 1 : 0);
+  // Every task decided: completed if any succeeded; a job whose every task failed has failed.
+  const allDecided = (decidesNow || taskFails) && succeeded + failedTasks >= job.taskCount;
+  const finishesJob = allDecided && succeeded > 0;
+  const stopsOnFailures = taskFails && !finishesJob && (allDecided || failedTasks >= terms.confirmedFailureLimit);
+  const givesUp = stopsOnFailures || (failure !== null && !taskFails && failures.length >= terms.maxAttempts) || (rerun.length > 0 && task.attempts >= terms.maxAttempts);
+  // A job whose measured work contradicted its estimate stops once its escrow (the consumer's
+  // maxSpend) cannot pay another piece like this one: the consumer's limit is reached.
+  const budgetAfter = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id) + lease.pieceRateMicro - (decidesNow ? pieceMicro : 0n);
+  const atLimit = !finishesJob && !givesUp && succeeded + failedTasks < job.taskCount && budgetAfter < pieceMicro && contradictedAfter(market, job, measure);
+  const requeueThese = givesUp || taskFails ? [] : failure ? [task] : rerun;
+  // The run that decides a task without copies, on time, with nothing else to judge: its rows are
+  // the same for every such report, so a group writes them many to a statement (report-rows.ts),
+  // and the job's last one settles the job in that statement too when memory knows what its
+  // escrow holds (report-rows.ts plainRow says when).
+  const plainRun = c.ok && !c.late && copies.length === 1 && decidesNow && !givesUp && !atLimit && agreed === c.hash && !task.failures?.length;
 
   const write = async (tx: Tx) => {
-    const pay = new RunPayer(market, tx, job.id);
+    const pay = new PiecePayer(market, tx, job);
+    const late = c.late && decidesNow;
     const result = await tx.result.create({
       data: {
         taskId: task.id,
@@ -96,66 +120,112 @@ export function prepareCompletion(market: Market, c: Completion) {
         outputHash: c.hash,
         elapsedMs: storedMs(c.report.elapsedMs),
         error: c.report.error ? toJson(c.report.error) : undefined,
+        failure: failure?.code ?? null,
+        late,
         createdAt: new Date(now),
       },
       select: { id: true },
     });
     // The lease of this task on this machine, or the transaction fails: a result row has no foreign
     // keys (migration 20261124081500_result_rows_unchecked), this update proves its parents exist.
-    await tx.lease.update({ where: { id: lease.id, taskId: task.id, machineId: machine.id }, data: { status: "completed", endedAt: new Date(now) }, select: { id: true } });
+    await tx.lease.update({ where: { id: lease.id, taskId: task.id, machineId: machine.id }, data: c.late ? { endedAt: new Date(now) } : { status: "completed", endedAt: new Date(now) }, select: { id: true } });
+    if (late) await withdrawRerun(market, tx, task, now);
     // This task's row changes once, at the end, with everything this report decides about it.
-    const taskRow: { status?: "done"; completedAt?: Date; acceptedResultId?: string; agreedOwners?: number } = c.ok ? { status: "done", completedAt: new Date(now) } : {};
+    const taskRow: { status?: "done" | "failed"; completedAt?: Date; acceptedResultId?: string; agreedOwners?: number; machineId?: null } = c.ok ? { status: "done", completedAt: new Date(now) } : {};
 
     if (agreed) {
       // The copies that now stand judged: all done copies when the quorum is reached now, this
       // one alone when it arrives after the quorum.
       const judged = decidesNow ? copies.filter((t) => t === task || t.state === "done") : [task];
       for (const t of judged) {
-        const r = t === task ? { id: result.id, hash: c.hash, machine, elapsedMs: storedMs(c.report.elapsedMs) } : { id: t.resultId!, hash: t.outputHash! };
-        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, t === task);
-        if (accepted && t === task) taskRow.acceptedResultId = accepted;
+        const own = t === task;
+        const r = own ? { id: result.id, hash: c.hash, machine, pieceMicro } : { id: t.resultId!, hash: t.outputHash!, pieceMicro: t.pieceMicro ?? 0n };
+        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late);
+        if (accepted && own) taskRow.acceptedResultId = accepted;
       }
       if (decidesNow) {
         await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } }, select: { id: true } });
         if (copies.length === 1) taskRow.agreedOwners = agreedOwners;
         else await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { agreedOwners } });
+        // Earlier failures of this task another owner's run now contradicts: their machines were wrong.
+        for (const f of task.failures ?? []) await setReputation(market, tx, f.machineId, (m) => m * REPUTATION_PENALTY);
       }
-      await refine(market, tx, machine, job, c.report.elapsedMs / 1000);
+      if (measure) await recordMeasure(market, tx, job, machine, measure);
+    }
+    if (taskFails) {
+      // The program's own failure: every run that failed so is paid, charged to the job's escrow.
+      for (const f of failures) {
+        if (f.code !== confirmed) continue;
+        const resultId = f.resultId || result.id;
+        await pay.piece({ resultId, taskId: task.id, producerId: f.owner, machineId: f.machineId, amount: f.pieceMicro, of: "failure", reportedSeconds: c.report.elapsedMs / 1000 });
+        await tx.result.update({ where: { id: resultId }, data: { failureConfirmed: true, paidMicro: f.pieceMicro }, select: { id: true } });
+      }
+      await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { status: "failed", machineId: null } });
     }
     if (Object.keys(taskRow).length) await tx.task.update({ where: { id: task.id }, data: taskRow, select: { id: true } });
-    // seed 003, 5.5.2 pays successful use; a failed run used the producer's time all the same,
-    // so it is paid for what the market vouches for and charged to the consumer (the quote says so).
-    if (failedRun) await pay.run(machine, task, result.id, c.report.elapsedMs, true);
     if (finishesJob) await finishJob(market, tx, job.id, now);
-    else if (pay.exhausted) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
-    else if (givesUp) await failJob(market, tx, job.id, task, c, now);
-    const ends = finishesJob || pay.exhausted || givesUp;
-    return { requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null, resultId: result.id, exhausted: pay.exhausted, ends };
+    else if (pay.exhausted || atLimit) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
+    else if (givesUp) await failJob(market, tx, job.id, task, c, now, stopsOnFailures ? "failure-limit" : null);
+    const ends = finishesJob || pay.exhausted || atLimit || givesUp;
+    return {
+      requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null,
+      resultId: result.id,
+      exhausted: pay.exhausted || atLimit,
+      ends,
+      paid: pay.paid,
+      held: pay.held,
+    };
   };
   let counted = false;
   let paidHere = 0n;
-  /** With what a plain row pays (`paid`), which the job's settlement later in the group counts too. */
+  /** With what a plain row pays from the escrow (`paid`), which the job's settlement later in the group counts too. */
   const count = (paid = 0n) => {
     if (!decidesNow || counted) return;
     job.tasksDone += 1;
     counted = true;
-    if (job.paidMicro !== undefined) (job.paidMicro += paid), (paidHere = paid);
+    job.paidMicro += paid;
+    paidHere = paid;
   };
   const uncount = () => {
     if (!counted) return;
     job.tasksDone -= 1;
     counted = false;
-    if (job.paidMicro !== undefined) job.paidMicro -= paidHere;
+    job.paidMicro -= paidHere;
     paidHere = 0n;
   };
-  const apply = ({ requeue, resultId, exhausted }: Awaited<ReturnType<typeof write>>) => {
-    market.state.leases.delete(lease.id);
+  const apply = ({ requeue, resultId, exhausted, paid = 0n, held = 0n }: { requeue: Awaited<ReturnType<typeof planRequeue>> | null; resultId: string; exhausted: boolean; paid?: bigint; held?: bigint }) => {
+    if (c.late) market.state.lateLeases.delete(lease.id);
+    else market.state.leases.delete(lease.id);
     machine.leases.delete(lease.id);
     if (c.ok) {
+      if (c.late && decidesNow) market.state.unqueue(task);
       taskDone(market, task, machine, { resultId, outputHash: c.hash, seconds: c.report.elapsedMs / 1000 }, now);
+      task.pieceMicro = pieceMicro;
     }
+    job.paidMicro += paid;
+    job.heldMicro += held;
     if (agreed) for (const t of copies) t.agreedHash = agreed;
-    if (decidesNow) (job.decided ??= []).push(task.index);
+    if (decidesNow) {
+      (job.decided ??= []).push(task.index);
+      task.failures = undefined;
+      market.state.forgetLate(task.id);
+      market.state.rerunsElsewhere.delete(task.id);
+    }
+    if (failure && !taskFails) {
+      task.failures = [...(task.failures ?? []), { ...failure, resultId }];
+      market.state.rerunsElsewhere.add(task.id);
+    }
+    if (taskFails) {
+      job.failedTasks += 1;
+      for (const t of copies) {
+        market.state.unqueue(t);
+        market.engine.taskDropped(t.id);
+        t.state = "failed";
+        t.failures = undefined;
+        market.state.rerunsElsewhere.delete(t.id);
+      }
+      market.state.forgetLate(task.id);
+    }
     count();
     if (requeue) {
       for (const t of requeueThese) {
@@ -168,65 +238,77 @@ export function prepareCompletion(market: Market, c: Completion) {
     if (finishesJob || givesUp || exhausted) jobEnded(market, job.id);
     market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
   };
-  const plain = plainRun && (!finishesJob || settles) ? { now, agreedOwners, job, settles } : null;
+  // A job's last run settles it in the group's statement only when its result is the count of its
+  // outputs: an example's picture or estimate is assembled from them by finishJob.
+  const plain = !plainRun ? null : !finishesJob ? { now, agreedOwners, job, settles: false, pieceMicro, measure } : job.example === null ? { now, agreedOwners, job, settles: true, pieceMicro, measure } : null;
   return { write, apply, count, uncount, plain };
 }
 
-type PaidMachine = { id: string; ownerId: string; kind: string; speed: number; pricePerSecondMicro: bigint; reputation: number };
+/**
+ * A late result accepted as its task's first: the run the expiry placed again is withdrawn, its
+ * lease abandoned (its machine's report will be refused as stale) or its queued task taken back.
+ */
+async function withdrawRerun(market: Market, tx: Tx, task: LiveTask, now: number) {
+  const others = market.state.leases.ofTask(task.id).map((l) => l.id);
+  if (others.length) await tx.lease.updateMany({ where: { id: { in: others }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
+}
 
-/** The engine's `runPay` for one run of `job` on `m`, with `escrowMicro` in the job's escrow now. */
-export function quoteRun(market: Market, job: LiveJob, m: PaidMachine, elapsedMs: number, escrowMicro: bigint) {
-  const p = runPay(market.settings.terms, {
-    reportedSeconds: elapsedMs / 1000,
-    workPerTask: job.workPerTask,
-    speed: m.speed,
-    // Dedicated machines are paid by their contract, not per run.
-    pricePerSecond: m.kind === "opportunistic" ? toCredits(m.pricePerSecondMicro) : 0,
-    wallSeconds: job.wallMs / 1000,
-    escrowLeft: toCredits(escrowMicro - job.penaltyHeldMicro),
-  });
-  return { p, amount: toMicro(p.amount) };
+/** A run's work sample and, where it measured the machine, its speed, written with its result. */
+async function recordMeasure(market: Market, tx: Tx, job: LiveJob, machine: LiveMachine, m: RunMeasure) {
+  if (m.sample !== null) {
+    await tx.$executeRaw`UPDATE "Job" SET "workSamples" = "workSamples" || ${JSON.stringify([m.sample])}::jsonb, "workPerTask" = ${m.workPerTask}::float8 WHERE id = ${job.id}`;
+    job.workSamples.push(m.sample);
+    job.workPerTask = m.workPerTask;
+  }
+  if (m.speed !== null) {
+    await tx.machine.update({ where: { id: machine.id }, data: { speed: m.speed }, select: { id: true } });
+    machine.speed = m.speed;
+    machineChanged(market, machine);
+  }
 }
 
 /**
- * Pays runs of one job out of its escrow, within one transaction, by the engine's `runPay`: the
- * seconds the machine's benchmark allows, never more than the escrow holds. A report past the cap
- * is flagged on its result and halves the machine's reputation; an escrow that cannot cover a run
- * marks the job exhausted, and it stops.
+ * Pays pieces of one job within one transaction: from its escrow as far as the escrow holds more
+ * than the late runs' held pieces, from the market's account for the rest (entries.ts `piece`). A
+ * job whose measured work contradicted its estimate is stopped when its escrow no longer covers a
+ * piece (`exhausted`): the consumer's maxSpend is reached; the piece itself is paid in full, as
+ * its lease promised.
  */
-class RunPayer {
+class PiecePayer {
   exhausted = false;
+  /** Paid from the escrow by this transaction, and held in it for lateness (late results). */
+  paid = 0n;
+  held = 0n;
+  private free: bigint | null = null;
+
   constructor(
     private market: Market,
     private tx: Tx,
-    private jobId: string,
+    private job: LiveJob,
   ) {}
 
-  async run(m: PaidMachine, copy: LiveTask, resultId: string, elapsedMs: number, failed: boolean, accepted = false) {
-    const job = this.market.state.jobs.get(this.jobId)!;
-    // Paid here, in a transaction memory does not follow: what the job's producers were paid is no longer known in memory.
-    job.paidMicro = undefined;
-    const escrow = await balance(this.tx, { kind: "escrow", jobId: this.jobId });
-    const { p, amount } = quoteRun(this.market, job, m, elapsedMs, escrow);
-    if (m.kind === "opportunistic") {
-      await payRun(this.tx, {
-        resultId,
-        jobId: this.jobId,
-        taskId: copy.id,
-        producerId: m.ownerId,
-        machineId: m.id,
-        amount,
-        seconds: p.paidSeconds,
-        reportedSeconds: elapsedMs / 1000,
-        failed,
-      });
-    }
-    await this.tx.result.update({ where: { id: resultId }, data: { paidMicro: amount, implausible: p.implausible, ...(accepted ? { accepted: true } : {}) }, select: { id: true } });
-    if (p.implausible) {
-      await setReputation(this.market, this.tx, m, m.reputation * REPUTATION_PENALTY);
-      this.market.log(`machine ${m.id.slice(0, 8)} reported ${(elapsedMs / 1000).toFixed(1)} s for a run its speed allows ${p.capSeconds.toFixed(1)} s; paid at the cap`);
-    }
-    if (p.escrowExhausted) this.exhausted = true;
+  private async escrowFree(): Promise<bigint> {
+    if (this.free !== null) return this.free;
+    const inEscrow = await balance(this.tx, { kind: "escrow", jobId: this.job.id });
+    const [row] = await this.tx.$queryRaw<{ held: bigint | null }[]>`
+      SELECT sum(r."heldMicro")::bigint AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${this.job.id} AND r."heldMicro" > 0`;
+    return (this.free = inEscrow - (row?.held ?? 0n));
+  }
+
+  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; reportedSeconds: number }) {
+    const free = await this.escrowFree();
+    const split = splitPiece(this.market, this.job, p.amount, free);
+    if (split.exhausted) this.exhausted = true;
+    this.free = free - split.fromEscrow;
+    this.paid += split.fromEscrow;
+    if (p.amount === 0n) return;
+    await post(this.tx, piece({ ...p, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket }));
+  }
+
+  /** A late result's piece stays in the escrow, held for the job's lateness (settled with the job). */
+  async hold(resultId: string, amount: bigint) {
+    this.held += amount;
+    await this.tx.result.update({ where: { id: resultId }, data: { heldMicro: amount }, select: { id: true } });
   }
 }
 
@@ -238,32 +320,34 @@ class RunPayer {
 async function judge(
   market: Market,
   tx: Tx,
-  pay: RunPayer,
+  pay: PiecePayer,
   copy: LiveTask,
-  result: { id: string; hash: string; machine?: LiveMachine; elapsedMs?: number },
+  result: { id: string; hash: string; pieceMicro: bigint; machine?: LiveMachine },
   agrees: boolean,
   own: boolean,
+  late: boolean,
 ): Promise<string | null> {
-  // The report in hand says who ran it and for how long; an earlier copy's result is read back.
-  const row =
-    result.machine && result.elapsedMs !== undefined
-      ? { id: result.id, machineId: result.machine.id, elapsedMs: result.elapsedMs, machine: result.machine }
-      : await tx.result.findUniqueOrThrow({ where: { id: result.id }, include: { machine: true } });
-  const m = market.state.machines.get(row.machineId) ?? row.machine;
+  // The report in hand says who ran it; an earlier copy's result is read back.
+  const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.result.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
   if (agrees) {
     if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
-    await pay.run(m, copy, row.id, row.elapsedMs, false, true);
+    const job = market.state.jobs.get(copy.jobId)!;
+    const of = job.pilots?.phase === "provisional" && copy.index < job.pilots.count ? "pilot" : "result";
+    if (late) await pay.hold(row.id, result.pieceMicro);
+    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount: result.pieceMicro, of, reportedSeconds: 0 });
+    await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: result.pieceMicro }) }, select: { id: true } });
   }
-  const now = market.state.machines.get(row.machineId)?.reputation ?? m.reputation;
-  const reputation = agrees ? Math.min(1, now + REPUTATION_REWARD) : now * REPUTATION_PENALTY;
-  await setReputation(market, tx, m, reputation);
+  await setReputation(market, tx, row.machineId, (r) => (agrees ? Math.min(1, r + REPUTATION_REWARD) : r * REPUTATION_PENALTY));
   return agrees ? row.id : null;
 }
 
-async function setReputation(market: Market, tx: Tx, m: { id: string; reputation: number }, reputation: number) {
-  const live = market.state.machines.get(m.id);
-  if (reputation === (live?.reputation ?? m.reputation)) return;
-  await tx.machine.update({ where: { id: m.id }, data: { reputation } });
+async function setReputation(market: Market, tx: Tx, machineId: string, next: (reputation: number) => number) {
+  const live = market.state.machines.get(machineId);
+  const now = live?.reputation ?? (await tx.machine.findUnique({ where: { id: machineId }, select: { reputation: true } }))?.reputation;
+  if (now === undefined) return;
+  const reputation = next(now);
+  if (reputation === now) return;
+  await tx.machine.update({ where: { id: machineId }, data: { reputation }, select: { id: true } });
   if (live) {
     live.reputation = reputation;
     machineChanged(market, live);
@@ -279,8 +363,7 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
             WHERE t."jobId" = ${jobId} AND t.index = o.index LIMIT 1) AS stdout
     FROM "Task" o WHERE o."jobId" = ${jobId} AND o.replica = 0 ORDER BY o.index`;
   const texts = outputs.map((o) => (o.stdout ? Buffer.from(o.stdout).toString("utf8") : ""));
-  const paid = await paidForJob(tx, jobId);
-  const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, { jobId, consumerId: job.ownerId, ...completedTerms(market, job, now, paid) }));
+  const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, market, job, now));
   await tx.job.update({
     where: { id: jobId },
     data: { status: "completed", completedAt: new Date(now), chargedMicro: charged, result: toJson(combineOutputs(job.example, texts)) },
@@ -291,37 +374,13 @@ async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   if (running.length) await tx.lease.updateMany({ where: { id: { in: running }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
 }
 
-const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
-
-/** The engine's settlement (settleCharge) of `job` completed at `now`, its producers paid `paid`, as money. */
-export function completedTerms(market: Market, job: LiveJob, now: number, paid: bigint): CompletedSettlement {
-  const took = (now - job.arrivedAt) / 1000;
-  const terms = settleCharge({
-    pricing: job.pricing,
-    benefit: benefitAt(job.benefit as BenefitCurve, took),
-    price: toCredits(job.priceMicro),
-    paidToProducers: toCredits(paid),
-    consumerEscrow: toCredits(job.escrowMicro),
-    penaltyHeld: toCredits(job.penaltyHeldMicro),
-    consumerCausedLateness: estimateContradicted(market.settings.terms, job.declaredWorkPerTask, job.workPerTask),
-  });
-  return {
-    // The engine's floats become money once, here; the charge never rounds below what was paid out.
-    charge: maxBig(toMicro(terms.charge), paid),
-    compensation: toMicro(terms.compensation),
-    penaltyHeld: job.penaltyHeldMicro,
-    paidToProducers: paid,
-    seconds: took,
-    memo: terms.reasons,
-  };
-}
-
-async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c: Completion, now: number, why: "escrow-exhausted" | null = null) {
+async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c: Completion, now: number, why: "escrow-exhausted" | "failure-limit" | null = null) {
   const job = market.state.jobs.get(jobId)!;
   await tx.task.updateMany({ where: { jobId, status: { in: ["pending", "queued", "leased"] } }, data: { status: "failed", machineId: null } });
   await tx.lease.updateMany({ where: { task: { jobId }, status: "active" }, data: { status: "abandoned", endedAt: new Date(now) } });
-  const charged = await timedSettlement(market, why ?? "failed", () => settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: why ?? "failed", penaltyHeld: job.penaltyHeldMicro }));
-  const cause = why ?? (c.ok ? "no-quorum" : (c.report.error?.code ?? "nonzero-exit"));
+  const settledAs = why === "escrow-exhausted" ? "escrow-exhausted" : "failed";
+  const charged = await timedSettlement(market, settledAs, () => settleUnfinished(tx, { jobId, consumerId: job.ownerId, why: settledAs }));
+  const cause = why === "failure-limit" ? "failure-limit" : c.ok ? "no-quorum" : failureCode(c.report);
   await tx.job.update({
     where: { id: jobId },
     data: {

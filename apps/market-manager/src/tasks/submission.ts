@@ -48,6 +48,14 @@ export const SubmitJob = z.object({
   source: JobSource,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),
+  /**
+   * The most the consumer allows the job to be charged should its measured work contradict its
+   * estimate (credits). Without it the charge never exceeds the quoted price.
+   */
+  maxSpend: z
+    .number()
+    .refine((v) => Number.isFinite(v) && v > 0 && v <= 1e12, { message: "maxSpend must be a number of credits above 0 and at most 1e12." })
+    .optional(),
 });
 export type SubmitJob = z.infer<typeof SubmitJob>;
 
@@ -56,6 +64,7 @@ export interface SubmissionHead {
   name: string;
   benefit: BenefitCurve;
   replicas: number;
+  maxSpend: number | undefined;
   /** Whether the module is named by hash (it must be stored already) rather than sent or shipped. */
   source: { kind: JobSource["kind"]; moduleHash?: string };
 }
@@ -88,6 +97,7 @@ export const headOf = (input: SubmitJob): SubmissionHead => ({
   name: input.name,
   benefit: input.benefit,
   replicas: input.replicas,
+  maxSpend: input.maxSpend,
   source: { kind: input.source.kind, ...(input.source.kind === "module" ? { moduleHash: input.source.moduleHash } : {}) },
 });
 

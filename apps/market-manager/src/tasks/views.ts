@@ -4,11 +4,12 @@ import { refuse } from "../api/errors.ts";
 import type { LiveState } from "../market/live.ts";
 import type { Market } from "../market/market.ts";
 import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, settleCharge, type BenefitCurve } from "@cyclemarket/costbenefit";
+import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type MarketReason, type WorkSample } from "@cyclemarket/costbenefit";
 import { preparedRows, readerOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
-import { PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
+import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
+import { contradictedCharge } from "../ledger/contradicted.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -59,7 +60,7 @@ SELECT
      'workPerTask', j."workPerTask", 'declaredWorkPerTask', j."declaredWorkPerTask", 'workEstimate', j."workEstimate",
      'pilotCount', j."pilotCount", 'pricing', j.pricing, 'result', j.result,
      'quotedPriceMicro', j."quotedPriceMicro"::text, 'chargedMicro', j."chargedMicro"::text,
-     'escrowMicro', j."escrowMicro"::text, 'penaltyHeldMicro', j."penaltyHeldMicro"::text,
+     'escrowMicro', j."escrowMicro"::text, 'maxSpendMicro', j."maxSpendMicro"::text, 'workSamples', j."workSamples",
      'submittedAt', (extract(epoch FROM j."submittedAt") * 1000)::float8,
      'decidedAt', (extract(epoch FROM j."decidedAt") * 1000)::float8,
      'expectedCompletionAt', (extract(epoch FROM j."expectedCompletionAt") * 1000)::float8,
@@ -70,7 +71,8 @@ SELECT
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
      FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = $1 GROUP BY r."machineId") c
      JOIN "Machine" m ON m.id = c."machineId") AS machines,
-  (${PAID_FOR_JOB_SQL}) AS paid`;
+  (${PAID_FOR_JOB_SQL}) AS paid,
+  (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || $1) AS settlement`;
 
 /** A job's row as the page statement reads it: instants in ms since the epoch, micro-credits as decimal text. */
 interface PageJob {
@@ -92,7 +94,8 @@ interface PageJob {
   quotedPriceMicro: string | null;
   chargedMicro: string | null;
   escrowMicro: string;
-  penaltyHeldMicro: string;
+  maxSpendMicro: string | null;
+  workSamples: WorkSample[];
   submittedAt: number;
   decidedAt: number | null;
   expectedCompletionAt: number | null;
@@ -105,6 +108,8 @@ interface JobPageRow {
   counts: Record<string, number>;
   machines: { id: string; name: string; kind: string; tasks: number }[];
   paid: string;
+  /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
+  settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
 }
 
 async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
@@ -153,7 +158,11 @@ export async function jobView(market: Market, jobId: string) {
     quotedPrice: credits(micro(j.quotedPriceMicro)),
     pricing: j.pricing === "bid" ? ("bid" as const) : ("posted" as const),
     charged: credits(micro(j.chargedMicro)),
-    /** What the job's escrow account holds now: its highest benefit while admitted or running, else 0. */
+    /** The most the consumer allowed it to be charged (the quote unless they set maxSpend). */
+    maxSpend: credits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro)),
+    /** Why it was charged what it was, once settled: the engine's charge reasons (MarketReason). */
+    chargeReasons: (page.settlement?.terms ?? []) as MarketReason[],
+    /** What the job's escrow account holds now: what it can still be charged while it runs, else 0. */
     escrowHeld: credits(escrow)!,
     waiting,
     result: j.result,
@@ -184,23 +193,29 @@ function workEstimateOf(j: PageJob) {
  */
 function estimate(market: Market, j: PageJob, paid: bigint) {
   if (j.status !== "admitted" && j.status !== "running") return null;
+  const t = market.settings.terms;
   const now = market.clock.now();
   const started = j.decidedAt ?? j.submittedAt;
   const planned = j.expectedCompletionAt;
   const paced = j.tasksDone > 0 ? started + ((now - started) * j.taskCount) / j.tasksDone : null;
-  const c = settleCharge({
+  const took = (now - j.submittedAt) / 1000;
+  const price = toCredits(micro(j.quotedPriceMicro) ?? 0n);
+  const declared = j.declaredWorkPerTask ?? j.workPerTask;
+  const measured = measuredWork(j.workSamples, t.workOwnersNeeded);
+  const contradicted = j.pricing !== "bid" && measured !== undefined && estimateContradicted(t, declared, measured);
+  const c = settleJob({
     pricing: j.pricing === "bid" ? "bid" : "posted",
-    benefit: benefitAt(j.benefit, (now - j.submittedAt) / 1000),
-    price: toCredits(micro(j.quotedPriceMicro) ?? 0n),
-    paidToProducers: toCredits(paid),
-    consumerEscrow: toCredits(BigInt(j.escrowMicro)),
-    penaltyHeld: toCredits(BigInt(j.penaltyHeldMicro)),
-    consumerCausedLateness: false,
+    price,
+    maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
+    benefit: benefitAt(j.benefit, took),
+    benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
+    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared }, price, measured) } : null,
+    held: [],
   });
   return {
     completionAt: paced !== null ? Math.max(paced, now) : (planned ?? now),
     basis: paced !== null ? ("measured-pace" as const) : ("plan" as const),
-    chargeIfNow: c.charge - c.compensation,
+    chargeIfNow: c.charge,
     paidToProducers: toCredits(paid),
   };
 }

@@ -1,5 +1,5 @@
 import type { Market } from "../../market/market.ts";
-import { offeredSlots, type LiveMachine } from "../../market/live.ts";
+import { leaseRoomOf, type LiveMachine } from "../../market/live.ts";
 import { spare, spareTotal } from "../../market/work-routes.ts";
 import { leaseTasks } from "../../resources/leases.ts";
 import type { Caller } from "../trpc.ts";
@@ -12,7 +12,7 @@ import type { Lease } from "@cyclemarket/worker-runtime";
  * hint that turns out empty costs one empty lease.
  */
 export function workOnOffer(market: Market, machine: LiveMachine): number {
-  const room = offeredSlots(machine) * 2 - machine.leases.size;
+  const room = leaseRoomOf(machine) - machine.leases.size;
   if (room <= 0) return 0;
   return Math.min(room, machine.queue.length + spareTotal(market) - spare(machine));
 }

@@ -1,0 +1,41 @@
+import { leaseTerm, pieceRate } from "@cyclemarket/costbenefit";
+import type { Market } from "../market/market.ts";
+import { askOf, type LiveJob, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { toMicro } from "../ledger/ledger.ts";
+
+/** What a lease's terms read of its job. */
+export type LeasedJob = Pick<LiveJob, "workPerTask" | "wallMs">;
+
+/** Whether `task` runs as a pilot of its job (a job without a work estimate, its first tasks). */
+export const isPilot = (job: Pick<LiveJob, "pilots"> | undefined, task: Pick<LiveTask, "index">) => job?.pilots?.phase === "provisional" && task.index < job.pilots.count;
+
+/** The terms of a lease of a live task on `machine` (leaseTermsOf with the task's job). */
+export function leaseTermsOfTask(market: Market, machine: LiveMachine, task: LiveTask, ahead: number, now: number): LeaseTerms {
+  const job = market.state.jobs.get(task.jobId)!;
+  return leaseTermsOf(market, machine, job, isPilot(job, task), ahead, now);
+}
+
+/** What a lease carries beside its task: fixed when it is handed out, never renewed. */
+export type LeaseTerms = Pick<LiveLease, "issuedAt" | "expiresAt" | "pieceRateMicro" | "pilot" | "ahead">;
+
+/**
+ * The terms of a lease of `task` on `machine` issued `now`, with `ahead` leases held there before
+ * it (the engine's leaseTerm and pieceRate): its piece rate is the machine's ask times the task's
+ * work as the market knows it now; a pilot of a job without an estimate states the most it pays
+ * (costbenefit pilotPay pays what the market's clock vouches for, up to that). Dedicated machines
+ * are paid by their contract.
+ */
+export function leaseTermsOf(market: Market, machine: LiveMachine, job: LeasedJob, pilot: boolean, ahead: number, now: number): LeaseTerms {
+  const t = market.settings.terms;
+  const work = pilot ? undefined : job.workPerTask;
+  const wallSeconds = job.wallMs / 1000;
+  const { lastsSeconds } = leaseTerm(t, { work, speed: machine.speed, slots: machine.slots, ahead, wallSeconds });
+  const ask = machine.kind === "opportunistic" ? askOf(machine) / 1e6 : 0;
+  return {
+    issuedAt: now,
+    expiresAt: now + Math.round(lastsSeconds * 1000),
+    pieceRateMicro: toMicro(pieceRate(ask, pilot ? t.pilotWorkCapSeconds : (work ?? 0))),
+    pilot,
+    ahead,
+  };
+}
