@@ -4,7 +4,7 @@ import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createPolicy, createRng, type PolicyName } from "../src/index.ts";
 import { createPaperPolicy } from "../src/paper/create.ts";
 import type { PaperPolicyName } from "../src/paper/paper-policy.ts";
-import type { PaperProfile } from "../src/paper/profile.ts";
+import { withOverrides, type Overrides, type PaperProfile } from "../src/paper/profile.ts";
 import { simulatePaper } from "../src/paper/simulator.ts";
 import { paperRun } from "../src/paper/workload.ts";
 import { simulate } from "../src/sim/simulator.ts";
@@ -14,11 +14,20 @@ export interface RunsRequest {
   from: number;
   to: number;
   profile: PaperProfile;
-  paper: PaperPolicyName[];
+  paper: PaperRow[];
   market: PolicyName[];
 }
 
-/** Per run, in run order: offered load, and per policy (paper names, then `market:<name>`) the run's sums. */
+/** One paper policy to run, under `key`, with the profile changed by `overrides` (e.g. Mosix every 1 s). */
+export interface PaperRow {
+  key: string;
+  /** How the bench names the row, e.g. "Mosix every 1 s". */
+  label?: string;
+  name: PaperPolicyName;
+  overrides?: Overrides;
+}
+
+/** Per run, in run order: offered load, and per policy (paper rows' keys, then `market:<name>`) the run's sums. */
 export interface RunsResult {
   offeredLoad: number[];
   byPolicy: Record<string, { slowdownSum: number[]; completed: number[]; slowdownMean: number[]; thrashShare: number[] }>;
@@ -37,9 +46,10 @@ export function runRange(req: RunsRequest): RunsResult {
     const run = paperRun(createRng(req.seed).fork(`workload/${r}`), req.profile);
     out.offeredLoad.push(run.offeredLoad);
     const machineSeconds = (span: number): number => run.machines.length * Math.max(1, span);
-    for (const name of req.paper) {
-      const res = simulatePaper(createPaperPolicy(name, req.profile), run.machines, run.jobs, createRng(req.seed).fork(`policy/${r}`), req.profile.migration);
-      push(name, res.slowdownSum, res.completed, res.slowdownMean, res.thrashSeconds / machineSeconds(res.makespan));
+    for (const row of req.paper) {
+      const profile = row.overrides ? withOverrides(req.profile, row.overrides) : req.profile;
+      const res = simulatePaper(createPaperPolicy(row.name, profile), run.machines, run.jobs, createRng(req.seed).fork(`policy/${r}`), profile.migration);
+      push(row.key, res.slowdownSum, res.completed, res.slowdownMean, res.thrashSeconds / machineSeconds(res.makespan));
     }
     for (const name of req.market) {
       const res = simulate(createPolicy(name), run.market, createRng(req.seed).fork(`policy/${r}`));

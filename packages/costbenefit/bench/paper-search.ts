@@ -5,7 +5,7 @@
 // share of 0.08). Prints one JSON line per point, best first at the end; points whose offered load
 // is under --min-load are skipped, to look for the most loaded workload that meets the targets.
 import { createRng } from "../src/index.ts";
-import { PAPER_PROFILE, withOverrides, type Overrides } from "../src/paper/profile.ts";
+import { CALIBRATED_PROFILE, withOverrides, type Overrides } from "../src/paper/profile.ts";
 import { intArg, parseArgs } from "./args.ts";
 import { measure } from "./paper-sweep.ts";
 
@@ -31,7 +31,7 @@ for (let i = 0; i < points; i++) {
       rMin: pick([0.02, 0.05]),
     },
   };
-  const f = measure(withOverrides(PAPER_PROFILE, o), runs, seed, 0, 0.6);
+  const f = measure(withOverrides(CALIBRATED_PROFILE, o), runs, seed, 0, 0.6);
   if (f.offeredLoad < minLoad) continue;
   const score = Number.isNaN(f.worstAverage) ? Infinity : Math.max(f.worstAverage / 0.25, f.worstRatio / 0.08);
   const p = f.policies;

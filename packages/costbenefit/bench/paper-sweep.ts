@@ -1,6 +1,6 @@
-// npx tsx packages/costbenefit/bench/paper-sweep.ts --runs N --seed S [--from F] '{profile overrides}' ...
-// Exploring the `paper` profile: each JSON argument is one variant (withOverrides over
-// PAPER_PROFILE, e.g. '{"workload":{"jobRate":[0.05,0.1]},"eMosix":{"intervalSeconds":5}}'), run
+// npx tsx packages/costbenefit/bench/paper-sweep.ts --runs N --seed S [--from F] [--base stated|calibrated] '{profile overrides}' ...
+// Exploring the paper's profiles: each JSON argument is one variant (withOverrides over the
+// calibrated profile, or the stated one with --base stated, e.g. '{"workload":{"jobRate":[0.05,0.1]},"eMosix":{"intervalSeconds":5}}'), run
 // on the same runs as the bench, one thread. Prints per variant the four paper policies' averages
 // (by job / by run) against the published ones, the two ratios, and what explains them: jobs and
 // offered load per run, share of machine time thrashing, E-Mosix and Mosix moves per job.
@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { createRng } from "../src/index.ts";
 import { createPaperPolicy } from "../src/paper/create.ts";
 import { PAPER_POLICY_NAMES, type PaperPolicyName } from "../src/paper/paper-policy.ts";
-import { PAPER_PROFILE, withOverrides, type Overrides, type PaperProfile } from "../src/paper/profile.ts";
+import { STATED_PROFILE } from "../src/paper/stated.ts";
+import { CALIBRATED_PROFILE, withOverrides, type Overrides, type PaperProfile } from "../src/paper/profile.ts";
 import { simulatePaper } from "../src/paper/simulator.ts";
 import { paperRun } from "../src/paper/workload.ts";
 import { intArg, parseArgs, table } from "./args.ts";
@@ -84,10 +85,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = intArg(args, "runs", 100);
   const seed = intArg(args, "seed", 1);
   const from = intArg(args, "from", 0);
+  if (args.base !== undefined && args.base !== "stated" && args.base !== "calibrated") throw new Error("--base takes stated or calibrated");
+  const base = args.base === "stated" ? STATED_PROFILE : CALIBRATED_PROFILE;
   const variants = argv.filter((a) => a.startsWith("{"));
   if (variants.length === 0) variants.push("{}");
   for (const v of variants) {
-    const profile = withOverrides(PAPER_PROFILE, JSON.parse(v) as Overrides);
+    const profile = withOverrides(base, JSON.parse(v) as Overrides);
     console.log(report(v, measure(profile, runs, seed, from), runs, seed, from));
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../rng.ts";
 import { createPaperPolicy } from "./create.ts";
-import { PAPER_PROFILE } from "./profile.ts";
+import { CALIBRATED_PROFILE } from "./profile.ts";
 import { simulatePaper } from "./simulator.ts";
 import { paperRun } from "./workload.ts";
 import type { PaperPolicy } from "./paper-policy.ts";
@@ -11,7 +11,7 @@ const machines = [{ speed: 1, memoryMb: 64 }, { speed: 0.45, memoryMb: 24 }];
 describe("the paper's simulator", () => {
   it("gives a lone job on the fastest machine a slowdown of 1, and round robin's second job 1/0.45", () => {
     const jobs = [{ arrivedAt: 0, work: 10, memoryMb: 1 }, { arrivedAt: 100, work: 10, memoryMb: 1 }];
-    const r = simulatePaper(createPaperPolicy("pvm", PAPER_PROFILE), machines, jobs, createRng(1));
+    const r = simulatePaper(createPaperPolicy("pvm", CALIBRATED_PROFILE), machines, jobs, createRng(1));
     expect(r.completed).toBe(2);
     expect(r.slowdownSum).toBeCloseTo(1 + 1 / 0.45, 9);
   });
@@ -20,14 +20,14 @@ describe("the paper's simulator", () => {
     // Two 20 MB jobs on one 24 MB machine: each gets half the CPU, and a tenth of that.
     const jobs = [{ arrivedAt: 0, work: 9, memoryMb: 20 }, { arrivedAt: 0, work: 9, memoryMb: 20 }];
     const small = [{ speed: 1, memoryMb: 24 }];
-    const r = simulatePaper(createPaperPolicy("pvm", PAPER_PROFILE), small, jobs, createRng(1));
+    const r = simulatePaper(createPaperPolicy("pvm", CALIBRATED_PROFILE), small, jobs, createRng(1));
     expect(r.slowdownMean).toBeCloseTo(2 * 10, 9);
   });
 
   it("replays a run exactly from its seed", () => {
-    const run = paperRun(createRng(5).fork("workload/0"), PAPER_PROFILE);
-    const a = simulatePaper(createPaperPolicy("e-mosix", PAPER_PROFILE), run.machines, run.jobs, createRng(9));
-    const b = simulatePaper(createPaperPolicy("e-mosix", PAPER_PROFILE), run.machines, run.jobs, createRng(9));
+    const run = paperRun(createRng(5).fork("workload/0"), CALIBRATED_PROFILE);
+    const a = simulatePaper(createPaperPolicy("e-mosix", CALIBRATED_PROFILE), run.machines, run.jobs, createRng(9));
+    const b = simulatePaper(createPaperPolicy("e-mosix", CALIBRATED_PROFILE), run.machines, run.jobs, createRng(9));
     expect(a).toEqual(b);
     expect(a.completed).toBe(run.jobs.length);
   });

@@ -1,5 +1,5 @@
 // One run's jobs for the paper's cluster: the TPDS 2000 workload (sim/workloads/tpds2000.ts) with
-// the paper profile's constants, as raw jobs for the paper's simulator and as a market Workload
+// a paper profile's constants (stated or calibrated), as raw jobs for the paper's simulator and as a market Workload
 // for the market's own policies on the same jobs.
 import type { Rng } from "../rng.ts";
 import type { Workload } from "../sim/simulator.ts";
