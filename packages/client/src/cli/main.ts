@@ -17,7 +17,7 @@ export const EXIT = { ok: 0, jobNotCompleted: 1, usage: 2, refused: 3, unreachab
 export interface Io {
   out(text: string): void;
   err(text: string): void;
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string | undefined>;
   /** Whether stderr is a terminal (a redrawn progress bar) or a log (a line per change). */
   tty: boolean;
 }
