@@ -8,6 +8,7 @@ import { hasRole, type Me } from "@/components/session";
 import { Alert, Badge, Button, ButtonLink, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
 import { useBalance } from "@/components/balance";
 import { credits } from "@/lib/format";
+import { ClientInstall, WorkerInstall, clientCommand, useOrigin, workerCommand } from "@/components/install-commands";
 
 type Created = RouterOutputs["account"]["tokens"]["create"];
 
@@ -181,6 +182,11 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
       ) : null}
       {created ? <NewToken created={created} onDismiss={() => setCreated(null)} /> : null}
 
+      <div className="mt-6 space-y-4 border-t border-slate-100 pt-4">
+        {canProduce ? <WorkerInstall /> : null}
+        {canConsume ? <ClientInstall /> : null}
+      </div>
+
       <h3 className="mt-6 text-sm font-semibold text-slate-900">Your tokens</h3>
       <div className="mt-2">
         {tokens.isPending ? (
@@ -239,14 +245,16 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
 /** The token is shown once: the market keeps only its hash. */
 function NewToken({ created, onDismiss }: { created: Created; onDismiss: () => void }) {
   const token = tokenOf(created);
-  const [origin, setOrigin] = useState("http://localhost:3000");
+  const origin = useOrigin();
   const [copied, setCopied] = useState(false);
-  useEffect(() => setOrigin(window.location.origin), []);
-  const command = `npx cyclemarket-worker --url ${origin} --token ${token}`;
+  const produce = created.scopes.includes("produce");
+  const command = produce ? workerCommand(origin, token) : `CYCLEMARKET_URL=${origin} CYCLEMARKET_TOKEN=${token} npx cyclemarket quote job.json`;
   return (
     <div className="mt-4 rounded-lg border border-emerald-200 bg-emerald-50 p-4" role="status">
       <p className="text-sm font-semibold text-emerald-900">Token created. Copy it now: it will not be shown again.</p>
-      <p className="mt-2 text-xs text-emerald-800">Start a worker on any machine with Node 20:</p>
+      <p className="mt-2 text-xs text-emerald-800">
+        {produce ? "Start a worker on any machine with Node 20:" : <>In a project where <code>{clientCommand(origin)}</code> was run:</>}
+      </p>
       <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid="worker-command">
         {command}
       </pre>
