@@ -241,7 +241,9 @@ describe("a job whose escrow is more than the consumer's balance", () => {
       source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 5, memoryMbPerTask: 16 },
       benefit: { kind: "constant" as const, value: 50_000 },
     };
-    const priceOf = (q: Awaited<ReturnType<typeof consumer.jobs.quote.mutate>>) => (q.outcome === "admitted" ? q.price : null);
+    // The quote already says it: not admitted, with the price the job would cost and what is missing.
+    const priceOf = (q: Awaited<ReturnType<typeof consumer.jobs.quote.mutate>>) =>
+      q.outcome === "rejected" ? ((q.reasons.find((r) => r.code === "insufficient-credits") as { price?: number } | undefined)?.price ?? null) : null;
     const quoted = priceOf(await consumer.jobs.quote.mutate(dear));
     expect(quoted).toBeGreaterThan(0);
     const refused = await refusal(consumer.jobs.submit.mutate(dear));
