@@ -26,16 +26,23 @@ function Command({ text, testId }: { text: string; testId: string }) {
   );
 }
 
-/** The worker's command and package, for producers (Account and Produce pages). */
-export function WorkerInstall() {
+/** The worker's command and package, for producers (Account and Produce pages; on the Account page the tokens are made just above). */
+export function WorkerInstall({ tokensAbove = false }: { tokensAbove?: boolean }) {
   const origin = useOrigin();
   return (
     <div className="text-sm text-slate-600" data-testid="worker-install">
       <p>
-        Sell a server&apos;s cycles with the Node worker: on any machine with Node 20, with a <em>produce</em> token from the{" "}
-        <Link href="/account" className="font-medium text-indigo-700 hover:underline">
-          Account page
-        </Link>
+        Sell a server&apos;s cycles with the Node worker: on any machine with Node 20, with a <em>produce</em> token{" "}
+        {tokensAbove ? (
+          "made above"
+        ) : (
+          <>
+            from the{" "}
+            <Link href="/account" className="font-medium text-indigo-700 hover:underline">
+              Account page
+            </Link>
+          </>
+        )}
         :
       </p>
       <Command text={workerCommand(origin)} testId="worker-install-command" />

@@ -6,7 +6,8 @@ import { dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { hasRole, type Me } from "@/components/session";
 import { Alert, Badge, Button, ButtonLink, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
-import { useBalance } from "@/components/balance";
+import { useBalance, useMoneyMoved } from "@/components/balance";
+import { newRequestId } from "@/lib/request-id";
 import { credits } from "@/lib/format";
 import { ClientInstall, WorkerInstall, clientCommand, useOrigin, workerCommand } from "@/components/install-commands";
 
@@ -30,7 +31,7 @@ export function AccountPanel({ me }: { me: Me }) {
             </div>
           </dl>
         </Card>
-        <CreditsCard />
+        <CreditsCard canSpend={hasRole(me, "consumer") || hasRole(me, "admin")} />
         <RolesCard me={me} />
       </div>
       <div>
@@ -44,7 +45,7 @@ export function AccountPanel({ me }: { me: Me }) {
   );
 }
 
-function CreditsCard() {
+function CreditsCard({ canSpend }: { canSpend: boolean }) {
   const balance = useBalance();
   return (
     <Card title="Credits">
@@ -56,20 +57,67 @@ function CreditsCard() {
         <dl className="space-y-2 text-sm">
           <div className="flex justify-between gap-3">
             <dt className="text-slate-500">Balance</dt>
-            <dd className="font-semibold tabular-nums text-slate-900">{credits(balance.data.consumerBalance)}</dd>
+            <dd className="font-semibold tabular-nums text-slate-900" data-testid="account-consumer-balance">
+              {credits(balance.data.consumerBalance)}
+            </dd>
           </div>
           <div className="flex justify-between gap-3">
             <dt className="text-slate-500">Earned as a producer</dt>
-            <dd className="font-semibold tabular-nums text-slate-900">{credits(balance.data.producerBalance)}</dd>
+            <dd className="font-semibold tabular-nums text-slate-900" data-testid="account-producer-balance">
+              {credits(balance.data.producerBalance)}
+            </dd>
           </div>
         </dl>
       )}
+      {canSpend && balance.data ? <MoveEarnings earned={balance.data.producerBalance} /> : null}
       <div className="mt-4">
         <ButtonLink href="/account/credits" variant="secondary">
           See your statement
         </ButtonLink>
       </div>
+      <p className="mt-3 text-xs text-slate-500">
+        Credits come with a confirmed address, from your machines&apos; earnings moved here, or from the market&apos;s admin.
+      </p>
     </Card>
+  );
+}
+
+/**
+ * One click moves every credit the user's machines earned to their consumer balance, to pay for
+ * their own jobs. The move's id is made before the click, so a double click moves nothing more.
+ */
+function MoveEarnings({ earned }: { earned: number }) {
+  const trpc = useTRPC();
+  const moneyMoved = useMoneyMoved();
+  const [transferId, setTransferId] = useState(newRequestId);
+  const [moved, setMoved] = useState<number | null>(null);
+  const move = useMutation(trpc.ledger.transferEarnings.mutationOptions());
+  async function onMove() {
+    setMoved(null);
+    try {
+      const done = await move.mutateAsync({ transferId });
+      setMoved(done.moved);
+      setTransferId(newRequestId());
+      await moneyMoved();
+    } catch {
+      // shown from move.error
+    }
+  }
+  if (earned <= 0 && moved === null && !move.error) return null;
+  return (
+    <div className="mt-3 space-y-2">
+      {earned > 0 ? (
+        <Button variant="secondary" onClick={onMove} busy={move.isPending} data-testid="move-earnings">
+          Move {credits(earned)} to my balance
+        </Button>
+      ) : null}
+      {move.error ? <Alert tone="error">{describeError(move.error)}</Alert> : null}
+      {moved !== null && !move.error ? (
+        <p className="text-xs text-emerald-800" role="status" data-testid="earnings-moved">
+          Moved {credits(moved)} from your earnings to your balance.
+        </p>
+      ) : null}
+    </div>
   );
 }
 
@@ -183,7 +231,7 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
       {created ? <NewToken created={created} onDismiss={() => setCreated(null)} /> : null}
 
       <div className="mt-6 space-y-4 border-t border-slate-100 pt-4">
-        {canProduce ? <WorkerInstall /> : null}
+        {canProduce ? <WorkerInstall tokensAbove /> : null}
         {canConsume ? <ClientInstall /> : null}
       </div>
 
