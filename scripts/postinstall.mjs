@@ -1,5 +1,6 @@
 // Runs after `npm ci` / `npm install`: generates the Prisma client, compiles the example
-// jobs to WebAssembly and bundles the sandbox thread. All work offline.
+// jobs to WebAssembly, bundles the sandbox thread, builds the client and packs the worker and
+// the client as npm tarballs. All work offline.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
@@ -21,4 +22,10 @@ if (existsSync("packages/client/scripts/build.mjs")) {
   // The SDK and the cyclemarket CLI as plain JavaScript with type declarations, so they run from
   // a Node script or `npx cyclemarket` outside this repository, without a TypeScript loader.
   run(process.execPath, ["packages/client/scripts/build.mjs", "--types"]);
+}
+if (existsSync("apps/worker-runtime/scripts/pack.mjs") && existsSync("packages/client/scripts/pack.mjs")) {
+  // The worker and the client as npm package tarballs, which the Market Manager serves under
+  // /downloads for `npx` and `npm install` on machines that have only Node.
+  run(process.execPath, ["apps/worker-runtime/scripts/pack.mjs"]);
+  run(process.execPath, ["packages/client/scripts/pack.mjs"]);
 }

@@ -61,6 +61,16 @@ export async function buildWebIfStale(log: (line: string) => void) {
   await run("npx", ["next", "build"], web, { NEXT_TELEMETRY_DISABLED: "1" });
 }
 
+/**
+ * Packs the worker and the client as the npm tarballs the Market Manager serves under /downloads
+ * (each package's scripts/pack.mjs, which does nothing when its tarball is newer than its sources).
+ */
+export async function buildDownloadsIfStale() {
+  for (const script of ["apps/worker-runtime/scripts/pack.mjs", "packages/client/scripts/pack.mjs"]) {
+    await run(process.execPath, [join(root, script)], root, {});
+  }
+}
+
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
   return new Promise<void>((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: "inherit" });

@@ -1,7 +1,7 @@
 // `npm start`: the whole market on this machine. Ctrl-C stops everything cleanly.
 import { join } from "node:path";
 import { portIsFree } from "../apps/market-manager/src/net/free-port.ts";
-import { assertPortFree, buildWebIfStale, root, startStack } from "./stack.ts";
+import { assertPortFree, buildDownloadsIfStale, buildWebIfStale, root, startStack } from "./stack.ts";
 
 const log = (line: string) => console.log(line);
 const marketPort = Number(process.env.MARKET_PORT ?? 4000);
@@ -27,6 +27,7 @@ if (process.env.MARKET_HEALTH_PORT) {
   healthPort = null;
 }
 await buildWebIfStale(log);
+await buildDownloadsIfStale().catch(didNotStart);
 const stack = await startStack({
   dataDir: process.env.MARKET_DATA_DIR ?? join(root, ".data"),
   marketPort,

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { buildWebIfStale, startStack, root } from "../../scripts/stack.ts";
+import { buildDownloadsIfStale, buildWebIfStale, startStack, root } from "../../scripts/stack.ts";
 import { freePort, onFreePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 /**
@@ -32,6 +32,7 @@ export default async function globalSetup() {
     if (process.env.E2E_VERBOSE) console.log(line);
   };
   await buildWebIfStale(console.log);
+  await buildDownloadsIfStale();
   // Every test signs up from this host, and the scenarios were written for 1,000 starting credits.
   // One browser plays every user from one address: the per-address limits are tested in test/security.
   const env = { SIGNUPS_PER_ADDRESS: "1000", SIGNUPS_PER_NETWORK: "1000", STARTING_CREDITS: "1000", SIGNINS_PER_MINUTE: "1000", AUTH_REQUESTS_PER_MINUTE: "100000" };

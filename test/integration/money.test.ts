@@ -361,6 +361,9 @@ describe("a job whose escrow is more than the consumer's balance", () => {
     const before = (await consumer.ledger.statement.query()).consumerBalance;
     const escrowsBefore = await db().ledgerEntry.count({ where: { kind: "escrow" } });
     const dear = loop(1, { kind: "constant", value: 50_000 }, { workPerTask: 50 });
+    // The quote already says it: not admitted, with the price the job would cost and what is missing.
+    const priceOf = (q: Awaited<ReturnType<typeof consumer.jobs.quote.mutate>>) =>
+      q.outcome === "rejected" ? ((q.reasons.find((r) => r.code === "insufficient-credits") as { price?: number } | undefined)?.price ?? null) : null;
     const quoted = priceOf(await consumer.jobs.quote.mutate(dear));
     expect(quoted).toBeGreaterThan(before);
     const refused = await refusal(consumer.jobs.submit.mutate(dear));

@@ -5,6 +5,7 @@ import { BenefitCurve, benefitAt, breakpoints } from "@cyclemarket/costbenefit";
 import { credits, seconds } from "@/lib/format";
 import { Button, Field, inputClass } from "./ui";
 import { BenefitChart } from "./benefit-chart";
+import { DEFAULT_BENEFIT_CREDITS } from "@/lib/default-benefit";
 
 export type CurveKind = BenefitCurve["kind"];
 
@@ -19,17 +20,18 @@ export interface BenefitDraft {
   points: { t: string; value: string }[];
 }
 
+/** What a new form offers: a curve whose highest benefit fits a new account's balance (lib/default-benefit.ts). */
 export const DEFAULT_BENEFIT: BenefitDraft = {
   kind: "constant",
-  value: "100",
+  value: String(DEFAULT_BENEFIT_CREDITS),
   deadline: "120",
   penalty: "0",
   start: "60",
   end: "600",
-  floor: "10",
+  floor: String(DEFAULT_BENEFIT_CREDITS / 10),
   points: [
-    { t: "0", value: "100" },
-    { t: "120", value: "60" },
+    { t: "0", value: String(DEFAULT_BENEFIT_CREDITS) },
+    { t: "120", value: String((DEFAULT_BENEFIT_CREDITS * 6) / 10) },
     { t: "600", value: "0" },
   ],
 };

@@ -10,6 +10,9 @@ export interface DecisionRecord {
   price?: number | null;
   priceParts?: { producerPayments: number; congestion: number; fee: number } | null;
   terms?: Terms | null;
+  /** A quote's: what a submission would hold in escrow, of the consumer's balance now. */
+  escrow?: number | null;
+  balance?: number | null;
 }
 
 /** What the market tells a consumer of the money beside the price (see the Market Manager's jobs.ts). */
@@ -78,16 +81,53 @@ function PriceParts({ parts, terms, price }: { parts: NonNullable<DecisionRecord
   );
 }
 
+/** A refusal for want of credits: the market would run the job, but the balance cannot escrow it. */
+function shortOfCredits(decision: DecisionRecord) {
+  const short = decision.outcome === "rejected" ? reasonsOf(decision).find((r) => r.code === "insufficient-credits") : undefined;
+  if (!short) return null;
+  const n = (key: string) => (typeof short[key] === "number" ? (short[key] as number) : null);
+  return { price: n("price"), needed: n("needed"), balance: n("balance"), missing: n("missing") };
+}
+
 /** The market's answer (a quote or a decision) with its reasons in words. */
 export function DecisionView({ decision, title, testId, settled }: { decision: DecisionRecord; title: string; testId?: string; settled?: boolean }) {
   const reasons = reasonsOf(decision);
+  const short = shortOfCredits(decision);
   return (
-    <section aria-label={title} data-testid={testId} className={cx("rounded-xl border p-5", FRAMES[decision.outcome] ?? "border-slate-200 bg-white")}>
+    <section
+      aria-label={title}
+      data-testid={testId}
+      className={cx("rounded-xl border p-5", short ? FRAMES.delayed : (FRAMES[decision.outcome] ?? "border-slate-200 bg-white"))}
+    >
       <div className="flex flex-wrap items-center gap-3">
         <h3 className="text-sm font-semibold uppercase tracking-wide text-slate-600">{title}</h3>
-        <Badge value={decision.outcome} testId="decision-outcome" />
+        <Badge value={short ? "not enough credits" : decision.outcome} testId="decision-outcome" />
       </div>
-      <p className="mt-2 font-medium text-slate-900">{HEADLINES[decision.outcome] ?? decision.outcome}</p>
+      <p className="mt-2 font-medium text-slate-900" data-testid="decision-headline">
+        {short ? "Not enough credits: the market would run this job, but your balance cannot hold its escrow." : (HEADLINES[decision.outcome] ?? decision.outcome)}
+      </p>
+      {short ? (
+        <dl className="mt-3 grid grid-cols-3 gap-3 text-sm sm:max-w-md">
+          {short.price != null ? (
+            <div>
+              <dt className="text-slate-500">It would cost</dt>
+              <dd className="font-semibold text-slate-900" data-testid="short-price">
+                {credits(short.price)}
+              </dd>
+            </div>
+          ) : null}
+          <div>
+            <dt className="text-slate-500">Escrow needed</dt>
+            <dd className="font-semibold text-slate-900">{credits(short.needed)}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">Missing</dt>
+            <dd className="font-semibold text-rose-700" data-testid="short-missing">
+              {credits(short.missing)}
+            </dd>
+          </div>
+        </dl>
+      ) : null}
       {decision.outcome === "admitted" ? (
         <dl className="mt-3 grid grid-cols-2 gap-3 text-sm sm:max-w-md">
           <div>
@@ -102,6 +142,15 @@ export function DecisionView({ decision, title, testId, settled }: { decision: D
               {decision.completionAt != null ? (settled ? time(decision.completionAt) : `${time(decision.completionAt)} (${relative(decision.completionAt)})`) : "—"}
             </dd>
           </div>
+          {decision.escrow != null ? (
+            <div className="col-span-2">
+              <dt className="text-slate-500">Held in escrow while it runs</dt>
+              <dd className="font-semibold text-slate-900" data-testid="decision-escrow">
+                {credits(decision.escrow)}
+                {decision.balance != null ? <span className="font-normal text-slate-600"> of your {credits(decision.balance)}</span> : null}
+              </dd>
+            </div>
+          ) : null}
         </dl>
       ) : null}
       {decision.outcome === "admitted" && decision.priceParts ? <PriceParts parts={decision.priceParts} terms={decision.terms ?? null} price={decision.price ?? 0} /> : null}

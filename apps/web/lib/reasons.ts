@@ -249,10 +249,19 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "insufficient-credits": (r) => {
     const balance = num(r, "balance");
     const needed = num(r, "needed");
-    return balance != null
-      ? `The job's highest benefit (${credits(needed)}) is more than your balance of ${credits(balance)}: that much is held in escrow while the job runs. Lower the benefit curve or wait for running jobs to settle.`
-      : `The job's highest benefit (${credits(needed)}) is more than your balance: that much is held in escrow while the job runs.`;
+    const account = str(r, "account");
+    if (account === "market") {
+      return `The market's reserve cannot cover ${credits(needed)}: its account holds ${credits(balance)} and may go no lower than ${credits(num(r, "floor"))}. Raise the reserve in the settings first.`;
+    }
+    if (account === "producer") return `Your producer earnings are ${credits(balance)}: less than the ${credits(needed)} asked to move.`;
+    const price = num(r, "price");
+    const missing = num(r, "missing") ?? (balance != null && needed != null ? Math.max(0, needed - balance) : null);
+    const cost = price != null ? `It would cost ${credits(price)}, and while it runs the market holds ${credits(needed)} of your balance in escrow (the price and a contingency for runs that take longer, at most the highest benefit)` : `The job needs ${credits(needed)} in escrow while it runs`;
+    const have = balance != null ? `; your balance is ${credits(balance)}${missing != null ? `, so ${credits(missing)} is missing` : ""}` : "";
+    return `${cost}${have}. Lower the benefit curve, move your producer earnings to your balance, or wait for running jobs to settle.`;
   },
+  "no-earnings-to-move": () => "You have no producer earnings to move.",
+  "not-a-consumer": (r) => `${str(r, "email") ?? "This user"} is not a consumer: only consumers spend credits.`,
   "job-finished": (r) => `This job is already ${str(r, "status") ?? "finished"}; there is nothing to cancel.`,
   "no-quorum": () => "The replicas' outputs did not agree: no output hash reached a majority.",
 

@@ -34,6 +34,18 @@ export function describeLine(line: StatementLine): LineWords {
   switch (line.kind) {
     case "grant":
       return { what: "Starting credits", detail: "Given once by the market to every consumer who confirms their email." };
+    case "admin-grant": {
+      const admin = field(memo, "admin");
+      const reason = field(memo, "reason");
+      return {
+        what: `Credits granted by ${typeof admin === "string" && admin ? admin : "the market's admin"}`,
+        detail: typeof reason === "string" && reason ? `Reason: ${reason}` : null,
+      };
+    }
+    case "earnings-transfer":
+      return line.account === "consumer"
+        ? { what: "Moved from your producer earnings", detail: "Credits your machines earned, now yours to spend on jobs." }
+        : { what: "Moved to your consumer balance", detail: "Your earnings, moved to pay for your own jobs." };
     case "escrow":
       return { what: `Escrow for job ${job}`, detail: "What the job can be charged (its quote, or the maxSpend you set), held while it runs; producers' piece rates are paid out of it." };
     case "settlement": {

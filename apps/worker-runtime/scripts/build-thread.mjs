@@ -3,8 +3,9 @@
 // dist/pool-thread.mjs, so a new sandbox thread loads plain JavaScript in a few milliseconds
 // instead of starting a loader and compiling the sources (hundreds of milliseconds, paid again
 // after every timeout or crash); and the worker CLI (src/node/worker-main.ts) into
-// dist/cli/worker.mjs, which bin/worker.mjs runs. Runs from the root postinstall, before the unit
-// tests and when the CLI starts; skipped when both bundles are newer than every source file.
+// dist/cli/worker.mjs, which bin/worker.mjs runs and the worker's npm package carries
+// (scripts/pack.mjs). Runs from the root postinstall, before the unit tests and when the CLI
+// starts; skipped when both bundles are newer than every source file.
 import { mkdir, readdir, rename, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,8 +27,9 @@ async function newestSource(dir) {
 const BUNDLES = [
   // Everything inlined and minified: half the bytes to read and parse at every thread start.
   { entry: join(srcDir, "node", "pool-thread.ts"), outfile: THREAD_BUNDLE, options: { minify: true } },
-  // The packages it uses (zod, the tRPC client) load from node_modules as they are.
-  { entry: join(srcDir, "node", "worker-main.ts"), outfile: CLI_BUNDLE, options: { packages: "external" } },
+  // The packages it uses (zod, the tRPC client) inlined too: the worker's npm package
+  // (scripts/pack.mjs) then needs nothing from a registry, and `npx` starts it at once.
+  { entry: join(srcDir, "node", "worker-main.ts"), outfile: CLI_BUNDLE, options: {} },
 ];
 
 export async function buildThread() {

@@ -1,11 +1,9 @@
 // Builds the package for use outside this repository, where there is no TypeScript loader:
-// dist/lib/*.js (the SDK, the job file and the CLI bundled by esbuild; the workspace packages they
-// use are bundled in, npm dependencies stay imports) and, with --types, dist/types/*.d.ts (tsc).
+// dist/lib/*.js (the SDK, the job file and the CLI bundled by esbuild, with every package they use
+// but zod) and, with --types, dist/types/*.d.ts (scripts/types.mjs).
 // Runs from the root postinstall (after the Prisma client it types against is generated; a
 // `prepare` script would run before that in a fresh `npm ci`), and before the integration tests; the
 // JavaScript is skipped when it is newer than every source file.
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +29,6 @@ export async function buildClient({ force = false } = {}) {
   const built = await stat(join(lib, "cli.js")).then((s) => s.mtimeMs, () => -1);
   if (!force && built > (await newest(SOURCES))) return false;
   const { build } = await import("esbuild");
-  const { dependencies } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
   // Built aside and renamed into place, so a CLI started meanwhile never loads half a build.
   const temporary = `${lib}.${process.pid}.tmp`;
   await build({
@@ -43,7 +40,10 @@ export async function buildClient({ force = false } = {}) {
     format: "esm",
     platform: "node",
     target: "node20",
-    external: Object.keys(dependencies),
+    // Only zod stays an import (the published package's one dependency, whose types the job
+    // file's schemas are written in); the tRPC client and the EventSource are inlined, so
+    // installing the package brings neither them nor the TypeScript compiler tRPC asks for.
+    external: ["zod"],
     chunkNames: "chunks/[name]-[hash]",
     logLevel: "warning",
     legalComments: "none",
@@ -54,8 +54,22 @@ export async function buildClient({ force = false } = {}) {
   return true;
 }
 
-export function buildTypes() {
-  execFileSync(process.execPath, [join(pkg, "..", "..", "node_modules", "typescript", "bin", "tsc"), "-p", join(pkg, "tsconfig.build.json")], { stdio: "inherit" });
+/**
+ * What the declarations are written from: the sources above and the Market Manager's, whose
+ * router's answers the SDK's types spell out (src/sdk/wire.ts).
+ */
+const TYPE_SOURCES = [...SOURCES, join(pkg, "..", "..", "apps", "market-manager", "src")];
+
+/** The declarations (scripts/types.mjs), unless they are newer than every file they are written from. */
+export async function buildTypes({ force = false } = {}) {
+  const built = await stat(join(pkg, "dist", "types", "index.d.ts")).then((s) => s.mtimeMs, () => -1);
+  const inputs = [join(pkg, "scripts", "types.mjs"), join(pkg, "tsconfig.build.json")];
+  const latest = Math.max(await newest(TYPE_SOURCES), ...(await Promise.all(inputs.map((f) => stat(f).then((s) => s.mtimeMs)))));
+  if (!force && built > latest) return false;
+  // The compiler loads only when the declarations are written.
+  const { buildTypes: write } = await import("./types.mjs");
+  await write();
+  return true;
 }
 
 /** As a vitest global setup: the CLI the tests run is built from the current sources. */
@@ -64,7 +78,9 @@ export default async function setup() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rebuilt = await buildClient({ force: process.argv.includes("--force") });
-  if (process.argv.includes("--types")) buildTypes();
-  console.log(`@cyclemarket/client: ${rebuilt ? "built" : "up to date"} (dist/lib${process.argv.includes("--types") ? ", dist/types" : ""})`);
+  const force = process.argv.includes("--force");
+  const rebuilt = await buildClient({ force });
+  const typed = process.argv.includes("--types") ? await buildTypes({ force }) : null;
+  const said = (done) => (done ? "built" : "up to date");
+  console.log(`@cyclemarket/client: dist/lib ${said(rebuilt)}${typed === null ? "" : `, dist/types ${said(typed)}`}`);
 }

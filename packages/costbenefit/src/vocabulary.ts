@@ -48,7 +48,11 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("token-cannot-mint", {}),
   reason("scope-needs-role", { scope: str, role: str }),
   // Money.
-  reason("insufficient-credits", { needed: num, balance: num.optional() }),
+  // `account` names whose balance fell short (a consumer's unless said); a quote adds the price it
+  // would charge and what is missing beside what escrow needs.
+  reason("insufficient-credits", { needed: num, balance: num.optional(), account: str.optional(), price: num.optional(), missing: num.optional() }),
+  reason("no-earnings-to-move", {}),
+  reason("not-a-consumer", { email: str }),
   reason("escrow-exhausted", { escrow: num, paidToProducers: num, taskIndex: num }),
   // Jobs and replicas.
   reason("job-finished", { status: str }),

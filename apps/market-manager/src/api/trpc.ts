@@ -107,6 +107,11 @@ export const sessionProcedure = signedInProcedure.use(({ ctx, next }) => {
   if (ctx.caller.via !== "session") throw refuse.forbidden({ code: "token-cannot-mint" }, "Tokens cannot manage tokens; sign in.");
   return next();
 });
+/** A consumer signed in: moving credits between a user's own accounts is no token's business. */
+export const consumerSessionProcedure = consumerProcedure.use(({ ctx, next }) => {
+  if (ctx.caller.via !== "session") throw refuse.forbidden({ code: "token-scope", needed: "session", scopes: ctx.caller.scopes ?? [] }, "Moving credits needs a signed-in session.");
+  return next();
+});
 /** Admin work is done signed in: no token scope covers it. */
 export const adminProcedure = signedInProcedure.use(({ ctx, next }) => {
   if (!ctx.caller.roles.includes("admin")) throw new TRPCError({ code: "FORBIDDEN", message: "This needs the admin role." });

@@ -10,6 +10,7 @@ import { refuseHttp, sendRefusal } from "./respond.ts";
 import { JOB_LIMITS } from "@cyclemarket/client/job-file";
 import { uploadModule } from "./modules.ts";
 import { download, isDownload } from "./downloads.ts";
+import { isPackageDownload, servePackage } from "./package-downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
 import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
 import { quickWorkerRoute } from "./quick-worker-route.ts";
@@ -45,7 +46,7 @@ export function trpcHandler(services: Services, requestIdOf: (req: http.Incoming
   });
 }
 
-/** One HTTP server: Better Auth under /api/auth, the tRPC API under /api/trpc. */
+/** One HTTP server: Better Auth under /api/auth, the tRPC API under /api/trpc, the worker's and client's packages under /downloads. */
 export function createServer(services: Services) {
   const cfg = services.config;
   const requestIds = new WeakMap<http.IncomingMessage, string>();
@@ -102,6 +103,7 @@ export function createServer(services: Services) {
     const path = url.split("?")[0]!;
     if (path === "/api/modules" && (req.method === "PUT" || req.method === "POST")) return void uploadModule(services, req, res);
     if (req.method === "GET" && isDownload(path)) return void download(services, req, res);
+    if ((req.method === "GET" || req.method === "HEAD") && isPackageDownload(path)) return servePackage(req, res, path);
     if (await opsRoute(services, req, res, path)) return;
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ code: "NOT_FOUND", message: "Not found." }));

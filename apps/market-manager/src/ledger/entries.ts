@@ -20,7 +20,7 @@ export interface Posting {
   keep?: boolean;
 }
 
-export type EntryKind = "grant" | "escrow" | "payment" | "settlement" | "contract";
+export type EntryKind = "grant" | "admin-grant" | "earnings-transfer" | "escrow" | "payment" | "settlement" | "contract";
 
 export interface Entry {
   id: string;
@@ -56,6 +56,36 @@ export function startingGrant(userId: string, amount: bigint): Entry {
       { account: { kind: "consumer", userId }, amount },
     ],
     { reason: "starting credits" },
+  );
+}
+
+export const adminGrantKey = (grantId: string) => `admin-grant:${grantId}`;
+
+/** An admin grants credits to a consumer from the market's account, naming themselves and why. */
+export function adminGrant(g: { grantId: string; userId: string; amount: bigint; admin: { id: string; name: string }; reason: string }): Entry {
+  return entry(
+    "admin-grant",
+    adminGrantKey(g.grantId),
+    [
+      { account: { kind: "market" }, amount: -g.amount },
+      { account: { kind: "consumer", userId: g.userId }, amount: g.amount },
+    ],
+    { adminId: g.admin.id, admin: g.admin.name, reason: g.reason },
+  );
+}
+
+export const earningsTransferKey = (transferId: string) => `earnings-transfer:${transferId}`;
+
+/** A user moves what their machines earned (their producer account) to their consumer account. */
+export function earningsTransfer(t: { transferId: string; userId: string; amount: bigint }): Entry {
+  return entry(
+    "earnings-transfer",
+    earningsTransferKey(t.transferId),
+    [
+      { account: { kind: "producer", userId: t.userId }, amount: -t.amount },
+      { account: { kind: "consumer", userId: t.userId }, amount: t.amount },
+    ],
+    {},
   );
 }
 

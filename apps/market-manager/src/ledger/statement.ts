@@ -173,13 +173,25 @@ export async function earnedHourly(db: Db, userId: string, since: number): Promi
 }
 
 /**
+ * What admins granted consumers and what producers moved from their earnings to their consumer
+ * balances, as text: the credit posting of each such entry, found by the entries' partial index
+ * (migration 20261128170000_credit_moves_index). For the admin's books and the history's samples.
+ */
+export const CREDIT_MOVES_SQL = `
+  (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerEntry" e JOIN "LedgerPosting" p ON p."entryId" = e.id
+     WHERE e.kind = 'admin-grant' AND p."amountMicro" > 0)::text AS "adminGranted",
+  (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerEntry" e JOIN "LedgerPosting" p ON p."entryId" = e.id
+     WHERE e.kind = 'earnings-transfer' AND p."amountMicro" > 0)::text AS "movedFromEarnings"`;
+
+/**
  * The admin's books in one statement, on the pages' readers, every part found by an index and
  * bounded by the market's users and running jobs, not its history: the users' and the market's
  * accounts (by kind), the escrow of the admitted and running jobs (only those hold any: every
  * settlement empties its job's escrow), and the starting credits, each consumer's one entry under
  * `grant:<user>`. Summed over every account (one escrow account per job ever admitted) the
  * overview the dashboard is pushed as the market changes took 180 ms with 100,000 finished jobs
- * (bench:history), growing with them; now about 30 ms.
+ * (bench:history), growing with them; now about 30 ms. Admins' grants and moves of earnings are
+ * read by their own index (CREDIT_MOVES_SQL).
  */
 const BOOKS_SQL = `
 WITH users AS (
@@ -196,7 +208,8 @@ SELECT (SELECT coalesce(sum("balanceMicro"), 0)::text FROM users WHERE kind = 'm
   (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM users a
      JOIN "LedgerEntry" e ON e."uniqueKey" = 'grant:' || a."userId" AND e.kind = 'grant'
      JOIN "LedgerPosting" p ON p."entryId" = e.id AND p."accountId" = a.id
-   WHERE a.kind = 'consumer'::"AccountKind") AS granted`;
+   WHERE a.kind = 'consumer'::"AccountKind") AS granted,
+  ${CREDIT_MOVES_SQL}`;
 
 interface BooksRow {
   market: string;
@@ -204,21 +217,32 @@ interface BooksRow {
   escrow: string;
   total: string;
   granted: string;
+  adminGranted: string;
+  movedFromEarnings: string;
 }
 
 /** The market's own account (its profit), what escrows and producers hold, and the check that the books balance (BOOKS_SQL). */
 export async function marketBooks(db: Db) {
   const [row] = await preparedRows<BooksRow>(db, readerOf(db), "market-books", BOOKS_SQL, []);
   const marketBalance = BigInt(row!.market);
-  // Starting credits are the market's gift, not a cost of trading: profit leaves them out.
-  const granted = BigInt(row!.granted);
+  // Starting credits and admins' grants are the market's gifts, not a cost of trading: profit leaves them out.
+  const startingCredits = BigInt(row!.granted);
+  const adminGranted = BigInt(row!.adminGranted);
+  const granted = startingCredits + adminGranted;
+  const producers = BigInt(row!.producers);
   return {
     /** Benefits charged minus producer payments and contracts. */
     profit: toCredits(marketBalance + granted),
+    /** Every credit the market gave: starting credits and admins' grants. */
     granted: toCredits(granted),
+    startingCredits: toCredits(startingCredits),
+    adminGranted: toCredits(adminGranted),
     marketBalance: toCredits(marketBalance),
     inEscrow: toCredits(BigInt(row!.escrow)),
-    producerBalances: toCredits(BigInt(row!.producers)),
+    /** What producers' accounts hold now. */
+    producerBalances: toCredits(producers),
+    /** What producers were paid: what they hold and what they moved to their consumer balances. */
+    paidToProducers: toCredits(producers + BigInt(row!.movedFromEarnings)),
     /** The users', the market's and the running jobs' accounts sum to zero: credits left in an ended job's escrow would make them not. */
     balanced: BigInt(row!.total) === 0n,
   };

@@ -3,6 +3,7 @@ import type { JobSpec } from "../market/engine.ts";
 import { TIERS, type Sample } from "./rollup.ts";
 import { runRollup } from "./history.ts";
 import { opsOf } from "./ops.ts";
+import { CREDIT_MOVES_SQL } from "../ledger/statement.ts";
 
 /**
  * The reference task whose price the history follows: one task of a minute's work on the
@@ -27,9 +28,10 @@ function referencePrice(market: Market, now: number): number | null {
  * The ledger's running totals, read without walking the ledger, in one statement (one snapshot):
  * every 5 s a walk of the postings cost in proportion to the market's whole history (bench:load
  * 1,000 x 50 --statements: 139 ms a sample after two minutes, growing). Producers' accounts
- * receive only payments and contracts, so their balances are what producers were paid (as
- * marketBooks counts it); a consumer's starting credits are the one entry under `grant:<user>`,
- * found by that key from the consumer accounts.
+ * receive only payments and contracts and give only what their owners move to their consumer
+ * balances, so their balances and those moves are what producers were paid (as marketBooks counts
+ * it); a consumer's starting credits are the one entry under `grant:<user>`, found by that key from
+ * the consumer accounts, and admins' grants and the moves are read by their own index (CREDIT_MOVES_SQL).
  *
  * What consumers were charged: the charges of the jobs settled after `$1` (ms since the epoch),
  * and of those settled by `$2` as well. A job's charge is written once, with the time it was
@@ -45,6 +47,7 @@ const TOTALS_SQL = `SELECT
      JOIN "LedgerEntry" e ON e."uniqueKey" = 'grant:' || a."userId"
      JOIN "LedgerPosting" p ON p."entryId" = e.id AND p."accountId" = a.id
    WHERE a.kind = 'consumer'::"AccountKind")::text AS granted,
+  ${CREDIT_MOVES_SQL},
   c.since, c.kept
   FROM (SELECT coalesce(sum("chargedMicro"), 0)::text AS since,
       coalesce(sum("chargedMicro") FILTER (WHERE "completedAt" <= timestamp 'epoch' + $2::float8 * interval '1 millisecond'), 0)::text AS kept
@@ -66,9 +69,18 @@ const chargedKept = new WeakMap<Market, { through: number; sum: bigint }>();
 async function readTotals(market: Market, now: number) {
   const kept = chargedKept.get(market) ?? { through: 0, sum: 0n };
   const through = Math.max(kept.through, now - SETTLED_LAG_MS);
-  const [row] = await market.db.$queryRawUnsafe<{ paid: string; market: string; granted: string; since: string; kept: string }[]>(TOTALS_SQL, kept.through, through);
+  const [row] = await market.db.$queryRawUnsafe<{ paid: string; market: string; granted: string; adminGranted: string; movedFromEarnings: string; since: string; kept: string }[]>(
+    TOTALS_SQL,
+    kept.through,
+    through,
+  );
   chargedKept.set(market, { through, sum: kept.sum + BigInt(row!.kept) });
-  return { charged: kept.sum + BigInt(row!.since), paid: BigInt(row!.paid), market: BigInt(row!.market), granted: BigInt(row!.granted) };
+  return {
+    charged: kept.sum + BigInt(row!.since),
+    paid: BigInt(row!.paid) + BigInt(row!.movedFromEarnings),
+    market: BigInt(row!.market),
+    granted: BigInt(row!.granted) + BigInt(row!.adminGranted),
+  };
 }
 
 /**

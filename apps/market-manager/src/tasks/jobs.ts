@@ -12,7 +12,7 @@ import { replicaShortfall } from "../market/replicas.ts";
 import { replicaId } from "../market/live.ts";
 import { decisionUndone, delayedJobAdmitted, delayedJobRejected, jobDecided, jobStillDelayed } from "../market/transitions.ts";
 import { toBytes, toJson, type Db } from "../db/client.ts";
-import { balance, toCredits, toMicro } from "../ledger/ledger.ts";
+import { balance, spendable, toCredits, toMicro } from "../ledger/ledger.ts";
 import { FloorCrossed } from "../db/sql/statement.ts";
 import { requireStoredModule } from "./job-request.ts";
 import { INTAKE, discardIntake, holdIntake, insertTasks, type NewTask } from "./intake.ts";
@@ -32,7 +32,7 @@ export function escrowOf(benefit: BenefitCurve, d: Decision & { outcome: "admitt
 
 function refuseBalance(held: bigint, needed: bigint) {
   return refuse.badRequest(
-    { code: "insufficient-credits", balance: toCredits(held), needed: toCredits(needed) },
+    { code: "insufficient-credits", balance: toCredits(held), needed: toCredits(needed), missing: toCredits(needed > held ? needed - held : 0n) },
     `The job needs ${toCredits(needed)} credits in escrow (what it can be charged) and your balance is ${toCredits(held)} credits.`,
   );
 }
@@ -145,18 +145,30 @@ export function decisionRecord(market: Market, d: Decision, replicas: number, ma
     : { outcome: d.outcome, reasons, terms: termsOf(market, null, maxSpend), ...provisional };
 }
 
-/** What the market would decide now, committing nothing: the consumer's quote. */
-export async function quoteJob(market: Market, submission: Submission, maxModuleBytes: number) {
+/**
+ * What the market would decide now, committing nothing: the consumer's quote. An admitted quote
+ * also says what a submission would hold in escrow of the consumer's balance, and a job the
+ * balance cannot escrow is quoted as a submission would end, refused with the price it would
+ * cost and what is missing (beside the engine's reasons to admit it), never as admitted.
+ */
+export async function quoteJob(market: Market, submission: Submission, maxModuleBytes: number, consumerId: string) {
   const { head: input, job, discard } = await prepare(market.db, submission, maxModuleBytes);
   discard();
   const now = market.clock.now();
   const pilots = pilotsOf(job);
   // Decided from memory alone (the engine counts the load of decisions still being written): no statement to wait for.
-  return market.pipelined(() => {
+  const { record, escrowMicro } = await market.pipelined(() => {
     const spec = specOf(market, "quote", now, job, input);
-    const d = pilots === null ? market.engine.quote(spec, now) : market.engine.decidePilots(spec, leaseLimits(job.taskLimits).wallMs, market.settings.terms, now, true);
-    return decisionRecord(market, d, input.replicas, input.maxSpend, pilots);
+    const wallMs = leaseLimits(job.taskLimits).wallMs;
+    const d = pilots === null ? market.engine.quote(spec, now) : market.engine.decidePilots(spec, wallMs, market.settings.terms, now, true);
+    const escrow = d.outcome === "admitted" ? escrowOf(input.benefit, d, market.adminSettings.pricing, input.maxSpend) : 0n;
+    return { record: decisionRecord(market, d, input.replicas, input.maxSpend, pilots), escrowMicro: escrow };
   });
+  if (record.outcome !== "admitted") return record;
+  const held = await spendable(market.db, { kind: "consumer", userId: consumerId });
+  if (held >= escrowMicro) return { ...record, escrow: toCredits(escrowMicro), balance: toCredits(held) };
+  const short: Reason = { code: "insufficient-credits", needed: toCredits(escrowMicro), balance: toCredits(held), price: record.price, missing: toCredits(escrowMicro - held) };
+  return { outcome: "rejected" as const, reasons: [short, ...record.reasons], terms: record.terms, provisional: record.provisional, pilots: record.pilots };
 }
 
 /**

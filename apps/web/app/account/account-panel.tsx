@@ -6,8 +6,10 @@ import { dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { hasRole, type Me } from "@/components/session";
 import { Alert, Badge, Button, ButtonLink, Card, EmptyState, Field, Loading, inputClass } from "@/components/ui";
-import { useBalance } from "@/components/balance";
+import { useBalance, useMoneyMoved } from "@/components/balance";
+import { newRequestId } from "@/lib/request-id";
 import { credits } from "@/lib/format";
+import { ClientInstall, WorkerInstall, clientCommand, useOrigin, workerCommand } from "@/components/install-commands";
 
 type Created = RouterOutputs["account"]["tokens"]["create"];
 
@@ -29,7 +31,7 @@ export function AccountPanel({ me }: { me: Me }) {
             </div>
           </dl>
         </Card>
-        <CreditsCard />
+        <CreditsCard canSpend={hasRole(me, "consumer") || hasRole(me, "admin")} />
         <RolesCard me={me} />
       </div>
       <div>
@@ -43,7 +45,7 @@ export function AccountPanel({ me }: { me: Me }) {
   );
 }
 
-function CreditsCard() {
+function CreditsCard({ canSpend }: { canSpend: boolean }) {
   const balance = useBalance();
   return (
     <Card title="Credits">
@@ -55,20 +57,67 @@ function CreditsCard() {
         <dl className="space-y-2 text-sm">
           <div className="flex justify-between gap-3">
             <dt className="text-slate-500">Balance</dt>
-            <dd className="font-semibold tabular-nums text-slate-900">{credits(balance.data.consumerBalance)}</dd>
+            <dd className="font-semibold tabular-nums text-slate-900" data-testid="account-consumer-balance">
+              {credits(balance.data.consumerBalance)}
+            </dd>
           </div>
           <div className="flex justify-between gap-3">
             <dt className="text-slate-500">Earned as a producer</dt>
-            <dd className="font-semibold tabular-nums text-slate-900">{credits(balance.data.producerBalance)}</dd>
+            <dd className="font-semibold tabular-nums text-slate-900" data-testid="account-producer-balance">
+              {credits(balance.data.producerBalance)}
+            </dd>
           </div>
         </dl>
       )}
+      {canSpend && balance.data ? <MoveEarnings earned={balance.data.producerBalance} /> : null}
       <div className="mt-4">
         <ButtonLink href="/account/credits" variant="secondary">
           See your statement
         </ButtonLink>
       </div>
+      <p className="mt-3 text-xs text-slate-500">
+        Credits come with a confirmed address, from your machines&apos; earnings moved here, or from the market&apos;s admin.
+      </p>
     </Card>
+  );
+}
+
+/**
+ * One click moves every credit the user's machines earned to their consumer balance, to pay for
+ * their own jobs. The move's id is made before the click, so a double click moves nothing more.
+ */
+function MoveEarnings({ earned }: { earned: number }) {
+  const trpc = useTRPC();
+  const moneyMoved = useMoneyMoved();
+  const [transferId, setTransferId] = useState(newRequestId);
+  const [moved, setMoved] = useState<number | null>(null);
+  const move = useMutation(trpc.ledger.transferEarnings.mutationOptions());
+  async function onMove() {
+    setMoved(null);
+    try {
+      const done = await move.mutateAsync({ transferId });
+      setMoved(done.moved);
+      setTransferId(newRequestId());
+      await moneyMoved();
+    } catch {
+      // shown from move.error
+    }
+  }
+  if (earned <= 0 && moved === null && !move.error) return null;
+  return (
+    <div className="mt-3 space-y-2">
+      {earned > 0 ? (
+        <Button variant="secondary" onClick={onMove} busy={move.isPending} data-testid="move-earnings">
+          Move {credits(earned)} to my balance
+        </Button>
+      ) : null}
+      {move.error ? <Alert tone="error">{describeError(move.error)}</Alert> : null}
+      {moved !== null && !move.error ? (
+        <p className="text-xs text-emerald-800" role="status" data-testid="earnings-moved">
+          Moved {credits(moved)} from your earnings to your balance.
+        </p>
+      ) : null}
+    </div>
   );
 }
 
@@ -181,6 +230,11 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
       ) : null}
       {created ? <NewToken created={created} onDismiss={() => setCreated(null)} /> : null}
 
+      <div className="mt-6 space-y-4 border-t border-slate-100 pt-4">
+        {canProduce ? <WorkerInstall tokensAbove /> : null}
+        {canConsume ? <ClientInstall /> : null}
+      </div>
+
       <h3 className="mt-6 text-sm font-semibold text-slate-900">Your tokens</h3>
       <div className="mt-2">
         {tokens.isPending ? (
@@ -239,14 +293,16 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
 /** The token is shown once: the market keeps only its hash. */
 function NewToken({ created, onDismiss }: { created: Created; onDismiss: () => void }) {
   const token = tokenOf(created);
-  const [origin, setOrigin] = useState("http://localhost:3000");
+  const origin = useOrigin();
   const [copied, setCopied] = useState(false);
-  useEffect(() => setOrigin(window.location.origin), []);
-  const command = `npx cyclemarket-worker --url ${origin} --token ${token}`;
+  const produce = created.scopes.includes("produce");
+  const command = produce ? workerCommand(origin, token) : `CYCLEMARKET_URL=${origin} CYCLEMARKET_TOKEN=${token} npx cyclemarket quote job.json`;
   return (
     <div className="mt-4 rounded-lg border border-emerald-200 bg-emerald-50 p-4" role="status">
       <p className="text-sm font-semibold text-emerald-900">Token created. Copy it now: it will not be shown again.</p>
-      <p className="mt-2 text-xs text-emerald-800">Start a worker on any machine with Node 20:</p>
+      <p className="mt-2 text-xs text-emerald-800">
+        {produce ? "Start a worker on any machine with Node 20:" : <>In a project where <code>{clientCommand(origin)}</code> was run:</>}
+      </p>
       <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid="worker-command">
         {command}
       </pre>

@@ -9,6 +9,7 @@ import { RequireRole } from "@/components/session";
 import { Alert, Badge, Button, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat, cx } from "@/components/ui";
 import { SettingsPanel } from "./settings-panel";
 import { HistoryCharts } from "./history-charts";
+import { GrantCredits } from "./grant-credits";
 import { useState } from "react";
 
 type Overview = RouterOutputs["admin"]["overview"];
@@ -41,6 +42,7 @@ function Dashboard() {
       </p>
       <HistoryCharts />
       <Books books={overview.data.books} />
+      <GrantCredits />
       <MachinesTable machines={machines} />
       <JobsTable jobs={jobs} />
       <SettingsPanel />
@@ -74,12 +76,13 @@ function Books({ books }: { books: Overview["books"] }) {
       <dl className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="Market profit" value={<Signed value={books.profit} />} testId="market-profit" />
         <Stat label="In escrow" value={credits(books.inEscrow)} testId="in-escrow" />
-        <Stat label="Paid to producers" value={credits(books.producerBalances)} testId="paid-to-producers" />
-        <Stat label="Starting credits given" value={credits(books.granted)} testId="starting-credits" />
+        <Stat label="Paid to producers" value={credits(books.paidToProducers)} testId="paid-to-producers" />
+        <Stat label="Credits given" value={credits(books.granted)} testId="starting-credits" />
       </dl>
       <p className="mt-3 text-xs text-slate-500">
-        Profit is what consumers were charged less producer payments and contracts; the market&apos;s own account also carries the starting credits it
-        gave away ({credits(books.marketBalance)} in all).{" "}
+        Profit is what consumers were charged less producer payments and contracts; the market&apos;s own account also carries the credits it gave
+        away, {credits(books.startingCredits)} as starting credits and {credits(books.adminGranted)} granted by admins ({credits(books.marketBalance)} in
+        all).{" "}
         {books.balanced
           ? "Every entry balances: the users', the market's and the running jobs' accounts sum to zero."
           : "The users', the market's and the running jobs' accounts do not sum to zero: an entry is out of balance, or credits were left in an ended job's escrow."}

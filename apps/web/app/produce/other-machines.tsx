@@ -9,6 +9,7 @@ import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { describeError } from "@/lib/reasons";
 import { number, relative } from "@/lib/format";
 import { Badge, Button, Card } from "@/components/ui";
+import { WorkerInstall } from "@/components/install-commands";
 import { ControlsForm } from "./controls-form";
 
 type Machine = RouterOutputs["machines"]["list"][number];
@@ -29,7 +30,7 @@ export function OtherMachines({ thisMachineId }: { thisMachineId: string | null 
     <Card title="Your other machines">
       {others.length === 0 ? (
         <p className="text-sm text-slate-500">
-          {machines.data ? "None in the market now. A Node worker started with your API token (see the Account page) appears here, and you can pause it or limit it from here." : "…"}
+          {machines.data ? "None in the market now. A Node worker started with your API token (below) appears here, and you can pause it or limit it from here." : "…"}
         </p>
       ) : (
         <ul className="divide-y divide-slate-100" aria-label="Your other machines">
@@ -38,6 +39,9 @@ export function OtherMachines({ thisMachineId }: { thisMachineId: string | null 
           ))}
         </ul>
       )}
+      <div className="mt-4 border-t border-slate-100 pt-4">
+        <WorkerInstall />
+      </div>
     </Card>
   );
 }

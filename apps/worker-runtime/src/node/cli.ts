@@ -12,9 +12,9 @@ import { MachineControlsPatch, type MachineControlsPatch as ControlsPatch } from
 
 const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> [options]
 
-  --url URL          the market, e.g. http://localhost:4000
-  --token TOKEN      an API token created on the market's /produce page
-                     (or set CYCLEMARKET_WORKER_TOKEN)
+  --url URL          the market's address, e.g. http://localhost:3000
+  --token TOKEN      an API token with the produce scope, made on the market's
+                     Account page (or set CYCLEMARKET_WORKER_TOKEN)
   --slots N          tasks to run at once (default: cores - 1, at least 1)
   --name NAME        how the machine is listed (default: host name)
   --price P          credits asked per second of successful use (default 1)

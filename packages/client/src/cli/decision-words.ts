@@ -14,7 +14,8 @@ const WORDS: Record<string, (r: Reason) => string> = {
   "cannot-become-profitable": (r) => `even at the earliest completion its benefit (${num(r, "benefitAtEarliest")}) is below the lowest possible cost (${num(r, "lowestPossibleCost")})`,
   "max-wait-exceeded": (r) => `it waited ${num(r, "waitedSeconds")} s, past the ${num(r, "maxDelaySeconds")} s a job may wait`,
   "waited-too-long": (r) => `it waited ${num(r, "waitedMs")} ms, past the ${num(r, "maxDelayMs")} ms a job may wait`,
-  "insufficient-credits": (r) => `its highest benefit (${num(r, "needed")} credits) is more than your balance${r.balance !== undefined ? ` (${num(r, "balance")} credits)` : ""}`,
+  "insufficient-credits": (r) =>
+    `it needs ${num(r, "needed")} credits in escrow${r.price !== undefined ? ` (it would cost ${num(r, "price")})` : ""} and your balance is${r.balance !== undefined ? ` ${num(r, "balance")} credits` : " less"}${r.missing !== undefined ? `: ${num(r, "missing")} missing` : ""}`,
   "escrow-exhausted": () => "its escrow could not pay for another run",
   "no-quorum": () => "the replicas' outputs never agreed on a majority",
   "nonzero-exit": (r) => `a task's program exited with status ${num(r, "exitCode")} on every attempt`,

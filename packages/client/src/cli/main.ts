@@ -17,7 +17,7 @@ export const EXIT = { ok: 0, jobNotCompleted: 1, usage: 2, refused: 3, unreachab
 export interface Io {
   out(text: string): void;
   err(text: string): void;
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string | undefined>;
   /** Whether stderr is a terminal (a redrawn progress bar) or a log (a line per change). */
   tty: boolean;
 }
@@ -142,8 +142,14 @@ const pilotWords = (pilots: number) =>
 async function quote(market: CycleMarket, path: string, io: Io): Promise<number> {
   const d = await market.quote(path);
   if (d.outcome === "admitted") {
-    io.out(`Would be admitted now: price ${price(d.price)} credits, expected completion ${when(d.completionAt)}.\n`);
+    io.out(`Would be admitted now: price ${price(d.price)} credits, expected completion ${when(d.completionAt)}; ${price(d.escrow)} of your ${price(d.balance)} credits held in escrow while it runs.\n`);
     if (provisionalPilots(d) !== null) io.out(`${pilotWords(provisionalPilots(d)!)}\n`);
+    return EXIT.ok;
+  }
+  const short = d.reasons.find((r) => r.code === "insufficient-credits");
+  if (short) {
+    // Worth running, but the balance cannot escrow it: what it would cost and what is missing.
+    io.out(`Not enough credits: ${describeDecisionReason(short)}.\n`);
     return EXIT.ok;
   }
   io.out(`Would be ${d.outcome} now${because(d.reasons)}.\n`);

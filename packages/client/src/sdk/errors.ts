@@ -47,7 +47,7 @@ export function marketError(e: unknown): MarketError {
   return new MarketError("refused", e instanceof Error ? e.message : String(e));
 }
 
-/** A plain HTTP answer (module upload, downloads) that is not 2xx, as a MarketError. */
+/** @internal A plain HTTP answer (module upload, downloads) that is not 2xx, as a MarketError. */
 export async function httpError(res: Response): Promise<MarketError> {
   const text = await res.text();
   try {

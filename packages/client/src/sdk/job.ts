@@ -4,10 +4,20 @@ import { fromBase64, type JobFileInput } from "../job-file/index.ts";
 import type { CycleMarket } from "./market.ts";
 import { call } from "./market.ts";
 import { marketError } from "./errors.ts";
-import type { MarketClient } from "./trpc.ts";
+import type { Cancelled, Decision, JobView, OutputRow } from "./wire.ts";
 
-export type JobView = Awaited<ReturnType<MarketClient["jobs"]["get"]["query"]>>;
-export type Decision = Awaited<ReturnType<MarketClient["jobs"]["submit"]["mutate"]>>["decision"];
+export type { Cancelled, Decision, JobView } from "./wire.ts";
+
+/**
+ * What the SDK needs of an AbortSignal (Node's and a browser's fit it), written out so these
+ * declarations need neither the DOM's types nor Node's.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
 
 /** How a job ended: completed is success; the others are not. */
 export const FINAL_STATUSES = ["completed", "failed", "cancelled", "rejected"] as const;
@@ -52,7 +62,7 @@ export class JobHandle {
    * The job's progress each time its status or task counts change, until the job ends (the last
    * one is final). The market pushes it (server-sent events): nothing is polled.
    */
-  async *progress(options: { signal?: AbortSignal } = {}): AsyncGenerator<Progress> {
+  async *progress(options: { signal?: AbortSignalLike } = {}): AsyncGenerator<Progress> {
     const views = follow<JobView>((h) => this.market.api.jobs.watch.subscribe({ jobId: this.id }, h), options.signal);
     for await (const job of views) {
       yield { status: job.status, tasksDone: job.tasksDone, taskCount: job.taskCount, tasks: job.tasks, job };
@@ -61,7 +71,7 @@ export class JobHandle {
   }
 
   /** Resolves when the job has ended, with its final view. */
-  async wait(options: { signal?: AbortSignal; onProgress?: (p: Progress) => void } = {}): Promise<JobView> {
+  async wait(options: { signal?: AbortSignalLike; onProgress?: (p: Progress) => void } = {}): Promise<JobView> {
     let final: JobView | null = null;
     for await (const p of this.progress(options)) {
       options.onProgress?.(p);
@@ -75,7 +85,7 @@ export class JobHandle {
     return call(() => this.market.api.jobs.jobFile.query({ jobId: this.id })) as Promise<JobFileInput>;
   }
 
-  cancel() {
+  cancel(): Promise<Cancelled> {
     return call(() => this.market.api.jobs.cancel.mutate({ jobId: this.id }));
   }
 
@@ -101,7 +111,7 @@ export class JobHandle {
    * the job ends. The market pushes them (server-sent events); a dropped connection is made
    * again and resumes where it was, and no task is yielded twice.
    */
-  async *results(options: { signal?: AbortSignal } = {}): AsyncGenerator<TaskOutput> {
+  async *results(options: { signal?: AbortSignalLike } = {}): AsyncGenerator<TaskOutput> {
     const seen = new Set<number>();
     const events = follow<{ data: OutputEvent }>((h) => this.market.api.jobs.streamOutputs.subscribe({ jobId: this.id }, h), options.signal);
     for await (const { data } of events) {
@@ -130,7 +140,6 @@ export class JobHandle {
   }
 }
 
-type OutputRow = Awaited<ReturnType<MarketClient["jobs"]["outputs"]["query"]>>[number];
 type OutputEvent = { kind: "output"; output: OutputRow } | { kind: "end"; status: string };
 
 function taskOutput(r: OutputRow): TaskOutput {
@@ -153,7 +162,7 @@ interface Handlers<T> {
 }
 
 /** A subscription as an async iterator: values queue until read; an error ends it as a MarketError. */
-async function* follow<T>(start: (handlers: Handlers<T>) => { unsubscribe(): void }, signal?: AbortSignal): AsyncGenerator<T> {
+async function* follow<T>(start: (handlers: Handlers<T>) => { unsubscribe(): void }, signal?: AbortSignalLike): AsyncGenerator<T> {
   const queue: T[] = [];
   let ended = false;
   let failure: unknown = null;

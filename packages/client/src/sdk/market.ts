@@ -4,6 +4,7 @@ import { httpError, marketError, MarketError } from "./errors.ts";
 import { loadJobFile, parseJobFile, type LoadedJobFile } from "./load.ts";
 import { apiBase, marketClient, type MarketClient } from "./trpc.ts";
 import { JobHandle } from "./job.ts";
+import type { Quote } from "./wire.ts";
 
 export interface ConnectOptions {
   /** The web app's address or the Market Manager's. */
@@ -17,6 +18,7 @@ export type JobSource = string | { job: unknown; dir: string };
 
 /** The consumer's SDK: submit and quote job files, follow jobs, fetch their outputs as bytes. */
 export class CycleMarket {
+  /** @internal The typed tRPC client; its types are the Market Manager's, which the published package does not carry. */
   readonly api: MarketClient;
   constructor(readonly options: ConnectOptions) {
     this.api = marketClient(options.url, { authorization: `Bearer ${options.token}` });
@@ -56,7 +58,7 @@ export class CycleMarket {
   }
 
   /** What the market would decide now, committing nothing. */
-  async quote(source: JobSource) {
+  async quote(source: JobSource): Promise<Quote> {
     const request = await this.prepare(source);
     return call(() => this.api.jobs.quote.mutate(request));
   }

@@ -4,6 +4,7 @@ import { AdminSettingsPatch, changeSettings } from "../../market/settings.ts";
 import { POLICY_NAMES } from "@cyclemarket/costbenefit";
 import { HistoryRange, historyRange } from "../../ops/history.ts";
 import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
+import { AdminGrant, grantCredits, recentGrants } from "../../ledger/admin-grant.ts";
 
 export const adminRouter = router({
   overview: adminProcedure.query(({ ctx }) => marketOverview(ctx.services.db, ctx.services.market)),
@@ -11,6 +12,10 @@ export const adminRouter = router({
   history: adminProcedure.input(HistoryRange).query(({ ctx, input }) => historyRange(ctx.services.db, input, ctx.services.clock.now())),
   /** The decision log: every admission, delay, rejection, placement, move and departure, with reasons. */
   decisions: adminProcedure.input(DecisionFilter).query(({ ctx, input }) => listDecisions(ctx.services.db, input)),
+  /** Credits from the market's account to a consumer's, with the admin's name and reason on the entry. */
+  grantCredits: adminProcedure.input(AdminGrant).mutation(({ ctx, input }) => grantCredits(ctx.services.db, { id: ctx.caller.id, name: ctx.caller.name }, input)),
+  /** The latest grants: when, to whom, how much, by whom and why. */
+  grants: adminProcedure.query(({ ctx }) => recentGrants(ctx.services.db)),
 
   settings: router({
     get: adminProcedure.query(async ({ ctx }) => {

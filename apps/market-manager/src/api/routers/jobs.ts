@@ -79,7 +79,7 @@ export const jobsRouter = router({
       return staged ? next({ getRawInput: async () => staged }) : next();
     })
     .input(SubmissionInput)
-    .mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES)),
+    .mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES, ctx.caller.id)),
   submit: consumerProcedure
     .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
     .use(async ({ ctx, next }) => {

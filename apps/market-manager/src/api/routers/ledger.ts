@@ -1,8 +1,9 @@
-import { router, signedInProcedure, type Caller } from "../trpc.ts";
+import { consumerSessionProcedure, router, signedInProcedure, type Caller } from "../trpc.ts";
 import type { Services } from "../../services.ts";
 import { earningsSeries } from "../../ledger/earnings-series.ts";
 import { balances, producerEarnings, statement } from "../../ledger/statement.ts";
 import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
+import { EarningsTransfer, transferEarnings } from "../../ledger/earnings-transfer.ts";
 
 /**
  * A verified consumer whose grant did not happen yet (an account from before, or a reserve that
@@ -26,4 +27,6 @@ export const ledgerRouter = router({
   earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
   /** The same earnings per hour over two days and per day over thirty, for the earnings chart. */
   earningsSeries: signedInProcedure.query(({ ctx }) => earningsSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
+  /** Moves the caller's producer earnings (all, or `credits` of them) to their consumer balance. */
+  transferEarnings: consumerSessionProcedure.input(EarningsTransfer).mutation(({ ctx, input }) => transferEarnings(ctx.services.db, ctx.caller.id, input)),
 });

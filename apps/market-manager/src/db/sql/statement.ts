@@ -66,7 +66,7 @@ export async function runStatement<P extends object, R>(run: Runner, s: Statemen
 
 /**
  * A statement's own refusal: it calls `market_refuse(code, detail)` (migration
- * 20261128170000_market_refuse) where a condition it checks does not hold, which raises SQLSTATE
+ * 20261128171000_market_refuse) where a condition it checks does not hold, which raises SQLSTATE
  * MK001 with the code as its message and the detail as JSON, and undoes the whole statement. The
  * caller gets a `StatementRefused` with the code and detail as values.
  */

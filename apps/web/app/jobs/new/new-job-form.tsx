@@ -439,7 +439,7 @@ export function NewJobForm() {
               Submit job
             </Button>
           </div>
-          <BalanceCheck balance={balance.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} />
+          <BalanceCheck balance={balance.data} highest={highest} refused={reasonCode(submit.error) === "insufficient-credits"} quoted={answer?.kind === "quote"} />
           {mode === "upload" && curve ? (
             <details open className="mt-4 text-sm" data-testid="form-job-file">
               <summary className="cursor-pointer font-medium text-slate-800">The job file this submits</summary>
@@ -486,8 +486,12 @@ function reasonCode(error: unknown): string | null {
   return isReason(reason) ? reason.code : null;
 }
 
-/** The balance beside the submit button, and a warning when the escrow would not fit in it. */
-function BalanceCheck({ balance: held, highest, refused }: { balance: ReturnType<typeof useBalance>["data"]; highest: number | null; refused: boolean }) {
+/**
+ * The balance beside the submit button, and a warning when the escrow may not fit in it. The
+ * escrow is at most the highest benefit (the price and a contingency, under posted prices), so
+ * only a quote says what it is: once there is one, the quote says it, and this says nothing more.
+ */
+function BalanceCheck({ balance: held, highest, refused, quoted }: { balance: ReturnType<typeof useBalance>["data"]; highest: number | null; refused: boolean; quoted: boolean }) {
   if (!held) return null;
   const balance = held.consumerBalance;
   const over = highest != null && highest > balance;
@@ -501,15 +505,15 @@ function BalanceCheck({ balance: held, highest, refused }: { balance: ReturnType
           </dd>
         </div>
         <div className="flex justify-between gap-3">
-          <dt className="text-slate-500">Held in escrow if admitted</dt>
+          <dt className="text-slate-500">Held in escrow if admitted, at most</dt>
           <dd className={cx("tabular-nums", over ? "font-semibold text-rose-700" : "text-slate-900")}>{credits(highest)}</dd>
         </div>
       </dl>
-      {over && !refused ? (
-        <Alert tone="warning" title="Not enough credits">
+      {over && !refused && !quoted ? (
+        <Alert tone="warning" title="Perhaps not enough credits">
           <span data-testid="insufficient-credits">
-            This job&apos;s highest benefit ({credits(highest)}) is more than your balance ({credits(balance)}). The market holds the highest benefit in
-            escrow while the job runs, so it will refuse the job: lower the benefit curve, or wait for your running jobs to settle.
+            This job&apos;s highest benefit ({credits(highest)}) is more than your balance ({credits(balance)}). While the job runs the market holds up to that in
+            escrow, so it may refuse the job: get a quote to see what it needs, or lower the benefit curve.
           </span>
         </Alert>
       ) : null}
