@@ -15,7 +15,7 @@ export { MarketSettings } from "./settings.ts";
 export type { MarketSettingsInput } from "./settings.ts";
 export { Reason, Exclusions } from "./reasons.ts";
 export type { ReasonCode } from "./reasons.ts";
-export { Decision, Admitted, Delayed, Rejected, Placement, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
+export { Decision, Admitted, Delayed, Rejected, Placement, WorkPrice, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
 // The live state and how decisions change it
 export { MarketState } from "./state/market-state.ts";
 export type { MachineView, DelayedJob, StateSeen } from "./state/market-state.ts";
@@ -30,6 +30,9 @@ export type { PolicyName } from "./policies/registry.ts";
 // Money: what a run is worth, what a job is charged, what a dedicated machine has earned
 export { SettlementTerms, DEFAULT_TERMS, runPay, refinedWork, settleCharge, ChargeReason, penaltyHold, estimateContradicted, contractAccrual } from "./settlement.ts";
 export type { SettlementTermsInput, RunPay, RunPayInput, Charge, ChargeInput, ContractAccrualInput } from "./settlement.ts";
+// What a contradicted work estimate is charged: the admitted plan priced at the measured work
+export { chargeForWork, toleranceGain, WORK_RATIOS } from "./pricing.ts";
+export type { WorkChargeInput, WorkCharge } from "./pricing.ts";
 // Jobs without a work estimate: pilots first, the rest planned from their measured work
 export { PILOT_TASKS, REFERENCE_SPEED, pilotCount, provisionalWork, measuredWork, loweredBenefit, pilotJob, decidePilots, decideRemainder } from "./pilots.ts";
 export type { PilotRun, RemainderInput, Answer } from "./pilots.ts";
