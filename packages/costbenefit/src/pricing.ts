@@ -78,13 +78,16 @@ export const WORK_RATIOS: readonly number[] = [1, 1.05, 1.1, 1.25, 1.5, 2, 3, 5,
 
 /** Each placement's machine row and task work, in the plan's order, and what they imply. */
 interface PlacedWork {
+  /** How many placements and machines the arrays below hold (they are scratch, longer than that). */
+  placements: number;
+  used: number;
   rows: Int32Array;
-  work: Float64Array;
   /** cps(m) x w / v_m summed: what the plan expects to pay producers. */
   payments: number;
-  /** The job's work per machine in the order of the machines' first placements, and those machines' rows. */
+  /** Per machine the plan uses (in the order of its first placement): its row, its backlog R and the job's work W on it. */
+  machines: Int32Array;
+  backlog: Float64Array;
   own: Float64Array;
-  machines: number[];
   /** finish(ratio) = fixed + ratio x scaled, per placement (feasibility.ts, estimate). */
   fixed: Float64Array;
   scaled: Float64Array;
@@ -92,51 +95,107 @@ interface PlacedWork {
   boundRatio: number;
 }
 
+// Each machine row's place among the machines of the plan being quoted, stamped so it needs no
+// clearing, and the arrays a quote works in, grown as needed: every admission is quoted, and
+// allocating them each time was most of what a quote cost (decisions are synchronous, as the
+// search's overlay).
+let slotStamp = new Int32Array(64);
+let slotOfRow = new Int32Array(64);
+let stampNow = 0;
+class Scratch {
+  rows = new Int32Array(64);
+  machines = new Int32Array(64);
+  backlog = new Float64Array(64);
+  own = new Float64Array(64);
+  count = new Int32Array(64);
+  fixed = new Float64Array(64);
+  scaled = new Float64Array(64);
+  base = new Float64Array(64);
+  slope = new Float64Array(64);
+
+  grow(n: number): void {
+    if (this.rows.length >= n) return;
+    const size = Math.max(n, this.rows.length * 2);
+    this.rows = new Int32Array(size);
+    this.machines = new Int32Array(size);
+    this.backlog = new Float64Array(size);
+    this.own = new Float64Array(size);
+    this.count = new Int32Array(size);
+    this.fixed = new Float64Array(size);
+    this.scaled = new Float64Array(size);
+    this.base = new Float64Array(size);
+    this.slope = new Float64Array(size);
+  }
+}
+const scratch = new Scratch();
+
 function placedWork(state: MarketState, job: Job, plan: Plan, now: number): PlacedWork {
   const m = state.machines;
   const f = m.f;
   const H = state.settings.horizonSeconds;
   const placements = plan.placements;
-  const byId = new Map<string, number>();
-  for (const t of job.tasks) byId.set(t.id, t.work);
-  const rows = new Int32Array(placements.length);
-  const work = new Float64Array(placements.length);
-  const slotOf = new Map<number, number>();
-  const machines: number[] = [];
-  const own = new Float64Array(placements.length);
-  const count = new Int32Array(placements.length);
-  const fixed = new Float64Array(placements.length);
-  const scaled = new Float64Array(placements.length);
+  const n = placements.length;
+  // A job's tasks mostly share one work figure (the market declares one per job): then no lookup by id.
+  const first = job.tasks[0]!.work;
+  let byId: Map<string, number> | undefined;
+  for (const t of job.tasks) {
+    if (t.work !== first) {
+      byId = new Map(job.tasks.map((x) => [x.id, x.work]));
+      break;
+    }
+  }
+  if (slotStamp.length < m.end) {
+    slotStamp = new Int32Array(Math.max(m.end, slotStamp.length * 2));
+    slotOfRow = new Int32Array(slotStamp.length);
+  }
+  if (++stampNow === 0x7fffffff) {
+    slotStamp.fill(0);
+    stampNow = 1;
+  }
+  scratch.grow(n);
+  const { rows, machines, backlog, own, count, fixed, scaled } = scratch;
+  own.fill(0, 0, n);
+  count.fill(0, 0, n);
+  let used = 0;
   let payments = 0;
   let boundRatio = Infinity;
-  for (let i = 0; i < placements.length; i++) {
+  for (let i = 0; i < n; i++) {
     const p = placements[i]!;
     const row = m.rowById.get(p.machineId) ?? -1;
-    // The part before the first "~": replica r >= 1 of task t is `${t}~${r}` (expandTasks).
-    const cut = p.taskId.indexOf("~");
-    const w = byId.get(cut < 0 ? p.taskId : p.taskId.slice(0, cut)) ?? 0;
     rows[i] = row;
-    work[i] = w;
     if (row < 0) continue;
-    let k = slotOf.get(row);
-    if (k === undefined) {
-      k = machines.length;
-      slotOf.set(row, k);
-      machines.push(row);
+    // The part before the first "~": replica r >= 1 of task t is `${t}~${r}` (expandTasks).
+    let w = first;
+    if (byId) {
+      const cut = p.taskId.indexOf("~");
+      w = byId.get(cut < 0 ? p.taskId : p.taskId.slice(0, cut)) ?? 0;
+    }
+    let k: number;
+    if (slotStamp[row] === stampNow) k = slotOfRow[row]!;
+    else {
+      k = used++;
+      slotStamp[row] = stampNow;
+      slotOfRow[row] = k;
+      machines[k] = row;
+      backlog[k] = m.remaining(row, now);
     }
     const capacity = f.capacity[row]!;
-    payments += (f.pricePerSecond[row]! * w) / f.speed[row]!;
+    const speed = f.speed[row]!;
+    const E = own[k]!;
+    payments += (f.pricePerSecond[row]! * w) / speed;
     // As feasibility.ts: a task starts at once while a slot is free, otherwise after the backlog.
     const startsNow = m.i.running[row]! + m.i.queued[row]! + count[k]! < f.slots[row]!;
-    scaled[i] = (startsNow ? 0 : own[k]! / capacity) + w / f.speed[row]!;
-    fixed[i] = p.expectedFinishAt - scaled[i]!;
+    const line = (startsNow ? 0 : E / capacity) + w / speed;
+    scaled[i] = line;
+    fixed[i] = p.expectedFinishAt - line;
     // The bounded check of feasibility.ts, (R + r E) / c + min(r w / c, H / 2) <= H for the backlog
     // R, the job's own work E before this task and the task's w, holds up to this ratio r.
-    boundRatio = Math.min(boundRatio, withinBoundsUpTo(m.remaining(row, now), own[k]!, w, capacity, H));
-    own[k]! += w;
+    const bound = withinBoundsUpTo(backlog[k]!, E, w, capacity, H);
+    if (bound < boundRatio) boundRatio = bound;
+    own[k] = E + w;
     count[k]!++;
   }
-  return { rows, work, payments, own, machines, fixed, scaled, boundRatio };
+  return { placements: n, used, rows, payments, machines, backlog, own, fixed, scaled, boundRatio };
 }
 
 /**
@@ -152,6 +211,12 @@ function withinBoundsUpTo(R: number, E: number, w: number, c: number, H: number)
   // Past that its share counts H/2: R + r E <= H c / 2.
   if (E === 0) return R <= (H * c) / 2 ? Infinity : share;
   return Math.max(share, ((H * c) / 2 - R) / E);
+}
+
+/** Where the highest possible cost starts to floor a plan's price (pricesAtWork). */
+interface Floor {
+  demand: Demand;
+  from: number;
 }
 
 /**
@@ -171,47 +236,50 @@ function withinBoundsUpTo(R: number, E: number, w: number, c: number, H: number)
  * consumer who declared too little work was planned within the bounds and then ran past them at
  * the marginal cost, where the truth would have been delayed or priced at the floor.
  */
-function pricesAtWork(state: MarketState, plan: Plan, placed: PlacedWork, now: number, price: number, floor: { demand: Demand; from: number } | undefined): WorkPrice[] {
-  const m = state.machines;
-  const f = m.f;
+function pricesAtWork(state: MarketState, plan: Plan, placed: PlacedWork, now: number, price: number, floor: Floor | undefined): WorkPrice[] {
+  const f = state.machines.f;
   const s = state.settings;
   const lnN = Math.log(state.n);
   const H = s.horizonSeconds;
   const markup = s.pricing === "posted" ? 1 + s.feeFraction : 1;
-  const last = WORK_RATIOS[WORK_RATIOS.length - 1]!;
-  const ratios = [...WORK_RATIOS];
   // The step where the floor starts: the ratio itself, priced without it, and one just past it.
-  if (floor && floor.from > 1 && floor.from < last) {
-    if (!ratios.includes(floor.from)) ratios.push(floor.from);
-    ratios.push(floor.from * (1 + 1e-9));
-  }
-  ratios.sort((a, b) => a - b);
+  const step = floor && floor.from > 1 && floor.from < WORK_RATIOS[WORK_RATIOS.length - 1]! ? floor.from : Infinity;
   // Per machine: P n^((R + W)/(c H)) and ln(n) W / (c H), so each ratio costs one expm1 per machine.
-  const count = placed.machines.length;
-  const base = new Float64Array(count);
-  const slope = new Float64Array(count);
-  for (let k = 0; k < count; k++) {
-    const row = placed.machines[k]!;
-    const scale = f.capacity[row]! * H;
-    base[k] = s.priceConstant * Math.exp((lnN * (m.remaining(row, now) + placed.own[k]!)) / scale);
+  const used = placed.used;
+  const { base, slope } = scratch;
+  for (let k = 0; k < used; k++) {
+    const scale = f.capacity[placed.machines[k]!]! * H;
+    base[k] = s.priceConstant * Math.exp((lnN * (placed.backlog[k]! + placed.own[k]!)) / scale);
     slope[k] = (lnN * placed.own[k]!) / scale;
   }
-  const out: WorkPrice[] = [];
-  for (const ratio of ratios) {
-    if (ratio === 1) {
-      out.push({ ratio, price, completionAt: plan.completionAt });
-      continue;
+  const out: WorkPrice[] = [{ ratio: 1, price, completionAt: plan.completionAt }];
+  for (let r = 1; r < WORK_RATIOS.length; r++) {
+    const ratio = WORK_RATIOS[r]!;
+    if (step > WORK_RATIOS[r - 1]! && step <= ratio) {
+      const past = step * (1 + 1e-9);
+      out.push(workPrice(state, plan, placed, price, markup, floor, step), workPrice(state, plan, placed, price, markup, floor, past));
+      if (past >= ratio) continue;
     }
-    let extra = (ratio - 1) * placed.payments;
-    for (let k = 0; k < count; k++) extra += base[k]! * Math.expm1(slope[k]! * (ratio - 1));
-    let at = price + markup * extra;
-    if (floor && ratio > floor.from) at = Math.max(at, highestCostOf(state, floor.demand, ratio));
-    let completionAt = plan.completionAt;
-    for (let i = 0; i < placed.rows.length; i++) if (placed.rows[i]! >= 0) completionAt = Math.max(completionAt, placed.fixed[i]! + ratio * placed.scaled[i]!);
-    // Past every budget: kept finite so the decision stays a plain record.
-    out.push({ ratio, price: Math.min(MAX_CREDITS, at), completionAt });
+    out.push(workPrice(state, plan, placed, price, markup, floor, ratio));
   }
   return out;
+}
+
+/** The plan at one ratio of its declared work (pricesAtWork). */
+function workPrice(state: MarketState, plan: Plan, placed: PlacedWork, price: number, markup: number, floor: Floor | undefined, ratio: number): WorkPrice {
+  const { base, slope } = scratch;
+  let extra = (ratio - 1) * placed.payments;
+  for (let k = 0; k < placed.used; k++) extra += base[k]! * Math.expm1(slope[k]! * (ratio - 1));
+  let p = price + markup * extra;
+  if (floor && ratio > floor.from) p = Math.max(p, highestCostOf(state, floor.demand, ratio));
+  const { rows, fixed, scaled } = placed;
+  let completionAt = plan.completionAt;
+  for (let i = 0; i < placed.placements; i++) {
+    const finish = fixed[i]! + ratio * scaled[i]!;
+    if (rows[i]! >= 0 && finish > completionAt) completionAt = finish;
+  }
+  // Past every budget: kept finite so the decision stays a plain record.
+  return { ratio, price: Math.min(MAX_CREDITS, p), completionAt };
 }
 
 /** The price or completion at `ratio`, read linearly between the two ratios around it, or along the last two past the end. */

@@ -42,10 +42,13 @@ export function highestCostOf(state: MarketState, d: Demand, workRatio = 1): num
   const H = s.horizonSeconds;
   const k = d.replicas;
   const work = d.work * workRatio;
-  // Each resource at its maximum already, then the whole demand added: n^(1 + D) - n.
-  const atMax = (demand: number, max: number) => resourceMarginalCost(n, max, max, demand);
-  const units = atMax((k * work) / a.minCapacity, H) + atMax(k * d.memoryMb, a.minMemoryTotal) + atMax(k * d.bytes, s.linkBytesPerSecond * H);
+  const units = atMax(n, (k * work) / a.minCapacity, H) + atMax(n, k * d.memoryMb, a.minMemoryTotal) + atMax(n, k * d.bytes, s.linkBytesPerSecond * H);
   return s.priceConstant * units + k * work * a.maxPricePerWork;
+}
+
+/** A resource at its maximum already, then the demand added: n^(1 + D) - n. */
+function atMax(n: number, demand: number, max: number): number {
+  return resourceMarginalCost(n, max, max, demand);
 }
 
 /** Cost of the job on the biggest machine of an empty market: no plan can cost less. */

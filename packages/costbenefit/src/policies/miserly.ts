@@ -82,6 +82,11 @@ export function menuOfPlans(ctx: SearchContext, groups: TaskShape[][], choose: C
   return { items };
 }
 
+/** The reported curve is as high at this plan's completion as before the earliest possible one: the walk may stop (menuOfPlans). */
+function flatTo(job: Job, item: MenuItem, top: number): boolean {
+  return benefitAt(job.benefit, item.plan.completionAt - job.arrivedAt) >= top;
+}
+
 export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: Chooser, profile: PolicyProfile): Decision {
   if (state.machineCount === 0) return { outcome: "delayed", jobId: job.id, reasons: [{ code: "no-machines" }] };
   const settings = state.settings;
@@ -91,8 +96,7 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   // curve just before that, so a last-bit difference in how a finish is summed cannot matter.
   const earliest = earliestCompletion(state, job, now);
   const top = benefitAt(job.benefit, justBefore(earliest) - job.arrivedAt);
-  const enough = (item: MenuItem) => benefitAt(job.benefit, item.plan.completionAt - job.arrivedAt) >= top;
-  const menu = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes, enough);
+  const menu = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes, (item) => flatTo(job, item, top));
   const failure = menu.failure;
   let best: { item: MenuItem; benefit: number; profit: number } | undefined;
   for (const item of menu.items) {
@@ -114,7 +118,7 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
   const highest = top > floor ? highestPossibleCost(state, job) : Infinity;
   if (top - highest > floor) {
     ctx.bounded = false;
-    const over = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes, enough, { floor: alwaysAdmitCost(settings, 0, highest), maxCost: top });
+    const over = menuOfPlans(ctx, groups, choose, profile.maxCandidateTimes, (item) => flatTo(job, item, top), { floor: alwaysAdmitCost(settings, 0, highest), maxCost: top });
     ctx.bounded = true;
     let chosen: { item: MenuItem; benefit: number; profit: number } | undefined;
     for (const item of over.items) {
