@@ -1,5 +1,5 @@
 // Deciding a job of many identical tasks takes shortcuts (one search for a run of identical tasks,
-// plans written out only when read, the always-admit plan skipped or cut short once it cannot be
+// plans written out only when read, the always-admit walk skipped or cut short once it cannot be
 // admitted, bounds worked out once per task shape). These tests hold the decisions to those of the straightforward search, written
 // out here as it was: every task copied, every plan placed in full.
 import { describe, expect, it } from "vitest";
