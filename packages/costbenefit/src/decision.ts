@@ -13,6 +13,14 @@ export const Placement = z.object({
 });
 export type Placement = z.infer<typeof Placement>;
 
+/**
+ * The admitted plan priced as if each task's work were `ratio` times what the job declared, on the
+ * same placements: what a contradicted estimate is charged (pricing.ts, chargeForWork), and when
+ * the same placements would complete with that work. Fixed at admission.
+ */
+export const WorkPrice = z.object({ ratio: z.number(), price: z.number(), completionAt: z.number() });
+export type WorkPrice = z.infer<typeof WorkPrice>;
+
 export const Admitted = z.object({
   outcome: z.literal("admitted"),
   jobId: z.string(),
@@ -28,6 +36,8 @@ export const Admitted = z.object({
   /** What the price is made of: producers' expected payments, congestion (P x abstract cost), the market's fee. */
   priceParts: z.object({ producerPayments: z.number(), congestion: z.number(), fee: z.number() }).optional(),
   placements: z.array(Placement),
+  /** The price and completion at multiples of the declared work, ratio 1 first (the quote itself). */
+  priceAtWork: z.array(WorkPrice).optional(),
   reasons: z.array(Reason),
 });
 export const Delayed = z.object({ outcome: z.literal("delayed"), jobId: z.string(), reasons: z.array(Reason) });

@@ -15,7 +15,7 @@ export { MarketSettings } from "./settings.ts";
 export type { MarketSettingsInput } from "./settings.ts";
 export { Reason, Exclusions } from "./reasons.ts";
 export type { ReasonCode } from "./reasons.ts";
-export { Decision, Admitted, Delayed, Rejected, Placement, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
+export { Decision, Admitted, Delayed, Rejected, Placement, WorkPrice, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
 // The live state and how decisions change it
 export { MarketState } from "./state/market-state.ts";
 export type { MachineView, DelayedJob, StateSeen } from "./state/market-state.ts";
@@ -50,6 +50,9 @@ export {
   contractAccrual,
 } from "./settlement.ts";
 export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
+// What a contradicted work estimate is charged: the admitted plan priced at the measured work
+export { chargeForWork, priceAtRatio, toleranceGain, WORK_RATIOS } from "./pricing.ts";
+export type { WorkChargeInput, WorkCharge } from "./pricing.ts";
 // Jobs without a work estimate: pilots first, the rest planned from their measured work
 export { PILOT_TASKS, REFERENCE_SPEED, pilotCount, provisionalWork, pilotWork, loweredBenefit, pilotJob, decidePilots, decideRemainder } from "./pilots.ts";
 export type { PilotRun, RemainderInput, Answer } from "./pilots.ts";

@@ -29,7 +29,7 @@ export const SettlementTerms = z.object({
    * times the declared; past it the estimate is contradicted: the charge follows the measured
    * work (up to the consumer's maxSpend) and lateness is the consumer's own.
    */
-  estimateToleranceMultiple: z.number().min(1).max(1000).default(1.25),
+  estimateToleranceMultiple: z.number().min(1).max(1000).default(1.1),
   /**
    * Owners (other than the consumer) whose runs must have measured a job's work before the
    * measurement replaces the declared work: one owner cannot move it alone, however it reports.

@@ -83,6 +83,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
           completionAt: ms(d.completionAt),
           price: d.price,
           priceParts: d.priceParts,
+          priceAtWork: d.priceAtWork?.map((w) => ({ ...w, completionAt: ms(w.completionAt) })),
           placements: d.placements.map((p) => ({ taskId: p.taskId, machineId: p.machineId, expectedFinishAt: ms(p.expectedFinishAt), marginalCost: p.marginalCost })),
           reasons: wire(d.reasons),
         }

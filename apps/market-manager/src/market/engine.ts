@@ -3,7 +3,7 @@
 // vocabulary is the engine's own (its Reason union, its task demand); the one translation is of
 // time: the engine counts seconds on the market's clock, the service and the wire milliseconds
 // since the epoch, so every instant in a decision or a reason leaves here in milliseconds.
-import type { Asked, BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms } from "@cyclemarket/costbenefit";
+import type { Asked, BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms, WorkPrice } from "@cyclemarket/costbenefit";
 import type { LiveJob, LiveMachine, LiveTask } from "./live.ts";
 
 /** Any reason the market gives: the engine's, or the service's own (vocabulary.ts). */
@@ -45,6 +45,8 @@ export type Decision =
       price: number;
       /** What the price is made of (credits): producers' expected payments, congestion, the market's fee. */
       priceParts?: { producerPayments: number; congestion: number; fee: number } | undefined;
+      /** The same placements priced at multiples of the declared work (costbenefit priceAtWork): what a contradicted estimate is charged. */
+      priceAtWork?: WorkPrice[] | undefined;
       placements: PlacementRecord[];
       reasons: Reason[];
     }

@@ -1,7 +1,7 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import { leaseRoom, type Asked, type BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
+import { leaseRoom, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
 import { TaskQueue } from "./task-queue.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
@@ -88,6 +88,8 @@ export interface LiveJob {
   priceMicro: bigint;
   /** The most the consumer allows when the measured work contradicts the estimate (null: the price). */
   maxSpendMicro: bigint | null;
+  /** The admitted plan priced at multiples of the declared work (costbenefit priceAtWork); null for a job admitted without it. */
+  priceAtWork: WorkPrice[] | null;
   /** The network the job was submitted from, where known. */
   submitNetwork: string | null;
   /** Piece rates of late runs held in the escrow for lateness. */

@@ -124,7 +124,9 @@ async function admit(
     });
     await queueOnMachines(tx, placed);
   });
-  Object.assign(job, { workPerTask, declaredWorkPerTask: workPerTask, priceMicro: price, escrowMicro: job.escrowMicro + needed });
+  // The pilots' price is spent: a contradicted estimate is charged it plus the rest's plan at the measured work.
+  const priceAtWork = decision.priceAtWork?.map((w) => ({ ...w, price: w.price + toCredits(job.pilots.priceMicro) })) ?? null;
+  Object.assign(job, { workPerTask, declaredWorkPerTask: workPerTask, priceMicro: price, priceAtWork, escrowMicro: job.escrowMicro + needed });
   job.pilots.phase = "measured";
   remainderAdmitted(market, job, rows, placed, spec, decision);
   market.log(`job ${job.id.slice(0, 8)}: the rest (${spec.tasks.length} tasks) admitted at ${workPerTask.toFixed(3)} s of measured work per task`);

@@ -1,4 +1,5 @@
 import { BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
+import { priceAtWorkOf } from "../ledger/contradicted.ts";
 import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";
@@ -96,6 +97,7 @@ export async function restoreMarket(market: Market) {
       escrowMicro: job.escrowMicro,
       priceMicro: job.quotedPriceMicro ?? 0n,
       maxSpendMicro: job.maxSpendMicro,
+      priceAtWork: priceAtWorkOf(job.decision),
       submitNetwork: job.submitNetwork,
       ...(await paidAndHeld(market, job.id, job.escrowMicro)),
       failedTasks: await db.task.count({ where: { jobId: job.id, replica: 0, status: "failed" } }),

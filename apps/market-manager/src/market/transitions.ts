@@ -87,7 +87,7 @@ export function jobStillDelayed(market: Market, spec: JobSpec, decision: Decisio
 export function delayedJobAdmitted(
   market: Market,
   job: LiveJob,
-  terms: Pick<LiveJob, "escrowMicro" | "priceMicro" | "pricing">,
+  terms: Pick<LiveJob, "escrowMicro" | "priceMicro" | "pricing" | "priceAtWork">,
   tasks: LiveTask[],
   spec: JobSpec,
   decision: Decision & { outcome: "admitted" },

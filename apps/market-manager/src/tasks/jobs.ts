@@ -139,6 +139,7 @@ export function decisionRecord(market: Market, d: Decision, replicas: number, ma
         completionAt: d.completionAt,
         price: d.price,
         priceParts: d.priceParts ?? null,
+        priceAtWork: d.priceAtWork ?? null,
         terms: termsOf(market, d.price, maxSpend),
         ...provisional,
       }
@@ -371,6 +372,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
             memoryMbPerTask: job.memoryMbPerTask,
             escrowMicro: needed,
             priceMicro: price,
+            priceAtWork: decision.outcome === "admitted" ? (decision.priceAtWork ?? null) : null,
             maxSpendMicro: admission.maxSpendMicro,
             submitNetwork: admission.submitNetwork,
             paidMicro: 0n,
@@ -453,7 +455,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   });
   if (written.status === "admitted" && decision.outcome === "admitted") {
     const { escrowMicro, pricing } = written;
-    delayedJobAdmitted(market, job, { escrowMicro, priceMicro: toMicro(decision.price), pricing }, tasks, spec, decision);
+    delayedJobAdmitted(market, job, { escrowMicro, priceMicro: toMicro(decision.price), pricing, priceAtWork: decision.priceAtWork ?? null }, tasks, spec, decision);
   } else delayedJobRejected(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }

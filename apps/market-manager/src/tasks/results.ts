@@ -10,7 +10,7 @@ import { confirmedFailure, tallyCopies } from "@cyclemarket/costbenefit";
 import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
 import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
-import { contradictedAfter, measureRun, runPiece, splitPiece, type RunMeasure } from "./run-pay.ts";
+import { contradictedAfter, measureRun, overSpendLimit, runPiece, splitPiece, type RunMeasure } from "./run-pay.ts";
 
 export interface Completion {
   machine: LiveMachine;
@@ -95,10 +95,11 @@ export function prepareCompletion(market: Market, c: Completion) {
   const finishesJob = allDecided && succeeded > 0;
   const stopsOnFailures = taskFails && !finishesJob && (allDecided || failedTasks >= terms.confirmedFailureLimit);
   const givesUp = stopsOnFailures || (failure !== null && !taskFails && failures.length >= terms.maxAttempts) || (rerun.length > 0 && task.attempts >= terms.maxAttempts);
-  // A job whose measured work contradicted its estimate stops once its escrow (the consumer's
-  // maxSpend) cannot pay another piece like this one: the consumer's limit is reached.
+  // A job whose measured work contradicted its estimate stops once what that work is charged is
+  // over the consumer's maxSpend, or its escrow cannot pay another piece like this one.
   const budgetAfter = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id) + lease.pieceRateMicro - (decidesNow ? pieceMicro : 0n);
-  const atLimit = !finishesJob && !givesUp && succeeded + failedTasks < job.taskCount && budgetAfter < pieceMicro && contradictedAfter(market, job, measure);
+  const atLimit =
+    !givesUp && (overSpendLimit(market, job, measure) || (!finishesJob && succeeded + failedTasks < job.taskCount && budgetAfter < pieceMicro && contradictedAfter(market, job, measure)));
   const requeueThese = givesUp || taskFails ? [] : failure ? [task] : rerun;
   // The run that decides a task without copies, on time, with nothing else to judge: its rows are
   // the same for every such report, so a group writes them many to a statement (report-rows.ts),
@@ -163,7 +164,7 @@ export function prepareCompletion(market: Market, c: Completion) {
       await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { status: "failed", machineId: null } });
     }
     if (Object.keys(taskRow).length) await tx.task.update({ where: { id: task.id }, data: taskRow, select: { id: true } });
-    if (finishesJob) await finishJob(market, tx, job.id, now);
+    if (finishesJob && !atLimit) await finishJob(market, tx, job.id, now);
     else if (pay.exhausted || atLimit) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
     else if (givesUp) await failJob(market, tx, job.id, task, c, now, stopsOnFailures ? "failure-limit" : null);
     const ends = finishesJob || pay.exhausted || atLimit || givesUp;

@@ -8,6 +8,7 @@ import type { Market } from "../market/market.ts";
 import { askOf, type LiveJob } from "../market/live.ts";
 import { toMicro } from "../ledger/ledger.ts";
 import type { Completion } from "./results.ts";
+import { contradictedCharge } from "../ledger/contradicted.ts";
 
 /** What the run is paid if accepted, in micro-credits. */
 export function runPiece(market: Market, c: Pick<Completion, "lease" | "machine" | "report">, now: number): bigint {
@@ -34,6 +35,19 @@ export function contradicted(market: Market, job: LiveJob): boolean {
 /** Whether the estimate is contradicted once `measure`'s sample is counted too. */
 export function contradictedAfter(market: Market, job: LiveJob, measure: RunMeasure | null): boolean {
   return contradicted(market, measure?.sample ? { ...job, workSamples: [...job.workSamples, measure.sample] } : job);
+}
+
+/**
+ * Whether what the measured work would be charged (ledger/contradicted.ts) is over the most the
+ * consumer allows, once `measure` is counted: the job stops there, rather than complete for less
+ * than the work it turned out to be.
+ */
+export function overSpendLimit(market: Market, job: LiveJob, measure: RunMeasure | null): boolean {
+  const samples = measure?.sample ? [...job.workSamples, measure.sample] : job.workSamples;
+  const measured = measuredWork(samples, market.settings.terms.workOwnersNeeded);
+  if (job.pricing !== "posted" || measured === undefined || !estimateContradicted(market.settings.terms, job.declaredWorkPerTask, measured)) return false;
+  const price = Number(job.priceMicro) / 1e6;
+  return contradictedCharge(job, price, measured) > Number(job.maxSpendMicro ?? job.priceMicro) / 1e6;
 }
 
 /**

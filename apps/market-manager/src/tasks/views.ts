@@ -9,7 +9,7 @@ import { preparedRows, readerOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
-import { contradictedCharge } from "../ledger/contradicted.ts";
+import { contradictedCharge, priceAtWorkOf } from "../ledger/contradicted.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -209,7 +209,7 @@ function estimate(market: Market, j: PageJob, paid: bigint) {
     maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
     benefit: benefitAt(j.benefit, took),
     benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
-    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared }, price, measured) } : null,
+    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared, priceAtWork: priceAtWorkOf(j.decision) }, price, measured) } : null,
     held: [],
   });
   return {

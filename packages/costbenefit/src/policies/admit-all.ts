@@ -25,5 +25,5 @@ export function admitAll(state: MarketState, job: Job, now: number, choose: Choo
   }
   // Only memory, reputation or replicas can block an unbounded plan: wait for a bigger machine.
   if (!r.ok) return delayOrReject(state, job, now, r.reason);
-  return admitted(state, job, r.plan, [{ code: "no-admission-control", policy, marginalCost: r.plan.cost }]);
+  return admitted(state, job, r.plan, now, [{ code: "no-admission-control", policy, marginalCost: r.plan.cost }]);
 }

@@ -11,23 +11,44 @@ import type { MarketState } from "../state/market-state.ts";
  * dearest producer's payment for all the work.
  */
 export function highestPossibleCost(state: MarketState, job: Job): number {
+  return highestCostOf(state, demandOf(job));
+}
+
+/** A job's whole demand: its tasks' work, memory and bytes summed, and its copies per task. */
+export interface Demand {
+  work: number;
+  memoryMb: number;
+  bytes: number;
+  replicas: number;
+}
+
+export function demandOf(job: Job): Demand {
+  let work = 0;
+  let memoryMb = 0;
+  let bytes = 0;
+  for (const t of job.tasks) {
+    work += t.work;
+    memoryMb += t.memoryMb;
+    bytes += t.bytes;
+  }
+  return { work, memoryMb, bytes, replicas: job.replicas };
+}
+
+/** highestPossibleCost of a demand whose work is `workRatio` times the one given (pricing.ts prices plans at other amounts of work). */
+export function highestCostOf(state: MarketState, d: Demand, workRatio = 1): number {
   const a = state.aggregates();
   const s = state.settings;
   const n = state.n;
   const H = s.horizonSeconds;
-  let work = 0;
-  let memory = 0;
-  let bytes = 0;
-  for (const t of job.tasks) {
-    work += t.work;
-    memory += t.memoryMb;
-    bytes += t.bytes;
-  }
-  const k = job.replicas;
-  // Each resource at its maximum already, then the whole demand added: n^(1 + D) - n.
-  const atMax = (demand: number, max: number) => resourceMarginalCost(n, max, max, demand);
-  const units = atMax((k * work) / a.minCapacity, H) + atMax(k * memory, a.minMemoryTotal) + atMax(k * bytes, s.linkBytesPerSecond * H);
+  const k = d.replicas;
+  const work = d.work * workRatio;
+  const units = atMax(n, (k * work) / a.minCapacity, H) + atMax(n, k * d.memoryMb, a.minMemoryTotal) + atMax(n, k * d.bytes, s.linkBytesPerSecond * H);
   return s.priceConstant * units + k * work * a.maxPricePerWork;
+}
+
+/** A resource at its maximum already, then the demand added: n^(1 + D) - n. */
+function atMax(n: number, demand: number, max: number): number {
+  return resourceMarginalCost(n, max, max, demand);
 }
 
 /** Cost of the job on the biggest machine of an empty market: no plan can cost less. */

@@ -48,7 +48,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
     share = Math.min(share, c.share);
   }
   if (charge > terms.value * (1 + 1e-9)) return waitOrReject(call, job, { code: "over-budget", expectedCharge: charge, budget: terms.value });
-  return admitted(call.state, job, r.plan, [
+  return admitted(call.state, job, r.plan, call.now, [
     { code: "continuous-bid", budget: terms.value, intervalSeconds: terms.intervalSeconds, bidPerSecond: bid, hostBidsPerSecond: hostBids, share, expectedCharge: charge },
   ]);
 }

@@ -1,5 +1,5 @@
 // Deciding a job of many identical tasks takes shortcuts (one search for a run of identical tasks,
-// plans written out only when read, the always-admit plan skipped or cut short once it cannot be
+// plans written out only when read, the always-admit walk skipped or cut short once it cannot be
 // admitted, bounds worked out once per task shape). These tests hold the decisions to those of the straightforward search, written
 // out here as it was: every task copied, every plan placed in full.
 import { describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import type { TaskShape } from "../pipeline/feasibility.ts";
 import type { Chooser, Plan, PlanResult } from "../pipeline/plan.ts";
 import { linkHasRoom, networkCredits } from "../pipeline/scoring.ts";
 import { emptyExclusions } from "../pipeline/selection.ts";
-import { surplus } from "../pricing.ts";
+import { alwaysAdmitCost, surplus } from "../pricing.ts";
 import { createRng } from "../rng.ts";
 import type { MarketState } from "../state/market-state.ts";
 import { market, opp } from "../test-fixtures.ts";
@@ -53,46 +53,60 @@ function plan(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number, cho
   return { ok: true, plan: { placements, cost, completionAt } };
 }
 
+/** The walk of the miserly menu, every plan placed in full: priced costs never fall along it (miserly.ts). */
+function walk(ctx: SearchContext, groups: TaskShape[][], choose: Chooser, profile: PolicyProfile, enough: (p: Plan) => boolean, floor: number, maxCost: number): { items: { plan: Plan; pricedCost: number }[]; failure?: Reason } {
+  const items: { plan: Plan; pricedCost: number }[] = [];
+  let priced = floor;
+  let deadline = Infinity;
+  for (let k = 0; k <= profile.maxCandidateTimes; k++) {
+    const r = plan(ctx, groups, deadline, choose);
+    if (!r.ok) return maxCost < Infinity ? { items } : { items, failure: r.reason };
+    if (r.plan.cost > maxCost) break;
+    priced = Math.max(priced, r.plan.cost);
+    items.push({ plan: r.plan, pricedCost: priced });
+    if (enough(r.plan)) break;
+    deadline = r.plan.completionAt - 1e-9 * Math.max(1, Math.abs(r.plan.completionAt));
+  }
+  return { items };
+}
+
 /** The miserly decision as it was decided before the shortcuts. */
 function straightforward(state: MarketState, job: Job, now: number, choose: Chooser, profile: PolicyProfile): Decision {
   if (state.machineCount === 0) return { outcome: "delayed", jobId: job.id, reasons: [{ code: "no-machines" }] };
   const ctx = createContext(state, now, profile.minReputation);
   const groups = expand(job);
-  const bestBenefit = benefitAt(job.benefit, earliestCompletion(state, job, now) - job.arrivedAt);
-  const plans: Plan[] = [];
-  let failure: Reason | undefined;
-  let deadline = Infinity;
-  for (let k = 0; k <= profile.maxCandidateTimes; k++) {
-    const r = plan(ctx, groups, deadline, choose);
-    if (!r.ok) {
-      failure = r.reason;
-      break;
-    }
-    plans.push(r.plan);
-    if (benefitAt(job.benefit, r.plan.completionAt - job.arrivedAt) >= bestBenefit) break;
-    deadline = r.plan.completionAt - 1e-9 * Math.max(1, Math.abs(r.plan.completionAt));
-  }
-  let best: { plan: Plan; benefit: number; profit: number } | undefined;
+  const earliest = earliestCompletion(state, job, now);
+  const top = benefitAt(job.benefit, earliest - 1e-9 * Math.max(1, Math.abs(earliest)) - job.arrivedAt);
+  const enough = (p: Plan) => benefitAt(job.benefit, p.completionAt - job.arrivedAt) >= top;
+  const menu = walk(ctx, groups, choose, profile, enough, -Infinity, Infinity);
+  const plans = menu.items;
+  const failure = menu.failure;
+  let best: { plan: Plan; pricedCost: number; benefit: number; profit: number } | undefined;
   for (const p of plans) {
-    const benefit = benefitAt(job.benefit, p.completionAt - job.arrivedAt);
-    const profit = surplus(state.settings, benefit, p.cost);
-    if (!best || profit > best.profit) best = { plan: p, benefit, profit };
-  }
-  if (best && best.profit > 0) {
-    return admitted(state, job, best.plan, [{ code: "profitable", benefit: best.benefit, marginalCost: best.plan.cost, profit: best.profit, completionAt: best.plan.completionAt, candidates: plans.length }]);
+    const benefit = benefitAt(job.benefit, p.plan.completionAt - job.arrivedAt);
+    const profit = surplus(state.settings, benefit, p.pricedCost);
+    if (!best || profit > best.profit) best = { ...p, benefit, profit };
   }
   const highest = highestPossibleCost(state, job);
-  ctx.bounded = false;
-  const over = plan(ctx, groups, Infinity, choose);
-  ctx.bounded = true;
-  if (over.ok) {
-    const b = benefitAt(job.benefit, over.plan.completionAt - job.arrivedAt);
-    if (b > highest && b >= over.plan.cost) return admitted(state, job, over.plan, [{ code: "always-admit", benefit: b, highestPossibleCost: highest, marginalCost: over.plan.cost }]);
+  const floor = Math.max(0, best?.profit ?? 0);
+  if (top - highest > floor) {
+    ctx.bounded = false;
+    const over = walk(ctx, groups, choose, profile, enough, alwaysAdmitCost(state.settings, 0, highest), top);
+    ctx.bounded = true;
+    let chosen: { plan: Plan; pricedCost: number; benefit: number; profit: number } | undefined;
+    for (const p of over.items) {
+      const benefit = benefitAt(job.benefit, p.plan.completionAt - job.arrivedAt);
+      const profit = surplus(state.settings, benefit, p.pricedCost);
+      if (profit > (chosen?.profit ?? floor)) chosen = { ...p, benefit, profit };
+    }
+    if (chosen) return admitted(state, job, chosen.plan, now, [{ code: "always-admit", benefit: chosen.benefit, highestPossibleCost: highest, marginalCost: chosen.plan.cost }], { pricedCost: chosen.pricedCost, alwaysAdmit: true });
+  }
+  if (best && best.profit > 0) {
+    return admitted(state, job, best.plan, now, [{ code: "profitable", benefit: best.benefit, marginalCost: best.plan.cost, profit: best.profit, completionAt: best.plan.completionAt, candidates: plans.length }], { pricedCost: best.pricedCost, alwaysAdmit: false });
   }
   const why: Reason = best
-    ? { code: "unprofitable", benefit: best.benefit, marginalCost: best.plan.cost, completionAt: best.plan.completionAt, benefitNeeded: best.benefit - surplus(state.settings, best.benefit, best.plan.cost) }
+    ? { code: "unprofitable", benefit: best.benefit, marginalCost: best.plan.cost, completionAt: best.plan.completionAt, benefitNeeded: best.benefit - surplus(state.settings, best.benefit, best.pricedCost) }
     : (failure ?? { code: "no-machines" });
-  const earliest = earliestCompletion(state, job, now);
   const benefitAtEarliest = benefitAt(job.benefit, earliest - job.arrivedAt);
   const a = state.aggregates();
   let lowest = 0;

@@ -35,16 +35,23 @@ describe("miserly admission", () => {
     expect(d.reasons[0]).toMatchObject({ code: "profitable", benefit: 50 });
   });
 
-  it("charges the bid itself under the paper's pay-as-bid rule, and never more than the benefit under posted prices", () => {
+  it("charges the bid itself under the paper's pay-as-bid rule, and under posted prices admits only a benefit above the price", () => {
     const bid = market([opp("a")], { pricing: "bid" });
     const d = miserly.admit(bid, job("j", { kind: "constant", value: 50 }), 0, rng);
     expect(d.outcome === "admitted" && d.price).toBe(50);
+    // 40 credits to the producer plus congestion, plus the fee: about 44. A benefit of 41 is above
+    // the highest possible cost, but the always-admit plan is priced at least at that cost plus
+    // the fee too, so it no longer buys the plan for the benefit itself.
     const posted = market([opp("a", { pricePerSecond: 4 })]);
     const tight = miserly.admit(posted, job("k", { kind: "constant", value: 41 }, [{ work: 10 }]), 0, rng);
-    expect(tight.outcome).toBe("admitted");
-    if (tight.outcome !== "admitted") return;
-    expect(tight.priceParts!.producerPayments).toBeCloseTo(40);
-    expect(tight.price).toBeLessThanOrEqual(41);
+    expect(tight.outcome).toBe("delayed");
+    expect(tight.reasons[0]).toMatchObject({ code: "unprofitable", benefit: 41 });
+    const enough = miserly.admit(posted, job("k", { kind: "constant", value: 45 }, [{ work: 10 }]), 0, rng);
+    expect(enough.outcome).toBe("admitted");
+    if (enough.outcome !== "admitted") return;
+    expect(enough.priceParts!.producerPayments).toBeCloseTo(40);
+    expect(enough.price).toBeCloseTo(enough.marginalCost * 1.1);
+    expect(enough.price).toBeLessThan(45);
   });
 
   it("does not change the market when it only quotes or decides", () => {

@@ -51,7 +51,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
     if (!c.alone) charge += (rate * (c.work / c.progress)) / 60;
   }
   if (charge > terms.value) return waitOrReject(call, job, { code: "over-budget", expectedCharge: charge, budget: terms.value });
-  return admitted(call.state, job, r.plan, [{ code: "opportunity-cost", ratePerMinute: rate, nodePricePerMinute: price, share, expectedCharge: charge }]);
+  return admitted(call.state, job, r.plan, call.now, [{ code: "opportunity-cost", ratePerMinute: rate, nodePricePerMinute: price, share, expectedCharge: charge }]);
 }
 
 export function buildOpportunityCostPolicy(name: string, profile: PolicyProfile): Policy {

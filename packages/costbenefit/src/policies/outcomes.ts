@@ -5,26 +5,20 @@
 import type { Decision, TickResult } from "../decision.ts";
 import type { Job } from "../job.ts";
 import type { Plan } from "../pipeline/plan.ts";
-import { priceOf } from "../pricing.ts";
+import { quoteOf, type MenuPricing } from "../pricing.ts";
 import type { Reason } from "../reasons.ts";
 import type { DelayedJob, MarketState } from "../state/market-state.ts";
 
 /**
  * The job admitted with `plan`. A share policy charges by its own rule under posted pricing: the
  * expected charge in its reasons (opportunity cost, continuous bids) stands in for the marginal
- * cost; every other policy is priced from the plan's cost.
+ * cost; every other policy is priced from the plan's cost, the miserly menu as `menu` says
+ * (miserly.ts).
  */
-export function admitted(state: MarketState, job: Job, plan: Plan, reasons: Reason[]): Decision {
+export function admitted(state: MarketState, job: Job, plan: Plan, now: number, reasons: Reason[], menu?: MenuPricing): Decision {
   const own = reasons.map((r) => ("expectedCharge" in r ? r.expectedCharge : undefined)).find((c) => c !== undefined);
-  return {
-    outcome: "admitted",
-    jobId: job.id,
-    completionAt: plan.completionAt,
-    ...priceOf(state, job, plan, own),
-    marginalCost: plan.cost,
-    placements: plan.placements,
-    reasons,
-  };
+  const { price, priceParts, priceAtWork } = quoteOf(state, job, plan, now, own, menu);
+  return { outcome: "admitted", jobId: job.id, completionAt: plan.completionAt, price, priceParts, marginalCost: plan.cost, placements: plan.placements, priceAtWork, reasons };
 }
 
 /** The `max-wait-exceeded` reason when a job that arrived at `arrivedAt` has waited its maximum by `now`. */

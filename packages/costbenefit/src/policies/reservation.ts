@@ -108,7 +108,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
   const failed: { reason?: Reason } = {};
   const r = planJob(call, job, bestFit(call, book, rate, terms.work, failed));
   if (!r.ok) return waitOrReject(call, job, failed.reason ?? r.reason);
-  return admitted(call.state, job, r.plan, [{ code: "reservation", ...data }]);
+  return admitted(call.state, job, r.plan, call.now, [{ code: "reservation", ...data }]);
 }
 
 export function buildReservationPolicy(name: string, profile: PolicyProfile): Policy {

@@ -76,7 +76,7 @@ function decide(call: ShareCall, job: Job, terms: JobTerms) {
   const r = planJob(call, job, freeSlotChooser(call));
   if (!r.ok) return waitOrReject(call, job, r.reason);
   const { min } = usagePerTicket(call);
-  return admitted(call.state, job, r.plan, [{ code: "tickets", tickets: terms.value, usagePerTicket: min, freeSlots: total }]);
+  return admitted(call.state, job, r.plan, call.now, [{ code: "tickets", tickets: terms.value, usagePerTicket: min, freeSlots: total }]);
 }
 
 /** Idle slots pull the queued task of the job with the least r/t from other machines. */
