@@ -44,3 +44,21 @@ export async function marketWithMachine(market: TestMarket, speed = 1) {
   });
   return { consumer, worker, machineId };
 }
+
+/**
+ * A live lease on `machineId` of a one-task job that runs the module `hash`, which the consumer
+ * uploaded: a machine is sent a module's bytes only while it holds such a lease. The machine must
+ * be the only one free to take the task.
+ */
+export async function leaseOfModule(consumer: WorkerClient, worker: WorkerClient, machineId: string, hash: string, name = "program") {
+  const { jobId, decision } = await consumer.jobs.submit.mutate({
+    name,
+    source: { kind: "module", moduleHash: hash, workPerTask: 0.01, tasks: [{ args: [] }] },
+    benefit: { kind: "constant", value: 100 },
+  });
+  if (decision.outcome !== "admitted") throw new Error(`the job running ${hash.slice(0, 12)} was not admitted: ${JSON.stringify(decision)}`);
+  const { leases } = await worker.worker.lease.mutate({ machineId, max: 1 });
+  const lease = leases.find((l) => l.jobId === jobId);
+  if (!lease) throw new Error(`the machine got no lease of the job running ${hash.slice(0, 12)}`);
+  return { jobId, lease };
+}

@@ -105,7 +105,7 @@ const JOB_FILE_WORDS = Object.fromEntries(
 const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   ...JOB_FILE_WORDS,
   "module-too-large": (r) => describeJobReason(r) ?? MODULE_REFUSALS["too-large"](r),
-  "module-unknown": (r) => describeJobReason(r) ?? `The market has no module with hash ${str(r, "hash") ?? "?"}: upload it first.`,
+  "module-unknown": (r) => describeJobReason(r) ?? `You have not uploaded a module with hash ${str(r, "hash") ?? "?"}: upload its bytes first.`,
   "module-not-wasm": MODULE_REFUSALS["not-wasm"],
   "module-invalid-wasm": MODULE_REFUSALS["invalid-wasm"],
   "module-forbidden-import": MODULE_REFUSALS["forbidden-import"],

@@ -30,7 +30,7 @@ const WORDS: Record<string, (r: Reason) => string> = {
   "not-base64": (r) => `Task ${n(r, "task")}'s ${s(r, "field")} is not base64.`,
   "request-too-large": (r) => `The request is ${bytes(r, "bytes")}; the market takes at most ${bytes(r, "maxBytes")} in one request. Upload the module separately and keep stdin and input files within the per-job limit.`,
   "module-too-large": (r) => `The module is ${bytes(r, "bytes")}; the limit is ${bytes(r, "maxBytes")}.`,
-  "module-unknown": (r) => `The market has no module with hash ${s(r, "hash").slice(0, 12)}…: upload it first (PUT /api/modules).`,
+  "module-unknown": (r) => `You have not uploaded a module with hash ${s(r, "hash").slice(0, 12)}…: upload its bytes first (PUT /api/modules; the same bytes sent by someone else are not stored again).`,
   "input-file-missing": (r) => `Cannot read ${s(r, "path")}${typeof r.detail === "string" ? ` (${r.detail})` : ""}.`,
   "no-lines": (r) => `${s(r, "path")} has no lines, so the job has no tasks.`,
   "too-many-lines": (r) => `${s(r, "path")} has ${n(r, "lines")} lines; a job has at most ${n(r, "max")} tasks.`,
