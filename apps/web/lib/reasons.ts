@@ -251,7 +251,7 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "job-finished": (r) => `This job is already ${str(r, "status") ?? "finished"}; there is nothing to cancel.`,
   "no-quorum": () => "The replicas' outputs did not agree: no output hash reached a majority.",
 
-  "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the limit is ${number(num(r, "max"))}).`,
+  "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the range is ${number(num(r, "min"))} to ${number(num(r, "max"))}).`,
   "negative-price": () => "A price cannot be negative.",
   "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
   "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",

@@ -14,6 +14,7 @@ const PATH_PROBLEMS: Record<string, string> = {
   empty: "it is empty",
   absolute: "it is absolute; names are relative to the task's folder",
   parent: "it contains '..', which would leave the task's folder",
+  root: "it names the task's folder itself, not a file in it",
   nul: "it contains a NUL character",
   backslash: "it contains a backslash; use '/' between folders",
   "too-long": "it is longer than 255 characters",
