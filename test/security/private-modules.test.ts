@@ -65,13 +65,19 @@ afterAll(() => market?.stop());
 
 describe("a module's bytes", () => {
   it("go to the machine holding a lease of a task that runs it", async () => {
-    const { bytes } = await runner.worker.worker.module.query({ moduleHash: hash });
-    expect(Buffer.compare(Buffer.from(bytes, "base64"), program)).toBe(0);
+    for (const ask of [{ moduleHash: hash }, { moduleHash: hash, machineId: runner.machineId }]) {
+      const { bytes } = await runner.worker.worker.module.query(ask);
+      expect(Buffer.compare(Buffer.from(bytes, "base64"), program)).toBe(0);
+    }
   });
 
   it("are refused to a producer that never ran the owner's tasks, as if there were no such module", async () => {
     expect(await refusal(snoop.worker.worker.module.query({ moduleHash: hash }))).toMatchObject({ code: "not-found", what: "module" });
     expect(await refusal(snoop.worker.worker.module.query({ moduleHash: hash.toUpperCase() }))).toMatchObject({ code: "not-found", what: "module" });
+    // Naming its own machine, or the runner's, does not help.
+    for (const machineId of [snoop.machineId, runner.machineId]) {
+      expect(await refusal(snoop.worker.worker.module.query({ moduleHash: hash, machineId }))).toMatchObject({ code: "not-found", what: "module" });
+    }
   });
 
   it("are refused to the runner once its lease has ended: seeing the hash once is not a key", async () => {

@@ -8,7 +8,7 @@ export type TestLease = { leaseId: string; taskId: string; moduleHash: string; a
 
 /** The report of `lease` run on `machineId`; `elapsedMs` stands in for the measured run time when given. */
 export async function runLease(worker: WorkerClient, machineId: string, lease: TestLease, elapsedMs?: number) {
-  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
+  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash, machineId });
   const outcome = await runTask({
     module: new Uint8Array(Buffer.from(bytes, "base64")),
     args: lease.args,

@@ -119,7 +119,14 @@ export type Lease = z.infer<typeof Lease>;
 export const LeaseResponse = z.object({ leases: z.array(Lease) });
 export type LeaseResponse = z.infer<typeof LeaseResponse>;
 
-export const ModuleRequest = z.object({ moduleHash: WireId });
+export const ModuleRequest = z.object({
+  moduleHash: WireId,
+  /**
+   * The machine whose lease runs the module: the market looks at that machine's leases only.
+   * Without it, at every machine of the caller's. The bytes are sent only under such a lease.
+   */
+  machineId: WireId.optional(),
+});
 export type ModuleRequest = z.infer<typeof ModuleRequest>;
 
 export const ModuleResponse = z.object({ /** base64 */ bytes: z.string() });

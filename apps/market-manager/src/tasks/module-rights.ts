@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/client.ts";
-import type { LiveState } from "../market/live.ts";
+import type { LiveMachine, LiveState } from "../market/live.ts";
 import { refuse } from "../api/errors.ts";
 import { EXAMPLES, exampleModule, type ExampleName } from "./examples.ts";
 
@@ -65,19 +65,25 @@ export async function requireModuleRight(db: Db, hash: string, userId: string): 
 }
 
 /**
- * Whether a machine of `ownerId` holds a live lease of a task whose job runs the module `hash`:
- * only then are the module's bytes sent (`worker.module`). The owner's machines are found by a
- * walk over the machines in memory; a machine fetches a program once per program it runs.
+ * Whether a machine of `ownerId` (the one named, when the worker names it) holds a live lease of a
+ * task whose job runs the module `hash`: only then are the module's bytes sent (`worker.module`).
+ * Without a machine named, the owner's machines are found by a walk over the machines in memory.
  */
-export function leasesModule(state: LiveState, ownerId: string, hash: string, now: number): boolean {
-  for (const machine of state.machines.values()) {
-    if (machine.ownerId !== ownerId) continue;
-    for (const leaseId of machine.leases) {
-      const lease = state.leases.get(leaseId);
-      if (!lease || lease.expiresAt < now) continue;
-      const task = state.tasks.get(lease.taskId);
-      if (task && state.jobs.get(task.jobId)?.moduleHash === hash) return true;
-    }
+export function leasesModule(state: LiveState, ownerId: string, hash: string, now: number, machineId?: string): boolean {
+  if (machineId !== undefined) {
+    const machine = state.machines.get(machineId);
+    return machine !== undefined && machine.ownerId === ownerId && runsModule(state, machine, hash, now);
+  }
+  for (const machine of state.machines.values()) if (machine.ownerId === ownerId && runsModule(state, machine, hash, now)) return true;
+  return false;
+}
+
+function runsModule(state: LiveState, machine: LiveMachine, hash: string, now: number): boolean {
+  for (const leaseId of machine.leases) {
+    const lease = state.leases.get(leaseId);
+    if (!lease || lease.expiresAt < now) continue;
+    const task = state.tasks.get(lease.taskId);
+    if (task && state.jobs.get(task.jobId)?.moduleHash === hash) return true;
   }
   return false;
 }

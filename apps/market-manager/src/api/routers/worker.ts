@@ -13,7 +13,7 @@ export const workerRouter = router({
   /** A module's bytes, only to a producer one of whose machines holds a live lease of a task running it; anyone else hears "no such module". */
   module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => {
     const { market, modules } = ctx.services;
-    if (!leasesModule(market.state, ctx.caller.id, input.moduleHash.toLowerCase(), market.clock.now())) throw refuse.notFound("module");
+    if (!leasesModule(market.state, ctx.caller.id, input.moduleHash.toLowerCase(), market.clock.now(), input.machineId)) throw refuse.notFound("module");
     return { bytes: await modules.base64(input.moduleHash.toLowerCase()) };
   }),
   heartbeat: workerProcedure
