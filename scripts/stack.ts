@@ -116,7 +116,7 @@ function stopChild(child: ChildProcess | undefined, timeoutMs = 15_000) {
       clearTimeout(timer);
       resolve();
     });
-    // The web app runs under npx: signal its whole process group.
+    // Signal the child's whole process group (it may have started processes of its own).
     try {
       process.kill(-child.pid!, "SIGTERM");
     } catch {
@@ -131,11 +131,12 @@ export async function assertPortFree(port: number, variable: string): Promise<vo
 }
 
 /**
- * `next start` on `port`, resolved once this server (not another program on the port) says it is
+ * The web app's server (apps/web/server.ts: Next.js behind the step that writes the client's
+ * address) on `port`, resolved once this server (not another program on the port) says it is
  * ready; a taken port rejects with PortTakenError naming PORT.
  */
 export function startWebApp(o: { port: number; host?: string; env: Record<string, string>; log: (line: string) => void }): Promise<ChildProcess> {
-  const web = spawn("npx", ["next", "start", "-p", String(o.port), ...(o.host ? ["-H", o.host] : [])], {
+  const web = spawn(process.execPath, [...tsxLoader, "server.ts", "-p", String(o.port), ...(o.host ? ["-H", o.host] : [])], {
     cwd: join(root, "apps/web"),
     env: { ...process.env, ...o.env, PORT: String(o.port) },
     stdio: ["ignore", "pipe", "pipe"],

@@ -19,7 +19,7 @@ afterAll(() => market?.stop());
 const grants = (userId: string) => market.manager.services.db.ledgerEntry.count({ where: { uniqueKey: `grant:${userId}` } });
 const userId = async (email: string) => (await market.manager.services.db.user.findUniqueOrThrow({ where: { email } })).id;
 
-/** A user as sign-up left them before they chose roles: the state of accounts from before grants moved to the role choice. */
+/** A user as sign-up leaves them before they choose roles: the defaults (consumer and producer) are not a choice. */
 async function signUpOnly(email: string) {
   const res = await fetch(`${market.url}/api/auth/sign-up/email`, {
     method: "POST",
@@ -73,16 +73,28 @@ describe("starting credits", () => {
     expect(await grants(await userId("seller@example.test"))).toBe(1);
   });
 
-  it("are given only once the address is verified, and exactly once however many looks at once", async () => {
+  it("are given only once the address is verified and the consumer role chosen, and exactly once however many looks at once", async () => {
     const early = await signUpOnly("early@example.test");
     const id = await userId("early@example.test");
     expect((await early.ledger.statement.query()).consumerBalance).toBe(0); // an unverified address gets nothing
     expect(await grants(id)).toBe(0);
     await verifyEmail(market.url, market.outbox, "early@example.test");
+    // Verified, with the roles sign-up gave: not a choice, so nothing yet, however often it looks.
+    for (let i = 0; i < 3; i++) expect((await early.ledger.statement.query()).consumerBalance).toBe(0);
+    expect(await grants(id)).toBe(0);
+    await Promise.all([early.account.chooseRoles.mutate({ roles: ["consumer"] }), ...Array.from({ length: 6 }, () => early.ledger.statement.query())]);
     const looks = await Promise.all(Array.from({ length: 6 }, () => early.ledger.statement.query()));
     for (const s of looks) expect(s.consumerBalance).toBe(STARTING);
     expect(await grants(id)).toBe(1);
     await expectLedgerBalances(market.manager.services.db);
+  });
+
+  it("are not given to an account that confirms its address and then chooses to produce only", async () => {
+    const seller = await signUpOnly("only-sells@example.test");
+    await verifyEmail(market.url, market.outbox, "only-sells@example.test");
+    await seller.account.chooseRoles.mutate({ roles: ["producer"] });
+    expect((await seller.ledger.statement.query()).lines).toEqual([]);
+    expect(await grants(await userId("only-sells@example.test"))).toBe(0);
   });
 
   it("refuses an empty role choice and changes nothing", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
 import { CAT_WAT, LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
-import { PUBLIC_URL, refusal, startTestMarket, verifyEmail, type TestMarket } from "../support/market.ts";
+import { PUBLIC_URL, clientFor, refusal, startTestMarket, verifyEmail, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 
@@ -391,14 +391,18 @@ describe("starting credits", () => {
           headers: { "content-type": "application/json", origin: PUBLIC_URL },
           body: JSON.stringify({ email: `farm-${i}@example.test`, password: "correct horse battery", name: "farm" }),
         });
-      const statuses = [];
-      for (let i = 0; i < 5; i++) statuses.push((await signUp(i)).status);
-      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await signUp(i));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429, 429]);
+      const farmer = clientFor(limited.url, { cookie: answers[0]!.headers.getSetCookie().map((c) => c.split(";")[0]).join("; "), origin: PUBLIC_URL });
       const refused = await (await signUp(9)).json();
       expect(refused.message).toMatch(/at most 3 every 60 minutes/);
       // Three accounts, none verified: nothing granted.
       expect(await limited.manager.services.db.ledgerEntry.count({ where: { kind: "grant" } })).toBe(0);
       await verifyEmail(limited.url, limited.outbox, "farm-0@example.test");
+      // Verified, but the roles are sign-up's defaults: the grant waits for the consumer role to be chosen.
+      expect(await limited.manager.services.db.ledgerEntry.count({ where: { kind: "grant" } })).toBe(0);
+      await farmer.account.chooseRoles.mutate({ roles: ["consumer"] });
       const grants = await limited.manager.services.db.ledgerEntry.findMany({ where: { kind: "grant" }, include: { postings: true } });
       expect(grants).toHaveLength(1);
       expect(grants[0]!.postings.find((p) => p.amountMicro > 0n)?.amountMicro).toBe(100_000_000n);

@@ -1,4 +1,5 @@
 // Raw HTTP as an attacker (or a careless client) sends it: no typed client smoothing anything.
+import http from "node:http";
 
 export interface Answer {
   status: number;
@@ -42,4 +43,41 @@ export async function sessionOf(base: string, email: string, headers: Record<str
   });
   if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
   return res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+}
+
+/**
+ * A JSON POST from the given local address: the host's loopback holds all of 127/8, so a test plays
+ * several machines (a client, a proxy, a stranger) by the address it connects from.
+ */
+export function postFrom(from: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+  const text = JSON.stringify(body);
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: "POST",
+        localAddress: from,
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text), origin: "http://localhost:3999", ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          let json: unknown = null;
+          try {
+            json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
 }

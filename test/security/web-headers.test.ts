@@ -17,7 +17,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  // npx runs the server in the group started here: stop the whole group.
+  // The server runs in the process group started here: stop the whole group.
   if (web?.pid) process.kill(-web.pid, "SIGTERM");
 });
 

@@ -8,7 +8,7 @@ export type TestLease = { leaseId: string; taskId: string; moduleHash: string; a
 
 /** The report of `lease` run on `machineId`; `elapsedMs` stands in for the measured run time when given. */
 export async function runLease(worker: WorkerClient, machineId: string, lease: TestLease, elapsedMs?: number) {
-  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash });
+  const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash, machineId });
   const outcome = await runTask({
     module: new Uint8Array(Buffer.from(bytes, "base64")),
     args: lease.args,
@@ -43,4 +43,22 @@ export async function marketWithMachine(market: TestMarket, speed = 1) {
     userAgent: "test",
   });
   return { consumer, worker, machineId };
+}
+
+/**
+ * A live lease on `machineId` of a one-task job that runs the module `hash`, which the consumer
+ * uploaded: a machine is sent a module's bytes only while it holds such a lease. The machine must
+ * be the only one free to take the task.
+ */
+export async function leaseOfModule(consumer: WorkerClient, worker: WorkerClient, machineId: string, hash: string, name = "program") {
+  const { jobId, decision } = await consumer.jobs.submit.mutate({
+    name,
+    source: { kind: "module", moduleHash: hash, workPerTask: 0.01, tasks: [{ args: [] }] },
+    benefit: { kind: "constant", value: 100 },
+  });
+  if (decision.outcome !== "admitted") throw new Error(`the job running ${hash.slice(0, 12)} was not admitted: ${JSON.stringify(decision)}`);
+  const { leases } = await worker.worker.lease.mutate({ machineId, max: 1 });
+  const lease = leases.find((l) => l.jobId === jobId);
+  if (!lease) throw new Error(`the machine got no lease of the job running ${hash.slice(0, 12)}`);
+  return { jobId, lease };
 }

@@ -34,10 +34,14 @@ export const Env = z.object({
   SIGNUPS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
   SIGNUPS_PER_NETWORK: z.coerce.number().int().min(1).default(20),
   SIGNUP_WINDOW_MINUTES: z.coerce.number().min(1).default(60),
-  /** Addresses whose X-Forwarded-For and X-Forwarded-Proto are believed: the web app on this host, a TLS proxy. */
+  /**
+   * Proxies in front of the market (a TLS proxy), by address: the only peers whose X-Forwarded-For
+   * and X-Forwarded-Proto are believed, by the web app and by the Market Manager. The Market
+   * Manager also believes the web app on this host (127.0.0.1, ::1; http/client-address.ts).
+   */
   TRUSTED_PROXIES: z
     .string()
-    .default("127.0.0.1,::1")
+    .default("")
     .transform((s) => s.split(",").map((a) => a.trim().replace(/^::ffff:/, "")).filter(Boolean)),
   // Limits and quotas (the README's table): each refusal names its limit and when to retry.
   AUTH_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16 * 1024),

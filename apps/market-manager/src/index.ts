@@ -140,7 +140,7 @@ async function ensureAdmin(services: Services) {
   const email = "admin@cyclemarket.local";
   const password = randomBytes(12).toString("base64url");
   const { user } = await services.auth.api.signUpEmail({ body: { email, password, name: "Market admin" } });
-  await services.db.user.update({ where: { id: user.id }, data: { roles: ["admin", "consumer", "producer"], emailVerified: true } });
+  await services.db.user.update({ where: { id: user.id }, data: { roles: ["admin", "consumer", "producer"], rolesChosenAt: new Date(), emailVerified: true } });
   return { email, password };
 }
 

@@ -105,7 +105,7 @@ const JOB_FILE_WORDS = Object.fromEntries(
 const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   ...JOB_FILE_WORDS,
   "module-too-large": (r) => describeJobReason(r) ?? MODULE_REFUSALS["too-large"](r),
-  "module-unknown": (r) => describeJobReason(r) ?? `The market has no module with hash ${str(r, "hash") ?? "?"}: upload it first.`,
+  "module-unknown": (r) => describeJobReason(r) ?? `You have not uploaded a module with hash ${str(r, "hash") ?? "?"}: upload its bytes first.`,
   "module-not-wasm": MODULE_REFUSALS["not-wasm"],
   "module-invalid-wasm": MODULE_REFUSALS["invalid-wasm"],
   "module-forbidden-import": MODULE_REFUSALS["forbidden-import"],
@@ -265,7 +265,7 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "job-finished": (r) => `This job is already ${str(r, "status") ?? "finished"}; there is nothing to cancel.`,
   "no-quorum": () => "The replicas' outputs did not agree: no output hash reached a majority.",
 
-  "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the limit is ${number(num(r, "max"))}).`,
+  "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the range is ${number(num(r, "min"))} to ${number(num(r, "max"))}).`,
   "negative-price": () => "A price cannot be negative.",
   "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
   "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",

@@ -15,6 +15,30 @@ export type MachineKind = z.infer<typeof MachineKind>;
 /** The most a machine may ask per second of use, and for a whole dedicated contract (credits). */
 export const MAX_PRICE_PER_SECOND = 1_000_000;
 export const MAX_CONTRACT_PRICE = 1_000_000_000;
+/** The smallest price above nothing: one micro-credit, the ledger's unit (a smaller one would be paid as 0). */
+export const MIN_PRICE = 0.000001;
+/**
+ * A slot's benchmark speed, in reference machines: a browser or server claiming more than
+ * MAX_SPEED is not believed (the benchmark kernel cannot run that fast on any hardware we know
+ * of), and one under MIN_SPEED would take a hundred times a task's estimate.
+ */
+export const MIN_SPEED = 0.01;
+export const MAX_SPEED = 50;
+/** A machine's network, in bytes per second. */
+export const MIN_BANDWIDTH = 1000;
+export const MAX_BANDWIDTH = 1e12;
+
+/** A price field: 0, or from one micro-credit to `max` credits; the refusal names the range. */
+const price = (what: string, max: number, unit: string) => {
+  const range = `${what} is 0, or at least ${MIN_PRICE} (one micro-credit) and at most ${max.toLocaleString("en-US")} credits${unit}.`;
+  return z
+    .number({ error: range })
+    .min(0, range)
+    .max(max, range)
+    .refine((v) => v === 0 || v >= MIN_PRICE, range);
+};
+const SPEED_RANGE = `The benchmark speed is at least ${MIN_SPEED} and at most ${MAX_SPEED} times the reference machine.`;
+const BANDWIDTH_RANGE = `The bandwidth is at least ${MIN_BANDWIDTH} and at most ${MAX_BANDWIDTH} bytes per second.`;
 
 export const RegisterRequest = z.object({
   name: nameText(100, "A machine's name"),
@@ -22,16 +46,16 @@ export const RegisterRequest = z.object({
   /** Tasks the machine runs at once (Web Workers or worker threads). */
   slots: z.number().int().min(1, "A machine runs at least 1 task at once.").max(256, "A machine runs at most 256 tasks at once."),
   /** Normalized work units per second of one slot (benchmark.ts); the reference machine is 1.0. */
-  speed: z.number().positive("The benchmark speed must be positive.").max(1e6, "The benchmark speed is at most 1e6."),
+  speed: z.number({ error: SPEED_RANGE }).min(MIN_SPEED, SPEED_RANGE).max(MAX_SPEED, SPEED_RANGE),
   memoryPerSlotMb: z.number().int().min(16, "Each slot needs at least 16 MB.").max(1_048_576, "At most 1 TB per slot."),
-  bandwidthBytesPerSecond: z.number().positive().max(1e12, "At most 1e12 bytes per second."),
+  bandwidthBytesPerSecond: z.number({ error: BANDWIDTH_RANGE }).min(MIN_BANDWIDTH, BANDWIDTH_RANGE).max(MAX_BANDWIDTH, BANDWIDTH_RANGE),
   /** Credits asked per second of successful use (opportunistic machines). */
-  pricePerSecond: z.number().nonnegative("A price cannot be negative.").max(MAX_PRICE_PER_SECOND, `A price is at most ${MAX_PRICE_PER_SECOND} credits per second.`),
+  pricePerSecond: price("A price", MAX_PRICE_PER_SECOND, " per second"),
   userAgent: storableText(500, "The user agent"),
   /** Dedicated machines: when the machine leaves, in ms since the epoch. */
   departsAt: z.number().int().positive().max(8.64e15).optional(),
   /** Dedicated machines: the total price asked for the contract, in credits (seed 003, c(m)). */
-  contractPrice: z.number().nonnegative("A contract price cannot be negative.").max(MAX_CONTRACT_PRICE, `A contract is at most ${MAX_CONTRACT_PRICE} credits.`).optional(),
+  contractPrice: price("A contract's price", MAX_CONTRACT_PRICE, "").optional(),
   /** The producer's controls for this machine (pause, CPU limit, schedule, ...); unset ones keep their defaults. */
   controls: MachineControlsPatch.optional(),
   /** False when the machine's schedule or its owner's use keeps its capacity off right now. */
@@ -100,7 +124,14 @@ export type Lease = z.infer<typeof Lease>;
 export const LeaseResponse = z.object({ leases: z.array(Lease) });
 export type LeaseResponse = z.infer<typeof LeaseResponse>;
 
-export const ModuleRequest = z.object({ moduleHash: WireId });
+export const ModuleRequest = z.object({
+  moduleHash: WireId,
+  /**
+   * The machine whose lease runs the module: the market looks at that machine's leases only.
+   * Without it, at every machine of the caller's. The bytes are sent only under such a lease.
+   */
+  machineId: WireId.optional(),
+});
 export type ModuleRequest = z.infer<typeof ModuleRequest>;
 
 export const ModuleResponse = z.object({ /** base64 */ bytes: z.string() });

@@ -54,6 +54,13 @@ export {
   OfferRequest,
   OfferResponse,
   WORKER_PROCEDURES,
+  MIN_SPEED,
+  MAX_SPEED,
+  MIN_PRICE,
+  MAX_PRICE_PER_SECOND,
+  MAX_CONTRACT_PRICE,
+  MIN_BANDWIDTH,
+  MAX_BANDWIDTH,
 } from "./api.ts";
 export { MachineControls, MachineControlsPatch, HandBack, DEFAULT_CONTROLS, readControls, offReason } from "./controls/machine-controls.ts";
 export type { MachineControlsInput, LocalConditions, OffReason } from "./controls/machine-controls.ts";

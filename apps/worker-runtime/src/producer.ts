@@ -399,10 +399,10 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     if (offering) wakeForWork();
   }
 
-  function moduleBytes(hash: string): Promise<Uint8Array> {
+  function moduleBytes(hash: string, forMachine: string): Promise<Uint8Array> {
     let bytes = modules.get(hash);
     if (!bytes) {
-      bytes = api.module({ moduleHash: hash }).then(async ({ bytes: b64 }) => {
+      bytes = api.module({ moduleHash: hash, machineId: forMachine }).then(async ({ bytes: b64 }) => {
         const bytes = fromBase64(b64);
         const actual = await sha256Hex(bytes);
         if (actual !== hash.toLowerCase()) throw new WrongModule(`module ${hash} arrived with hash ${actual}`);
@@ -419,13 +419,13 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
    * down) it is asked again with backoff for as long as the lease is held, as a report is: the
    * task has not failed, the market was busy. A refusal or bytes of the wrong hash are final.
    */
-  async function moduleFor(lease: Lease, entry: Running): Promise<Uint8Array> {
+  async function moduleFor(lease: Lease, entry: Running, forMachine: string): Promise<Uint8Array> {
     let waitMs = reportBackoff.minMs;
     // Made only once a fetch failed: every task asks, and nearly every time the module is at hand.
     let stopped: AbortSignal | undefined;
     for (;;) {
       try {
-        return await moduleBytes(lease.moduleHash);
+        return await moduleBytes(lease.moduleHash, forMachine);
       } catch (e) {
         stopped ??= AbortSignal.any([signal, entry.controller.signal]);
         if (refusalOf(e) || e instanceof WrongModule || stopped.aborted) throw e;
@@ -484,7 +484,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     const ids = { leaseId: lease.leaseId, taskId: lease.taskId, jobId: lease.jobId };
     let outcome: TaskOutcome;
     try {
-      const module = await moduleFor(lease, entry);
+      const module = await moduleFor(lease, entry, forMachine);
       const files = lease.files ? Object.fromEntries(Object.entries(lease.files).map(([k, v]) => [k, fromBase64(v)])) : undefined;
       emit({ type: "started", ...ids });
       outcome = await executor.run(

@@ -64,7 +64,7 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // A job without a work estimate whose remainder the engine did not admit after its pilots ran.
   reason("remainder-rejected", { pilots: num, tasks: num, paidToProducers: num }),
   // Machines and their reports.
-  reason("implausible-speed", { speed: num, max: num }),
+  reason("implausible-speed", { speed: num, min: num, max: num }),
   reason("negative-price", { price: num }),
   reason("incomplete-offer", {}),
   reason("offer-in-the-past", { departsAt: num, now: num }),

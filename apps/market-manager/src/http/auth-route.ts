@@ -4,7 +4,7 @@ import { BodyTooLarge, readBody } from "./body.ts";
 import { checkAuthBody } from "./auth-body.ts";
 import { refuseHttp } from "./respond.ts";
 import { authRuleFor } from "../auth/auth-limits.ts";
-import { clientAddress, overHttps } from "./signup-limit.ts";
+import { clientAddress, managerProxies, overHttps } from "./client-address.ts";
 
 /** The header the auth library reads the client's address from; set here only, never believed from outside. */
 export const CLIENT_ADDRESS_HEADER = "x-cyclemarket-client-address";
@@ -16,6 +16,7 @@ export const CLIENT_ADDRESS_HEADER = "x-cyclemarket-client-address";
  */
 export function authRoute(services: Services) {
   const cfg = services.config;
+  const proxies = managerProxies(cfg.TRUSTED_PROXIES);
   return async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
     let raw: Buffer;
     try {
@@ -54,7 +55,7 @@ export function authRoute(services: Services) {
       if (v === undefined || k.startsWith(":")) continue;
       for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
     }
-    headers.set(CLIENT_ADDRESS_HEADER, clientAddress(req, cfg.TRUSTED_PROXIES));
+    headers.set(CLIENT_ADDRESS_HEADER, clientAddress(req, proxies));
     const response = await services.auth.handler(
       new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
         method: req.method,
@@ -80,7 +81,7 @@ export function authRoute(services: Services) {
         requestId,
       );
     }
-    const secure = overHttps(req, cfg.TRUSTED_PROXIES);
+    const secure = overHttps(req, proxies);
     res.statusCode = response.status;
     response.headers.forEach((value, key) => {
       if (key !== "set-cookie") res.setHeader(key, value);

@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Services } from "../services.ts";
 import { checkModule } from "../tasks/modules.ts";
+import { grantModuleRight } from "../tasks/module-rights.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { consumerOf, sendJson, sendRefusal, sendThrown } from "./respond.ts";
 
 /**
  * PUT /api/modules: a module's raw bytes (not base64 in JSON), stored by SHA-256 once and named
- * by that hash in every job after. Bytes past the limit are not read: the answer names the
- * limit and the size. The same bytes again cost nothing: the stored module is kept.
+ * by that hash in every job after, by those who sent them (tasks/module-rights.ts). Bytes past the
+ * limit are not read: the answer names the limit and the size. The same bytes again cost nothing:
+ * the stored module is kept, and the sender gains the right to name it.
  */
 export async function uploadModule(services: Services, req: IncomingMessage, res: ServerResponse) {
   const max = services.config.MAX_MODULE_BYTES;
@@ -30,6 +32,8 @@ export async function uploadModule(services: Services, req: IncomingMessage, res
       data: { hash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(info.imports), ownerId: caller.id },
       skipDuplicates: true,
     });
+    // Whoever sends the bytes may name them by hash in a job from now on, the first sender or not.
+    await grantModuleRight(services.db, hash, caller.id);
     sendJson(res, count ? 201 : 200, { hash, size: bytes.length, stored: count > 0 });
   } catch (e) {
     sendThrown(res, e, services);

@@ -4,7 +4,8 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Services } from "../services.ts";
 import { appRouter } from "../api/router.ts";
 import { createContext } from "../api/trpc.ts";
-import { clientAddress, signupLimiter } from "./signup-limit.ts";
+import { signupLimiter } from "./signup-limit.ts";
+import { clientAddress, managerProxies } from "./client-address.ts";
 import { authRoute } from "./auth-route.ts";
 import { refuseHttp, sendRefusal } from "./respond.ts";
 import { JOB_LIMITS } from "@cyclemarket/client/job-file";
@@ -52,6 +53,7 @@ export function createServer(services: Services) {
   const requestIds = new WeakMap<http.IncomingMessage, string>();
   const auth = authRoute(services);
   const trpc = trpcHandler(services, (req) => requestIds.get(req));
+  const proxies = managerProxies(cfg.TRUSTED_PROXIES);
   const signups = signupLimiter(
     { perAddress: cfg.SIGNUPS_PER_ADDRESS, perNetwork: cfg.SIGNUPS_PER_NETWORK, windowMs: cfg.SIGNUP_WINDOW_MINUTES * 60_000 },
     () => services.clock.now(),
@@ -59,7 +61,7 @@ export function createServer(services: Services) {
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, requestId: string) => {
     const url = req.url ?? "/";
     if (req.method === "POST" && url.startsWith("/api/auth/sign-up/")) {
-      const refused = signups.check(clientAddress(req, cfg.TRUSTED_PROXIES));
+      const refused = signups.check(clientAddress(req, proxies));
       if (refused) {
         const who = refused.scope === "address" ? "this address" : "this network";
         return refuseHttp(

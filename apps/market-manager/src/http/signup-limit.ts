@@ -1,38 +1,13 @@
-import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 
-// Sign-ups are rate-limited per client address and per network (the address's /24, or /48 for
-// IPv6), so one host cannot open accounts by the dozen. A fixed window per key, in memory: the
+// Sign-ups are rate-limited per client address (client-address.ts) and per network (the
+// address's /24, or /48 for IPv6), so one host cannot open accounts by the dozen. A fixed window per key, in memory: the
 // limit guards one Market Manager process, and a restart forgives.
 
 export interface SignupLimits {
   perAddress: number;
   perNetwork: number;
   windowMs: number;
-}
-
-const LOCAL = ["127.0.0.1", "::1"];
-
-/** The address the request came from on the socket. */
-export const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? "unknown").replace(/^::ffff:/, "");
-
-/**
- * The client's address: the socket's, or, from a trusted proxy (the web app's forwarder on this
- * host, a TLS proxy), the last one it names in X-Forwarded-For (the one it appended itself).
- */
-export function clientAddress(req: IncomingMessage, trustedProxies: string[] = LOCAL): string {
-  const socket = peerAddress(req);
-  const forwarded = req.headers["x-forwarded-for"];
-  const named = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? "")).split(",").map((s) => s.trim()).filter(Boolean).pop();
-  return trustedProxies.includes(socket) && named && isIP(named) ? named.replace(/^::ffff:/, "") : socket;
-}
-
-/** The request came over HTTPS: a TLS proxy it trusts says so (X-Forwarded-Proto), or the socket is TLS. */
-export function overHttps(req: IncomingMessage, trustedProxies: string[]): boolean {
-  if ("encrypted" in req.socket && req.socket.encrypted) return true;
-  const proto = req.headers["x-forwarded-proto"];
-  const first = (Array.isArray(proto) ? proto[0] : proto)?.split(",")[0]?.trim().toLowerCase();
-  return trustedProxies.includes(peerAddress(req)) && first === "https";
 }
 
 export function networkOf(address: string): string {

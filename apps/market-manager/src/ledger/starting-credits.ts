@@ -4,21 +4,29 @@ import { post, spendable } from "./ledger.ts";
 
 /**
  * A consumer's starting credits: once per verified address (the grant's unique key makes "once" a
- * database rule), in the amount the admin set, and only while the market's reserve covers it, so
- * sign-ups cannot be farmed for credits. Called when a verified user takes the consumer role, when
- * a consumer verifies their address, and at a consumer's look at their balance (accounts from
- * before). The market's lock keeps concurrent calls from tripping over each other.
+ * database rule), to a user who chose the consumer role (the roles a sign-up starts with are not a
+ * choice: an account that only produces would otherwise be granted them), in the amount the admin
+ * set, and only while the market's reserve covers it, so sign-ups cannot be farmed for credits.
+ * Called when a verified user takes the consumer role, when a consumer verifies their address, and
+ * at a consumer's look at their balance (accounts from before). The market's lock keeps
+ * concurrent calls from tripping over each other.
  */
-export async function ensureStartingCredits(market: Market, userId: string): Promise<"granted" | "already" | "unverified" | "not-consumer" | "none" | "reserve-spent"> {
+export async function ensureStartingCredits(
+  market: Market,
+  userId: string,
+): Promise<"granted" | "already" | "unverified" | "not-chosen" | "not-consumer" | "none" | "reserve-spent"> {
   const known = grantedOf(market);
   if (known.has(userId)) return "already";
+  // A user who never chose roles asks at every look at their balance; the answer changes only when they choose.
+  if (unchosenOf(market).has(userId)) return "not-chosen";
   if (await market.db.ledgerEntry.findUnique({ where: { uniqueKey: grantKey(userId) }, select: { id: true } })) {
     known.add(userId);
     return "already";
   }
   const outcome = await market.serial(async () => {
-    const user = await market.db.user.findUnique({ where: { id: userId }, select: { emailVerified: true, roles: true } });
+    const user = await market.db.user.findUnique({ where: { id: userId }, select: { emailVerified: true, roles: true, rolesChosenAt: true } });
     if (!user?.emailVerified) return "unverified";
+    if (user.rolesChosenAt === null) return "not-chosen";
     if (!user.roles.includes("consumer")) return "not-consumer";
     const amount = market.settings.startingCreditsMicro;
     if (amount <= 0n) return "none";
@@ -33,7 +41,13 @@ export async function ensureStartingCredits(market: Market, userId: string): Pro
     });
   });
   if (outcome === "granted" || outcome === "already") known.add(userId);
+  if (outcome === "not-chosen") unchosenOf(market).add(userId);
   return outcome;
+}
+
+/** The user chose their roles (auth/roles.ts): their next call for the grant reads them again. */
+export function rolesChosen(market: Market, userId: string): void {
+  unchosenOf(market).delete(userId);
 }
 
 /**
@@ -43,3 +57,7 @@ export async function ensureStartingCredits(market: Market, userId: string): Pro
  */
 const granted = new WeakMap<Market, Set<string>>();
 const grantedOf = (market: Market) => granted.get(market) ?? (granted.set(market, new Set()), granted.get(market)!);
+
+/** Verified users found not to have chosen their roles yet (forgotten when they choose). */
+const unchosen = new WeakMap<Market, Set<string>>();
+const unchosenOf = (market: Market) => unchosen.get(market) ?? (unchosen.set(market, new Set()), unchosen.get(market)!);

@@ -9,7 +9,7 @@ import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../ma
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
-import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
+import { MachineControls, MAX_SPEED, MIN_SPEED, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
 import { poolOf, preparedRows } from "../db/client.ts";
@@ -31,9 +31,8 @@ export interface MachineOffer {
   available?: boolean | undefined;
 }
 
-// A browser or server claiming more than this many times the reference speed per slot is not
-// believed: the benchmark kernel cannot run that fast on any hardware we know of.
-export const MAX_SPEED = 50;
+// The speeds believed (worker-runtime api.ts says why), checked here again for offers made in the process.
+export { MAX_SPEED, MIN_SPEED };
 /** The longest dedicated contract the market considers. */
 export const MAX_CONTRACT_DAYS = 90;
 
@@ -58,10 +57,10 @@ export async function joinOpportunistic(market: Market, caller: Caller, offer: M
 
 /** Refuses an offer no market takes, whatever it holds: an unbelievable speed, a negative price, a dedicated offer without its terms. */
 export function checkOffer(offer: MachineOffer) {
-  if (!(offer.speed > 0 && offer.speed <= MAX_SPEED)) {
+  if (!(offer.speed >= MIN_SPEED && offer.speed <= MAX_SPEED)) {
     throw refuse.badRequest(
-      { code: "implausible-speed", speed: offer.speed, max: MAX_SPEED },
-      `A benchmark speed of ${offer.speed} is not believable (the limit is ${MAX_SPEED} times the reference machine).`,
+      { code: "implausible-speed", speed: offer.speed, min: MIN_SPEED, max: MAX_SPEED },
+      `A benchmark speed of ${offer.speed} is not believable (the range is ${MIN_SPEED} to ${MAX_SPEED} times the reference machine).`,
     );
   }
   if (offer.pricePerSecond < 0) {

@@ -1,6 +1,5 @@
 import { checkJobRequest, describeJobReason, type ModuleSource } from "@cyclemarket/client/job-file";
 import { refuse } from "../api/errors.ts";
-import type { Db } from "../db/client.ts";
 
 /** A task's limits as the sandbox counts them: wall milliseconds and 64 KiB pages of memory. */
 export interface TaskLimitsStored {
@@ -33,10 +32,4 @@ export function prepareModuleSource(source: ModuleSource) {
       memoryPages: Math.min(MAX_PAGES, source.limits.memoryMb * PAGES_PER_MB),
     } satisfies TaskLimitsStored,
   };
-}
-
-/** A job names a module by hash: the market must hold it (uploaded with PUT /api/modules). */
-export async function requireStoredModule(db: Db, hash: string) {
-  const found = await db.module.findUnique({ where: { hash }, select: { hash: true } });
-  if (!found) throw refuse.badRequest({ code: "module-unknown", hash }, `No module with hash ${hash}; upload it first.`);
 }

@@ -14,7 +14,8 @@ import { decisionUndone, delayedJobAdmitted, delayedJobRejected, jobDecided, job
 import { toBytes, toJson, type Db } from "../db/client.ts";
 import { balance, spendable, toCredits, toMicro } from "../ledger/ledger.ts";
 import { FloorCrossed } from "../db/sql/statement.ts";
-import { requireStoredModule } from "./job-request.ts";
+import { grantModuleRight, requireModuleRight, shippedModule } from "./module-rights.ts";
+import { checkModule } from "./modules.ts";
 import { INTAKE, discardIntake, holdIntake, insertTasks, type NewTask } from "./intake.ts";
 import { headOf, prepareSubmission, rowsOf, type PreparedJob, type SubmissionHead, type SubmitJob } from "./submission.ts";
 import { StagedSubmission } from "./intake-pool.ts";
@@ -80,11 +81,11 @@ interface Intake {
   rows: (() => NewTask[]) | null;
 }
 
-async function prepare(db: Db, submission: Submission, maxModuleBytes: number): Promise<Intake> {
+async function prepare(db: Db, userId: string, submission: Submission, maxModuleBytes: number): Promise<Intake> {
   if (submission instanceof StagedSubmission) {
     const { head, job } = submission;
     try {
-      if (head.source.kind === "module") await requireStoredModule(db, job.moduleHash);
+      if (head.source.kind === "module") await namedModule(db, userId, job, maxModuleBytes);
     } catch (e) {
       submission.drop();
       throw e;
@@ -92,10 +93,20 @@ async function prepare(db: Db, submission: Submission, maxModuleBytes: number): 
     return { head, job, writeTasks: (jobId) => submission.store(jobId, head.replicas), discard: () => submission.drop(), rows: null };
   }
   const { job, inputs } = prepareSubmission(submission, maxModuleBytes);
-  if (submission.source.kind === "module") await requireStoredModule(db, job.moduleHash);
+  if (submission.source.kind === "module") await namedModule(db, userId, job, maxModuleBytes);
   const head = headOf(submission);
   const rows = () => rowsOf(job.tasks, inputs, head.replicas);
   return { head, job, writeTasks: (jobId) => insertTasks(db, jobId, rows()), discard: () => {}, rows };
+}
+
+/**
+ * A module named by hash: the caller sent its bytes, or it is a shipped example's, whose bytes the
+ * job then carries so it is stored if no example job stored it yet.
+ */
+async function namedModule(db: Db, userId: string, job: PreparedJob, maxModuleBytes: number) {
+  await requireModuleRight(db, job.moduleHash, userId);
+  const bytes = shippedModule(job.moduleHash);
+  if (bytes && !job.moduleBytes) Object.assign(job, { moduleBytes: bytes, imports: checkModule(bytes, maxModuleBytes).info.imports });
 }
 
 /** How many of the job's first tasks run as pilots: null when the consumer gave a work estimate. */
@@ -152,8 +163,9 @@ export function decisionRecord(market: Market, d: Decision, replicas: number, ma
  * balance cannot escrow is quoted as a submission would end, refused with the price it would
  * cost and what is missing (beside the engine's reasons to admit it), never as admitted.
  */
-export async function quoteJob(market: Market, submission: Submission, maxModuleBytes: number, consumerId: string) {
-  const { head: input, job, discard } = await prepare(market.db, submission, maxModuleBytes);
+export async function quoteJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number) {
+  const consumerId = caller.id;
+  const { head: input, job, discard } = await prepare(market.db, caller.id, submission, maxModuleBytes);
   discard();
   const now = market.clock.now();
   const pilots = pilotsOf(job);
@@ -178,7 +190,7 @@ export async function quoteJob(market: Market, submission: Submission, maxModule
  * inside it the engine decides and the decision, escrow and placements are written.
  */
 export async function submitJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number) {
-  const intake = await prepare(market.db, submission, maxModuleBytes);
+  const intake = await prepare(market.db, caller.id, submission, maxModuleBytes);
   const { head: input, job } = intake;
   const jobId = rowId();
   const copies = copiesOf(job, input.replicas);
@@ -222,7 +234,10 @@ function storedModules(db: Db) {
   return known;
 }
 
-/** The job's module, unless this process stored it before. */
+/**
+ * The job's module, unless this process stored it before; a consumer who sent its bytes (not an
+ * example's) may name it by hash from then on (module-rights.ts).
+ */
 async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
   const bytes = job.moduleBytes;
   if (bytes && !storedModules(db).has(job.moduleHash)) {
@@ -233,6 +248,7 @@ async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
     });
     storedModules(db).set(job.moduleHash, true);
   }
+  if (bytes && job.example === null && !shippedModule(job.moduleHash)) await grantModuleRight(db, job.moduleHash, ownerId);
 }
 
 /** A small job's row and tasks as its admission's statement writes them (admission.ts InlineIntake). */

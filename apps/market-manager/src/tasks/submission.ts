@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
-import { ModuleSource } from "@cyclemarket/client/job-file";
+import { ModuleSource, WorkPerTask } from "@cyclemarket/client/job-file";
 import { nameText, storableText } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
 import { checkModule } from "./modules.ts";
@@ -16,6 +16,7 @@ import { rowId } from "../db/row-id.ts";
 
 export const MAX_TASKS = 10_000;
 const EXAMPLE_MEMORY_MB = 16;
+const MEMORY_RANGE = "A task asks for at least 1 and at most 4096 MB.";
 
 const TaskInput = z.object({
   args: z.array(storableText(4096, "A task argument")).max(256, "A task has at most 256 arguments.").default([]),
@@ -35,8 +36,8 @@ export const JobSource = z.discriminatedUnion("kind", [
     moduleBase64: z.string().min(1).max(24 * 1024 * 1024, "The module is far over the size limit."),
     tasks: z.array(TaskInput).min(1).max(MAX_TASKS),
     // Absent: pilots first, the rest planned from their measured work (costbenefit pilots.ts).
-    workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
-    memoryMbPerTask: z.number().int().min(1).max(4096).default(64),
+    workPerTask: WorkPerTask.optional(),
+    memoryMbPerTask: z.number({ error: MEMORY_RANGE }).int("A task's memory is a whole number of MB.").min(1, MEMORY_RANGE).max(4096, MEMORY_RANGE).default(64),
   }),
   // A job file's request: the module uploaded before, by hash; tasks with env and input files.
   ModuleSource,

@@ -33,7 +33,7 @@ describe("job files", () => {
     expect("workPerTask" in req.source).toBe(false);
     expect(jobRequest(JobFile.parse({ name: "n", module: "m.wasm", benefit, workPerTask: 2.5, tasks: [{}] }), HASH, read).source.workPerTask).toBe(2.5);
     const bad = JobFile.safeParse({ name: "n", module: "m.wasm", benefit, workPerTask: 1e6, tasks: [{}] });
-    expect(bad.success ? null : bad.error.issues[0]).toMatchObject({ path: ["workPerTask"], message: "A task's work estimate is at most a day of reference CPU." });
+    expect(bad.success ? null : bad.error.issues[0]).toMatchObject({ path: ["workPerTask"], message: "A task's work estimate is at least 0.001 and at most 86400 seconds (a day) of reference CPU." });
     expect(JobFile.safeParse({ name: "n", module: "m.wasm", benefit, workPerTask: 0, tasks: [{}] }).success).toBe(false);
   });
 
@@ -50,6 +50,8 @@ describe("job files", () => {
   it("refuses input file names that would leave the task's folder, saying why", () => {
     expect(["../x", "a/../../b", "/etc/passwd", "C:x", "a\0b", "a\\b", "", "ok/../fine"].map(sandboxPathProblem)).toEqual(["parent", "parent", "absolute", "absolute", "nul", "backslash", "empty", "parent"]);
     expect(sandboxPathProblem("data/in.txt")).toBeNull();
+    expect([".", "./.", "./", "././", "./././."].map(sandboxPathProblem)).toEqual(Array(5).fill("root"));
+    expect(sandboxPathProblem("./in.txt")).toBeNull();
     const job = JobFile.parse({ name: "n", module: "m.wasm", benefit, tasks: [{ files: { "../f": "in/0.bin" } }] });
     expect(() => jobRequest(job, HASH, read)).toThrow(JobFileProblem);
   });

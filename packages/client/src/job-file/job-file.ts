@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
 import { DEFAULT_TASK_LIMITS, JOB_LIMITS as L } from "./limits.ts";
-import { Args, Env, JobName, Sha256Hex, TaskLimits } from "./job-request.ts";
+import { Args, Env, JobName, Sha256Hex, TaskLimits, WorkPerTask } from "./job-request.ts";
 
 /** Contents read from a file beside the job file. */
 export const FromFile = z.strictObject({ file: z.string().min(1, "Name the file.") });
@@ -67,7 +67,7 @@ export const JobFile = z.strictObject({
    * Leave it out when you do not know: the market then runs the first tasks as pilots, priced at
    * the most a task can do within its wall-time limit, and plans the rest from their measured work.
    */
-  workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
+  workPerTask: WorkPerTask.optional(),
   limits: TaskLimits.default(DEFAULT_TASK_LIMITS),
   tasks: JobTasks,
 });

@@ -10,9 +10,16 @@ export type Sha256Hex = z.infer<typeof Sha256Hex>;
 
 export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "An environment variable's name is letters, digits and _, not starting with a digit.");
 
+const MEMORY_RANGE = `A task asks for at least 1 and at most ${L.maxMemoryMb} MB.`;
+const WALL_RANGE = `A task's wall-time limit is at least ${L.minWallSeconds} and at most ${L.maxWallSeconds} seconds.`;
+const WORK_RANGE = `A task's work estimate is at least ${L.minWorkPerTask} and at most ${L.maxWorkPerTask} seconds (a day) of reference CPU.`;
+
+/** A task's work estimate in seconds of a reference CPU, within the documented range. */
+export const WorkPerTask = z.number({ error: WORK_RANGE }).min(L.minWorkPerTask, WORK_RANGE).max(L.maxWorkPerTask, WORK_RANGE);
+
 export const TaskLimits = z.object({
-  memoryMb: z.number().int().min(1).max(L.maxMemoryMb, `A task may ask for at most ${L.maxMemoryMb} MB.`).default(DEFAULT_TASK_LIMITS.memoryMb),
-  wallSeconds: z.number().positive().max(L.maxWallSeconds, `A task may run for at most ${L.maxWallSeconds} seconds.`).default(DEFAULT_TASK_LIMITS.wallSeconds),
+  memoryMb: z.number({ error: MEMORY_RANGE }).int("A task's memory is a whole number of MB.").min(1, MEMORY_RANGE).max(L.maxMemoryMb, MEMORY_RANGE).default(DEFAULT_TASK_LIMITS.memoryMb),
+  wallSeconds: z.number({ error: WALL_RANGE }).min(L.minWallSeconds, WALL_RANGE).max(L.maxWallSeconds, WALL_RANGE).default(DEFAULT_TASK_LIMITS.wallSeconds),
 });
 export type TaskLimits = z.infer<typeof TaskLimits>;
 
@@ -39,7 +46,7 @@ export const ModuleSource = z.object({
    * The consumer's estimate of one task's work, in seconds of a reference CPU (refined from runs).
    * Absent: the first tasks run as pilots and the rest is planned from their measured work.
    */
-  workPerTask: z.number().positive().max(86_400, "A task's work estimate is at most a day of reference CPU.").optional(),
+  workPerTask: WorkPerTask.optional(),
   limits: TaskLimits.default(DEFAULT_TASK_LIMITS),
   tasks: z.array(TaskRequest).min(1, "A job has at least one task.").max(L.tasksPerJob, `A job has at most ${L.tasksPerJob} tasks.`),
 });

@@ -24,7 +24,11 @@ export const JOB_LIMITS = {
   outputBytesPerTask: MiB,
   /** Per-task limits a job may ask for. */
   maxMemoryMb: 4096,
+  minWallSeconds: 0.001,
   maxWallSeconds: 3600,
+  /** A task's work estimate, in seconds of a reference CPU: a millisecond to a day. */
+  minWorkPerTask: 0.001,
+  maxWorkPerTask: 86_400,
   /** The market's default module size limit, in bytes (MAX_MODULE_BYTES may change it). */
   defaultModuleBytes: 8 * MiB,
 } as const;

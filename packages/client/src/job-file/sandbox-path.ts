@@ -2,7 +2,7 @@
 // its root; a name that could point outside that root is refused rather than cleaned up, so
 // what the program opens is exactly what the job file said.
 
-export type PathProblem = "empty" | "absolute" | "parent" | "nul" | "backslash" | "too-long";
+export type PathProblem = "empty" | "absolute" | "parent" | "root" | "nul" | "backslash" | "too-long";
 
 export const MAX_PATH_CHARS = 255;
 
@@ -14,6 +14,9 @@ export function sandboxPathProblem(name: string): PathProblem | null {
   // Backslashes separate directories on some hosts: "..\\x" would escape there.
   if (name.includes("\\")) return "backslash";
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return "absolute";
-  if (name.split("/").some((part) => part === "..")) return "parent";
+  const parts = name.split("/");
+  if (parts.some((part) => part === "..")) return "parent";
+  // ".", "./." or "./": the task's root itself, which a file cannot replace.
+  if (parts.every((part) => part === "." || part === "")) return "root";
   return null;
 }

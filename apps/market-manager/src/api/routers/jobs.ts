@@ -13,6 +13,7 @@ import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
 import { Sha256Hex } from "@cyclemarket/client/job-file";
 import { checkQueuedTasks, perMinute } from "../limit-procedures.ts";
 import { jobFileOf } from "../../tasks/job-file-view.ts";
+import { mayUseModule, shippedModule } from "../../tasks/module-rights.ts";
 import { watchJob, jobResults } from "../live/job.ts";
 import { userStream } from "./live.ts";
 
@@ -79,7 +80,7 @@ export const jobsRouter = router({
       return staged ? next({ getRawInput: async () => staged }) : next();
     })
     .input(SubmissionInput)
-    .mutation(({ ctx, input }) => quoteJob(ctx.services.market, input, ctx.services.config.MAX_MODULE_BYTES, ctx.caller.id)),
+    .mutation(({ ctx, input }) => quoteJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
   submit: consumerProcedure
     .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
     .use(async ({ ctx, next }) => {
@@ -98,10 +99,18 @@ export const jobsRouter = router({
       }
       return submitJob(market, ctx.caller, input, config.MAX_MODULE_BYTES);
     }),
-  /** Whether the market already holds a module (PUT /api/modules stores one): a second upload is not needed. */
-  module: consumerProcedure
-    .input(ModuleRef)
-    .query(({ ctx, input }) => ctx.services.db.module.findUnique({ where: { hash: input.hash }, select: { hash: true, size: true } })),
+  /**
+   * Whether the caller may name this module in a job (they uploaded its bytes, or it is a shipped
+   * example's): then a second upload is not needed. Null otherwise, whether or not someone else
+   * sent those bytes: the caller uploads them (free when stored) and gains the right.
+   */
+  module: consumerProcedure.input(ModuleRef).query(async ({ ctx, input }) => {
+    const { db } = ctx.services;
+    if (!(await mayUseModule(db, input.hash, ctx.caller.id))) return null;
+    const shipped = shippedModule(input.hash);
+    if (shipped) return { hash: input.hash, size: shipped.length };
+    return db.module.findUnique({ where: { hash: input.hash }, select: { hash: true, size: true } });
+  }),
   list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
   get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.market, input.jobId)),
   /** When its tasks were done, against its benefit curve (the job page's chart). */

@@ -3,12 +3,19 @@ import { router, workerProcedure } from "../trpc.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
 import { checkReport, heartbeat, leaseTasks, reportAndLease, reportMany } from "../../resources/leases.ts";
 import { setMachineControls } from "../../resources/controls.ts";
+import { leasesModule } from "../../tasks/module-rights.ts";
+import { refuse } from "../errors.ts";
 
 // The wire messages of the producer protocol: one schema per message, shared with the workers.
 export const workerRouter = router({
   register: workerProcedure.input(RegisterRequest).mutation(({ ctx, input, signal }) => registerMachine(ctx.services.market, ctx.caller, input, signal)),
   lease: workerProcedure.input(LeaseRequest).mutation(({ ctx, input, signal }) => leaseTasks(ctx.services.market, ctx.caller, input.machineId, input.max, signal)),
-  module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => ({ bytes: await ctx.services.modules.base64(input.moduleHash) })),
+  /** A module's bytes, only to a producer one of whose machines holds a live lease of a task running it; anyone else hears "no such module". */
+  module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => {
+    const { market, modules } = ctx.services;
+    if (!leasesModule(market.state, ctx.caller.id, input.moduleHash.toLowerCase(), market.clock.now(), input.machineId)) throw refuse.notFound("module");
+    return { bytes: await modules.base64(input.moduleHash.toLowerCase()) };
+  }),
   heartbeat: workerProcedure
     .input(HeartbeatRequest)
     .mutation(({ ctx, input }) => heartbeat(ctx.services.market, ctx.caller, input.machineId, input.leaseIds)),

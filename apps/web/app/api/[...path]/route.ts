@@ -2,6 +2,8 @@
 // Better Auth under /api/auth), forwarded here so cookies stay first-party. A route handler
 // rather than a rewrite: rewrites are fixed when the app is built, and the Market Manager's
 // address (MARKET_API_URL) is known only when it starts.
+import { forwardedByServer } from "@/lib/forwarded";
+
 export const dynamic = "force-dynamic";
 
 const HOP_BY_HOP = ["host", "connection", "keep-alive", "transfer-encoding", "upgrade", "content-length"];
@@ -11,6 +13,9 @@ async function forward(req: Request): Promise<Response> {
   const target = `${process.env.MARKET_API_URL ?? "http://127.0.0.1:4000"}${url.pathname}${url.search}`;
   const headers = new Headers(req.headers);
   for (const h of HOP_BY_HOP) headers.delete(h);
+  // The client's address as the web app's server wrote it from the socket (server.ts); a header
+  // the client wrote itself never reaches the Market Manager, whose per-address limits read it.
+  if (!forwardedByServer()) headers.delete("x-forwarded-for");
   headers.set("x-forwarded-host", url.host);
   headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
   let res: Response;
