@@ -99,7 +99,7 @@ const HOURLY = `(SELECT coalesce(json_agg(json_build_array(h, micro) ORDER BY h)
     SELECT (extract(epoch FROM date_trunc('hour', at)) * 1000)::float8 AS h, sum(micro)::text AS micro FROM earned GROUP BY 1) x) AS hourly`;
 
 /**
- * A producer's earnings page in one statement, on the pages' readers: what it earned in the last
+ * A producer's earnings page in one statement, on the pages' readers: its balance, what it earned in the last
  * hour ($3 on) and day ($2 on), per hour, and for the latest settled jobs it was paid for (found
  * among its newest postings by its account's index), each job's charge, what it was paid and what
  * all producers were paid. Postings carry their entry's time, so the day's are read by the
@@ -119,7 +119,8 @@ WITH ${EARNED}, newest AS (
   SELECT j.id, j."chargedMicro" FROM newest n JOIN "Job" j ON j.id = n.job
   WHERE j."chargedMicro" IS NOT NULL ORDER BY j."completedAt" DESC NULLS LAST LIMIT $5
 )
-SELECT (SELECT coalesce(sum(micro), 0)::text FROM earned WHERE at >= timestamp 'epoch' + $3::float8 * interval '1 millisecond') AS "lastHour",
+SELECT (SELECT coalesce(sum(l."balanceMicro"), 0)::text FROM account a JOIN "LedgerAccount" l ON l.id = a.id) AS balance,
+  (SELECT coalesce(sum(micro), 0)::text FROM earned WHERE at >= timestamp 'epoch' + $3::float8 * interval '1 millisecond') AS "lastHour",
   (SELECT coalesce(sum(micro), 0)::text FROM earned) AS "lastDay",
   ${HOURLY},
   (SELECT coalesce(json_agg(json_build_array(s."chargedMicro"::text, paid.own, paid.micro)), '[]'::json)
@@ -131,6 +132,7 @@ SELECT (SELECT coalesce(sum(micro), 0)::text FROM earned WHERE at >= timestamp '
        WHERE e."jobId" = s.id AND e.kind = 'payment') paid) AS jobs`;
 
 interface EarningsRow {
+  balance: string;
   lastHour: string;
   lastDay: string;
   hourly: [number, string][];
@@ -155,6 +157,8 @@ export async function producerEarnings(db: Db, userId: string, now: number) {
     paid += own / 1e6;
   }
   return {
+    /** The producer account's balance, read in the same snapshot as the rest (the Produce page shows them side by side). */
+    producerBalance: toCredits(BigInt(row!.balance)),
     earnedLastHour: toCredits(BigInt(row!.lastHour)),
     earnedLastDay: toCredits(BigInt(row!.lastDay)),
     hourly: row!.hourly.map(([hour, micro]) => ({ hour, earned: toCredits(BigInt(micro)) })),

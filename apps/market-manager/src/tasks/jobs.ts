@@ -21,6 +21,7 @@ import { consumerShort, INLINE_INTAKE_TASKS, writeAdmission, type Admission, typ
 import { inOrder } from "./report-batch.ts";
 import { applyAdmissionLeases, dropAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 import { rowId } from "../db/row-id.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -403,7 +404,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
           }, live, placed);
           if (leases && intake) applyAdmissionLeases(market, jobId, intake, job.taskLimits, leases, now);
         }
-        market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
+        market.log(`job ${input.name} (${shortId(jobId)}): ${status}, ${job.tasks.length} tasks`);
         opsOf(market).metrics.submissions.inc({ outcome: status });
         market.emit({ kind: "job", jobId, ownerId: caller.id });
         resolve({ jobId, decision: record });

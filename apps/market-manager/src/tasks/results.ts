@@ -10,6 +10,7 @@ import { benefitAt, estimateContradicted, runPay, settleCharge, tallyCopies, typ
 import { balance, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { payRun, paidForJob, settleCompleted, settleUnfinished, type CompletedSettlement } from "../ledger/settlement.ts";
 import { refine } from "../resources/refine.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export interface Completion {
   machine: LiveMachine;
@@ -224,7 +225,7 @@ class RunPayer {
     await this.tx.result.update({ where: { id: resultId }, data: { paidMicro: amount, implausible: p.implausible, ...(accepted ? { accepted: true } : {}) }, select: { id: true } });
     if (p.implausible) {
       await setReputation(this.market, this.tx, m, m.reputation * REPUTATION_PENALTY);
-      this.market.log(`machine ${m.id.slice(0, 8)} reported ${(elapsedMs / 1000).toFixed(1)} s for a run its speed allows ${p.capSeconds.toFixed(1)} s; paid at the cap`);
+      this.market.log(`machine ${shortId(m.id)} reported ${(elapsedMs / 1000).toFixed(1)} s for a run its speed allows ${p.capSeconds.toFixed(1)} s; paid at the cap`);
     }
     if (p.escrowExhausted) this.exhausted = true;
   }

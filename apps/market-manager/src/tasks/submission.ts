@@ -4,7 +4,7 @@ import { ModuleSource } from "@cyclemarket/client/job-file";
 import { nameText, storableText } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
 import { checkModule } from "./modules.ts";
-import { ExampleName, exampleModule, planExample } from "./examples.ts";
+import { ExampleName, exampleModule, exampleOfModule, planExample } from "./examples.ts";
 import { prepareModuleSource, type TaskLimitsStored } from "./job-request.ts";
 import type { NewTask } from "./intake.ts";
 import { replicaId } from "../market/live.ts";
@@ -99,7 +99,8 @@ export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { j
   const withIds = (inputs: TaskInputs[]) => inputs.map((t) => ({ id: rowId(), bytes: t.stdin.length }));
   if (input.source.kind === "module") {
     const { tasks, ...rest } = prepareModuleSource(input.source);
-    return { job: { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example: null, tasks: withIds(tasks), ...rest }, inputs: tasks };
+    const example = exampleOfModule(input.source.moduleHash);
+    return { job: { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example, tasks: withIds(tasks), ...rest }, inputs: tasks };
   }
   let moduleBytes: Uint8Array;
   let inputs: TaskInputs[];
@@ -126,6 +127,7 @@ export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { j
     memoryMbPerTask = input.source.memoryMbPerTask;
   }
   const { hash, info } = checkModule(moduleBytes, maxModuleBytes);
+  example ??= exampleOfModule(hash);
   return { job: { moduleBytes, moduleHash: hash, imports: info.imports, example, tasks: withIds(inputs), workPerTask, memoryMbPerTask, taskLimits: null }, inputs };
 }
 

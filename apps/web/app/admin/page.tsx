@@ -10,6 +10,7 @@ import { Alert, Badge, Button, Card, EmptyState, Loading, PageHeader, ProgressBa
 import { SettingsPanel } from "./settings-panel";
 import { HistoryCharts } from "./history-charts";
 import { useState } from "react";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type Overview = RouterOutputs["admin"]["overview"];
 
@@ -165,7 +166,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4">
                   <bdi className="block font-medium text-slate-900">{m.name}</bdi>
                   <span className="block text-xs text-slate-500">
-                    {m.owner} · <span className="font-mono">{m.id.slice(0, 8)}</span>
+                    {m.owner} · <span className="font-mono">{shortId(m.id)}</span>
                   </span>
                 </td>
                 <td className="py-2 pr-4">

@@ -1,6 +1,7 @@
 import { router, signedInProcedure, type Caller } from "../trpc.ts";
 import type { Services } from "../../services.ts";
 import { earningsSeries } from "../../ledger/earnings-series.ts";
+import { spendingSeries } from "../../ledger/spending-series.ts";
 import { balances, producerEarnings, statement } from "../../ledger/statement.ts";
 import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
 
@@ -26,4 +27,6 @@ export const ledgerRouter = router({
   earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
   /** The same earnings per hour over two days and per day over thirty, for the earnings chart. */
   earningsSeries: signedInProcedure.query(({ ctx }) => earningsSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
+  /** What the consumer was charged for its jobs per hour over two days and per day over thirty, for the spending chart. */
+  spendingSeries: signedInProcedure.query(({ ctx }) => spendingSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
 });
