@@ -42,13 +42,11 @@ export function Header() {
   return (
     <header className="border-b border-slate-200 bg-white/90 backdrop-blur">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 whitespace-nowrap px-4 py-2 sm:gap-x-6 sm:px-6 sm:py-3">
-        <Link href="/" className="order-1 flex items-center gap-2 text-base font-semibold text-slate-900" aria-label="Cycle Market, home">
+        <Link href="/" className="order-1 flex items-center gap-2 text-base font-semibold text-slate-900">
           <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white">
             CM
           </span>
-          <span className="hidden sm:inline" aria-hidden="true">
-            Cycle Market
-          </span>
+          <span className="sr-only sm:not-sr-only">Cycle Market</span>
         </Link>
         <nav aria-label="Main" className="order-3 -mx-2 flex w-full gap-0.5 overflow-x-auto px-2 sm:order-2 sm:mx-0 sm:w-auto sm:flex-1 sm:gap-1 sm:px-0">
           {links.map((l) => (

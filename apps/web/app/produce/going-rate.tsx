@@ -28,11 +28,13 @@ export function GoingRate({ speed }: { speed: number | null }) {
             {r.similar && r.speedRange
               ? `${r.machines} machine${r.machines === 1 ? "" : "s"} of a speed like this tab's (${number(r.speedRange[0], 2)}× to ${number(r.speedRange[1], 2)}×)`
               : `${r.machines} machine${r.machines === 1 ? "" : "s"} of other producers`}{" "}
-            ask {credits(r.ask.median)} a second (median; {credits(r.ask.low)} to {credits(r.ask.high)}).
+            {r.machines === 1 ? `asks ${credits(r.ask.median)} a second.` : `ask ${credits(r.ask.median)} a second (median; ${credits(r.ask.low)} to ${credits(r.ask.high)}).`}
           </p>
           <p className="mt-1">
             {r.earnedLastHour
-              ? `In the last hour such a machine earned ${credits(r.earnedLastHour.median)} (median; the most ${credits(r.earnedLastHour.high)}).`
+              ? r.machines === 1
+                ? `In the last hour it earned ${credits(r.earnedLastHour.median)}.`
+                : `In the last hour such a machine earned ${credits(r.earnedLastHour.median)} (median; the most ${credits(r.earnedLastHour.high)}).`
               : "What they earned in the last hour is not known yet."}{" "}
             A lower price wins more tasks when the market is busy; the market pays nothing for time a task does not run.
           </p>

@@ -379,7 +379,7 @@ export function ProducerPanel() {
   const benchProgress = benchStart ? Math.min(BENCHMARK_MS * 1.3, Date.now() - benchStart) : 0;
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[20rem_minmax(0,1fr)]">
       <div className="space-y-6">
         <Card title="Your offer">
           <div className="space-y-4">

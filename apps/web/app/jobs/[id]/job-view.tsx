@@ -83,7 +83,7 @@ function JobDetails({ job }: { job: Job }) {
         }
         actions={<ButtonLink href="/jobs/new" variant="secondary">New job</ButtonLink>}
       />
-      <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <div className="space-y-6">
           <Card title="Progress" actions={<Badge value={job.status} testId="job-status" />}>
             <ProgressBar value={job.tasksDone} max={job.taskCount} label="Tasks done" />

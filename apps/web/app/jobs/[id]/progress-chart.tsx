@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { useEffect } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
 import { useTRPC } from "@/lib/trpc";
@@ -14,6 +15,11 @@ import { Card } from "@/components/ui";
 export function ProgressChart({ jobId, live, expectedAt, quotedAt }: { jobId: string; live: boolean; expectedAt: number | null; quotedAt: number | null }) {
   const trpc = useTRPC();
   const progress = useQuery({ ...trpc.jobs.progress.queryOptions({ jobId }), refetchInterval: live ? 2000 : false });
+  // Read once more when the job ends, so the chart shows its last tasks and its completion.
+  const { refetch } = progress;
+  useEffect(() => {
+    if (!live) void refetch();
+  }, [live, refetch]);
   const curve = BenefitCurve.safeParse(progress.data?.benefit);
   const p = progress.data;
   const now = p && live ? (Date.now() - p.arrivedAt) / 1000 : (p?.completed ?? null);

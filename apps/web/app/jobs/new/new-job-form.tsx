@@ -242,7 +242,7 @@ export function NewJobForm() {
   if (examples.isPending) return <Loading label="Loading the examples…" />;
 
   return (
-    <form onSubmit={onSubmit} className="grid gap-6 lg:grid-cols-[1fr_22rem]" aria-label="New job">
+    <form onSubmit={onSubmit} className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]" aria-label="New job">
       <div className="space-y-6">
         <Card title="Program">
           <div role="radiogroup" aria-label="Kind of job" className="mb-5 inline-flex rounded-lg bg-slate-100 p-1">
