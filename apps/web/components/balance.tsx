@@ -82,8 +82,8 @@ export function StatementTable({ lines }: { lines: StatementLine[] }) {
         </thead>
         <tbody className="divide-y divide-slate-100">
           {lines.slice(0, limit).map((line, i) => {
-            // The API names a line's job only for its owner, who may open its page.
-            const ownJob = line.jobName !== null ? line.jobId : null;
+            // Only the job's owner may open its page; a producer paid for its tasks sees its short id (and its name, when the owner allows).
+            const ownJob = line.ownJob ? line.jobId : null;
             const words = describeLine(line);
             return (
               <tr key={`${line.at}-${line.kind}-${line.account}-${i}`} className="align-top hover:bg-slate-50">
@@ -99,8 +99,8 @@ export function StatementTable({ lines }: { lines: StatementLine[] }) {
                     )}
                   </span>
                   {words.detail || line.jobId ? (
-                    <span className="block text-xs text-slate-500">
-                      {ownJob ? <span className="mr-1 font-mono text-slate-400">{shortId(ownJob)}</span> : null}
+                    <span className="block text-xs text-slate-600">
+                      {line.jobId ? <span className="mr-1 font-mono">{shortId(line.jobId)}</span> : null}
                       {words.detail}
                     </span>
                   ) : null}

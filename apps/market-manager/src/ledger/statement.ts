@@ -22,8 +22,9 @@ const BALANCES = `
  * connection: their accounts' balances, what their running jobs hold in escrow, and the newest
  * lines. Each account's newest postings are read by its own index (accountId, createdAt) and the newest of
  * both kept: ordered by their entries' time, the read sorted every posting the user ever had (a
- * producer holds one per paid run). A line names its job only for the job's owner: a producer
- * paid for someone's task sees its id.
+ * producer holds one per paid run). A line names its job for the job's owner, who may open it
+ * (`ownJob`), and for a producer paid for its tasks only when the owner let producers see the
+ * name (`nameToProducers`); everyone sees the job's id.
  */
 const STATEMENT_SQL = `
 WITH ${ACCOUNTS}, lines AS (
@@ -35,8 +36,9 @@ WITH ${ACCOUNTS}, lines AS (
 )
 SELECT ${BALANCES},
   (SELECT coalesce(json_agg(json_build_object('at', (extract(epoch FROM e."createdAt") * 1000)::float8, 'account', l.account, 'kind', e.kind,
-      'jobId', e."jobId", 'jobName', j.name, 'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
-     FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId" AND j."ownerId" = $1) AS lines`;
+      'jobId', e."jobId", 'jobName', CASE WHEN j."ownerId" = $1 OR j."nameToProducers" THEN j.name END, 'ownJob', coalesce(j."ownerId" = $1, false),
+      'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
+     FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId") AS lines`;
 
 /** The balances alone: what every page's header polls (ledger.balance), every few seconds. */
 const BALANCE_SQL = `WITH ${ACCOUNTS} SELECT ${BALANCES}`;
@@ -44,7 +46,7 @@ const BALANCE_SQL = `WITH ${ACCOUNTS} SELECT ${BALANCES}`;
 interface StatementRow {
   balances: Partial<Record<"consumer" | "producer", string>>;
   escrow: string;
-  lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; amount: string; memo: JsonValue }[];
+  lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; ownJob: boolean; amount: string; memo: JsonValue }[];
 }
 
 const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escrow">) => ({

@@ -61,6 +61,7 @@ export interface InlineIntake {
   pilotCount: number | null;
   memoryMbPerTask: number;
   taskLimits: unknown;
+  nameToProducers: boolean;
   /** Every copy of every task; a placed one is written queued on its machine, the rest pending. */
   tasks: NewTask[];
 }
@@ -120,9 +121,9 @@ SELECT CASE
   WHEN NOT EXISTS (SELECT 1 FROM job) THEN ('job-not-in-intake:' || (SELECT count(*) FROM job))::int${refusals}
   END AS refused, (SELECT count(*) FROM placed) AS placed, (SELECT count(*) FROM decisions) AS decisions, (SELECT count(*) FROM postings) AS postings`;
 
-/** The parameters every admission statement takes ($1-$24), and those of an intake after them ($25-$47). */
+/** The parameters every admission statement takes ($1-$24), and those of an intake after them ($25-$48). */
 const PARAMETERS = 24;
-const INTAKE_PARAMETERS = 23;
+const INTAKE_PARAMETERS = 24;
 /** How many parameters an admission statement takes, the decision rows' ids last. */
 const parameterCount = (intake: boolean) => PARAMETERS + (intake ? INTAKE_PARAMETERS : 0) + 1;
 /** The decision rows' ids' placeholder: the last parameter. */
@@ -177,7 +178,7 @@ const SETTLE_DELAYED_SQL = admitSql(
 /**
  * The decision on a small job with its intake (Admission.intake): its row inserted as decided,
  * its tasks inserted queued where placed and pending elsewhere, as intake.ts insertTasks writes
- * them. $25-$36 the job's intake fields, $37-$43 its tasks. The rows are inserted by sibling CTEs
+ * them. $25-$36 and $48 the job's intake fields, $37-$43 its tasks. The rows are inserted by sibling CTEs
  * of the same statement, so their foreign keys are checked once it has run.
  */
 const ADMIT_WITH_INTAKE_SQL = admitSql(
@@ -185,10 +186,10 @@ const ADMIT_WITH_INTAKE_SQL = admitSql(
   `
   INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
     "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
-    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "penaltyHeldMicro")
+    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "penaltyHeldMicro", "nameToProducers")
   VALUES ($1, $2, $25, $26, $27, $28::jsonb, $29::int, $10::"JobStatus", $11::jsonb, $30::int, $31::float8,
     $32::float8, $33, $34::int, $35::int, $36::jsonb, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $12::float8 * interval '1 millisecond',
-    timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14::bigint, $15::bigint, $16, $4::bigint, $5::bigint)
+    timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14::bigint, $15::bigint, $16, $4::bigint, $5::bigint, $48::boolean)
   RETURNING 1`,
   `
   INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId", attempts)
@@ -250,6 +251,7 @@ export async function writeAdmission(run: RunStatement, a: Admission, marketOwne
         (a.leases?.rows ?? []).map((l) => l.taskId),
         (a.leases?.rows ?? []).map((l) => l.machineId),
         a.leases?.expiresAt ?? 0,
+        intake.nameToProducers,
       ]
     : [];
   const [name, sql] = intake ? ["admit-job-with-intake", ADMIT_WITH_INTAKE_SQL] : a.wasDelayed ? ["settle-delayed-job", SETTLE_DELAYED_SQL] : ["admit-job", ADMIT_SQL];

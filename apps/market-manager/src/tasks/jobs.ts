@@ -267,6 +267,7 @@ async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
 function inlineIntake(input: SubmissionHead, job: PreparedJob, tasks: NewTask[]): InlineIntake {
   return {
     name: input.name,
+    nameToProducers: input.nameToProducers,
     example: job.example,
     moduleHash: job.moduleHash,
     benefit: input.benefit,
@@ -289,6 +290,7 @@ async function storeIntake(db: Db, ownerId: string, { head: input, job, writeTas
       id: jobId,
       ownerId,
       name: input.name,
+      nameToProducers: input.nameToProducers,
       example: job.example,
       moduleHash: job.moduleHash,
       benefit: input.benefit,

@@ -45,6 +45,8 @@ export type JobSource = z.infer<typeof JobSource>;
 
 export const SubmitJob = z.object({
   name: nameText(120, "A job's name"),
+  /** Whether the producers who run its tasks see its name on their statements (they always see its short id). */
+  nameToProducers: z.boolean().default(false),
   source: JobSource,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),
@@ -54,6 +56,7 @@ export type SubmitJob = z.infer<typeof SubmitJob>;
 /** What the market needs of a submission beside its tasks' inputs: no stdin, files or module bytes. */
 export interface SubmissionHead {
   name: string;
+  nameToProducers: boolean;
   benefit: BenefitCurve;
   replicas: number;
   /** Whether the module is named by hash (it must be stored already) rather than sent or shipped. */
@@ -86,6 +89,7 @@ export type TaskInputs = Omit<NewTask, "id" | "index" | "replica">;
 /** The head of a submission: what stays on the market's thread when the tasks do not. */
 export const headOf = (input: SubmitJob): SubmissionHead => ({
   name: input.name,
+  nameToProducers: input.nameToProducers,
   benefit: input.benefit,
   replicas: input.replicas,
   source: { kind: input.source.kind, ...(input.source.kind === "module" ? { moduleHash: input.source.moduleHash } : {}) },
