@@ -21,14 +21,21 @@ async function violations(page: Page): Promise<string[]> {
 function layout(page: Page) {
   return page.evaluate(() => {
     const bar = document.querySelector("header > div")!;
-    const items = [...bar.children].filter((el) => (el as HTMLElement).offsetParent !== null);
-    const rows = new Set(items.map((el) => Math.round(el.getBoundingClientRect().top)));
+    // Items on one line overlap vertically (centred, their tops differ); each item below them all starts a line.
+    const boxes = [...bar.children].filter((el) => (el as HTMLElement).offsetParent !== null).map((el) => el.getBoundingClientRect());
+    boxes.sort((a, b) => a.top - b.top);
+    let rows = 0;
+    let bottom = -Infinity;
+    for (const box of boxes) {
+      if (box.top >= bottom - 1) rows++;
+      bottom = Math.max(bottom, box.bottom);
+    }
     // An element whose text wraps has more than one box: a word split over two lines.
     const wrapped = [...bar.querySelectorAll("a, button, span, bdi")]
       // (Text only for screen readers is a 1 px box, which wraps by design.)
       .filter((el) => (el as HTMLElement).offsetParent !== null && el.getBoundingClientRect().width > 1 && el.getClientRects().length > 1)
       .map((el) => el.textContent?.trim() ?? "");
-    return { rows: rows.size, wrapped, scrollWidth: document.documentElement.scrollWidth };
+    return { rows, wrapped, scrollWidth: document.documentElement.scrollWidth };
   });
 }
 

@@ -125,7 +125,6 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
   return (
     <Card
       title="Machines"
-      className="overflow-x-auto"
       actions={
         pages > 1 ? (
           <nav aria-label="Machine pages" className="flex items-center gap-2 text-xs text-slate-600">
@@ -145,6 +144,8 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
       {all.length === 0 ? (
         <EmptyState title="No machines yet">Open the Produce page in a browser, or start a Node worker with an API token.</EmptyState>
       ) : (
+        // Scrolls sideways on a narrow screen: focusable, so it scrolls from the keyboard too.
+        <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Machines, scrolling sideways">
         <table className="min-w-full text-sm" aria-label="Machines">
           <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
             <tr>
@@ -186,6 +187,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </Card>
   );
