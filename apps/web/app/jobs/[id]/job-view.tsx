@@ -62,6 +62,9 @@ function JobDetails({ job }: { job: Job }) {
   const example = ExampleName.safeParse(job.example);
   const finished = !UNFINISHED.has(job.status);
   const failure = resultError(job.result);
+  // The one live estimate the page shows (Timing, the chart): the market's, never before this moment
+  // (the page's last read of it may be a second old).
+  const eta = job.estimate ? Math.max(job.estimate.completionAt, Date.now()) : null;
   const outputs = useOutputs(job.id, example.success ? job.tasksDone : 0);
   const live: ExampleResult | null = useMemo(() => {
     if (!example.success) return null;
@@ -105,7 +108,7 @@ function JobDetails({ job }: { job: Job }) {
             <CancelJob jobId={job.id} status={job.status} />
           </Card>
 
-          <ProgressChart jobId={job.id} live={!finished} expectedAt={job.estimate?.completionAt ?? null} quotedAt={job.expectedCompletionAt} />
+          <ProgressChart jobId={job.id} live={!finished} expectedAt={eta} quotedAt={job.expectedCompletionAt} />
 
           {failure ? (
             <Alert tone="error" title="The job failed">
@@ -127,9 +130,7 @@ function JobDetails({ job }: { job: Job }) {
             <dl className="space-y-2 text-sm">
               <Row label="Submitted" value={dateTime(job.submittedAt)} />
               <Row label="Decided" value={dateTime(job.decidedAt)} />
-              {job.estimate ? (
-                <Row label="Expected completion" value={`${dateTime(job.estimate.completionAt)} (${relative(job.estimate.completionAt)})`} testId="job-eta" />
-              ) : null}
+              {eta !== null ? <Row label="Expected completion" value={`${dateTime(eta)} (${relative(eta)})`} testId="job-eta" /> : null}
               <Row label="Quoted completion" value={dateTime(job.expectedCompletionAt)} testId="job-quoted-completion" />
               {finished ? <Row label="Completed" value={dateTime(job.completedAt)} /> : null}
               <Row label="Work per task" value={workEstimateText(job.workEstimate)} testId="work-estimate" />
