@@ -7,13 +7,16 @@ import { verificationLink } from "../support/outbox.ts";
 
 export const stack = () => JSON.parse(readFileSync(fromSetup("stackFile"), "utf8")) as { admin: { email: string; password: string } | null; outbox: string };
 
-/** Signs up through the page, then follows the link the market mailed, as a new user does. */
-export async function signUp(page: Page, name: string, email: string) {
+/** The sign-up form's choices of roles. */
+const ROLE_CHOICE = { both: /both/i, producer: /sell cycles/i, consumer: /buy computation/i } as const;
+
+/** Signs up through the page (as both a producer and a consumer unless told), then follows the link the market mailed, as a new user does. */
+export async function signUp(page: Page, name: string, email: string, roles: keyof typeof ROLE_CHOICE = "both") {
   await page.goto("/signup");
   await page.getByLabel("Name").fill(name);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("a long enough password");
-  await page.getByRole("radio", { name: /both/i }).check();
+  await page.getByRole("radio", { name: ROLE_CHOICE[roles] }).check();
   await page.getByRole("button", { name: /sign up|create/i }).click();
   await expect(page.getByTestId("signed-in-user")).toContainText(name);
   await expect(page.getByTestId("verify-email")).toContainText(email);

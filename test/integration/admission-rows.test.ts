@@ -53,6 +53,7 @@ function admission(leased: { leaseId: string; taskId: string; machineId: string 
     placed: new Map(taskIds.map((id) => [id, machineId])),
     intake: {
       name: "two",
+      nameToProducers: false,
       example: null,
       moduleHash,
       benefit: { kind: "constant", value: 1 },

@@ -89,8 +89,10 @@ describe("a C program with binary stdout, through the CLI", () => {
     expect(id, submitted.stdout + submitted.stderr).toBeDefined();
     const cancel = await cli(["cancel", id!, "--url", market.url, "--token", consumeToken]);
     expect(cancel.code, cancel.stderr).toBe(0);
-    const status = await cli(["status", id!, "--url", market.url, "--token", consumeToken]);
+    // Asked by its short id, as the pages show it (the id's last 8 characters).
+    const status = await cli(["status", id!.slice(-8), "--url", market.url, "--token", consumeToken]);
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/cancelled/);
+    expect(status.stdout).toContain(`short id ${id!.slice(-8)}`);
   });
 });

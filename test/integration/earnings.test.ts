@@ -30,8 +30,9 @@ beforeAll(async () => {
 });
 afterAll(() => market?.stop());
 
-const job = (name: string, taskCount: number) => ({
+const job = (name: string, taskCount: number, nameToProducers = false) => ({
   name,
+  nameToProducers,
   source: { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: 1000 }, taskCount },
   benefit: { kind: "constant" as const, value: 200 },
 });
@@ -92,6 +93,8 @@ describe("a producer's earnings", () => {
 
     for (const [seller, paid] of [[sellers[0]!, a], [sellers[1]!, b]] as const) {
       const earnings = await seller.client.ledger.earnings.query();
+      // The balance beside them is read in the same statement: nothing was paid out of it.
+      expect(earnings.producerBalance).toBeCloseTo(credits(paid.total), 6);
       expect(earnings.earnedLastHour).toBeCloseTo(credits(paid.total), 6);
       expect(earnings.earnedLastDay).toBeCloseTo(credits(paid.total), 6);
       expect(earnings.hourly.reduce((n, h) => n + h.earned, 0)).toBeCloseTo(credits(paid.total), 6);
@@ -140,9 +143,52 @@ describe("a producer's earnings", () => {
 
   it("are empty for a user who never produced", async () => {
     const earnings = await consumer.ledger.earnings.query();
-    expect(earnings).toEqual({ earnedLastHour: 0, earnedLastDay: 0, hourly: [], chargedForTheirWork: 0, paidForThatWork: 0 });
+    expect(earnings).toEqual({ producerBalance: 0, earnedLastHour: 0, earnedLastDay: 0, hourly: [], chargedForTheirWork: 0, paidForThatWork: 0 });
     const series = await consumer.ledger.earningsSeries.query();
     expect(series.daily.every((d) => d.earned === 0)).toBe(true);
     expect(series.hourly.every((h) => h.earned === 0)).toBe(true);
+  });
+
+  it("name a job on a producer's statement only when its consumer allows it, and its id always", async () => {
+    const hidden = await consumer.jobs.submit.mutate(job("kept to myself", 2));
+    const shown = await consumer.jobs.submit.mutate(job("shown to producers", 2, true));
+    await run();
+    const lines = [...(await sellers[0]!.client.ledger.statement.query()).lines, ...(await sellers[1]!.client.ledger.statement.query()).lines].filter((l) => l.kind === "payment");
+    const of = (jobId: string) => lines.filter((l) => l.jobId === jobId);
+    expect(of(hidden.jobId).length).toBeGreaterThan(0);
+    expect(of(shown.jobId).length).toBeGreaterThan(0);
+    expect(of(hidden.jobId).every((l) => l.jobName === null && !l.ownJob)).toBe(true);
+    expect(of(shown.jobId).every((l) => l.jobName === "shown to producers" && !l.ownJob)).toBe(true);
+    // Its owner sees both by name, as their own.
+    const own = (await consumer.ledger.statement.query()).lines.filter((l) => l.jobId === hidden.jobId);
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((l) => l.jobName === "kept to myself" && l.ownJob)).toBe(true);
+    // Run again keeps the choice.
+    expect((await consumer.jobs.jobFile.query({ jobId: shown.jobId })).nameToProducers).toBe(true);
+  });
+
+  it("of other producers' machines are the going rate a producer sees beside its price", async () => {
+    const [a, b] = sellers;
+    const rate = await a!.client.machines.goingRate.query({ speed: 1 });
+    // One other machine: too few to call "similar", so every other producer's machine is read.
+    expect(rate).toMatchObject({ machines: 1, similar: false, ask: { low: 0.5, median: 0.5, high: 0.5 } });
+    const earned = await b!.client.ledger.earnings.query();
+    expect(rate.earnedLastHour!.median).toBeCloseTo(earned.earnedLastHour, 6);
+    expect(earned.earnedLastHour).toBeGreaterThan(0);
+  });
+});
+
+describe("a consumer's spending", () => {
+  it("is what its settled jobs were charged, in the hour and day they were settled", async () => {
+    const settled = await db().job.findMany({ where: { owner: { email: "buyer@example.test" }, chargedMicro: { not: null } }, select: { chargedMicro: true } });
+    const total = settled.reduce((n, j) => n + j.chargedMicro!, 0n);
+    expect(total).toBeGreaterThan(0n);
+    const series = await consumer.ledger.spendingSeries.query();
+    expect(series.hourly).toHaveLength(48);
+    expect(series.daily).toHaveLength(30);
+    expect(series.hourly.reduce((n, h) => n + h.spent, 0)).toBeCloseTo(credits(total), 6);
+    expect(series.daily.reduce((n, d) => n + d.spent, 0)).toBeCloseTo(credits(total), 6);
+    // A producer who never bought anything spent nothing.
+    expect((await sellers[0]!.client.ledger.spendingSeries.query()).daily.every((d) => d.spent === 0)).toBe(true);
   });
 });

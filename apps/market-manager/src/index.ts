@@ -27,6 +27,7 @@ import { systemClock, type Log, type Services } from "./services.ts";
 import { isAddressInUse, PortTakenError } from "./net/free-port.ts";
 import { closeIntake, intakePoolOf } from "./tasks/intake-pool.ts";
 import { ModuleDownloads } from "./tasks/module-downloads.ts";
+import { ADMIN_EMAIL, LOCAL_WORKER_EMAIL } from "./auth/market-accounts.ts";
 
 // A delayed job is given up after waiting this long for the market to be able to run it.
 export const MAX_DELAY_MS = 10 * 60_000;
@@ -137,7 +138,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
 /** The first user of an empty market is its admin; the password is shown once, at this start. */
 async function ensureAdmin(services: Services) {
   if ((await services.db.user.count()) > 0) return null;
-  const email = "admin@cyclemarket.local";
+  const email = ADMIN_EMAIL;
   const password = randomBytes(12).toString("base64url");
   const { user } = await services.auth.api.signUpEmail({ body: { email, password, name: "Market admin" } });
   await services.db.user.update({ where: { id: user.id }, data: { roles: ["admin", "consumer", "producer"], rolesChosenAt: new Date(), emailVerified: true } });
@@ -150,7 +151,7 @@ async function ensureAdmin(services: Services) {
  */
 async function ensureLocalWorkerToken(services: Services, file: string) {
   if (existsSync(file) && (await userForToken(services.db, readFileSync(file, "utf8").trim()))) return;
-  const email = "local-worker@cyclemarket.local";
+  const email = LOCAL_WORKER_EMAIL;
   const user =
     (await services.db.user.findUnique({ where: { email } })) ??
     (await services.auth.api.signUpEmail({ body: { email, password: randomBytes(18).toString("base64url"), name: "Local worker" } })).user;

@@ -21,8 +21,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <Providers>
           <Header />
           <VerifyEmailNotice />
-          <main className="mx-auto max-w-6xl px-6 py-10">{children}</main>
-          <footer className="mx-auto max-w-6xl px-6 pb-10 text-xs text-slate-400">
+          <main className="mx-auto max-w-6xl px-4 py-6 sm:px-6 sm:py-10">{children}</main>
+          <footer className="mx-auto max-w-6xl px-4 pb-10 text-xs text-slate-500 sm:px-6">
             Cycle Market: jobs are admitted when their benefit beats the marginal cost of running them.
           </footer>
         </Providers>

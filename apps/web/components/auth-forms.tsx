@@ -46,6 +46,8 @@ export function SignUpForm() {
         name: String(form.get("name") ?? "").trim(),
         email: String(form.get("email") ?? "").trim(),
         password: String(form.get("password") ?? ""),
+        // The mailed link lands on a page that says the address is confirmed and what it brought.
+        callbackURL: "/account/confirmed",
       });
       if (signUpError) {
         setError(authMessage(signUpError));

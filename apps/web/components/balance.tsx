@@ -7,6 +7,7 @@ import { credits, dateTime } from "@/lib/format";
 import { describeLine, signedCredits, type StatementLine } from "@/lib/statement";
 import { Badge, Button, EmptyState, cx } from "./ui";
 import { hasRole, useMe } from "./session";
+import { shortId } from "@cyclemarket/client/job-file";
 
 const REFRESH_MS = 4000;
 const PAGE = 50;
@@ -50,7 +51,7 @@ export function HeaderBalance() {
       className="inline-flex items-center gap-1.5 rounded-full bg-slate-100 px-3 py-1 text-xs font-medium text-slate-700 hover:bg-indigo-50 hover:text-indigo-700"
       title={producerOnly ? "What you have earned; see your statement" : "Your balance; see your statement"}
     >
-      <span className="text-slate-500">{producerOnly ? "Earned" : "Balance"}</span>
+      <span className="sr-only text-slate-600 sm:not-sr-only">{producerOnly ? "Earned" : "Balance"}</span>
       <span className="tabular-nums text-slate-900" data-testid="balance">
         {credits(value)}
       </span>
@@ -81,8 +82,8 @@ export function StatementTable({ lines }: { lines: StatementLine[] }) {
         </thead>
         <tbody className="divide-y divide-slate-100">
           {lines.slice(0, limit).map((line, i) => {
-            // The API names a line's job only for its owner, who may open its page.
-            const ownJob = line.jobName !== null ? line.jobId : null;
+            // Only the job's owner may open its page; a producer paid for its tasks sees its short id (and its name, when the owner allows).
+            const ownJob = line.ownJob ? line.jobId : null;
             const words = describeLine(line);
             return (
               <tr key={`${line.at}-${line.kind}-${line.account}-${i}`} className="align-top hover:bg-slate-50">
@@ -98,8 +99,8 @@ export function StatementTable({ lines }: { lines: StatementLine[] }) {
                     )}
                   </span>
                   {words.detail || line.jobId ? (
-                    <span className="block text-xs text-slate-500">
-                      {ownJob ? <span className="mr-1 font-mono text-slate-400">{ownJob.slice(0, 8)}</span> : null}
+                    <span className="block text-xs text-slate-600">
+                      {line.jobId ? <span className="mr-1 font-mono">{shortId(line.jobId)}</span> : null}
                       {words.detail}
                     </span>
                   ) : null}

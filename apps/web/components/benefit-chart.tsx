@@ -1,31 +1,41 @@
 "use client";
-import { useMemo } from "react";
+import { useMemo, useRef } from "react";
 import type uPlot from "uplot";
 import { benefitAt, breakpoints, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { seconds } from "@/lib/format";
-import { Chart, PALETTE, line, steps, type ChartData, type ChartOptions } from "./chart";
+import { Chart, PALETTE, creditTicks, durationTicks, durationUnit, line, steps, type ChartData, type ChartOptions } from "./chart";
 
-/** A vertical line with a label at each of these times (seconds after arrival), drawn on the plot. */
-function markers(marks: { t: number; label: string; colour: string }[]): uPlot.Plugin {
+interface Mark {
+  t: number;
+  label: string;
+  colour: string;
+}
+
+/** A vertical line with a label at each of these times (seconds after arrival), drawn on the plot; read at each draw, so they can move. */
+function markers(current: { current: Mark[] }): uPlot.Plugin {
   return {
     hooks: {
       draw: [
         (u) => {
           const { ctx } = u;
-          const { top, height } = u.bbox;
+          const { top, height, left, width } = u.bbox;
           ctx.save();
           ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
           ctx.setLineDash([5 * devicePixelRatio, 4 * devicePixelRatio]);
           ctx.lineWidth = devicePixelRatio;
-          marks.forEach((m, i) => {
+          current.current.forEach((m, i) => {
             const x = u.valToPos(m.t, "x", true);
+            if (x < left - 1 || x > left + width + 1) return;
             ctx.strokeStyle = m.colour;
             ctx.fillStyle = m.colour;
             ctx.beginPath();
             ctx.moveTo(x, top);
             ctx.lineTo(x, top + height);
             ctx.stroke();
-            ctx.fillText(m.label, x + 4 * devicePixelRatio, top + (12 + (i % 3) * 13) * devicePixelRatio);
+            // A label near the right edge is written to the left of its line, so it stays on the plot.
+            const w = ctx.measureText(m.label).width;
+            const at = x + 4 * devicePixelRatio + w > left + width ? x - 4 * devicePixelRatio - w : x + 4 * devicePixelRatio;
+            ctx.fillText(m.label, at, top + (12 + (i % 3) * 13) * devicePixelRatio);
           });
           ctx.restore();
         },
@@ -36,15 +46,33 @@ function markers(marks: { t: number; label: string; colour: string }[]): uPlot.P
 
 const breakpointLabel = (curve: BenefitCurve, t: number) => (curve.kind === "deadline" ? `deadline ${seconds(t)}` : seconds(t));
 
+/** A breakpoint past the job's own time is drawn when it is this near: within this many times that time. */
+const NEAR = 3;
+
 /**
- * A benefit curve b(t) with its axes and its breakpoints labelled and, for a running job, the
- * tasks done over time against it and the moment the market expects it to complete.
+ * The time the chart spans. A curve alone (the new job's preview): all its breakpoints. A job's
+ * progress: the job's own time (now, its completion or its estimate, whichever is latest), and
+ * the curve's next breakpoint too when it is near; one far off is named under the chart instead.
+ */
+function spanOf(marks: number[], job: { own: number } | null): { horizon: number; beyond: number | null } {
+  if (!job) return { horizon: Math.max(60, ...marks.map((m) => m * 1.25)), beyond: null };
+  let horizon = Math.max(1, job.own * 1.15);
+  const next = marks.find((m) => m > horizon);
+  if (next !== undefined && next <= NEAR * Math.max(1, job.own)) horizon = next * 1.08;
+  return { horizon, beyond: marks.find((m) => m > horizon) ?? null };
+}
+
+/**
+ * A benefit curve b(t) with its axes and its breakpoints labelled and, for a job, the tasks done
+ * over time against it, over the job's own time, with the moment the market now expects it to
+ * complete (moving with measured progress) and the one it quoted.
  */
 export function BenefitChart({
   curve,
   doneAt,
   taskCount,
-  expectedCompletion,
+  expected,
+  quoted,
   now,
   height = 200,
   label,
@@ -54,36 +82,43 @@ export function BenefitChart({
   /** Seconds after arrival at which each task was done, ascending. */
   doneAt?: number[];
   taskCount?: number;
-  expectedCompletion?: number | null;
-  /** Seconds since arrival, for a job still running: the chart reaches the present. */
+  /** The live estimate of completion, seconds after arrival. */
+  expected?: number | null;
+  /** The completion the quote promised, seconds after arrival. */
+  quoted?: number | null;
+  /** Seconds since arrival: the present for a running job, its completion for a finished one. */
   now?: number | null;
   height?: number;
   label: string;
   testId?: string;
 }) {
   const marks = breakpoints(curve);
-  const horizon = Math.max(60, ...marks.map((m) => m * 1.25), (expectedCompletion ?? 0) * 1.1, (now ?? 0) * 1.05, ...(doneAt?.length ? [doneAt[doneAt.length - 1]! * 1.1] : []));
   const withTasks = doneAt !== undefined;
+  const own = withTasks ? Math.max(now ?? 0, expected ?? 0, quoted ?? 0, doneAt.length ? doneAt[doneAt.length - 1]! : 0) : 0;
+  const { horizon, beyond } = spanOf(marks, withTasks ? { own } : null);
+  const unit = durationUnit(horizon);
+  const lines = useRef<Mark[]>([]);
+  lines.current = marks.map((t) => ({ t, label: breakpointLabel(curve, t), colour: "#475569" }));
+  if (quoted != null) lines.current.push({ t: quoted, label: `quoted ${seconds(quoted)}`, colour: "#475569" });
+  if (expected != null) lines.current.push({ t: expected, label: `expected ${seconds(expected)}`, colour: PALETTE[1]! });
   const options = useMemo<ChartOptions>(() => {
-    const lines = marks.map((t) => ({ t, label: breakpointLabel(curve, t), colour: "#64748b" }));
-    if (expectedCompletion != null) lines.push({ t: expectedCompletion, label: `expected ${seconds(expectedCompletion)}`, colour: PALETTE[1]! });
     return {
       scales: { x: { time: false }, tasks: { range: [0, Math.max(1, taskCount ?? 1)] } },
       series: [
         { label: "after", value: (_u, v) => (v == null ? "" : seconds(v)) },
-        line("benefit (credits)", 0, { width: 2.5 }),
+        line("benefit", 0, { width: 2.5, value: (_u, v) => (v == null ? "" : `${v.toLocaleString("en-US", { maximumFractionDigits: 3 })} cr`) }),
         ...(withTasks ? [line("tasks done", 1, { scale: "tasks", paths: steps() })] : []),
       ],
       axes: [
-        { label: "seconds after submission", values: (_u, ticks) => ticks.map((t) => seconds(t)) },
-        { label: "benefit (credits)", size: 60 },
+        { label: `time after submission (${unit.unit})`, values: durationTicks(unit.seconds) },
+        { label: "benefit (credits)", size: 60, values: creditTicks },
         ...(withTasks ? [{ scale: "tasks", side: 1 as const, label: "tasks done", grid: { show: false } }] : []),
       ],
       plugins: [markers(lines)],
       legend: { show: withTasks },
     };
-    // A new curve or job is a new chart; new tasks only new data.
-  }, [JSON.stringify(curve), expectedCompletion, taskCount, withTasks]); // eslint-disable-line react-hooks/exhaustive-deps
+    // A new curve, job or unit is a new chart; new tasks and a moving estimate only new data and a redraw.
+  }, [JSON.stringify(curve), taskCount, withTasks, unit.unit]); // eslint-disable-line react-hooks/exhaustive-deps
   const data = useMemo<ChartData>(() => {
     const xs = new Set<number>([0, horizon]);
     for (let i = 1; i < 120; i++) xs.add((horizon * i) / 120);
@@ -92,6 +127,7 @@ export function BenefitChart({
       xs.add(m + horizon / 10_000); // a jump at a deadline is drawn as a jump
     }
     for (const t of doneAt ?? []) xs.add(t);
+    if (now != null) xs.add(now);
     const x = [...xs].filter((t) => t >= 0 && t <= horizon).sort((a, b) => a - b);
     const benefit = x.map((t) => benefitAt(curve, t));
     if (!withTasks) return [x, benefit];
@@ -102,5 +138,14 @@ export function BenefitChart({
     });
     return [x, benefit, done];
   }, [curve, doneAt, horizon, marks, now, withTasks]);
-  return <Chart options={options} data={data} height={height} label={label} testId={testId} />;
+  return (
+    <>
+      <Chart options={options} data={data} height={height} label={label} testId={testId} />
+      {beyond !== null ? (
+        <p className="mt-1 text-xs text-slate-600" data-testid="chart-beyond">
+          The curve&apos;s next {curve.kind === "deadline" ? "deadline" : "change"} is at {seconds(beyond)} after submission, past the right edge of this chart.
+        </p>
+      ) : null}
+    </>
+  );
 }

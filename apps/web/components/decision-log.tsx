@@ -6,6 +6,7 @@ import { useTRPC, type RouterInputs, type RouterOutputs } from "@/lib/trpc";
 import { credits, dateTime, time } from "@/lib/format";
 import { describeError, describeReason } from "@/lib/reasons";
 import { Alert, Badge, Button, Card, EmptyState, Loading, inputClass } from "@/components/ui";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type Row = RouterOutputs["admin"]["decisions"]["decisions"][number];
 type Outcome = NonNullable<RouterInputs["admin"]["decisions"]["outcome"]>;
@@ -105,7 +106,7 @@ export function DecisionLog({ initial, jobId }: { initial: DecisionFilters; jobI
                 <span className="text-slate-500">{dateTime(d.at)}</span>
                 {d.jobId ? (
                   <Link href={`/jobs/${d.jobId}`} className="font-medium text-indigo-600 hover:underline">
-                    <bdi>{d.jobName ?? d.jobId.slice(0, 8)}</bdi>
+                    <bdi>{d.jobName ?? shortId(d.jobId)}</bdi>
                   </Link>
                 ) : null}
                 {d.machineName ? <span className="text-slate-700">machine <bdi>{d.machineName}</bdi></span> : null}

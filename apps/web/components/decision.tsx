@@ -89,8 +89,11 @@ function shortOfCredits(decision: DecisionRecord) {
   return { price: n("price"), needed: n("needed"), balance: n("balance"), missing: n("missing") };
 }
 
-/** The market's answer (a quote or a decision) with its reasons in words. */
-export function DecisionView({ decision, title, testId, settled }: { decision: DecisionRecord; title: string; testId?: string; settled?: boolean }) {
+/**
+ * The market's answer (a quote or a decision) with its reasons in words. On a job's page (`quoted`)
+ * its completion time is what was quoted: the page's live estimate is shown elsewhere.
+ */
+export function DecisionView({ decision, title, testId, quoted }: { decision: DecisionRecord; title: string; testId?: string; quoted?: boolean }) {
   const reasons = reasonsOf(decision);
   const short = shortOfCredits(decision);
   return (
@@ -131,15 +134,15 @@ export function DecisionView({ decision, title, testId, settled }: { decision: D
       {decision.outcome === "admitted" ? (
         <dl className="mt-3 grid grid-cols-2 gap-3 text-sm sm:max-w-md">
           <div>
-            <dt className="text-slate-500">Price</dt>
+            <dt className="text-slate-600">Price</dt>
             <dd className="font-semibold text-slate-900" data-testid="decision-price">
               {credits(decision.price ?? null)}
             </dd>
           </div>
           <div>
-            <dt className="text-slate-500">Expected completion</dt>
+            <dt className="text-slate-600">{quoted ? "Quoted completion" : "Expected completion"}</dt>
             <dd className="font-semibold text-slate-900" data-testid="decision-completion">
-              {decision.completionAt != null ? (settled ? time(decision.completionAt) : `${time(decision.completionAt)} (${relative(decision.completionAt)})`) : "—"}
+              {decision.completionAt != null ? (quoted ? time(decision.completionAt) : `${time(decision.completionAt)} (${relative(decision.completionAt)})`) : "—"}
             </dd>
           </div>
           {decision.escrow != null ? (

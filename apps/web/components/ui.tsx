@@ -38,7 +38,7 @@ type Variant = "primary" | "secondary" | "danger" | "danger-outline" | "ghost";
 const VARIANTS: Record<Variant, string> = {
   primary: "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-600 disabled:bg-indigo-300",
   secondary: "bg-white text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 disabled:text-slate-400",
-  danger: "bg-rose-600 text-white hover:bg-rose-500 focus-visible:outline-rose-600 disabled:bg-rose-300",
+  danger: "bg-rose-700 text-white hover:bg-rose-600 focus-visible:outline-rose-700 disabled:bg-rose-300",
   "danger-outline": "bg-white text-rose-700 ring-1 ring-inset ring-rose-300 hover:bg-rose-50 focus-visible:outline-rose-600 disabled:text-rose-300",
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
 };

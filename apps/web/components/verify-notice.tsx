@@ -17,7 +17,7 @@ export function VerifyEmailNotice() {
   if (!me.data || me.data.emailVerified) return null;
   const grant = me.data.startingCredits > 0 ? ` Consumers receive ${credits(me.data.startingCredits)} of starting credits once it is confirmed.` : "";
   return (
-    <div className="mx-auto max-w-6xl px-6 pt-6" data-testid="verify-email">
+    <div className="mx-auto max-w-6xl px-4 pt-6 sm:px-6" data-testid="verify-email">
       <Alert tone="info" title="Confirm your email address">
         <p>
           We sent a link to <bdi className="font-medium">{me.data.email}</bdi>; follow it to confirm the address is yours.{grant}

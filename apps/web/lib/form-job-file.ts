@@ -16,6 +16,8 @@ export type FormTasks = { kind: "list"; lines: TaskLine[] } | { kind: "count"; c
 
 export interface UploadForm {
   name: string;
+  /** Show the job's name to the producers who run it (they always see its short id). */
+  nameToProducers?: boolean;
   /** The chosen module's file name: job files name the module by path. */
   moduleName: string;
   tasks: FormTasks;
@@ -63,6 +65,7 @@ export function formJobFile(f: UploadForm): JobFileInput {
   const stdin = f.stdin ? { stdin: f.stdin } : {};
   return {
     name: f.name,
+    ...(f.nameToProducers ? { nameToProducers: true } : {}),
     module: f.moduleName,
     benefit: f.benefit,
     replicas: f.replicas,

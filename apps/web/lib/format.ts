@@ -6,11 +6,14 @@ export function credits(value: number | null | undefined): string {
   return `${creditAmount(value)} cr`;
 }
 
-/** A number of credits without the unit, for sentences ("Charged 12.5 credits"). */
+/**
+ * A number of credits without the unit, for sentences ("Charged 12.5 credits"): to 3 decimals
+ * everywhere, and to 2 significant digits only where 3 decimals would read 0 (a payment of 0.00042).
+ */
 export function creditAmount(value: number | null | undefined): string {
   if (value == null || !Number.isFinite(value)) return "—";
-  const digits = Math.abs(value) >= 100 ? 2 : Math.abs(value) >= 1 ? 3 : 6;
-  return value.toLocaleString("en-US", { maximumFractionDigits: digits });
+  if (value !== 0 && Math.abs(value) < 0.0005) return value.toLocaleString("en-US", { maximumSignificantDigits: 2 });
+  return value.toLocaleString("en-US", { maximumFractionDigits: 3 });
 }
 
 export function seconds(value: number | null | undefined): string {

@@ -2,6 +2,7 @@
 // kind and its memo as data; this is the one place they become sentences.
 import { credits, seconds } from "./format";
 import type { RouterOutputs } from "./trpc";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export type Statement = RouterOutputs["ledger"]["statement"];
 export type StatementLine = Statement["lines"][number];
@@ -16,7 +17,7 @@ const numberField = (memo: unknown, key: string): number | null => {
   const v = field(memo, key);
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 };
-const shortId = (id: unknown): string | null => (typeof id === "string" && id.length > 0 ? id.slice(0, 8) : null);
+const idOf = (id: unknown): string | null => (typeof id === "string" && id.length > 0 ? shortId(id) : null);
 
 const cameBack = (amount: number) => (amount > 0 ? `; ${credits(amount)} of the escrow came back.` : "; all of the escrow was charged.");
 
@@ -29,7 +30,7 @@ export interface LineWords {
 
 /** The line's job by name when the reader owns it (the API names only those); otherwise by its short id. */
 export function describeLine(line: StatementLine): LineWords {
-  const job = line.jobName ?? (line.jobId ? line.jobId.slice(0, 8) : "?");
+  const job = line.jobName ?? (line.jobId ? shortId(line.jobId) : "?");
   const memo = line.memo;
   switch (line.kind) {
     case "grant":
@@ -78,7 +79,7 @@ export function describeLine(line: StatementLine): LineWords {
     }
     case "payment": {
       const of = field(memo, "of");
-      const machine = shortId(field(memo, "machineId"));
+      const machine = idOf(field(memo, "machineId"));
       const what = of === "failure" ? "a failed run another producer reproduced" : of === "pilot" ? "a pilot run, for the work the market measured" : "an accepted result";
       return {
         what: `Payment for a task of job ${job}`,
@@ -86,7 +87,7 @@ export function describeLine(line: StatementLine): LineWords {
       };
     }
     case "contract": {
-      const machine = shortId(field(memo, "machineId"));
+      const machine = idOf(field(memo, "machineId"));
       const from = field(memo, "from");
       const to = field(memo, "to");
       const span = typeof from === "string" && typeof to === "string" ? ` for ${seconds((Date.parse(to) - Date.parse(from)) / 1000)}` : "";

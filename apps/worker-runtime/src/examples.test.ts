@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fromBase64 } from "./base64.ts";
-import { EXAMPLES, MandelbrotParams, combineExample, mandelbrotRgba, planExample, type MandelbrotResult } from "./examples.ts";
+import { EXAMPLES, MandelbrotParams, PENDING_RGB, combineExample, mandelbrotRgba, planExample, type MandelbrotResult } from "./examples.ts";
 import { runTask } from "./sandbox.ts";
 import { exampleBytes } from "./testing/fixtures.ts";
 
@@ -53,6 +53,14 @@ describe("example jobs", () => {
     const partial = combineExample("mandelbrot", outputs.slice(0, 4)) as MandelbrotResult;
     expect(partial.coveredPixels).toBe(4 * 32 * 32);
     expect(partial.width).toBe(96);
+    // A tile not back yet is drawn as pending, not black like the inside of the set; a finished one as computed.
+    const rgb = (rgba: Uint8ClampedArray, x: number, y: number) => [...rgba.slice((y * 96 + x) * 4, (y * 96 + x) * 4 + 3)];
+    const drawn = mandelbrotRgba(partial, fromBase64(partial.pixels));
+    const pending = rgb(drawn, 90, 90);
+    expect(PENDING_RGB.map((c) => [...c])).toContainEqual(pending);
+    expect(pending).not.toEqual([0, 0, 0]);
+    expect(rgb(drawn, 0, 0)).toEqual(rgb(mandelbrotRgba(full, grey), 0, 0));
+    expect(rgb(mandelbrotRgba(full, grey), 64, 48)).toEqual([0, 0, 0]);
   });
 
   it("counts malformed outputs instead of trusting them", () => {

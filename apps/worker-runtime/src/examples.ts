@@ -192,6 +192,8 @@ export interface MandelbrotResult {
   pixels: string;
   /** Pixels covered by the finished tiles. */
   coveredPixels: number;
+  /** The finished tiles, [x, y, width, height] each: the rest of the picture is still pending. Absent in results stored before it was kept: all covered. */
+  tiles?: [number, number, number, number][];
 }
 
 const tilesPerSide = (p: MandelbrotParams) => Math.ceil(p.imageSize / p.tileSize);
@@ -255,14 +257,32 @@ const mandelbrot: ExampleJob<MandelbrotParams, MandelbrotResult> = {
       maxIterations,
       pixels: toBase64(grey),
       coveredPixels,
+      tiles: tiles.map((t) => [t.x, t.y, t.w, t.h]),
     };
   },
 };
 
-/** RGBA bytes for `new ImageData(rgba, result.width, result.height)`: a blue-to-white palette, black inside the set. */
+/** The light grey stripes of a tile not computed yet: unlike anything the palette draws. */
+export const PENDING_RGB = [[226, 232, 240], [203, 213, 225]] as const;
+
+/**
+ * RGBA bytes for `new ImageData(rgba, result.width, result.height)`: a blue-to-white palette,
+ * black inside the set, and light grey diagonal stripes where no tile has arrived yet.
+ */
 export function mandelbrotRgba(result: MandelbrotResult, pixels: Uint8Array): Uint8ClampedArray<ArrayBuffer> {
   const rgba = new Uint8ClampedArray(result.width * result.height * 4);
+  let covered: Uint8Array | null = null;
+  if (result.tiles && result.coveredPixels < result.width * result.height) {
+    covered = new Uint8Array(result.width * result.height);
+    for (const [x, y, w, h] of result.tiles) for (let dy = 0; dy < h; dy++) covered.fill(1, (y + dy) * result.width + x, (y + dy) * result.width + x + w);
+  }
   for (let i = 0; i < result.width * result.height; i++) {
+    if (covered && !covered[i]) {
+      const stripe = PENDING_RGB[Math.floor(((i % result.width) + Math.floor(i / result.width)) / 6) % 2]!;
+      rgba.set(stripe, i * 4);
+      rgba[i * 4 + 3] = 255;
+      continue;
+    }
     const g = pixels[i] ?? 0;
     rgba[i * 4] = g < 128 ? 0 : (g - 128) * 2;
     rgba[i * 4 + 1] = g < 128 ? g : 255;

@@ -5,6 +5,7 @@ import type { Mailer } from "./mailer.ts";
 import type { AuthRule } from "./auth-limits.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-policy.ts";
 import { releasingStorages } from "./context-storage.ts";
+import { isMarketAccount } from "./market-accounts.ts";
 
 export interface AuthOptions {
   db: Db;
@@ -46,6 +47,7 @@ export function createAuth({ db, secret, publicUrl, mailer, onVerified, rateLimi
       autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
       sendVerificationEmail: async ({ user, url }) => {
+        if (isMarketAccount(user.email)) return;
         await mailer.send({
           to: user.email,
           subject: "Confirm your email for Cycle Market",

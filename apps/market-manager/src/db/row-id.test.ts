@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { stringify, v7, validate, version } from "uuid";
+import { shortId } from "@cyclemarket/client/job-file";
 import { rowId, uuidText } from "./row-id.ts";
 
 describe("rowId", () => {
@@ -36,5 +37,19 @@ describe("rowId", () => {
     // And a version 7 id of a given time, counter and randomness as the package writes it whole.
     const random = randomBytes(16);
     expect(uuidText(v7({ msecs: 1_795_000_000_000, seq: 0x7fffffff, random }, new Uint8Array(16)))).toBe(v7({ msecs: 1_795_000_000_000, seq: 0x7fffffff, random }));
+  });
+});
+
+describe("the short id of a row id", () => {
+  it("tells apart ids made in the same millisecond, whose first digits are alike", () => {
+    const ids = Array.from({ length: 1000 }, () => rowId());
+    expect(new Set(ids.map((id) => id.slice(0, 8))).size).toBeLessThan(10);
+    expect(new Set(ids.map(shortId)).size).toBe(1000);
+    expect(shortId(ids[0]!)).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it("keeps a task copy's number, and leaves what is already short as it is", () => {
+    expect(shortId("01a22323-1d3d-71b4-a678-06b1b35f3a9c~2")).toBe("b35f3a9c~2");
+    expect(shortId("abc")).toBe("abc");
   });
 });

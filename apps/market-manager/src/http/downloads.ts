@@ -5,6 +5,7 @@ import type { Caller } from "../api/trpc.ts";
 import { acceptedOutputs } from "../tasks/views.ts";
 import { consumerOf, sendRefusal, sendThrown } from "./respond.ts";
 import { tarEntry, tarEnd } from "./tar.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 // Downloads of a job's outputs as raw bytes: one task's stdout or stderr, or the whole job as a
 // tar archive (`<index>.out`, `<index>.err` and a manifest `results.json`). Only the job's owner
@@ -57,7 +58,7 @@ async function serve(services: Services, req: IncomingMessage, res: ServerRespon
 async function streamArchive(services: Services, res: ServerResponse, job: { id: string; name: string }) {
   res.writeHead(200, {
     "content-type": "application/x-tar",
-    "content-disposition": `attachment; filename="job-${job.id.slice(0, 8)}.tar"`,
+    "content-disposition": `attachment; filename="job-${shortId(job.id)}.tar"`,
   });
   const write = async (chunks: Buffer[]) => {
     for (const c of chunks) if (c.length && !res.write(c)) await once(res, "drain");

@@ -2,8 +2,8 @@ import type { Db } from "../db/client.ts";
 import { toCredits } from "./ledger.ts";
 import { DAY, earnedHourly, HOUR } from "./statement.ts";
 
-/** Buckets of `size` ms from `from` to `now`, each with what was earned in it (zeros included, so a chart shows the quiet hours). */
-function buckets(points: { at: number; micro: bigint }[], from: number, now: number, size: number) {
+/** Buckets of `size` ms from `from` to `now`, each with what was earned (or spent) in it (zeros included, so a chart shows the quiet hours). */
+export function buckets(points: { at: number; micro: bigint }[], from: number, now: number, size: number) {
   const start = Math.floor(from / size) * size;
   const sums = new Map<number, bigint>();
   for (let t = start; t <= now; t += size) sums.set(t, 0n);

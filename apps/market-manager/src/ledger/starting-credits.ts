@@ -1,6 +1,7 @@
 import type { Market } from "../market/market.ts";
 import { grantKey, startingGrant } from "./entries.ts";
 import { post, spendable } from "./ledger.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 /**
  * A consumer's starting credits: once per verified address (the grant's unique key makes "once" a
@@ -33,7 +34,7 @@ export async function ensureStartingCredits(
     return market.db.$transaction(async (tx) => {
       if (await tx.ledgerEntry.findUnique({ where: { uniqueKey: grantKey(userId) }, select: { id: true } })) return "already" as const;
       if ((await spendable(tx, { kind: "market" })) < amount) {
-        market.log(`no starting credits for ${userId.slice(0, 8)}: the market's reserve is spent`);
+        market.log(`no starting credits for ${shortId(userId)}: the market's reserve is spent`);
         return "reserve-spent" as const;
       }
       await post(tx, startingGrant(userId, amount));

@@ -22,8 +22,9 @@ const BALANCES = `
  * connection: their accounts' balances, what their running jobs hold in escrow, and the newest
  * lines. Each account's newest postings are read by its own index (accountId, createdAt) and the newest of
  * both kept: ordered by their entries' time, the read sorted every posting the user ever had (a
- * producer holds one per paid run). A line names its job only for the job's owner: a producer
- * paid for someone's task sees its id.
+ * producer holds one per paid run). A line names its job for the job's owner, who may open it
+ * (`ownJob`), and for a producer paid for its tasks only when the owner let producers see the
+ * name (`nameToProducers`); everyone sees the job's id.
  */
 const STATEMENT_SQL = `
 WITH ${ACCOUNTS}, lines AS (
@@ -35,8 +36,9 @@ WITH ${ACCOUNTS}, lines AS (
 )
 SELECT ${BALANCES},
   (SELECT coalesce(json_agg(json_build_object('at', (extract(epoch FROM e."createdAt") * 1000)::float8, 'account', l.account, 'kind', e.kind,
-      'jobId', e."jobId", 'jobName', j.name, 'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
-     FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId" AND j."ownerId" = $1) AS lines`;
+      'jobId', e."jobId", 'jobName', CASE WHEN j."ownerId" = $1 OR j."nameToProducers" THEN j.name END, 'ownJob', coalesce(j."ownerId" = $1, false),
+      'amount', l."amountMicro"::text, 'memo', e.memo) ORDER BY l."createdAt" DESC, l.id DESC), '[]'::json)
+     FROM lines l JOIN "LedgerEntry" e ON e.id = l."entryId" LEFT JOIN "Job" j ON j.id = e."jobId") AS lines`;
 
 /** The balances alone: what every page's header polls (ledger.balance), every few seconds. */
 const BALANCE_SQL = `WITH ${ACCOUNTS} SELECT ${BALANCES}`;
@@ -44,7 +46,7 @@ const BALANCE_SQL = `WITH ${ACCOUNTS} SELECT ${BALANCES}`;
 interface StatementRow {
   balances: Partial<Record<"consumer" | "producer", string>>;
   escrow: string;
-  lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; amount: string; memo: JsonValue }[];
+  lines: { at: number; account: "consumer" | "producer"; kind: string; jobId: string | null; jobName: string | null; ownJob: boolean; amount: string; memo: JsonValue }[];
 }
 
 const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escrow">) => ({
@@ -99,7 +101,7 @@ const HOURLY = `(SELECT coalesce(json_agg(json_build_array(h, micro) ORDER BY h)
     SELECT (extract(epoch FROM date_trunc('hour', at)) * 1000)::float8 AS h, sum(micro)::text AS micro FROM earned GROUP BY 1) x) AS hourly`;
 
 /**
- * A producer's earnings page in one statement, on the pages' readers: what it earned in the last
+ * A producer's earnings page in one statement, on the pages' readers: its balance, what it earned in the last
  * hour ($3 on) and day ($2 on), per hour, and for the latest settled jobs it was paid for (found
  * among its newest postings by its account's index), each job's charge, what it was paid and what
  * all producers were paid. Postings carry their entry's time, so the day's are read by the
@@ -119,7 +121,8 @@ WITH ${EARNED}, newest AS (
   SELECT j.id, j."chargedMicro" FROM newest n JOIN "Job" j ON j.id = n.job
   WHERE j."chargedMicro" IS NOT NULL ORDER BY j."completedAt" DESC NULLS LAST LIMIT $5
 )
-SELECT (SELECT coalesce(sum(micro), 0)::text FROM earned WHERE at >= timestamp 'epoch' + $3::float8 * interval '1 millisecond') AS "lastHour",
+SELECT (SELECT coalesce(sum(l."balanceMicro"), 0)::text FROM account a JOIN "LedgerAccount" l ON l.id = a.id) AS balance,
+  (SELECT coalesce(sum(micro), 0)::text FROM earned WHERE at >= timestamp 'epoch' + $3::float8 * interval '1 millisecond') AS "lastHour",
   (SELECT coalesce(sum(micro), 0)::text FROM earned) AS "lastDay",
   ${HOURLY},
   (SELECT coalesce(json_agg(json_build_array(s."chargedMicro"::text, paid.own, paid.micro)), '[]'::json)
@@ -131,6 +134,7 @@ SELECT (SELECT coalesce(sum(micro), 0)::text FROM earned WHERE at >= timestamp '
        WHERE e."jobId" = s.id AND e.kind = 'payment') paid) AS jobs`;
 
 interface EarningsRow {
+  balance: string;
   lastHour: string;
   lastDay: string;
   hourly: [number, string][];
@@ -155,6 +159,8 @@ export async function producerEarnings(db: Db, userId: string, now: number) {
     paid += own / 1e6;
   }
   return {
+    /** The producer account's balance, read in the same snapshot as the rest (the Produce page shows them side by side). */
+    producerBalance: toCredits(BigInt(row!.balance)),
     earnedLastHour: toCredits(BigInt(row!.lastHour)),
     earnedLastDay: toCredits(BigInt(row!.lastDay)),
     hourly: row!.hourly.map(([hour, micro]) => ({ hour, earned: toCredits(BigInt(micro)) })),

@@ -16,6 +16,7 @@ import { settleUnfinished } from "../ledger/settlement.ts";
 import { escrow } from "../ledger/entries.ts";
 import { queueOnMachines } from "../tasks/intake.ts";
 import { jobEnded, remainderAdmitted } from "./transitions.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type PilotJob = LiveJob & { pilots: LivePilots };
 type DecisionRecord = ReturnType<typeof decisionRecord>;
@@ -129,7 +130,7 @@ async function admit(
   Object.assign(job, { workPerTask, declaredWorkPerTask: workPerTask, priceMicro: price, priceAtWork, escrowMicro: job.escrowMicro + needed });
   job.pilots.phase = "measured";
   remainderAdmitted(market, job, rows, placed, spec, decision);
-  market.log(`job ${job.id.slice(0, 8)}: the rest (${spec.tasks.length} tasks) admitted at ${workPerTask.toFixed(3)} s of measured work per task`);
+  market.log(`job ${shortId(job.id)}: the rest (${spec.tasks.length} tasks) admitted at ${workPerTask.toFixed(3)} s of measured work per task`);
 }
 
 /**
@@ -154,5 +155,5 @@ async function settlePilotsAlone(market: Market, job: PilotJob, record: Decision
     });
   });
   jobEnded(market, job.id);
-  market.log(`job ${job.id.slice(0, 8)}: the rest was not admitted after its pilots; settled for the pilots alone`);
+  market.log(`job ${shortId(job.id)}: the rest was not admitted after its pilots; settled for the pilots alone`);
 }

@@ -3,6 +3,7 @@ import { toJson } from "../db/client.ts";
 import type { Market } from "./market.ts";
 import { setMarketReserve, toMicro } from "../ledger/ledger.ts";
 import { AdminSettings, type AdminSettingsPatch } from "./admin-settings.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 // What an admin may change while the market runs. Each change is stored with who made it and
 // applied to the live market at once; at start the stored values win over the defaults.
@@ -38,7 +39,7 @@ export async function changeSettings(market: Market, userId: string, patch: Admi
       }
     });
     await applySettings(market, next);
-    market.log(`settings changed by ${userId.slice(0, 8)}: ${JSON.stringify(patch)}`);
+    market.log(`settings changed by ${shortId(userId)}: ${JSON.stringify(patch)}`);
     return next;
   });
 }

@@ -11,6 +11,7 @@ import { offeredCapacity, offering, type LiveMachine, type LiveTask } from "../m
 import { planRequeue } from "../market/requeue.ts";
 import { machineChanged } from "../market/transitions.ts";
 import { ownMachine, placePendingTasks } from "./machines.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export interface ControlsChange {
   controls?: MachineControlsPatch | undefined;
@@ -85,7 +86,7 @@ export async function changeControls(market: Market, machine: LiveMachine, chang
   if (wasOffering !== isOffering || queued.length || handedBack.length) {
     const what = wasOffering === isOffering ? "changed its controls" : isOffering ? "offers its capacity again" : "switched its capacity off";
     market.log(
-      `machine ${machine.name} (${machine.id.slice(0, 8)}) ${what}` +
+      `machine ${machine.name} (${shortId(machine.id)}) ${what}` +
         (queued.length + handedBack.length ? `; ${queued.length + handedBack.length} tasks placed again (${handedBack.length} handed back while leased)` : ""),
     );
   }

@@ -20,6 +20,7 @@ import { spareTotal } from "../market/work-routes.ts";
 import type { TaskReport } from "../tasks/task-report.ts";
 import type { Lease, ReportAndLeaseResponse, ReportManyResponse } from "@cyclemarket/worker-runtime";
 import { rowId } from "../db/row-id.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export const TASK_LIMITS = { wallMs: 120_000, memoryPages: 1024, outputBytes: 1 << 20 };
 
@@ -259,7 +260,7 @@ function leased(market: Market, { machine, picked, taken, leaseIds, terms }: Pla
   const bySource = new Map<string, Taken[]>();
   for (const t of taken) bySource.set(t.fromMachineId, [...(bySource.get(t.fromMachineId) ?? []), t]);
   for (const [from, moves] of bySource) {
-    market.log(`idle machine ${machineId.slice(0, 8)} took ${moves.length} queued task(s) from ${from.slice(0, 8)}: ${JSON.stringify(moves[0]!.reason)}`);
+    market.log(`idle machine ${shortId(machineId)} took ${moves.length} queued task(s) from ${shortId(from)}: ${JSON.stringify(moves[0]!.reason)}`);
   }
   // And the decision log shows each as a move, per job and source, with the engine's reason. The
   // leases are committed already; the log's row follows outside the lock and its failure loses

@@ -13,6 +13,7 @@ import { MachineControls, MAX_SPEED, MIN_SPEED, readControls, type MachineContro
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
 import { poolOf, preparedRows } from "../db/client.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export interface MachineOffer {
   name: string;
@@ -137,7 +138,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
   machineJoined(market, live);
-  market.log(`machine ${offer.name} (${id.slice(0, 8)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
+  market.log(`machine ${offer.name} (${shortId(id)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
   market.emit({ kind: "machine", machineId: id });
   return { machineId: id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
@@ -268,7 +269,7 @@ export async function departMachine(market: Market, machineId: string, reason: "
   paid();
   machineLeft(market, machine, released);
   requeue.apply();
-  market.log(`machine ${machine.name} (${machineId.slice(0, 8)}) departed (${reason}); ${released.length} tasks placed again`);
+  market.log(`machine ${machine.name} (${shortId(machineId)}) departed (${reason}); ${released.length} tasks placed again`);
   market.emit({ kind: "machine", machineId });
   for (const jobId of new Set(released.map((t) => t.jobId))) {
     const job = market.state.jobs.get(jobId);

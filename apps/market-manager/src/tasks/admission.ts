@@ -67,6 +67,7 @@ export interface InlineIntake {
   pilotCount: number | null;
   memoryMbPerTask: number;
   taskLimits: unknown;
+  nameToProducers: boolean;
   /** Every copy of every task; a placed one is written queued on its machine, the rest pending. */
   tasks: NewTask[];
 }
@@ -130,6 +131,7 @@ export async function writeAdmission(run: RunStatement, a: Admission): Promise<v
     pilotCount: intake.pilotCount,
     memoryMbPerTask: intake.memoryMbPerTask,
     taskLimits: intake.taskLimits ? text(intake.taskLimits) : null,
+    nameToProducers: intake.nameToProducers,
     taskIds: intake.tasks.map((t) => t.id),
     taskIndexes: intake.tasks.map((t) => t.index),
     taskReplicas: intake.tasks.map((t) => t.replica),

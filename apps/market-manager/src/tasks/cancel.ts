@@ -5,6 +5,7 @@ import { settleUnfinished } from "../ledger/settlement.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { TASK_CHUNK } from "./intake.ts";
 import { jobEnded } from "../market/transitions.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 /** A job that left the live market on its consumer's word, its cancellation not yet committed. */
 interface Ending {
@@ -75,7 +76,7 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
         return charge;
       });
       endingsOf(market).delete(jobId);
-      market.log(`job ${jobId.slice(0, 8)} cancelled; charged ${toCredits(charged)} credits`);
+      market.log(`job ${shortId(jobId)} cancelled; charged ${toCredits(charged)} credits`);
       market.emit({ kind: "job", jobId, ownerId: e.ownerId });
       return charged;
     } catch (err) {
@@ -84,7 +85,7 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
         continue;
       }
       delete e.write;
-      market.log(`job ${jobId.slice(0, 8)}: its cancellation was not written (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); a cancel asked again writes it`, { level: "error" });
+      market.log(`job ${shortId(jobId)}: its cancellation was not written (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); a cancel asked again writes it`, { level: "error" });
       throw err;
     }
   }

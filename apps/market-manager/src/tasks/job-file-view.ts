@@ -39,6 +39,7 @@ export async function jobFileOf(db: Db, jobId: string): Promise<JobFileInput> {
   const tasks = await db.task.findMany({ where: { jobId, replica: 0 }, orderBy: { index: "asc" }, select: { args: true, stdin: true, env: true, files: true } });
   return {
     name: job.name,
+    ...(job.nameToProducers ? { nameToProducers: true } : {}),
     module: { sha256: job.moduleHash },
     benefit: job.benefit as BenefitCurve,
     replicas: job.replicas,

@@ -23,6 +23,7 @@ import { INLINE_INTAKE_TASKS, writeAdmission, type Admission, type InlineIntake 
 import { inOrder } from "./report-batch.ts";
 import { applyAdmissionLeases, dropAdmissionLeases, planAdmissionLeases } from "./admission-leases.ts";
 import { rowId } from "../db/row-id.ts";
+import { shortId } from "@cyclemarket/client/job-file";
 
 export { MAX_TASKS, SubmitJob, JobSource } from "./submission.ts";
 
@@ -255,6 +256,7 @@ async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
 function inlineIntake(market: Market, input: SubmissionHead, job: PreparedJob, tasks: NewTask[]): InlineIntake {
   return {
     name: input.name,
+    nameToProducers: input.nameToProducers,
     example: job.example,
     moduleHash: job.moduleHash,
     benefit: input.benefit,
@@ -278,6 +280,7 @@ async function storeIntake(market: Market, ownerId: string, { head: input, job, 
       id: jobId,
       ownerId,
       name: input.name,
+      nameToProducers: input.nameToProducers,
       example: job.example,
       moduleHash: job.moduleHash,
       benefit: input.benefit,
@@ -402,7 +405,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
           }, live, placed);
           if (leases && intake) applyAdmissionLeases(market, jobId, intake, job.taskLimits, leases, now);
         }
-        market.log(`job ${input.name} (${jobId.slice(0, 8)}): ${status}, ${job.tasks.length} tasks`);
+        market.log(`job ${input.name} (${shortId(jobId)}): ${status}, ${job.tasks.length} tasks`);
         opsOf(market).metrics.submissions.inc({ outcome: status });
         market.emit({ kind: "job", jobId, ownerId: caller.id });
         resolve({ jobId, decision: record });

@@ -4,7 +4,7 @@ import { ModuleSource, WorkPerTask } from "@cyclemarket/client/job-file";
 import { nameText, storableText } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
 import { checkModule } from "./modules.ts";
-import { ExampleName, exampleModule, planExample } from "./examples.ts";
+import { ExampleName, exampleModule, exampleOfModule, planExample } from "./examples.ts";
 import { prepareModuleSource, type TaskLimitsStored } from "./job-request.ts";
 import type { NewTask } from "./intake.ts";
 import { replicaId } from "../market/live.ts";
@@ -46,6 +46,8 @@ export type JobSource = z.infer<typeof JobSource>;
 
 export const SubmitJob = z.object({
   name: nameText(120, "A job's name"),
+  /** Whether the producers who run its tasks see its name on their statements (they always see its short id). */
+  nameToProducers: z.boolean().default(false),
   source: JobSource,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),
@@ -63,6 +65,7 @@ export type SubmitJob = z.infer<typeof SubmitJob>;
 /** What the market needs of a submission beside its tasks' inputs: no stdin, files or module bytes. */
 export interface SubmissionHead {
   name: string;
+  nameToProducers: boolean;
   benefit: BenefitCurve;
   replicas: number;
   maxSpend: number | undefined;
@@ -96,6 +99,7 @@ export type TaskInputs = Omit<NewTask, "id" | "index" | "replica">;
 /** The head of a submission: what stays on the market's thread when the tasks do not. */
 export const headOf = (input: SubmitJob): SubmissionHead => ({
   name: input.name,
+  nameToProducers: input.nameToProducers,
   benefit: input.benefit,
   replicas: input.replicas,
   maxSpend: input.maxSpend,
@@ -110,7 +114,8 @@ export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { j
   const withIds = (inputs: TaskInputs[]) => inputs.map((t) => ({ id: rowId(), bytes: t.stdin.length }));
   if (input.source.kind === "module") {
     const { tasks, ...rest } = prepareModuleSource(input.source);
-    return { job: { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example: null, tasks: withIds(tasks), ...rest }, inputs: tasks };
+    const example = exampleOfModule(input.source.moduleHash);
+    return { job: { moduleBytes: null, moduleHash: input.source.moduleHash, imports: null, example, tasks: withIds(tasks), ...rest }, inputs: tasks };
   }
   let moduleBytes: Uint8Array;
   let inputs: TaskInputs[];
@@ -137,6 +142,7 @@ export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { j
     memoryMbPerTask = input.source.memoryMbPerTask;
   }
   const { hash, info } = checkModule(moduleBytes, maxModuleBytes);
+  example ??= exampleOfModule(hash);
   return { job: { moduleBytes, moduleHash: hash, imports: info.imports, example, tasks: withIds(inputs), workPerTask, memoryMbPerTask, taskLimits: null }, inputs };
 }
 

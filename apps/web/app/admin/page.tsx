@@ -11,6 +11,7 @@ import { SettingsPanel } from "./settings-panel";
 import { HistoryCharts } from "./history-charts";
 import { GrantCredits } from "./grant-credits";
 import { useState } from "react";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type Overview = RouterOutputs["admin"]["overview"];
 
@@ -127,7 +128,6 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
   return (
     <Card
       title="Machines"
-      className="overflow-x-auto"
       actions={
         pages > 1 ? (
           <nav aria-label="Machine pages" className="flex items-center gap-2 text-xs text-slate-600">
@@ -147,6 +147,8 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
       {all.length === 0 ? (
         <EmptyState title="No machines yet">Open the Produce page in a browser, or start a Node worker with an API token.</EmptyState>
       ) : (
+        // Scrolls sideways on a narrow screen: focusable, so it scrolls from the keyboard too.
+        <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Machines, scrolling sideways">
         <table className="min-w-full text-sm" aria-label="Machines">
           <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
             <tr>
@@ -168,7 +170,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4">
                   <bdi className="block font-medium text-slate-900">{m.name}</bdi>
                   <span className="block text-xs text-slate-500">
-                    {m.owner} · <span className="font-mono">{m.id.slice(0, 8)}</span>
+                    {m.owner} · <span className="font-mono">{shortId(m.id)}</span>
                   </span>
                 </td>
                 <td className="py-2 pr-4">
@@ -188,6 +190,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </Card>
   );

@@ -11,6 +11,7 @@ import { number, relative } from "@/lib/format";
 import { Badge, Button, Card } from "@/components/ui";
 import { WorkerInstall } from "@/components/install-commands";
 import { ControlsForm } from "./controls-form";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type Machine = RouterOutputs["machines"]["list"][number];
 
@@ -61,7 +62,7 @@ function MachineRow({ machine: m }: { machine: Machine }) {
       <div className="flex flex-wrap items-center justify-between gap-2">
         <span>
           <span className="font-medium text-slate-900">{m.name}</span>{" "}
-          <span className="font-mono text-xs text-slate-500">{m.id.slice(0, 8)}</span>
+          <span className="font-mono text-xs text-slate-500">{shortId(m.id)}</span>
           <span className="block text-xs text-slate-500">
             {m.slots} slot{m.slots === 1 ? "" : "s"} at {number(m.speed, 2)}×{m.controls.cpuLimit < 100 ? `, CPU limit ${m.controls.cpuLimit}%` : ""}
             {m.controls.schedule ? `, schedule "${m.controls.schedule}"` : ""} · {m.running} running, {m.queued} queued · heard {relative(m.lastHeartbeatAt)}

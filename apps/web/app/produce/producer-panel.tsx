@@ -18,10 +18,11 @@ import { isOutage } from "@/lib/outage";
 import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
 import { awayFor } from "@/components/connection-banner";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
-import { useBalance } from "@/components/balance";
-import { EarningsCard } from "./earnings-card";
+import { EarningsCard, useEarnings, useReadAfterPayments } from "./earnings-card";
+import { GoingRate } from "./going-rate";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
 
@@ -378,7 +379,7 @@ export function ProducerPanel() {
   const benchProgress = benchStart ? Math.min(BENCHMARK_MS * 1.3, Date.now() - benchStart) : 0;
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[20rem_minmax(0,1fr)]">
       <div className="space-y-6">
         <Card title="Your offer">
           <div className="space-y-4">
@@ -388,6 +389,7 @@ export function ProducerPanel() {
             <Field label="Price per second (credits)" hint="What you ask per second a task runs successfully on one core.">
               {(p) => <input {...p} type="number" min={0} step="any" value={price} disabled={active} onChange={(e) => setPrice(e.target.value)} className={inputClass} />}
             </Field>
+            <GoingRate speed={state.speed} />
             {formError ? <Alert tone="error">{formError}</Alert> : null}
             {active ? (
               <Button variant="danger" className="w-full" onClick={stop} busy={state.phase === "stopping"}>
@@ -430,13 +432,18 @@ export function ProducerPanel() {
             </div>
           ) : null}
           <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-3">
-            <Stat label="Machine" value={state.machineId ? <span className="font-mono text-sm">{state.machineId.slice(0, 8)}</span> : "—"} testId="producer-machine-id" />
+            <Stat label="Machine" value={state.machineId ? <span className="font-mono text-sm">{shortId(state.machineId)}</span> : "—"} testId="producer-machine-id" />
             <Stat label="Speed" value={state.speed != null ? `${number(state.speed, 2)}×` : "—"} testId="producer-speed" />
             <Stat label="Running" value={`${running.length} / ${state.slots}`} testId="producer-running" />
             <Stat label="Tasks done" value={state.done} testId="producer-done" />
             <Stat label="Accepted" value={state.accepted} testId="producer-accepted" />
             <Stat label="Earned" value={<Earned sinceStart={state.earned} accepted={state.accepted} />} />
           </dl>
+          <p className="mt-3 text-xs text-slate-600" data-testid="speed-explained">
+            {state.speed != null
+              ? `Speed ${number(state.speed, 2)}× means each core of this browser does ${number(state.speed, 2)} seconds of the market's reference work per second (a reference machine is 1×), as the benchmark measured: a task of 10 s of reference work takes about ${seconds(10 / state.speed)} here. The market plans tasks, deadlines and leases with it.`
+              : "Speed: how much of the market's reference work one core of this browser does per second (a reference machine is 1×), measured by a short benchmark when you start. The market plans tasks, deadlines and leases with it."}
+          </p>
           {state.phase === "producing" ? (
             <div className="mt-4 flex flex-wrap gap-2">
               {state.controls.paused ? (
@@ -476,7 +483,7 @@ export function ProducerPanel() {
               {running.map((t) => (
                 <li key={t.leaseId} className="flex items-center justify-between py-2">
                   <span className="font-mono text-xs text-slate-700">
-                    task {t.taskId.slice(0, 8)} · job {t.jobId.slice(0, 8)}
+                    task {shortId(t.taskId)} · job {shortId(t.jobId)}
                   </span>
                   <span className="tabular-nums text-slate-500">{t.startedAt ? seconds((Date.now() - t.startedAt) / 1000) : "fetching…"}</span>
                 </li>
@@ -493,7 +500,7 @@ export function ProducerPanel() {
               {state.recent.map((r) => (
                 <li key={r.leaseId} className="flex items-start justify-between gap-3 py-2">
                   <span>
-                    <span className="font-mono text-xs text-slate-700">task {r.taskId.slice(0, 8)}</span>
+                    <span className="font-mono text-xs text-slate-700">task {shortId(r.taskId)}</span>
                     {r.detail ? <span className="block text-xs text-slate-500">{r.detail}</span> : null}
                   </span>
                   <span className="flex shrink-0 items-center gap-2">
@@ -524,16 +531,14 @@ export function ProducerPanel() {
  * own share since it started as a quieter estimate while the payments are being booked.
  */
 function Earned({ sinceStart, accepted }: { sinceStart: number; accepted: number }) {
-  const balance = useBalance();
-  const { refetch } = balance;
-  // An accepted result has just been paid: show it now rather than at the next refresh.
-  useEffect(() => {
-    if (accepted > 0) void refetch();
-  }, [accepted, refetch]);
+  // The same query as the Earnings card's "Last hour", so the two never disagree on one screen.
+  const earnings = useEarnings();
+  // An accepted result has just been paid: show it soon rather than at the next refresh.
+  useReadAfterPayments(accepted);
   return (
     <>
-      <span data-testid="producer-balance">{balance.data ? credits(balance.data.producerBalance) : balance.isError ? "—" : "…"}</span>
-      {sinceStart > 0 ? <span className="block text-xs font-normal text-slate-500">about {credits(sinceStart)} from this tab</span> : null}
+      <span data-testid="producer-balance">{earnings.data ? credits(earnings.data.producerBalance) : earnings.isError ? "—" : "…"}</span>
+      {sinceStart > 0 ? <span className="block text-xs font-normal text-slate-600">about {credits(sinceStart)} from this tab</span> : null}
     </>
   );
 }

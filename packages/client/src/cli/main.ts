@@ -4,11 +4,11 @@
 // is missing, unknown or lacks the scope.
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
-import { connect, type CycleMarket } from "../sdk/market.ts";
+import { call, connect, type CycleMarket } from "../sdk/market.ts";
 import { MarketError, marketError } from "../sdk/errors.ts";
 import { isFinal, type JobView, type Progress } from "../sdk/job.ts";
 import { marketClient } from "../sdk/trpc.ts";
-import type { Reason } from "../job-file/index.ts";
+import { shortId, type Reason } from "../job-file/index.ts";
 import { readLogin, saveLogin } from "./config.ts";
 import { describeDecisionReason, smallestAdmittedBenefit } from "./decision-words.ts";
 
@@ -39,6 +39,7 @@ const USAGE = `Usage:
   cyclemarket cancel JOBID
   cyclemarket login --url URL --email EMAIL --password PASSWORD
 
+JOBID is a job's id or its short id (its last 8 characters, as the pages show it).
 results without --out lists each task's exit code, size and output hash; jobfile prints the
 job file that submits the job again (its module named by hash, so it is not uploaded again).
 URL is the web app's address or the Market Manager's. CYCLEMARKET_URL and CYCLEMARKET_TOKEN
@@ -79,26 +80,27 @@ export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
     if (command === "login") return await login(flags, io);
     const market = connectFrom(flags, io);
     if (!target) throw new UsageError(`${command} needs a ${command === "quote" || command === "submit" ? "job file" : "job id"}.`);
+    const jobId = () => fullJobId(market, target);
     switch (command) {
       case "quote":
         return await quote(market, target, io);
       case "submit":
         return await submit(market, target, { wait: Boolean(flags.wait || flags.out), out: flags.out }, io);
       case "status":
-        return printStatus(await market.job(target).get(), io);
+        return printStatus(await market.job(await jobId()).get(), io);
       case "wait":
-        return await waitFor(market, target, { out: flags.out }, io);
+        return await waitFor(market, await jobId(), { out: flags.out }, io);
       case "results": {
-        if (!flags.out) return await listResults(market, target, io);
-        const n = await market.job(target).download(flags.out);
+        if (!flags.out) return await listResults(market, await jobId(), io);
+        const n = await market.job(await jobId()).download(flags.out);
         io.out(`${n} tasks' outputs written to ${flags.out}\n`);
         return EXIT.ok;
       }
       case "jobfile":
-        io.out(JSON.stringify(await market.job(target).jobFile(), null, 2) + "\n");
+        io.out(JSON.stringify(await market.job(await jobId()).jobFile(), null, 2) + "\n");
         return EXIT.ok;
       case "cancel": {
-        await market.job(target).cancel();
+        await market.job(await jobId()).cancel();
         io.out(`Job ${target} cancelled.\n`);
         return EXIT.ok;
       }
@@ -128,9 +130,21 @@ function connectFrom(flags: { url?: string; token?: string }, io: Io): CycleMark
   return connect({ url, token });
 }
 
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A job id as given, or the one of the caller's latest jobs whose short id it is (the pages show short ids). */
+async function fullJobId(market: CycleMarket, target: string): Promise<string> {
+  if (FULL_ID.test(target)) return target;
+  const jobs = await call(() => market.api.jobs.list.query());
+  const match = jobs.filter((j) => shortId(j.id) === target.toLowerCase());
+  if (match.length === 1) return match[0]!.id;
+  throw new UsageError(match.length ? `${target} is the short id of ${match.length} of your jobs; give the whole id.` : `None of your latest jobs has the id ${target}.`);
+}
+
 /** An instant on the wire (milliseconds since the epoch) as the reader's local date and time. */
 const when = (at: unknown) => (typeof at === "number" || typeof at === "string" ? new Date(at).toLocaleString() : "unknown");
-const price = (credits: number) => Number(credits.toFixed(6));
+/** Credits as the pages show them: to 3 decimals, and to 2 significant digits where that would read 0. */
+const price = (credits: number) => (credits === 0 || Math.abs(credits) >= 0.0005 ? Number(credits.toFixed(3)) : Number(credits.toPrecision(2)));
 const reasonsOf = (decision: unknown): Reason[] => ((decision as { reasons?: Reason[] } | null)?.reasons ?? []);
 const because = (reasons: Reason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
 
@@ -154,7 +168,7 @@ async function quote(market: CycleMarket, path: string, io: Io): Promise<number>
   }
   io.out(`Would be ${d.outcome} now${because(d.reasons)}.\n`);
   const smallest = smallestAdmittedBenefit(d.reasons);
-  if (smallest !== null) io.out(`The smallest benefit admitted now: more than ${Number(smallest.toFixed(4))} credits.\n`);
+  if (smallest !== null) io.out(`The smallest benefit admitted now: more than ${price(smallest)} credits.\n`);
   else io.out("No benefit would have it admitted now: what stops it is not its price.\n");
   return EXIT.ok;
 }
@@ -197,11 +211,11 @@ async function listResults(market: CycleMarket, jobId: string, io: Io): Promise<
 
 function printStatus(job: JobView, io: Io): number {
   const t = job.tasks;
-  io.out(`Job ${job.id} (${job.name}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} failed).\n`);
-  if (job.charged !== null) io.out(`Charged ${job.charged} credits.\n`);
+  io.out(`Job ${job.id} (${job.name}, short id ${shortId(job.id)}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} failed).\n`);
+  if (job.charged !== null) io.out(`Charged ${price(job.charged)} credits.\n`);
   const w = job.workEstimate;
   if (w.kind === "provisional") io.out(`Work per task: provisional (${w.pilots} pilot tasks run first; the rest is planned from their measured time).\n`);
-  if (w.kind === "measured") io.out(`Work per task: ${price(w.workPerTask)} s of reference CPU, measured by ${w.pilots} pilot tasks.\n`);
+  if (w.kind === "measured") io.out(`Work per task: ${Number(w.workPerTask.toFixed(3))} s of reference CPU, measured by ${w.pilots} pilot tasks.\n`);
   const error = (job.result as { error?: Reason } | null)?.error;
   if (job.status === "rejected") io.out(`Rejected${because(reasonsOf(job.decision))}.\n`);
   if (job.status === "delayed") io.out(`Delayed${because(reasonsOf(job.decision))}.\n`);

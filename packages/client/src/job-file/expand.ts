@@ -78,6 +78,7 @@ export function jobRequest(job: JobFile, moduleHash: string, read: ReadFile): Jo
   const cached = cachedReader(read);
   return {
     name: job.name,
+    nameToProducers: job.nameToProducers,
     benefit: job.benefit,
     replicas: job.replicas,
     source: {

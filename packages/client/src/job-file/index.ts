@@ -8,4 +8,5 @@ export { FromFile, Base64Bytes, JobModule, Stdin, InputFiles, ListedTask, Counte
 export { checkJobRequest, type JobRefusal } from "./refusal.ts";
 export { listTasks, taskRequest, jobRequest, modulePath, cachedReader, JobFileProblem, type ReadFile, type JobFileReason } from "./expand.ts";
 export { describeJobReason } from "./words.ts";
+export { shortId, SHORT_ID_LENGTH } from "./short-id.ts";
 export type { Reason } from "./reason.ts";

@@ -55,6 +55,8 @@ export const JobFile = z.strictObject({
   /** A place for a link to this documentation in the file itself. */
   $schema: z.string().optional(),
   name: JobName,
+  /** Show the job's name to the producers who run its tasks, on their statements (they always see its short id). */
+  nameToProducers: z.boolean().default(false),
   /**
    * The WebAssembly (WASI preview 1 command) module: a path relative to the job file, or
    * `{ "sha256": HASH }` for a module the market already holds (what "Run again" gives).

@@ -56,6 +56,8 @@ export const JobName = z.string().trim().min(1, "Give the job a name.").max(120)
 
 export const JobRequest = z.object({
   name: JobName,
+  /** Whether the producers who run its tasks see its name on their statements (they always see its short id). */
+  nameToProducers: z.boolean().default(false),
   source: ModuleSource,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),

@@ -38,7 +38,7 @@ export const accountRouter = router({
   /** Mails the verification link again (the first one went out at sign-up). */
   resendVerification: sessionProcedure.mutation(async ({ ctx }) => {
     if (ctx.caller.emailVerified) throw refuse.conflict({ code: "already-verified" }, "Your email address is already confirmed.");
-    await ctx.services.auth.api.sendVerificationEmail({ body: { email: ctx.caller.email, callbackURL: "/account/credits" } });
+    await ctx.services.auth.api.sendVerificationEmail({ body: { email: ctx.caller.email, callbackURL: "/account/confirmed" } });
     return { sent: true };
   }),
 

@@ -1,6 +1,7 @@
 import { consumerSessionProcedure, router, signedInProcedure, type Caller } from "../trpc.ts";
 import type { Services } from "../../services.ts";
 import { earningsSeries } from "../../ledger/earnings-series.ts";
+import { spendingSeries } from "../../ledger/spending-series.ts";
 import { balances, producerEarnings, statement } from "../../ledger/statement.ts";
 import { ensureStartingCredits } from "../../ledger/starting-credits.ts";
 import { EarningsTransfer, transferEarnings } from "../../ledger/earnings-transfer.ts";
@@ -29,4 +30,6 @@ export const ledgerRouter = router({
   earningsSeries: signedInProcedure.query(({ ctx }) => earningsSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
   /** Moves the caller's producer earnings (all, or `credits` of them) to their consumer balance. */
   transferEarnings: consumerSessionProcedure.input(EarningsTransfer).mutation(({ ctx, input }) => transferEarnings(ctx.services.db, ctx.caller.id, input)),
+  /** What the consumer was charged for its jobs per hour over two days and per day over thirty, for the spending chart. */
+  spendingSeries: signedInProcedure.query(({ ctx }) => spendingSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
 });

@@ -40,6 +40,8 @@ export interface IntakeParams extends AdmissionParams {
   pilotCount: number | null;
   memoryMbPerTask: number;
   taskLimits: string | null;
+  /** The consumer lets the producers who run it see the job's name. */
+  nameToProducers: boolean;
   taskIds: string[];
   taskIndexes: number[];
   taskReplicas: number[];
@@ -136,11 +138,11 @@ export const admitJobWithIntake = statement<IntakeParams, { refused: number | nu
     `
   INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
     "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
-    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "maxSpendMicro", "submitNetwork")
+    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "maxSpendMicro", "submitNetwork", "nameToProducers")
   VALUES (${p.jobId}, ${p.ownerId}, ${p.name}, ${p.example}, ${p.moduleHash}, ${p.benefit}::jsonb, ${p.replicas}::int, ${p.status}::"JobStatus", ${p.decision}::jsonb,
     ${p.taskCount}::int, ${p.workPerTask}::float8, ${p.declaredWorkPerTask}::float8, ${p.workEstimate}, ${p.pilotCount}::int, ${p.memoryMbPerTask}::int,
     ${p.taskLimits}::jsonb, ${ms(p.now)}, ${ms(p.now)}, ${ms(p.completionAt)}, ${p.price}::bigint, ${p.pilotPrice}::bigint, ${p.pricing},
-    ${p.escrow}::bigint, ${p.maxSpend}::bigint, ${p.submitNetwork})
+    ${p.escrow}::bigint, ${p.maxSpend}::bigint, ${p.submitNetwork}, ${p.nameToProducers}::boolean)
   RETURNING 1`,
     `
   INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId", attempts)

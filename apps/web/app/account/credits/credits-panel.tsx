@@ -4,7 +4,8 @@ import { credits, dateTime } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
 import { StatementTable, useStatement } from "@/components/balance";
 import { Alert, Card, Loading, Stat, cx } from "@/components/ui";
-import { EarningsChart } from "@/components/earnings-chart";
+import { EarningsChart, SpendingChart } from "@/components/earnings-chart";
+import { hasRole, useMe } from "@/components/session";
 
 type Filter = "all" | "consumer" | "producer";
 const FILTERS: [Filter, string][] = [
@@ -15,7 +16,11 @@ const FILTERS: [Filter, string][] = [
 
 export function CreditsPanel() {
   const statement = useStatement();
+  const me = useMe().data;
   const [filter, setFilter] = useState<Filter>("all");
+  // Each role's figures and chart only for a user who has it: a buyer is not shown an empty earnings chart.
+  const consumer = !me || hasRole(me, "consumer");
+  const producer = !me || hasRole(me, "producer");
 
   if (statement.isPending) return <Loading label="Loading your statement…" />;
   if (statement.isError) return <Alert tone="error" title="Your statement could not be loaded">{describeError(statement.error)}</Alert>;
@@ -26,12 +31,19 @@ export function CreditsPanel() {
     <div className="space-y-6">
       <dl className="grid gap-3 sm:grid-cols-3">
         <Stat label="Balance" value={credits(consumerBalance)} testId="consumer-balance" />
-        <Stat label="Held in escrow for your jobs" value={credits(inEscrow)} testId="escrow-balance" />
-        <Stat label="Earned as a producer" value={credits(producerBalance)} testId="producer-balance" />
+        {consumer ? <Stat label="Held in escrow for your jobs" value={credits(inEscrow)} testId="escrow-balance" /> : null}
+        {producer ? <Stat label="Earned as a producer" value={credits(producerBalance)} testId="producer-balance" /> : null}
       </dl>
-      <Card title="Earnings as a producer">
-        <EarningsChart />
-      </Card>
+      {consumer ? (
+        <Card title="Spent on your jobs">
+          <SpendingChart />
+        </Card>
+      ) : null}
+      {producer ? (
+        <Card title="Earnings as a producer">
+          <EarningsChart />
+        </Card>
+      ) : null}
       <Card
         title="Statement"
         actions={
@@ -55,7 +67,7 @@ export function CreditsPanel() {
           <StatementTable lines={shown} />
         </div>
       </Card>
-      <p className="text-xs text-slate-400" aria-live="off">
+      <p className="text-xs text-slate-600" aria-live="off">
         Positive amounts are credited to you. Refreshed every few seconds · last at {dateTime(statement.dataUpdatedAt)}
         {lines.length >= 200 ? " · showing the latest 200 movements" : ""}
       </p>

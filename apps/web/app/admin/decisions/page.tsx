@@ -27,7 +27,7 @@ export default function DecisionsPage() {
         description={
           <>
             Every admission, delay, rejection, placement, move and departure the market applied, newest first, with its reasons.{" "}
-            <Link href="/admin" className="text-indigo-600 hover:underline">
+            <Link href="/admin" className="text-indigo-700 underline underline-offset-2">
               Back to the dashboard
             </Link>
           </>

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import {
   ExampleName,
@@ -21,6 +21,7 @@ import { CancelJob } from "./cancel-job";
 import { MoneyCard } from "./money-card";
 import { TaskOutputs } from "./task-outputs";
 import { ProgressChart } from "./progress-chart";
+import { shortId } from "@cyclemarket/client/job-file";
 
 type Job = RouterOutputs["jobs"]["get"];
 type Output = RouterOutputs["jobs"]["outputs"][number];
@@ -61,6 +62,9 @@ function JobDetails({ job }: { job: Job }) {
   const example = ExampleName.safeParse(job.example);
   const finished = !UNFINISHED.has(job.status);
   const failure = resultError(job.result);
+  // The one live estimate the page shows (Timing, the chart): the market's, never before this moment
+  // (the page's last read of it may be a second old).
+  const eta = job.estimate ? Math.max(job.estimate.completionAt, Date.now()) : null;
   const outputs = useOutputs(job.id, example.success ? job.tasksDone : 0);
   const live: ExampleResult | null = useMemo(() => {
     if (!example.success) return null;
@@ -82,7 +86,7 @@ function JobDetails({ job }: { job: Job }) {
         }
         actions={<ButtonLink href="/jobs/new" variant="secondary">New job</ButtonLink>}
       />
-      <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <div className="space-y-6">
           <Card title="Progress" actions={<Badge value={job.status} testId="job-status" />}>
             <ProgressBar value={job.tasksDone} max={job.taskCount} label="Tasks done" />
@@ -104,7 +108,7 @@ function JobDetails({ job }: { job: Job }) {
             <CancelJob jobId={job.id} status={job.status} />
           </Card>
 
-          <ProgressChart jobId={job.id} live={!finished} />
+          <ProgressChart jobId={job.id} live={!finished} expectedAt={eta} quotedAt={job.expectedCompletionAt} />
 
           {failure ? (
             <Alert tone="error" title="The job failed">
@@ -117,7 +121,7 @@ function JobDetails({ job }: { job: Job }) {
 
           <ResultView job={job} result={live} finished={finished} />
 
-          {decision ? <DecisionView decision={decision} title="The market's decision" testId="decision" settled={finished} /> : null}
+          {decision ? <DecisionView decision={decision} title="The market's decision" testId="decision" quoted /> : null}
         </div>
 
         <aside className="space-y-6">
@@ -126,11 +130,19 @@ function JobDetails({ job }: { job: Job }) {
             <dl className="space-y-2 text-sm">
               <Row label="Submitted" value={dateTime(job.submittedAt)} />
               <Row label="Decided" value={dateTime(job.decidedAt)} />
-              <Row label="Expected completion" value={job.expectedCompletionAt ? (finished ? dateTime(job.expectedCompletionAt) : `${dateTime(job.expectedCompletionAt)} (${relative(job.expectedCompletionAt)})`) : "—"} />
-              <Row label="Completed" value={dateTime(job.completedAt)} />
+              {eta !== null ? <Row label="Expected completion" value={`${dateTime(eta)} (${relative(eta)})`} testId="job-eta" /> : null}
+              <Row label="Quoted completion" value={dateTime(job.expectedCompletionAt)} testId="job-quoted-completion" />
+              {finished ? <Row label="Completed" value={dateTime(job.completedAt)} /> : null}
               <Row label="Work per task" value={workEstimateText(job.workEstimate)} testId="work-estimate" />
               <Row label="Replicas per task" value={String(job.replicas)} />
             </dl>
+            {job.estimate ? (
+              <p className="mt-3 text-xs text-slate-600" data-testid="job-eta-basis">
+                {job.estimate.basis === "measured-pace"
+                  ? `Expected from the pace its tasks are finishing (${job.tasksDone} of ${job.taskCount} done); it moves as they finish.`
+                  : "Expected as the market planned it, until its first tasks finish and their pace is measured."}
+              </p>
+            ) : null}
           </Card>
           <Card title="Machines that worked on it">
             {job.machines.length === 0 ? (
@@ -140,7 +152,7 @@ function JobDetails({ job }: { job: Job }) {
                 {job.machines.map((m, i) => (
                   <li key={m.id ?? i} className="flex items-center justify-between gap-2 py-2">
                     <span className="min-w-0">
-                      <bdi className="block truncate font-medium text-slate-900">{m.name ?? m.id?.slice(0, 8) ?? "unknown machine"}</bdi>
+                      <bdi className="block truncate font-medium text-slate-900">{m.name ?? (m.id ? shortId(m.id) : "unknown machine")}</bdi>
                       {m.kind ? <span className="text-xs text-slate-500">{m.kind}</span> : null}
                     </span>
                     <span className="shrink-0 tabular-nums text-slate-600">
@@ -258,19 +270,60 @@ function ResultView({ job, result, finished }: { job: Job; result: ExampleResult
       </Card>
     );
   }
+  const file = `${fileName(job.name)}-${shortId(job.id)}`;
   switch (result.kind) {
     case "montecarlo":
-      return <MonteCarloView result={result} done={done} />;
+      return <MonteCarloView result={result} done={done} actions={<ResultActions jobId={job.id} result={result} file={file} />} />;
     case "primes":
-      return <PrimesView result={result} done={done} />;
+      return <PrimesView result={result} done={done} actions={<ResultActions jobId={job.id} result={result} file={file} />} />;
     case "mandelbrot":
-      return <MandelbrotView result={result} done={done} />;
+      return <MandelbrotView result={result} done={done} file={file} jobId={job.id} />;
   }
 }
 
-function MonteCarloView({ result, done }: { result: MonteCarloResult; done: boolean }) {
+/** A job's name as a file name: letters, digits and dashes. */
+const fileName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "job";
+
+/** Has the browser save these bytes under this name (a link to an object URL, clicked, then let go). */
+function save(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** An example job's result: its numbers as JSON, its picture as PNG (Mandelbrot), and "Run again" (the same job, to edit first). */
+function ResultActions({ jobId, result, file, picture }: { jobId: string; result: ExampleResult; file: string; picture?: () => HTMLCanvasElement | null }) {
+  const link = "rounded-md px-2 py-1 text-sm font-medium text-indigo-700 underline underline-offset-2 hover:bg-indigo-50";
   return (
-    <Card title={done ? "Result" : "Result so far"}>
+    <div className="flex flex-wrap items-center gap-1" role="group" aria-label="Result actions">
+      {picture ? (
+        <button
+          type="button"
+          className={link}
+          data-testid="download-png"
+          onClick={() => picture()?.toBlob((blob) => blob && save(blob, `${file}.png`), "image/png")}
+        >
+          Download PNG
+        </button>
+      ) : null}
+      <button type="button" className={link} data-testid="download-json" onClick={() => save(new Blob([JSON.stringify(result, null, 2)], { type: "application/json" }), `${file}.json`)}>
+        Download JSON
+      </button>
+      <Link href={`/jobs/new?again=${jobId}`} className={link} data-testid="run-again">
+        Run again
+      </Link>
+    </div>
+  );
+}
+
+function MonteCarloView({ result, done, actions }: { result: MonteCarloResult; done: boolean; actions: ReactNode }) {
+  return (
+    <Card title={done ? "Result" : "Result so far"} actions={actions}>
       <div className="flex flex-wrap items-end gap-x-10 gap-y-4">
         <div>
           <p className="text-sm text-slate-500">{done ? "Estimate of pi" : "Running estimate of pi"}</p>
@@ -300,9 +353,9 @@ function MonteCarloView({ result, done }: { result: MonteCarloResult; done: bool
   );
 }
 
-function PrimesView({ result, done }: { result: PrimesResult; done: boolean }) {
+function PrimesView({ result, done, actions }: { result: PrimesResult; done: boolean; actions: ReactNode }) {
   return (
-    <Card title={done ? "Result" : "Result so far"}>
+    <Card title={done ? "Result" : "Result so far"} actions={actions}>
       <p className="text-sm text-slate-500">{done ? "Primes found" : "Primes found so far"}</p>
       <p className="text-5xl font-semibold tabular-nums tracking-tight text-indigo-700" aria-label={done ? "Number of primes" : "Primes so far"} data-testid={done ? "primes-count" : "primes-running-count"}>
         {number(result.count, 0)}
@@ -315,7 +368,7 @@ function PrimesView({ result, done }: { result: PrimesResult; done: boolean }) {
   );
 }
 
-function MandelbrotView({ result, done }: { result: MandelbrotResult; done: boolean }) {
+function MandelbrotView({ result, done, file, jobId }: { result: MandelbrotResult; done: boolean; file: string; jobId: string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const el = canvas.current;
@@ -329,7 +382,7 @@ function MandelbrotView({ result, done }: { result: MandelbrotResult; done: bool
   }, [result]);
   const coverage = result.width ? result.coveredPixels / (result.width * result.height) : 0;
   return (
-    <Card title={done ? "Result" : "The picture so far"}>
+    <Card title={done ? "Result" : "The picture so far"} actions={<ResultActions jobId={jobId} result={result} file={file} picture={() => canvas.current} />}>
       <canvas
         ref={canvas}
         role="img"
@@ -339,6 +392,7 @@ function MandelbrotView({ result, done }: { result: MandelbrotResult; done: bool
       />
       <p className="mt-2 text-sm text-slate-600">
         {result.tasks} tiles, {Math.round(coverage * 100)}% of the picture, {result.maxIterations} iterations at most.
+        {coverage < 1 ? " Tiles not back yet are striped grey; black is the inside of the set." : ""}
       </p>
     </Card>
   );

@@ -1,6 +1,6 @@
 "use client";
 import type { RouterOutputs } from "@/lib/trpc";
-import { creditAmount, credits, dateTime, relative } from "@/lib/format";
+import { creditAmount, credits, dateTime } from "@/lib/format";
 import { Card, Stat } from "@/components/ui";
 
 type Job = RouterOutputs["jobs"]["get"];
@@ -16,12 +16,6 @@ export function MoneyCard({ job }: { job: Job }) {
         {job.estimate ? <Stat label="Charge if it finished now" value={credits(job.estimate.chargeIfNow)} testId="job-charge-now" /> : null}
         {job.estimate ? <Stat label="Producers paid so far" value={credits(job.estimate.paidToProducers)} /> : null}
       </dl>
-      {job.estimate?.completionAt ? (
-        <p className="mt-3 text-xs text-slate-500" data-testid="job-eta">
-          {job.estimate.basis === "measured-pace" ? "At the pace its tasks are finishing, it completes" : "As planned, it completes"} at{" "}
-          {dateTime(job.estimate.completionAt)} ({relative(job.estimate.completionAt)}).
-        </p>
-      ) : null}
       <p className="mt-3 text-sm text-slate-700" data-testid={job.charged != null ? "job-charged" : "job-escrow"}>
         {chargeLine(job)}
       </p>

@@ -47,6 +47,7 @@ export function NewJobForm() {
   const [mode, setMode] = useState<Mode>("example");
   const [exampleName, setExampleName] = useState("montecarlo");
   const [name, setName] = useState("");
+  const [nameToProducers, setNameToProducers] = useState(false);
   const [taskCount, setTaskCount] = useState("20");
   const [params, setParams] = useState<Record<string, string>>({});
   const [benefit, setBenefit] = useState<BenefitDraft>(DEFAULT_BENEFIT);
@@ -137,13 +138,14 @@ export function NewJobForm() {
       }
     }
     if (Object.keys(errors).length > 0 || !curve || (!source && !jobFile)) return { job: null, jobFile: null, errors };
-    return { job: source ? { name: jobName, source, benefit: curve, replicas: reps } : null, jobFile, errors };
+    return { job: source ? { name: jobName, nameToProducers, source, benefit: curve, replicas: reps } : null, jobFile, errors };
   }
 
   /** The form's own-module fields as the job file's pieces. */
   function uploadForm(jobName: string, curve: NonNullable<ReturnType<typeof buildCurve>["curve"]>): UploadForm {
     return {
       name: jobName,
+      nameToProducers,
       moduleName: upload.fileName ?? "program.wasm",
       tasks: upload.tasksKind === "count" ? { kind: "count", count: Number(upload.count) || 1, args: template?.args ?? [] } : { kind: "list", lines: uploadTasks.lines },
       stdin: upload.stdin,
@@ -242,7 +244,7 @@ export function NewJobForm() {
   if (examples.isPending) return <Loading label="Loading the examples…" />;
 
   return (
-    <form onSubmit={onSubmit} className="grid gap-6 lg:grid-cols-[1fr_22rem]" aria-label="New job">
+    <form onSubmit={onSubmit} className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]" aria-label="New job">
       <div className="space-y-6">
         <Card title="Program">
           <div role="radiogroup" aria-label="Kind of job" className="mb-5 inline-flex rounded-lg bg-slate-100 p-1">
@@ -425,6 +427,13 @@ export function NewJobForm() {
               {(p) => <input {...p} type="number" min={1} max={5} step={1} value={replicas} onChange={(e) => setReplicas(e.target.value)} className={inputClass} />}
             </Field>
           </div>
+          <label className="mt-4 flex items-start gap-2 text-sm text-slate-800">
+            <input type="checkbox" checked={nameToProducers} onChange={(e) => setNameToProducers(e.target.checked)} className="mt-0.5 accent-indigo-600" />
+            <span>
+              Show this job&apos;s name to the producers who run it
+              <span className="block text-xs text-slate-600">They always see its short id on their statements; with this, its name too.</span>
+            </span>
+          </label>
         </Card>
       </div>
 

@@ -15,7 +15,7 @@ export default function JobDecisionsPage() {
         description={
           <>
             Its admission (or delay or rejection), where its tasks were placed and moved, newest first.{" "}
-            <Link href={`/jobs/${id}`} className="text-indigo-600 hover:underline">
+            <Link href={`/jobs/${id}`} className="text-indigo-700 underline underline-offset-2">
               Back to the job
             </Link>
           </>
