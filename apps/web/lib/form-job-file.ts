@@ -27,6 +27,8 @@ export interface UploadForm {
   replicas: number;
   /** Undefined: the job gives none, and the market runs pilots first. */
   workPerTask: number | undefined;
+  /** The most the job may cost should its measured work exceed the estimate; undefined: the quote. */
+  maxSpend?: number | undefined;
   memoryMb: number;
   wallSeconds: number;
 }
@@ -70,6 +72,7 @@ export function formJobFile(f: UploadForm): JobFileInput {
     benefit: f.benefit,
     replicas: f.replicas,
     ...(f.workPerTask === undefined ? {} : { workPerTask: f.workPerTask }),
+    ...(f.maxSpend === undefined ? {} : { maxSpend: f.maxSpend }),
     limits: { memoryMb: f.memoryMb, wallSeconds: f.wallSeconds },
     tasks:
       f.tasks.kind === "count"
@@ -89,6 +92,7 @@ export interface FormFill {
   stdin: string;
   replicas: string;
   workPerTask: string;
+  maxSpend: string;
   memoryMb: string;
   wallSeconds: string;
 }
@@ -112,6 +116,7 @@ export function fillFromJobFile(job: JobFile): FormFill | null {
     stdin: shared ?? "",
     replicas: String(job.replicas),
     workPerTask: job.workPerTask === undefined ? "" : String(job.workPerTask),
+    maxSpend: job.maxSpend === undefined ? "" : String(job.maxSpend),
     memoryMb: String(job.limits.memoryMb),
     wallSeconds: String(job.limits.wallSeconds),
   };

@@ -46,6 +46,7 @@ export async function jobFileOf(db: Db, jobId: string): Promise<JobFileInput> {
     // A job still running its pilots gave no estimate, and its file gives none either; once the
     // rest was planned from the pilots, running it again starts from what they measured.
     ...(job.workEstimate === "provisional" ? {} : { workPerTask: job.declaredWorkPerTask ?? job.workPerTask }),
+    ...(job.maxSpendMicro === null ? {} : { maxSpend: Number(job.maxSpendMicro) / 1e6 }),
     limits: { memoryMb: job.memoryMbPerTask, wallSeconds: leaseLimits(job.taskLimits).wallMs / 1000 },
     tasks: tasks.map(taskOf),
   };

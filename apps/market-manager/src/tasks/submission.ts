@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
-import { ModuleSource, WorkPerTask } from "@cyclemarket/client/job-file";
+import { MaxSpend, ModuleSource, WorkPerTask } from "@cyclemarket/client/job-file";
 import { nameText, storableText } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
 import { checkModule } from "./modules.ts";
@@ -55,10 +55,7 @@ export const SubmitJob = z.object({
    * The most the consumer allows the job to be charged should its measured work contradict its
    * estimate (credits). Without it the charge never exceeds the quoted price.
    */
-  maxSpend: z
-    .number()
-    .refine((v) => Number.isFinite(v) && v > 0 && v <= 1e12, { message: "maxSpend must be a number of credits above 0 and at most 1e12." })
-    .optional(),
+  maxSpend: MaxSpend.optional(),
 });
 export type SubmitJob = z.infer<typeof SubmitJob>;
 

@@ -81,6 +81,7 @@ export function jobRequest(job: JobFile, moduleHash: string, read: ReadFile): Jo
     nameToProducers: job.nameToProducers,
     benefit: job.benefit,
     replicas: job.replicas,
+    ...(job.maxSpend === undefined ? {} : { maxSpend: job.maxSpend }),
     source: {
       kind: "module",
       moduleHash,

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { BenefitCurve } from "@cyclemarket/costbenefit";
 import { DEFAULT_TASK_LIMITS, JOB_LIMITS as L } from "./limits.ts";
-import { Args, Env, JobName, Sha256Hex, TaskLimits, WorkPerTask } from "./job-request.ts";
+import { Args, Env, JobName, MaxSpend, Sha256Hex, TaskLimits, WorkPerTask } from "./job-request.ts";
 
 /** Contents read from a file beside the job file. */
 export const FromFile = z.strictObject({ file: z.string().min(1, "Name the file.") });
@@ -70,6 +70,11 @@ export const JobFile = z.strictObject({
    * the most a task can do within its wall-time limit, and plans the rest from their measured work.
    */
   workPerTask: WorkPerTask.optional(),
+  /**
+   * The most the job may be charged should its measured work turn out over `workPerTask`
+   * (credits). Without it the charge never exceeds the quoted price.
+   */
+  maxSpend: MaxSpend.optional(),
   limits: TaskLimits.default(DEFAULT_TASK_LIMITS),
   tasks: JobTasks,
 });

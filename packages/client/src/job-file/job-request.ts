@@ -54,6 +54,12 @@ export type ModuleSource = z.infer<typeof ModuleSource>;
 
 export const JobName = z.string().trim().min(1, "Give the job a name.").max(120);
 
+/**
+ * The most the consumer allows a job to be charged should the work the market measures turn out
+ * over its estimate (credits). Without it the charge never exceeds the quoted price.
+ */
+export const MaxSpend = z.number().refine((v) => Number.isFinite(v) && v > 0 && v <= 1e12, { message: "maxSpend is a number of credits above 0 and at most 1e12." });
+
 export const JobRequest = z.object({
   name: JobName,
   /** Whether the producers who run its tasks see its name on their statements (they always see its short id). */
@@ -61,5 +67,6 @@ export const JobRequest = z.object({
   source: ModuleSource,
   benefit: BenefitCurve,
   replicas: z.number().int().min(1).max(5).default(1),
+  maxSpend: MaxSpend.optional(),
 });
 export type JobRequest = z.infer<typeof JobRequest>;

@@ -52,6 +52,8 @@ export function NewJobForm() {
   const [params, setParams] = useState<Record<string, string>>({});
   const [benefit, setBenefit] = useState<BenefitDraft>(DEFAULT_BENEFIT);
   const [replicas, setReplicas] = useState("1");
+  // Empty: the job is never charged more than its quote.
+  const [maxSpend, setMaxSpend] = useState("");
   const [upload, setUpload] = useState<UploadDraft>({
     fileName: null,
     fileSize: 0,
@@ -103,6 +105,8 @@ export function NewJobForm() {
     if (!curve) errors.benefit = Object.values(curveErrors)[0] ?? "The benefit curve is not valid.";
     const reps = Number(replicas);
     if (!Number.isInteger(reps) || reps < 1 || reps > 5) errors.replicas = "Between 1 and 5 replicas.";
+    const limit = maxSpend.trim() === "" ? undefined : Number(maxSpend);
+    if (limit !== undefined && !(limit > 0 && limit <= 1e12)) errors.maxSpend = "A number of credits above 0, or empty for the quoted price.";
     const jobName = name.trim() || (mode === "example" ? (example?.title ?? exampleName) : (upload.fileName ?? "My job"));
 
     let source: SubmitJob["source"] | null = null;
@@ -138,7 +142,7 @@ export function NewJobForm() {
       }
     }
     if (Object.keys(errors).length > 0 || !curve || (!source && !jobFile)) return { job: null, jobFile: null, errors };
-    return { job: source ? { name: jobName, nameToProducers, source, benefit: curve, replicas: reps } : null, jobFile, errors };
+    return { job: source ? { name: jobName, nameToProducers, source, benefit: curve, replicas: reps, ...(limit === undefined ? {} : { maxSpend: limit }) } : null, jobFile, errors };
   }
 
   /** The form's own-module fields as the job file's pieces. */
@@ -152,6 +156,7 @@ export function NewJobForm() {
       benefit: curve,
       replicas: Number(replicas) || 1,
       workPerTask: upload.workPerTask.trim() === "" ? undefined : Number(upload.workPerTask) || 1,
+      maxSpend: maxSpend.trim() === "" || !(Number(maxSpend) > 0) ? undefined : Number(maxSpend),
       memoryMb: Number(upload.memoryMbPerTask) || 64,
       wallSeconds: Number(upload.wallSeconds) || 120,
     };
@@ -233,6 +238,7 @@ export function NewJobForm() {
         }
         setName(fill.name);
         setReplicas(fill.replicas);
+        setMaxSpend(fill.maxSpend);
         setUpload((u) => ({ ...u, ...fill, fileName: u.fileName ?? fill.moduleName, memoryMbPerTask: fill.memoryMb }));
       } else {
         const bytes = new Uint8Array(await f.arrayBuffer());
@@ -425,6 +431,13 @@ export function NewJobForm() {
             </Field>
             <Field label="Replicas per task" hint="Run each task on this many machines and compare outputs (1 to 5)." error={err("replicas")}>
               {(p) => <input {...p} type="number" min={1} max={5} step={1} value={replicas} onChange={(e) => setReplicas(e.target.value)} className={inputClass} />}
+            </Field>
+            <Field
+              label="Spending limit (credits, optional)"
+              hint="You pay the quoted price while the tasks take the work you said. If they turn out to take more, the charge follows the work up to this limit; empty: never more than the quote."
+              error={err("maxSpend")}
+            >
+              {(p) => <input {...p} type="number" min={0} step="any" value={maxSpend} placeholder="the quoted price" onChange={(e) => setMaxSpend(e.target.value)} className={inputClass} />}
             </Field>
           </div>
           <label className="mt-4 flex items-start gap-2 text-sm text-slate-800">
