@@ -210,8 +210,8 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     str(r, "why") === "holder-may-not-run"
       ? "Taken by an idle machine: the machine it waited on may not run it, because its owner ran another copy of the task."
       : str(r, "why") === "dearer"
-        ? `Left where it was: the idle machine asks ${credits(num(r, "takerPricePerSecond"))} a second, more than the ${credits(num(r, "holderPricePerSecond"))} of the machine it waits on.`
-        : `Taken by an idle machine that asks no more (${credits(num(r, "takerPricePerSecond"))} a second) than the one it waited on (${credits(num(r, "holderPricePerSecond"))}).`,
+        ? `Left where it was: the idle machine asks ${credits(num(r, "takerAsk"))} per reference second of work, more than the ${credits(num(r, "holderAsk"))} of the machine it waits on.`
+        : `Taken by an idle machine that asks no more (${credits(num(r, "takerAsk"))} per reference second of work) than the one it waited on (${credits(num(r, "holderAsk"))}).`,
   "memory-ushering": (r) => `Moved for memory: ${number(num(r, "memoryUsedMb"), 0)} of ${number(num(r, "memoryMaxMb"), 0)} MB in use.`,
   "offer-accepted": (r) => `The offer of ${credits(num(r, "contractPrice"))} is accepted: the capacity is worth ${credits(num(r, "value"))} to the market.`,
   "offer-too-expensive": (r) => `The offer of ${credits(num(r, "contractPrice"))} is refused: the capacity is worth only ${credits(num(r, "value"))} to the market.`,

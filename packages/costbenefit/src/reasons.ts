@@ -37,7 +37,7 @@ export const Reason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("load-balance"), loadBefore: num, loadAfter: num }),
   z.object({ code: z.literal("memory-ushering"), memoryUsedMb: num, memoryMaxMb: num }),
   // An idle slot took (or could not take) a task queued on another machine (policies/idle-take.ts).
-  z.object({ code: z.literal("idle-take"), why: z.enum(["holder-may-not-run", "no-dearer", "dearer"]), takerPricePerSecond: num, holderPricePerSecond: num }),
+  z.object({ code: z.literal("idle-take"), why: z.enum(["holder-may-not-run", "no-dearer", "dearer"]), takerAsk: num, holderAsk: num }),
   z.object({ code: z.literal("offer-accepted"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
   z.object({ code: z.literal("offer-too-expensive"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
   z.object({ code: z.literal("offer-expired"), departureAt: num, now: num }),

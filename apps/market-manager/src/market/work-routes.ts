@@ -1,7 +1,6 @@
 import { idleTake } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
-import { leaseRoomOf, offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
-import { toCredits } from "../ledger/ledger.ts";
+import { askOf, leaseRoomOf, offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 import type { Lease } from "@cyclemarket/worker-runtime";
 
 /** Idle machines one event looks at, at most, for spare work: the cost of an event stays bounded. */
@@ -9,7 +8,7 @@ export const MAX_IDLE_LOOKS = 256;
 
 /** Whether the engine lets an idle machine take a holder's spare queued work (resources/leases.ts pickTasks asks the same). */
 const mayTake = (taker: LiveMachine, holder: LiveMachine) =>
-  idleTake({ takerPricePerSecond: toCredits(taker.pricePerSecondMicro), holderPricePerSecond: toCredits(holder.pricePerSecondMicro), holderMayNotRun: false }).take;
+  idleTake({ takerAsk: askOf(taker), holderAsk: askOf(holder), holderMayNotRun: false }).take;
 
 /** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
 export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));

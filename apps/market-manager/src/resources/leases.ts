@@ -358,7 +358,7 @@ function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: 
       .filter((m) => m.id !== machine.id)
       .map((m) => ({ machine: m, queueLength: m.queue.length, offeredSlots: offeredSlots(m), leasesRunning: m.leases.size }));
     const asks = (holderMayNotRun: boolean, other: LiveMachine) =>
-      idleTake({ takerPricePerSecond: toCredits(machine.pricePerSecondMicro), holderPricePerSecond: toCredits(other.pricePerSecondMicro), holderMayNotRun });
+      idleTake({ takerAsk: askOf(machine) / 1e6, holderAsk: askOf(other) / 1e6, holderMayNotRun });
     for (const holder of idleTakeOrder(holders)) {
       const other = holder.machine;
       const stuck: string[] = [];

@@ -3,14 +3,14 @@ import { idleTake, idleTakeOrder, spareFrom } from "./idle-take.ts";
 
 describe("an idle slot taking queued work", () => {
   it("takes work from a machine that asks as much or more, never from a cheaper one", () => {
-    expect(idleTake({ takerPricePerSecond: 0.1, holderPricePerSecond: 0.5, holderMayNotRun: false }).take).toBe(true);
-    expect(idleTake({ takerPricePerSecond: 0.5, holderPricePerSecond: 0.5, holderMayNotRun: false }).take).toBe(true);
-    const dearer = idleTake({ takerPricePerSecond: 0.9, holderPricePerSecond: 0.5, holderMayNotRun: false });
-    expect(dearer).toEqual({ take: false, reason: { code: "idle-take", why: "dearer", takerPricePerSecond: 0.9, holderPricePerSecond: 0.5 } });
+    expect(idleTake({ takerAsk: 0.1, holderAsk: 0.5, holderMayNotRun: false }).take).toBe(true);
+    expect(idleTake({ takerAsk: 0.5, holderAsk: 0.5, holderMayNotRun: false }).take).toBe(true);
+    const dearer = idleTake({ takerAsk: 0.9, holderAsk: 0.5, holderMayNotRun: false });
+    expect(dearer).toEqual({ take: false, reason: { code: "idle-take", why: "dearer", takerAsk: 0.9, holderAsk: 0.5 } });
   });
 
   it("takes a copy its own machine may never run, whatever the asks", () => {
-    expect(idleTake({ takerPricePerSecond: 9, holderPricePerSecond: 0.1, holderMayNotRun: true })).toMatchObject({ take: true, reason: { why: "holder-may-not-run" } });
+    expect(idleTake({ takerAsk: 9, holderAsk: 0.1, holderMayNotRun: true })).toMatchObject({ take: true, reason: { why: "holder-may-not-run" } });
   });
 
   it("looks first at the machine with the most queued work per offered slot, and skips empty queues", () => {

@@ -6,24 +6,23 @@
 import type { Reason } from "../reasons.ts";
 
 export interface TakeInput {
-  /** The machine asking, and the one whose queue holds the task: their owners' asks, credits per second. */
-  takerPricePerSecond: number;
-  holderPricePerSecond: number;
+  /** The machine asking, and the one whose queue holds the task: their asks, credits per reference second of work. */
+  takerAsk: number;
+  holderAsk: number;
   /** The holder may never run this copy itself: its owner ran or runs another copy of the task. */
   holderMayNotRun: boolean;
 }
 
 /**
  * A copy its own machine may never run is anyone's to take (otherwise it would wait there after
- * other owners connect). Any other queued task only if the taker asks no more per second than the
- * holder: an expensive machine taking work placed on a cheap one would raise the job's cost and be
- * paid its own price for it. Per second, not per unit of work: benchmarks of equal machines differ
- * a little, and equal asks should share work.
+ * other owners connect). Any other queued task only if the taker asks no more per unit of work than
+ * the holder: each lease pays its machine's ask times the task's work, so a dearer machine taking
+ * work placed on a cheaper one would spend more of the job's escrow than its price planned.
  */
 export function idleTake(i: TakeInput): { take: boolean; reason: Reason } {
-  if (i.holderMayNotRun) return { take: true, reason: { code: "idle-take", why: "holder-may-not-run", takerPricePerSecond: i.takerPricePerSecond, holderPricePerSecond: i.holderPricePerSecond } };
-  const take = i.takerPricePerSecond <= i.holderPricePerSecond;
-  return { take, reason: { code: "idle-take", why: take ? "no-dearer" : "dearer", takerPricePerSecond: i.takerPricePerSecond, holderPricePerSecond: i.holderPricePerSecond } };
+  if (i.holderMayNotRun) return { take: true, reason: { code: "idle-take", why: "holder-may-not-run", takerAsk: i.takerAsk, holderAsk: i.holderAsk } };
+  const take = i.takerAsk <= i.holderAsk;
+  return { take, reason: { code: "idle-take", why: take ? "no-dearer" : "dearer", takerAsk: i.takerAsk, holderAsk: i.holderAsk } };
 }
 
 /** A machine holding queued tasks, as an idle machine looking for work sees it. */
