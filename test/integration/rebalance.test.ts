@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 
-// DESIGN.md "Rebalancing": a queued task moves to a machine that joined with idle slots when that
+// docs/DESIGN.md "Rebalancing": a queued task moves to a machine that joined with idle slots when that
 // costs less and finishes no later. The move is decided in the sweeper's tick from memory and its
 // statement goes to the market's journal (market/rebalance.ts): the machine that now holds the
 // task leases it, the decision log says so, and a restart queues the task where it was moved.

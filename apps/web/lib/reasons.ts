@@ -139,7 +139,7 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
     `Not worth running now: the benefit of ${credits(num(r, "benefit"))} does not cover the marginal cost of ${credits(num(r, "marginalCost"))}` +
     (num(r, "completionAt") != null ? ` (best completion at ${instant(num(r, "completionAt"))})` : "") +
     (num(r, "benefitNeeded") != null ? `. A benefit above ${credits(num(r, "benefitNeeded"))} at that completion would be admitted now.` : "."),
-  // The share policies (seeds 000, 001, 002, 004): the terms the job was given and what they bought.
+  // The share policies (the Millennium paper, 001, 002, 004): the terms the job was given and what they bought.
   tickets: (r) =>
     `Admitted with ${number(num(r, "tickets"), 2)} tickets (its share of the market's slots); ${plural(num(r, "freeSlots"), "slot is", "slots are")} free, ` +
     `${number(num(r, "usagePerTicket"), 3)} seconds of use per ticket so far.`,

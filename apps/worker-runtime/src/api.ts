@@ -54,7 +54,7 @@ export const RegisterRequest = z.object({
   userAgent: storableText(500, "The user agent"),
   /** Dedicated machines: when the machine leaves, in ms since the epoch. */
   departsAt: z.number().int().positive().max(8.64e15).optional(),
-  /** Dedicated machines: the total price asked for the contract, in credits (seed 003, c(m)). */
+  /** Dedicated machines: the total price asked for the contract, in credits (the Java Market paper, c(m)). */
   contractPrice: price("A contract's price", MAX_CONTRACT_PRICE, "").optional(),
   /** The producer's controls for this machine (pause, CPU limit, schedule, ...); unset ones keep their defaults. */
   controls: MachineControlsPatch.optional(),

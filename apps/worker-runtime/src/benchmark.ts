@@ -1,4 +1,4 @@
-// The machine benchmark (DESIGN.md, "Machines"): a fixed WebAssembly kernel timed for about
+// The machine benchmark (docs/DESIGN.md, "Machines"): a fixed WebAssembly kernel timed for about
 // half a second, the same code in browsers and in Node.
 //
 // The work unit: one normalized second is what a speed-1 slot computes in one second.

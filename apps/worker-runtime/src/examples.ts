@@ -1,4 +1,4 @@
-// The example jobs that ship with the market (DESIGN.md, "Jobs, tasks and the sandbox"):
+// The example jobs that ship with the market (docs/DESIGN.md, "Jobs, tasks and the sandbox"):
 // how to split each into tasks, what a task costs, and how task outputs become the job's
 // result. No file system here: the web page imports this catalog too. The modules
 // themselves are built to examples/build/<name>.wasm (package export "./examples/*").

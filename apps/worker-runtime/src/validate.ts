@@ -1,4 +1,4 @@
-// Upload-time checks of a job's module (DESIGN.md: "At upload the Task Manager validates the
+// Upload-time checks of a job's module (docs/DESIGN.md: "At upload the Task Manager validates the
 // module ... and rejects anything else with a clear error"). Reasons are data; the sentence
 // for a person is rendered by describeModuleRefusal at the edge.
 import { ALLOWED_WASI_IMPORTS, WASI_MODULE, isAllowedImport } from "./wasi-host.ts";

@@ -1,6 +1,6 @@
 // The WASI preview 1 functions a task may import, and the host that serves them: an
 // in-memory file system (wasi/memory-fs.ts), pipes for stdin, stdout and stderr, and clocks and
-// random bytes from the task's seed (DESIGN.md, "Jobs, tasks and the sandbox"). The call
+// random bytes from the task's seed (docs/DESIGN.md, "Jobs, tasks and the sandbox"). The call
 // families live in wasi/*-calls.ts; this file wires one task's descriptors and imports.
 import type { SeededRandom } from "./seeded-random.ts";
 import { DIRECTORY_INHERITING_RIGHTS, DIRECTORY_RIGHTS, PIPE_RIGHTS, Rights } from "./wasi/constants.ts";

@@ -1,4 +1,4 @@
-// The TPDS 2000 paper's published averages over 3,000 runs, by job and by run (seed 003 section 6).
+// The TPDS 2000 paper's published averages over 3,000 runs, by job and by run (the Java Market paper section 6).
 // By run ("by execution") is the mean over runs of each run's mean slowdown: the paper plots one
 // point per execution, its average slowdown, and averages those points.
 export const PUBLISHED = {

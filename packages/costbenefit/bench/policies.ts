@@ -55,7 +55,7 @@ const bandLabel = (i: number): string => (i === 0 ? `< ${BANDS[0]}` : BANDS[i] =
 const bandSums: Record<string, number[]> = {};
 const bandCounts: Record<string, number[]> = {};
 const bandRuns = new Array<number>(BANDS.length).fill(0);
-// Published averages by job (seed 003 section 6; TPDS 2000).
+// Published averages by job (the Java Market paper section 6; TPDS 2000).
 const paper: Record<string, number> = { pvm: 15.4, "e-pvm": 10.7, mosix: 9.42, "e-mosix": 8.2 };
 
 const sums: Record<string, number[]> = {};

@@ -1,5 +1,5 @@
 // Benefit curves b(j, t): what the consumer pays if the whole job completes t seconds after it
-// arrived (seed 003, section 4.2 and figure 4.3). Never increasing in t; may go negative, in which
+// arrived (the Java Market paper, section 4.2 and figure 4.3). Never increasing in t; may go negative, in which
 // case the market compensates the consumer.
 import { z } from "zod";
 
@@ -42,7 +42,7 @@ const Piecewise = z.object({
 export const BenefitCurve = z
   .discriminatedUnion("kind", [Constant, Deadline, LinearDecay, Piecewise])
   .superRefine((c, ctx) => {
-    // Benefit never increases with completion time (DESIGN.md, "Benefit").
+    // Benefit never increases with completion time (docs/DESIGN.md, "Benefit").
     if (c.kind === "deadline" && (c.penalty ?? 0) > c.value) {
       ctx.addIssue({
         code: "custom",
@@ -118,7 +118,7 @@ export function minBenefit(curve: BenefitCurve): number {
 
 /**
  * Times (seconds after arrival) where the curve jumps or changes slope: the candidate completion
- * times of the miserly negotiation (DESIGN.md, step 1). Finishing just by a breakpoint is the
+ * times of the miserly negotiation (docs/DESIGN.md, step 1). Finishing just by a breakpoint is the
  * latest completion that still earns the value before it.
  */
 export function breakpoints(curve: BenefitCurve): number[] {

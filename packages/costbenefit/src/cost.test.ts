@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { expectedPayment, marginalCost, marginalCostLn, resourceCost, resourceMarginalCost } from "./cost.ts";
 
 describe("resourceCost", () => {
-  it("is 1 when idle and n when full, as in seed 003 section 4.3", () => {
+  it("is 1 when idle and n when full, as in the Java Market paper section 4.3", () => {
     expect(resourceCost(10, 0, 100)).toBe(1);
     expect(resourceCost(10, 100, 100)).toBeCloseTo(10);
     expect(resourceCost(10, 50, 100)).toBeCloseTo(Math.sqrt(10));

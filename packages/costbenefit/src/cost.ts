@@ -1,7 +1,7 @@
-// Exponential resource costs (seed 003, sections 4.1 and 4.3) and the marginal cost of placing one
-// task on one machine, exactly as DESIGN.md "The economics" defines them.
+// Exponential resource costs (the Java Market paper, sections 4.1 and 4.3) and the marginal cost of placing one
+// task on one machine, exactly as docs/DESIGN.md "The economics" defines them.
 
-/** seed 003, section 4.3: a resource used at `usage` of `max` costs n^(usage/max). */
+/** the Java Market paper, section 4.3: a resource used at `usage` of `max` costs n^(usage/max). */
 export function resourceCost(n: number, usage: number, max: number): number {
   return Math.pow(n, usage / max);
 }
@@ -33,7 +33,7 @@ export function resourceCostSlopeLn(lnN: number, usage: number, max: number): nu
 
 /** What placing a task costs on one machine, split by resource, as data for explanations. */
 export interface MarginalCost {
-  /** Abstract cost units (DESIGN.md: compute backlog over H). */
+  /** Abstract cost units (docs/DESIGN.md: compute backlog over H). */
   compute: number;
   /** Abstract cost units: memory of running tasks over the machine's memory. */
   memory: number;
@@ -84,7 +84,7 @@ export function unitsToCredits(costUnits: number, priceConstant: number): number
   return costUnits * priceConstant;
 }
 
-/** seed 003, section 5.5.2: an opportunistic machine is paid cps per second of successful use. */
+/** the Java Market paper, section 5.5.2: an opportunistic machine is paid cps per second of successful use. */
 export function expectedPayment(pricePerSecond: number, work: number, speed: number): number {
   return (pricePerSecond * work) / speed;
 }

@@ -1,9 +1,9 @@
 // The public API of @cyclemarket/costbenefit: the pure cost-benefit engine, the policy lab and
 // the simulator. Everything else in this package is internal.
 
-// Benefit curves (seed 003, 4.2)
+// Benefit curves (the Java Market paper, 4.2)
 export { BenefitCurve, benefitAt, cappedBenefit, maxBenefit, minBenefit, breakpoints, MAX_CREDITS, MAX_SECONDS, MAX_POINTS } from "./benefit.ts";
-// Costs (seed 003, 4.1 and 4.3)
+// Costs (the Java Market paper, 4.1 and 4.3)
 export { resourceCost, resourceMarginalCost, marginalCost, resourceCostSlopeLn, unitsToCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
 export type { MarginalCost, MarginalCostInput } from "./cost.ts";
 // Inputs and outputs, one zod schema and its type under one name

@@ -1,4 +1,4 @@
-// Jobs and their tasks as the Task Manager hands them to the engine (DESIGN.md "Jobs, tasks").
+// Jobs and their tasks as the Task Manager hands them to the engine (docs/DESIGN.md "Jobs, tasks").
 import { z } from "zod";
 import { BenefitCurve } from "./benefit.ts";
 

@@ -1,5 +1,5 @@
-// Machine profiles as the Resource Manager registers them (DESIGN.md "Machines";
-// seed 003, section 5.5.2: opportunistic machines are paid per second of successful use,
+// Machine profiles as the Resource Manager registers them (docs/DESIGN.md "Machines";
+// the Java Market paper, section 5.5.2: opportunistic machines are paid per second of successful use,
 // dedicated machines for a total price until a known departure).
 import { z } from "zod";
 import { MAX_CREDITS, MAX_SECONDS } from "./benefit.ts";
@@ -20,7 +20,7 @@ const common = {
   reputation: finite.refine((v) => v >= 0 && v <= 1, { message: "must be between 0 and 1" }).default(1),
   /**
    * Who controls the machine. Replicas of a task go to machines of different owners: one owner's
-   * machines agreeing with each other verify nothing (DESIGN.md "Verification"). Unset: the
+   * machines agreeing with each other verify nothing (docs/DESIGN.md "Verification"). Unset: the
    * machine is its own owner.
    */
   owner: z.string().min(1).max(200).optional(),
@@ -51,7 +51,7 @@ export const MachineProfile = z.discriminatedUnion("kind", [OpportunisticMachine
 export type MachineProfile = z.infer<typeof MachineProfile>;
 export type MachineProfileInput = z.input<typeof MachineProfile>;
 
-/** A dedicated machine offered to the market: accepted or rejected at once (seed 003, 5.5.2). */
+/** A dedicated machine offered to the market: accepted or rejected at once (the Java Market paper, 5.5.2). */
 export const DedicatedOffer = DedicatedMachine;
 export type DedicatedOffer = z.infer<typeof DedicatedOffer>;
 export type DedicatedOfferInput = z.input<typeof DedicatedOffer>;

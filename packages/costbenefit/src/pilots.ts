@@ -12,7 +12,7 @@ import { measuredWork, type SettlementTerms, type WorkSample } from "./settlemen
 export const PILOT_TASKS = 3;
 
 /**
- * The speed of the reference machine the work unit is defined by (DESIGN.md "Machines"). A task
+ * The speed of the reference machine the work unit is defined by (docs/DESIGN.md "Machines"). A task
  * cannot run longer than its wall-time limit, so on the reference machine its work is at most
  * `wallSeconds * REFERENCE_SPEED`.
  */

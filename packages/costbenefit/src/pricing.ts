@@ -1,8 +1,8 @@
-// How an admitted job is priced (DESIGN.md "Settlement"). Under posted pricing the consumer pays
+// How an admitted job is priced (docs/DESIGN.md "Settlement"). Under posted pricing the consumer pays
 // the plan's marginal cost (producers' expected payments plus congestion, P x the abstract cost)
 // plus the market's fee, never more than their benefit at the planned completion; miserly admission
 // then chooses the completion that maximises b(t) - (1 + fee) cost(t), which is the consumer's own
-// gain, so stating the true curve is their best strategy. Under bid pricing (seed 003, 4.2) the
+// gain, so stating the true curve is their best strategy. Under bid pricing (the Java Market paper, 4.2) the
 // consumer pays b(j, t) and admission maximises the market's profit b(t) - cost(t).
 //
 // The work a job declares is a report too. A contradicted estimate is charged the admitted plan
@@ -22,7 +22,7 @@ export function surplus(settings: MarketSettings, benefit: number, cost: number)
 }
 
 /**
- * The cost the always-admit plan is priced from (seed 003, 4.2: a benefit above the highest
+ * The cost the always-admit plan is priced from (the Java Market paper, 4.2: a benefit above the highest
  * possible cost is always admitted): its own, but never less than the highest possible cost
  * (after the fee under posted prices). Priced at its marginal cost alone, the plan was a way
  * past the usage bounds that any consumer could take by overstating their curve past the

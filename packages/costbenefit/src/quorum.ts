@@ -1,4 +1,4 @@
-// Verification by replication (DESIGN.md "Verification"): a task run as k copies is done when
+// Verification by replication (docs/DESIGN.md "Verification"): a task run as k copies is done when
 // copies from a majority of k different owners report the same output. One owner's machines
 // count once, or a producer with k machines could forge a quorum alone.
 

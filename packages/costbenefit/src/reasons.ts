@@ -42,7 +42,7 @@ export const Reason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("offer-too-expensive"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
   z.object({ code: z.literal("offer-expired"), departureAt: num, now: num }),
   z.object({ code: z.literal("offer-unaffordable"), contractPrice: num, budget: num }),
-  // The share policies (seeds 000, 001, 002, 004): the job's derived terms and what they bought.
+  // The share policies (the Millennium paper, 001, 002, 004): the job's derived terms and what they bought.
   z.object({ code: z.literal("tickets"), tickets: num, usagePerTicket: num, freeSlots: num }),
   z.object({ code: z.literal("waiting-for-slot"), freeSlots: num, jobsAhead: num }),
   z.object({ code: z.literal("over-p-max"), taskId: z.string(), runSeconds: num, pMaxSeconds: num }),

@@ -1,4 +1,4 @@
-// Market settings an admin may change at run time (DESIGN.md "The economics").
+// Market settings an admin may change at run time (docs/DESIGN.md "The economics").
 import { z } from "zod";
 
 const positive = z.number().refine((v) => Number.isFinite(v) && v > 0, { message: "must be a positive finite number" });
@@ -24,7 +24,7 @@ export const MarketSettings = z.object({
    * How an admitted job is priced. `posted`: the market's price, the plan's marginal cost plus
    * the fee, never more than the benefit (a posted-price mechanism: the completion the market picks
    * is the consumer's best by their own curve, so the truth is their best report). `bid`: the
-   * paper's pay-as-bid, b(j, t) (seed 003, 4.2).
+   * paper's pay-as-bid, b(j, t) (the Java Market paper, 4.2).
    */
   pricing: z.enum(["posted", "bid"]).default("posted"),
   /** The market's fee on the marginal cost under posted pricing (0.1 = 10%). */

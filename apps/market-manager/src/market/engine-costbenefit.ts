@@ -41,7 +41,7 @@ const DEFAULT_BANDWIDTH = 1_000_000;
 
 /**
  * The policy as the live market runs it. Rebalancing moves a queued task whenever that lowers
- * the total cost without finishing later (DESIGN.md "Rebalancing"); the lab's default minimum gain
+ * the total cost without finishing later (docs/DESIGN.md "Rebalancing"); the lab's default minimum gain
  * of 10% would keep an idle machine idle next to a long queue, because with an hour's horizon the
  * costs of a few seconds of backlog differ by far less than that.
  */

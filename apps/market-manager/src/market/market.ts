@@ -38,7 +38,7 @@ type Caller = { signal?: Pick<AbortSignal, "aborted"> | undefined };
 
 /**
  * The Market Manager's live market: the state in memory, the engine that decides, and a lock
- * that makes every change a single step (one decision-maker, seed 003 section 4.4). The hot steps
+ * that makes every change a single step (one decision-maker, the Java Market paper section 4.4). The hot steps
  * (reports, leases, admissions) hold the lock for their memory only and leave their statement to
  * the journal; every other step waits for the journal to be idle and runs alone.
  */

@@ -8,7 +8,7 @@ import type { RunStatement } from "../tasks/report-rows.ts";
 import { rowId } from "../db/row-id.ts";
 
 /**
- * DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
+ * docs/DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
  * and finish no later elsewhere, it moves to that machine's queue. Running tasks never move in
  * the live market (a WebAssembly run cannot migrate between browsers). On the market's lock, in
  * the step that took the engine's tick, from memory: the moves still possible (the task queued

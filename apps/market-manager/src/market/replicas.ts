@@ -1,5 +1,5 @@
 // Copies of one task run on machines of different owners, or their agreement would prove nothing:
-// one owner's machines can all report the same forged output (DESIGN.md "Verification"). The
+// one owner's machines can all report the same forged output (docs/DESIGN.md "Verification"). The
 // engine places copies by this rule (costbenefit plan.ts); this file holds it as the live market
 // applies it when machines take work, and the reasons a consumer is given when it is what keeps
 // their job waiting.

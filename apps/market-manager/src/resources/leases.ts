@@ -45,7 +45,7 @@ type LeaseAnswer = { leases: Lease[] };
 /**
  * Hands up to `max` tasks to a machine: first from its own queue, then, when that is empty while
  * other machines hold queued tasks nobody has started, from the longest of those queues
- * (rebalancing: an idle slot takes queued work, DESIGN.md "Rebalancing"). The call joins the
+ * (rebalancing: an idle slot takes queued work, docs/DESIGN.md "Rebalancing"). The call joins the
  * market's group commit: every machine asking at the same moment is leased in one statement,
  * after the reports queued before it.
  */

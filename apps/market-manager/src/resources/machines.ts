@@ -109,7 +109,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     controls: MachineControls.parse(offer.controls ?? {}),
     localAvailable: offer.available ?? true,
   };
-  // seed 003, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
+  // the Java Market paper, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
   // would itself put on that capacity right after accepting it.
   const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
   if (!verdict.accept) {

@@ -25,7 +25,7 @@ const LOCK_WAIT_MS = 200;
 
 /**
  * The consumer stops a job: its open tasks and leases end, and it is charged what the market
- * already paid producers for it (DESIGN.md "Settlement"); the rest of the escrow comes back.
+ * already paid producers for it (docs/DESIGN.md "Settlement"); the rest of the escrow comes back.
  *
  * The market's lock covers the memory only: the job, its leases and queued tasks leave the live
  * market, so from then on nothing leases its tasks, accepts their reports or pays from its escrow

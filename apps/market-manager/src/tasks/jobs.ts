@@ -423,7 +423,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
 /**
  * The engine's answers on delayed jobs at a tick (Engine.tick): the ones it gives up on are
  * rejected with its reasons (max-wait-exceeded), the ones it wants asked again are run through
- * its admission (seed 003 section 4.2: rejected or delayed "depending on the system"). Which
+ * its admission (the Java Market paper section 4.2: rejected or delayed "depending on the system"). Which
  * jobs, and how often a job is asked again, is the engine's rule (policies/outcomes.ts); the
  * service adds none of its own. One step of the market's lock per job, so other calls are served
  * between big jobs: before each step the event loop reads what arrived meanwhile (setImmediate

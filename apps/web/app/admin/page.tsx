@@ -55,7 +55,7 @@ function Dashboard() {
   );
 }
 
-/** The market's own account and the double-entry check (DESIGN.md "Settlement"). */
+/** The market's own account and the double-entry check (docs/DESIGN.md "Settlement"). */
 function Books({ books }: { books: Overview["books"] }) {
   return (
     <Card

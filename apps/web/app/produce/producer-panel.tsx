@@ -173,7 +173,7 @@ function onEvent(state: State, e: ProducerEvent): State {
         // A result the market took means whatever went wrong before has passed.
         lastError: e.accepted ? null : state.lastError,
         refused: state.refused + (e.accepted ? 0 : 1),
-        // Opportunistic machines are paid per second of successful use (DESIGN.md, "Machines").
+        // Opportunistic machines are paid per second of successful use (docs/DESIGN.md, "Machines").
         earned: state.earned + (e.accepted ? (elapsedMs / 1000) * state.price : 0),
         elapsed: withoutKey(state.elapsed, e.leaseId),
         recent: push(state.recent, item),

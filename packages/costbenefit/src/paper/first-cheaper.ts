@@ -1,4 +1,4 @@
-// E-Mosix (TPDS 2000; seed 003 section 6): E-PVM's placement, and every X seconds each machine
+// E-Mosix (TPDS 2000; the Java Market paper section 6): E-PVM's placement, and every X seconds each machine
 // offers each of its jobs to a small random set of machines; the job moves to the first of them
 // whose marginal cost for it is below what it costs where it is.
 import type { Rng } from "../rng.ts";

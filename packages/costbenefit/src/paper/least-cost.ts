@@ -1,4 +1,4 @@
-// E-PVM (TPDS 2000; seed 003 section 6): each arriving job goes to the machine where it adds the
+// E-PVM (TPDS 2000; the Java Market paper section 6): each arriving job goes to the machine where it adds the
 // least to C = n^(memory used / memory) + n^(jobs / L_max), and never moves.
 import { marginalCost, nextLmax, type CpuLoad } from "./paper-cost.ts";
 import { cpuLoadOf, loadOf, type ClusterView, type PaperPolicy } from "./paper-policy.ts";

@@ -1,4 +1,4 @@
-// Mosix as the TPDS 2000 paper describes it (seed 003 section 6): load balancing by relative load
+// Mosix as the TPDS 2000 paper describes it (the Java Market paper section 6): load balancing by relative load
 // (jobs per unit of speed) with a threshold, each machine knowing only the loads a small random
 // subset of machines sent it this tick, and memory ushering, which comes first: a machine over its
 // memory sends a job to a machine of the subset where it fits in free memory.

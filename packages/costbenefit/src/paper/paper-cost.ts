@@ -1,4 +1,4 @@
-// The cost of a machine in the TPDS 2000 paper (Amir, Awerbuch, Barak, Borgstrom, Keren; seed 003
+// The cost of a machine in the TPDS 2000 paper (Amir, Awerbuch, Barak, Borgstrom, Keren; the Java Market paper
 // section 6): C = n^(memory used / memory) + n^(jobs / L_max). Unlike the market's cost
 // (cost.ts), CPU usage is the number of jobs on the machine, not a backlog in seconds, and
 // memory may pass 1: a machine over its memory is expensive, never excluded.

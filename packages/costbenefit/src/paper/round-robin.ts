@@ -1,4 +1,4 @@
-// PVM's default placement (TPDS 2000; seed 003 section 6): strict round robin over the machines
+// PVM's default placement (TPDS 2000; the Java Market paper section 6): strict round robin over the machines
 // in a fixed order, blind to load and memory; a job never moves once placed.
 import type { PaperPolicy } from "./paper-policy.ts";
 

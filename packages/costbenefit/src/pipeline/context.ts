@@ -69,7 +69,7 @@ export interface SearchContext {
   readonly pruneFactor: number;
   readonly maxCandidates: number;
   readonly minReputation: number;
-  /** Enforce usage <= maximum for compute (backlog <= H) and the link (seed 003, 4.3). */
+  /** Enforce usage <= maximum for compute (backlog <= H) and the link (the Java Market paper, 4.3). */
   bounded: boolean;
   readonly overlay: Overlay;
 }

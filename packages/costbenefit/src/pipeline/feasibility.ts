@@ -1,4 +1,4 @@
-// Stage 1: can this task run on this machine, and by when would it finish? (DESIGN.md step 1)
+// Stage 1: can this task run on this machine, and by when would it finish? (docs/DESIGN.md step 1)
 import type { SearchContext } from "./context.ts";
 import type { Exclusions } from "../reasons.ts";
 
@@ -57,7 +57,7 @@ export function infeasibility(
   const f = ctx.state.machines.f;
   // The producer switched this capacity off: nothing new is planned on it (it keeps what it runs).
   if (f.available[row] === 0) return "unavailable";
-  // A task that needs more than one slot's memory cannot go to the machine at all (DESIGN.md).
+  // A task that needs more than one slot's memory cannot go to the machine at all (docs/DESIGN.md).
   if (task.memoryMb > f.memoryPerSlot[row]!) return "memory";
   if (f.reputation[row]! < ctx.minReputation) return "reputation";
   // Replicas of one task go to different machines so their outputs can outvote a liar.
@@ -65,7 +65,7 @@ export function infeasibility(
   estimate(ctx, row, task, est);
   if (est.finishAt > f.departureAt[row]!) return "departure";
   if (est.finishAt > deadlineAt) return "deadline";
-  // seed 003, 4.3: usage stays within its maximum; compute's maximum is the horizon H. A task's
+  // the Java Market paper, 4.3: usage stays within its maximum; compute's maximum is the horizon H. A task's
   // own share counts at most H/2, so a task longer than the horizon still fits a machine that
   // is at most half committed instead of never fitting anywhere.
   if (ctx.bounded && est.backlogSeconds + Math.min(task.work / f.capacity[row]!, ctx.H / 2) > ctx.H) return "horizon";

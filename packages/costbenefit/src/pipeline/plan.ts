@@ -1,5 +1,5 @@
 // A whole job's placement for one candidate completion time: tasks in decreasing work, each to
-// the cheapest machine where it finishes by then, loads updated tentatively (DESIGN.md step 1).
+// the cheapest machine where it finishes by then, loads updated tentatively (docs/DESIGN.md step 1).
 import type { Job } from "../job.ts";
 import type { Placement } from "../decision.ts";
 import type { Reason } from "../reasons.ts";
@@ -57,7 +57,7 @@ export function expandTasks(job: Job): TaskShape[][] {
   });
 }
 
-/** Positions of the job's tasks, largest first, then by id: the hardest tasks get the most choice (DESIGN.md step 1). */
+/** Positions of the job's tasks, largest first, then by id: the hardest tasks get the most choice (docs/DESIGN.md step 1). */
 function sortedOrder(job: Job): number[] {
   const tasks = job.tasks;
   const known = sorted.get(job.id);
@@ -191,7 +191,7 @@ function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number,
       const total = c.cost + networkCredits(ctx, task);
       ctx.overlay.add(c.row, task.work, task.memoryMb, task.bytes);
       same?.placed(c.row);
-      // Replicas verify each other only if different owners ran them (DESIGN.md "Verification").
+      // Replicas verify each other only if different owners ran them (docs/DESIGN.md "Verification").
       if (used) for (const s of ctx.state.machines.sameOwner(c.row)) used.add(s);
       taskIds[i] = task.id;
       machineIds[i] = ids[c.row]!;

@@ -1,4 +1,4 @@
-// Stage 2: what placing the task on the machine costs, in credits (DESIGN.md "The economics").
+// Stage 2: what placing the task on the machine costs, in credits (docs/DESIGN.md "The economics").
 import { marginalCostLn } from "../cost.ts";
 import type { SearchContext } from "./context.ts";
 import type { TaskShape } from "./feasibility.ts";

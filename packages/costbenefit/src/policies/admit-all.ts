@@ -1,4 +1,4 @@
-// No admission control (E-PVM, PVM, Mosix, random, FCFS; seed 003 section 6): every job is
+// No admission control (E-PVM, PVM, Mosix, random, FCFS; the Java Market paper section 6): every job is
 // placed somewhere, the system-friendly ones within usage bounds while they can.
 import type { Decision } from "../decision.ts";
 import type { Job } from "../job.ts";
@@ -14,7 +14,7 @@ export function admitAll(state: MarketState, job: Job, now: number, choose: Choo
   const ctx = createContext(state, now, profile.minReputation);
   const groups = expandTasks(job);
   // The system-friendly strategy keeps usage within its maximum while it can (the competitive
-  // online assignment behind seed 003, 4.3) and only then overflows; baselines never look.
+  // online assignment behind the Java Market paper, 4.3) and only then overflows; baselines never look.
   let r = profile.placement === "marginal-cost" ? buildPlan(ctx, groups, Infinity, choose) : undefined;
   if (r && !r.ok && profile.holdBeyondBounds && !maxWaitExceeded(state, job.arrivedAt, now)) {
     return { outcome: "delayed", jobId: job.id, reasons: [r.reason] };

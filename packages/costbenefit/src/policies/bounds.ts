@@ -4,7 +4,7 @@ import type { Job } from "../job.ts";
 import type { MarketState } from "../state/market-state.ts";
 
 /**
- * seed 003, 4.2: "a job whose benefit is greater than the highest possible cost will always be
+ * the Java Market paper, 4.2: "a job whose benefit is greater than the highest possible cost will always be
  * accepted". While every machine's usage is within its maximum, the job's whole demand D (as a
  * fraction of the smallest machine's maximum) costs at most n^(1 + D) - n per resource, even if
  * all its tasks land on one machine (n^x is convex, so splitting them costs less). Plus the

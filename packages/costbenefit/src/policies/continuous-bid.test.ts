@@ -8,7 +8,7 @@ const rng = createRng(7);
 // Budget = the curve's value, interval = its deadline: b/t credits per second.
 const bid = (value: number) => ({ kind: "deadline" as const, value, deadline: 100 });
 
-describe("continuous-bid (seed 004, Tycoon)", () => {
+describe("continuous-bid (the Tycoon paper, Tycoon)", () => {
   it("gives each bid a share (b/t) / sum(b/t), and charges b/t only for the seconds it runs", () => {
     for (const [mine, expected] of [[300, 0.75], [100, 0.5], [50, 1 / 3]] as const) {
       const s = market([opp("a")]);

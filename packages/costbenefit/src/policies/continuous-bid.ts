@@ -1,4 +1,4 @@
-// `continuous-bid`: Tycoon's continuous bids (seed 004). A job bids (budget b, interval t): on a
+// `continuous-bid`: Tycoon's continuous bids (the Tycoon paper). A job bids (budget b, interval t): on a
 // machine its share is (b/t) / sum(b/t) over the bids there; it pays its rate b/t only for the
 // seconds it actually runs (it pays nothing while waiting or once done); its bidding agent
 // recomputes the bids every few seconds and moves its bid where its share buys more (best

@@ -1,8 +1,8 @@
-// Proportional share by bids on each machine (seed 000's rates, seed 004's b/t): a machine's
+// Proportional share by bids on each machine (the Millennium paper's rates, the Tycoon paper's b/t): a machine's
 // price is the sum of the bids of the tasks on it; a task that finds a free slot has it to itself,
 // otherwise it gets slots x bid / (bid + price) of the machine, at most one slot. The two
-// market-based policies place each task where that share buys the most progress (seed 000's
-// lowest-price node, seed 004's best response).
+// market-based policies place each task where that share buys the most progress (the Millennium paper's
+// lowest-price node, the Tycoon paper's best response).
 import type { Chooser } from "../pipeline/plan.ts";
 import { infeasibility, type Estimate } from "../pipeline/feasibility.ts";
 import { machineCredits } from "../pipeline/scoring.ts";

@@ -1,4 +1,4 @@
-// An idle slot takes queued work (DESIGN.md "Rebalancing"): when a machine asks for work and its
+// An idle slot takes queued work (docs/DESIGN.md "Rebalancing"): when a machine asks for work and its
 // own queue is empty while other machines hold queued, unstarted tasks, may it take one of them?
 // The engine answers, with the reason the market records, and says where to look: which holders'
 // queues first (idleTakeOrder) and which of their tasks are spare (spareFrom); the service only

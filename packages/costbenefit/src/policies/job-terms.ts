@@ -1,5 +1,5 @@
-// The share policies need job parameters the public Job does not carry: Co-op tickets (seed 002),
-// a Millennium rate (seed 000), a Tycoon bid (seed 004), a Sharc reservation (seed 001). Rather
+// The share policies need job parameters the public Job does not carry: Co-op tickets (the Computational Co-op paper),
+// a Millennium rate (the Millennium paper), a Tycoon bid (the Tycoon paper), a Sharc reservation (the Sharc paper). Rather
 // than widen the Job schema the live market stores and validates, each is derived from what every
 // job already states, its benefit curve and its work:
 // - value V: the curve's maximum benefit, what the consumer is willing to pay at most;

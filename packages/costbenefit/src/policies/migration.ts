@@ -1,7 +1,7 @@
 // Moving work that is already placed. Three rules, all bounded per tick:
-// - rebalance (miserly, DESIGN.md "Rebalancing"): a queued task moves to a machine with an idle
+// - rebalance (miserly, docs/DESIGN.md "Rebalancing"): a queued task moves to a machine with an idle
 //   slot if that lowers total cost and does not finish later (so the job's benefit cannot drop);
-// - cost (E-Mosix, seed 003 section 6): a task moves where its marginal cost is lower than what
+// - cost (E-Mosix, the Java Market paper section 6): a task moves where its marginal cost is lower than what
 //   it costs where it is, by at least minGain;
 // - load (Mosix-like): a task moves from the most to the least loaded machine (load = tasks per
 //   unit of capacity) when that evens them out, and memory is ushered off over-committed machines.

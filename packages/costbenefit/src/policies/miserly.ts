@@ -1,4 +1,4 @@
-// The miserly admission strategy (seed 003, 4.2 and DESIGN.md steps 1-3): build the market's menu
+// The miserly admission strategy (the Java Market paper, 4.2 and docs/DESIGN.md steps 1-3): build the market's menu
 // of plans, keep the one with the most surplus, admit only if it is positive; otherwise delay
 // while the job could still become profitable, and reject once it cannot or has waited too long.
 import { benefitAt } from "../benefit.ts";
@@ -105,7 +105,7 @@ export function miserlyAdmit(state: MarketState, job: Job, now: number, choose: 
     if (!best || profit > best.profit) best = { item, benefit, profit };
   }
 
-  // seed 003, 4.2: a benefit above the highest possible cost is always admitted, even when the
+  // the Java Market paper, 4.2: a benefit above the highest possible cost is always admitted, even when the
   // usage bounds leave no room. Here that is a second walk of the same menu without the bounds,
   // each plan priced at least at the highest possible cost (alwaysAdmitCost), taken only when it
   // gives more surplus than every plan within the bounds: the truth's best again, so overstating

@@ -6,7 +6,7 @@ import { createPolicy } from "./policy.ts";
 
 const rng = createRng(7);
 
-describe("opportunity-cost (seed 000, Millennium)", () => {
+describe("opportunity-cost (the Millennium paper, Millennium)", () => {
   it("charges a lone job nothing, and a contended one its rate per minute at its share", () => {
     const s = market([opp("a")]);
     const p = createPolicy("opportunity-cost");

@@ -1,4 +1,4 @@
-// `opportunity-cost`: the Millennium cluster's market-based proportional share (seed 000). A job
+// `opportunity-cost`: the Millennium cluster's market-based proportional share (the Millennium paper). A job
 // states a rate b in credits per minute; on a contended machine the jobs share it in proportion
 // to their rates and each pays its rate per minute it runs there; a job alone on a slot runs free
 // (it displaces nobody, so it costs nobody anything: the opportunity cost is zero). A new job goes

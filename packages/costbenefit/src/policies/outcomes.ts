@@ -1,5 +1,5 @@
 // How every policy writes its decision on a job. Admitted: the plan at the price the market's
-// pricing rule sets. Not admitted now: the one rule for jobs that wait (DESIGN.md step 3), delayed,
+// pricing rule sets. Not admitted now: the one rule for jobs that wait (docs/DESIGN.md step 3), delayed,
 // and rejected once it has waited the market's maximum (settings.maxDelaySeconds). Every policy's
 // admission and every tick read it from here, so there is one limit and one reason for it.
 import type { Decision, TickResult } from "../decision.ts";

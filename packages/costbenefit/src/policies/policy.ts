@@ -1,4 +1,4 @@
-// Policies built from profiles (DESIGN.md "The policy lab"): the market's own rules here, the
+// Policies built from profiles (docs/DESIGN.md "The policy lab"): the market's own rules here, the
 // share policies by their own builders; every profile is checked when a policy is built.
 import { z } from "zod";
 import type { Decision, Replacement } from "../decision.ts";

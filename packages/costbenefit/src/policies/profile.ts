@@ -3,7 +3,7 @@
 import { z } from "zod";
 
 export const AdmissionRule = z.enum(["miserly", "admit-all", "tickets", "opportunity-cost", "continuous-bid", "reservation"]);
-/** The proportional-share and reservation policies of seeds 000, 001, 002 and 004: each decides admission, placement and moves itself. */
+/** The proportional-share and reservation policies of the Millennium paper, 001, 002 and 004: each decides admission, placement and moves itself. */
 export const SHARE_RULES = ["tickets", "opportunity-cost", "continuous-bid", "reservation"] as const;
 export type ShareRule = (typeof SHARE_RULES)[number];
 export const PlacementRule = z.enum(["marginal-cost", "round-robin", "least-loaded", "random", "earliest-finish", "free-slot", "lowest-price", "best-response", "best-fit"]);
@@ -58,13 +58,13 @@ const PolicyProfileFields = z.object({
    */
   terms: z
     .object({
-      /** Co-op's p_max (seed 002): a task that would hold a slot longer than this is not started. */
+      /** Co-op's p_max (the Computational Co-op paper): a task that would hold a slot longer than this is not started. */
       pMaxSeconds: z.number().positive().max(1e9).default(3600),
       /** A job without a deadline in its curve wants its work done within slack x its longest task (speed-1 seconds). */
       slack: z.number().min(1).max(1e6).default(4),
       /** Value per work unit assumed for a job admitted before this policy was chosen (its curve is not in the state). */
       fallbackValuePerWork: z.number().min(0).max(1e12).default(1),
-      /** Fraction of the pool's compute reservations may fill (seed 001: sum R <= capacity). */
+      /** Fraction of the pool's compute reservations may fill (the Sharc paper: sum R <= capacity). */
       bookable: z.number().positive().max(10).default(1),
     })
     .default({ pMaxSeconds: 3600, slack: 4, fallbackValuePerWork: 1, bookable: 1 }),

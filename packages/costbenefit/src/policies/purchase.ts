@@ -1,4 +1,4 @@
-// DESIGN.md "Dedicated purchase rule" (seed 003, 5.5.2: dedicated machines "should be purchased
+// docs/DESIGN.md "Dedicated purchase rule" (the Java Market paper, 5.5.2: dedicated machines "should be purchased
 // based on the price the system would put on that resource immediately after accepting it").
 import { resourceCostSlopeLn } from "../cost.ts";
 import type { OfferDecision } from "../decision.ts";

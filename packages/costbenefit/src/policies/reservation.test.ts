@@ -8,7 +8,7 @@ const rng = createRng(7);
 // 10 work units due in 20 s: 0.5 work units per second, a quarter of a 2-machine pool.
 const quarter = (id: string) => job(id, { kind: "deadline", value: 10, deadline: 20 });
 
-describe("reservation (seed 001, Sharc)", () => {
+describe("reservation (the Sharc paper, Sharc)", () => {
   it("admits jobs while the sum of reservations fits the pool, and refuses the one that would exceed it", () => {
     const s = market([opp("a"), opp("b")]);
     const p = createPolicy("reservation");

@@ -1,4 +1,4 @@
-// `reservation`: Sharc's reservations (seed 001). A job reserves a fraction of the pool's compute;
+// `reservation`: Sharc's reservations (the Sharc paper). A job reserves a fraction of the pool's compute;
 // it is admitted only while the sum of reservations fits the pool (sum R <= capacity); each of its
 // tasks (Sharc's capsules) goes to the machine it fits most tightly (best fit); and reservation a
 // task leaves unused is traded among the tasks of the same job, not given back to the pool.

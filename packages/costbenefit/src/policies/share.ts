@@ -1,7 +1,7 @@
 // What the four share policies (tickets, opportunity-cost, continuous-bid, reservation) have in
 // common: the Policy interface around a per-policy decision, chooser and moves; the job terms
 // they derive (job-terms.ts); the delay/reject rule for jobs that wait; re-placement of tasks
-// from departed machines with the policy's own chooser; the dedicated-offer rule of seed 003.
+// from departed machines with the policy's own chooser; the dedicated-offer rule of the Java Market paper.
 import { benefitAt } from "../benefit.ts";
 import type { Decision, Move, Replacement, TickResult } from "../decision.ts";
 import type { Job, PendingTask } from "../job.ts";

@@ -6,7 +6,7 @@ import { createPolicy } from "./policy.ts";
 
 const rng = createRng(7);
 
-describe("tickets (seed 002, Computational Co-op)", () => {
+describe("tickets (the Computational Co-op paper, Computational Co-op)", () => {
   // Jobs x and y each run one task and queue another; a third machine falls idle.
   function contended(valueX: number, valueY: number, migration: "least-usage" | "none" = "least-usage") {
     const s = market([opp("a"), opp("b")]);

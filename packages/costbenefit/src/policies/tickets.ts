@@ -1,4 +1,4 @@
-// `tickets`: the Computational Co-op's non-preemptive proportional share (seed 002). Each job
+// `tickets`: the Computational Co-op's non-preemptive proportional share (the Computational Co-op paper). Each job
 // holds tickets t (its curve's maximum benefit, job-terms.ts) and has used resources r (the speed
 // of the slots its running tasks hold). A free slot goes to the job with the least r/t; a job
 // that holds nothing yet counts as starting at r = t x min(r/t) over the running jobs, so it ties

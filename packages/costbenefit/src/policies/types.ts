@@ -1,4 +1,4 @@
-// One small interface for every policy (DESIGN.md "The policy lab"). Its own file so that the
+// One small interface for every policy (docs/DESIGN.md "The policy lab"). Its own file so that the
 // policies and the builder that picks among them depend on it, not on each other.
 import type { Decision, OfferDecision, Replacement, TickResult } from "../decision.ts";
 import type { DedicatedOfferInput } from "../machine.ts";

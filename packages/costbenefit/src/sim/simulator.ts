@@ -20,7 +20,7 @@ export interface Workload {
   jobs: Job[];
   settings: MarketSettingsInput;
   /**
-   * Guess the compute maximum online (seed 003, 4.3, after its reference [6]) instead of fixing
+   * Guess the compute maximum online (the Java Market paper, 4.3, after its reference [6]) instead of fixing
    * it: before each decision H becomes the smallest power-of-two multiple of the workload's H at
    * which some machine with memory to spare can take the job within it. Memory's maximum is the
    * machine's physical memory and never moves.
@@ -48,7 +48,7 @@ export interface SimResult {
   welfare: number;
   /**
    * What consumers were charged for completed jobs by the pricing rule in force (settlement.ts,
-   * DESIGN.md "Settlement"): posted, min(quoted price, b(j, t)); bid, b(j, t). Negative charges
+   * docs/DESIGN.md "Settlement"): posted, min(quoted price, b(j, t)); bid, b(j, t). Negative charges
    * are compensation for a benefit that fell below zero.
    */
   charged: number;

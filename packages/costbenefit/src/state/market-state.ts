@@ -91,7 +91,7 @@ export class MarketState {
     return this.machines.count;
   }
 
-  /** n in n^(usage/max): the number of machines, at least 2 (DESIGN.md). */
+  /** n in n^(usage/max): the number of machines, at least 2 (docs/DESIGN.md). */
   get n(): number {
     return Math.max(2, this.machines.count);
   }

@@ -1,5 +1,5 @@
 // The workload of Amir, Awerbuch, Barak, Borgstrom and Keren (IEEE TPDS 2000), as issue 3 states
-// it: the cluster behind seed 003 section 6 (E-PVM vs PVM, E-Mosix vs Mosix).
+// it: the cluster behind the Java Market paper section 6 (E-PVM vs PVM, E-Mosix vs Mosix).
 import { MAX_CREDITS, type BenefitCurve } from "../../benefit.ts";
 import type { Job } from "../../job.ts";
 import type { MachineProfileInput } from "../../machine.ts";
