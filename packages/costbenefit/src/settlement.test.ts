@@ -78,7 +78,8 @@ describe("what the market vouches for", () => {
 
   it("calls an estimate contradicted only past the tolerance", () => {
     expect(estimateContradicted(DEFAULT_TERMS, 0.01, 40)).toBe(true);
-    expect(estimateContradicted(DEFAULT_TERMS, 1, 1.2)).toBe(false);
+    expect(estimateContradicted(DEFAULT_TERMS, 1, 1.1)).toBe(false);
+    expect(estimateContradicted(DEFAULT_TERMS, 1, 1.11)).toBe(true);
   });
 });
 
