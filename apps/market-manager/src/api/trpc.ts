@@ -29,6 +29,8 @@ export interface Context {
   requestId: string;
   /** A submission's body the server read unparsed, for an intake thread (http/held-body.ts). */
   heldBody?: HeldBody | null;
+  /** The network (/24 or /48) the request came from, where the route knows it (http/client-address.ts). */
+  network?: string | null;
 }
 
 export async function createContext(services: Services, headers: IncomingHttpHeaders, requestId: string): Promise<Context> {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, IncomingHttpHeaders } from "node:http";
 import { isIP } from "node:net";
+import { networkOf } from "./signup-limit.ts";
 
 // Who the client is, for the per-address limits (sign-in, sign-up, every other auth request) and
 // for Secure cookies. An X-Forwarded-For is believed only as far as it was written by proxies the
@@ -46,6 +47,17 @@ export function forwardedClient(peer: string, forwardedFor: string | string[] | 
     client = hop;
   }
   return client;
+}
+
+/**
+ * The network (/24 or /48) of the client's address (signup-limit.ts networkOf), where it says
+ * something of who the client is: null when it is not an address, or is this host's own loopback
+ * (every local client shares it, whoever they are).
+ */
+export function clientNetwork(req: IncomingMessage, trusted: ReadonlySet<string>): string | null {
+  const address = clientAddress(req, trusted);
+  if (!isIP(address) || address === "::1" || address.startsWith("127.")) return null;
+  return networkOf(address);
 }
 
 /** The client's address for a request the Market Manager received. */

@@ -5,7 +5,7 @@ import type { Services } from "../services.ts";
 import { appRouter } from "../api/router.ts";
 import { createContext } from "../api/trpc.ts";
 import { signupLimiter } from "./signup-limit.ts";
-import { clientAddress, managerProxies } from "./client-address.ts";
+import { clientAddress, clientNetwork, managerProxies } from "./client-address.ts";
 import { authRoute } from "./auth-route.ts";
 import { refuseHttp, sendRefusal } from "./respond.ts";
 import { JOB_LIMITS } from "@cyclemarket/client/job-file";
@@ -36,11 +36,16 @@ const callsIn = (url: URL) => (url.searchParams.get("batch") === "1" ? decodeURI
  */
 export function trpcHandler(services: Services, requestIdOf: (req: http.IncomingMessage) => string | undefined) {
   const cfg = services.config;
+  const proxies = managerProxies(cfg.TRUSTED_PROXIES);
   return createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
     maxBodySize: trpcBodyLimit(cfg.MAX_MODULE_BYTES),
-    createContext: async ({ req }) => ({ ...(await createContext(services, req.headers, requestIdOf(req) ?? randomUUID())), heldBody: heldBodyOf(req) }),
+    createContext: async ({ req }) => ({
+      ...(await createContext(services, req.headers, requestIdOf(req) ?? randomUUID())),
+      heldBody: heldBodyOf(req),
+      network: clientNetwork(req, proxies),
+    }),
     // A refusal for a limit says when to retry in the header clients and proxies know.
     responseMeta: ({ errors }) => ({ headers: retryHeaders(errors) }),
     onError: ({ error, path, ctx }) => logApiError(services, error, path, ctx?.requestId),

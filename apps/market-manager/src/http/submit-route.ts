@@ -1,4 +1,5 @@
 import type http from "node:http";
+import { clientNetwork, managerProxies } from "./client-address.ts";
 import type { Services } from "../services.ts";
 import { createContext, type Context } from "../api/trpc.ts";
 import { OFF_THREAD_MIN_BYTES } from "./held-body.ts";
@@ -46,7 +47,7 @@ async function answer(services: Services, req: http.IncomingMessage, res: http.S
     const body = JSON.parse(text) as unknown;
     if (batch && (typeof body !== "object" || body === null || Object.keys(body).length !== 1 || !Object.hasOwn(body, "0"))) return false;
     input = batch ? (body as Record<string, unknown>)["0"] : body;
-    ctx = { ...(await createContext(services, req.headers, requestId)), heldBody: null };
+    ctx = { ...(await createContext(services, req.headers, requestId)), heldBody: null, network: clientNetwork(req, managerProxies(services.config.TRUSTED_PROXIES)) };
   } catch {
     return false;
   }

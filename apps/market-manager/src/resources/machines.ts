@@ -38,20 +38,20 @@ export { MAX_SPEED, MIN_SPEED };
 export const MAX_CONTRACT_DAYS = 90;
 
 /** The Resource Manager takes a machine's profile after its benchmark. */
-export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal) {
+export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal, network: string | null = null) {
   checkOffer(offer);
   // A dedicated offer is weighed against the market's budget for contracts and its state of the
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
   // learns of it as soon as it is committed, so registering never waits behind the market's queue.
-  if (offer.kind === "dedicated") return market.serial(() => joinMarket(market, caller, offer, true), { signal });
+  if (offer.kind === "dedicated") return market.serial(() => joinMarket(market, caller, offer, true, network), { signal });
   if (signal?.aborted) throw refuse.gone();
-  return joinOpportunistic(market, caller, offer);
+  return joinOpportunistic(market, caller, offer, network);
 }
 
 /** An opportunistic machine's registration, its offer checked (checkOffer): its row written, then memory told. */
-export async function joinOpportunistic(market: Market, caller: Caller, offer: MachineOffer) {
-  const answer = await joinMarket(market, caller, offer, false);
+export async function joinOpportunistic(market: Market, caller: Caller, offer: MachineOffer, network: string | null = null) {
+  const answer = await joinMarket(market, caller, offer, false, network);
   placePendingSoon(market);
   return answer;
 }
@@ -73,7 +73,7 @@ export function checkOffer(offer: MachineOffer) {
   }
 }
 
-async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean) {
+async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean, network: string | null) {
   const now = market.clock.now();
   if (dedicated && offer.departsAt! <= now) {
     throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt!, now }, "The offer ends before now; a dedicated machine must stay for some time.");
@@ -96,7 +96,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     benchmarkSpeed: offer.speed,
     memoryPerSlotMb: offer.memoryPerSlotMb,
     pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
-    network: null,
+    network,
     reputation: 1,
     contractPriceMicro,
     departsAt: dedicated ? offer.departsAt! : null,
@@ -134,6 +134,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     now,
     JSON.stringify(live.controls),
     live.localAvailable,
+    network,
   ]);
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
@@ -152,10 +153,10 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
 const REGISTER_SQL = `
 INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "benchmarkSpeed", "memoryPerSlotMb", "bandwidthBps",
   "pricePerSecondMicro", "contractPriceMicro", "availableUntil", "contractPaidUntil", "userAgent",
-  "lastHeartbeatAt", "registeredAt", controls, "localAvailable")
+  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network)
 VALUES ($1, $2, $3, $4, $5::"MachineKind", $6::int, $7::float8, $7::float8, $8::int, $9::float8,
   $10::bigint, $11::bigint, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14,
-  timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean)`;
+  timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean, $18)`;
 
 /** Markets with a placement of waiting tasks already queued: machines joining at once share one. */
 const placing = new WeakSet<Market>();

@@ -190,7 +190,7 @@ export async function quoteJob(market: Market, caller: Caller, submission: Submi
  * The job's row and tasks are stored first, in chunks and outside the market's lock (intake.ts);
  * inside it the engine decides and the decision, escrow and placements are written.
  */
-export async function submitJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number) {
+export async function submitJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number, network: string | null = null) {
   const intake = await prepare(market.db, caller.id, submission, maxModuleBytes);
   const { head: input, job } = intake;
   const jobId = rowId();
@@ -203,7 +203,7 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
     if (inline) await storeModule(market.db, caller.id, job);
     else await storeIntake(market, caller.id, intake, jobId);
     // Decided from memory, its statement written while the next decision is made.
-    const { answer: decision, needed } = await market.pipelined(() => admit(market, caller, input, job, jobId, copies, inline));
+    const { answer: decision, needed } = await market.pipelined(() => admit(market, caller, input, job, jobId, copies, inline, network));
     const answer = await decision
       .catch(async (e: unknown) => {
         if (e instanceof FloorCrossed) throw refuseBalance(await balance(market.db, { kind: "consumer", userId: caller.id }), needed);
@@ -348,14 +348,15 @@ function admissionOf(market: Market, decision: Decision, job: Decided, now: numb
  * first) goes to the journal. The job joins memory and its workers hear of it once the statement
  * committed; if it fails, the engine forgets the job. `answer` settles then.
  */
-function admit(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake: InlineIntake | undefined) {
+function admit(market: Market, caller: Caller, input: SubmissionHead, job: PreparedJob, jobId: string, copies: ReturnType<typeof copiesOf>, intake: InlineIntake | undefined, network: string | null) {
   const now = market.clock.now();
   const spec = specOf(market, jobId, now, job, input);
   const pilots = pilotsOf(job);
   const wallMs = leaseLimits(job.taskLimits).wallMs;
   const decision = pilots === null ? market.engine.decide(spec, now) : market.engine.decidePilots(spec, wallMs, market.settings.terms, now);
   const about = { id: jobId, ownerId: caller.id, benefit: input.benefit, maxSpend: input.maxSpend, replicas: input.replicas, taskCount: job.tasks.length, pilots, workPerTask: plannedWork(market, job), wallMs };
-  const { admission, record } = admissionOf(market, decision, about, now);
+  const { admission: decided, record } = admissionOf(market, decision, about, now);
+  const admission = { ...decided, submitNetwork: network };
   const { placed, pricing, escrowMicro: needed, decisions } = admission;
   const status = decision.outcome;
   const price = admission.priceMicro ?? 0n;

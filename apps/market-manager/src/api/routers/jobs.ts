@@ -97,7 +97,7 @@ export const jobsRouter = router({
         if (input instanceof StagedSubmission) input.drop();
         throw e;
       }
-      return submitJob(market, ctx.caller, input, config.MAX_MODULE_BYTES);
+      return submitJob(market, ctx.caller, input, config.MAX_MODULE_BYTES, ctx.network ?? null);
     }),
   /**
    * Whether the caller may name this module in a job (they uploaded its bytes, or it is a shipped

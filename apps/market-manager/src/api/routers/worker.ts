@@ -8,7 +8,7 @@ import { refuse } from "../errors.ts";
 
 // The wire messages of the producer protocol: one schema per message, shared with the workers.
 export const workerRouter = router({
-  register: workerProcedure.input(RegisterRequest).mutation(({ ctx, input, signal }) => registerMachine(ctx.services.market, ctx.caller, input, signal)),
+  register: workerProcedure.input(RegisterRequest).mutation(({ ctx, input, signal }) => registerMachine(ctx.services.market, ctx.caller, input, signal, ctx.network ?? null)),
   lease: workerProcedure.input(LeaseRequest).mutation(({ ctx, input, signal }) => leaseTasks(ctx.services.market, ctx.caller, input.machineId, input.max, signal)),
   /** A module's bytes, only to a producer one of whose machines holds a live lease of a task running it; anyone else hears "no such module". */
   module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => {
