@@ -1,4 +1,4 @@
-// `npm run -s bench:worker-overhead [-- --trivial N --stdin N --stdinKb K --parallel N --threads N --json --verbose --profile]`
+// `npm run -s bench:worker-overhead [-- --trivial N --stdin N --stdinKb K --parallel N --threads N --cli --json --verbose --profile]`
 //
 // What the market costs a task on top of the sandbox's own time, through a real Market Manager
 // (its own process and embedded PostgreSQL, bench/harness.ts of the manager) and the Node worker
@@ -11,16 +11,23 @@
 // - threadStartMs: how long a pool thread takes from `new Worker` to "ready" (p50);
 // - parallelEfficiency: a job of N tasks of 0.1 to 0.6 s each (the montecarlo example, its
 //   samples spread evenly over that range) on a two-slot worker: the same tasks' sequential time
-//   on this thread with no market (the sandbox alone), divided by two, over the market's wall
-//   time from the submission to the last accepted report. 1 is two slots kept busy all along;
+//   on this thread with no market (the sandbox alone; half of them before the market's run, half
+//   after), divided by two, over the market's wall time from the submission to the last accepted
+//   report. 1 is two slots kept busy all along;
 // - parallelEfficiencyWithoutMarket: the same tasks on a two-slot pool with no market, the same
 //   way: what two slots on this machine allow at all (other load, cores shared), to read the
 //   figure above against.
-// `--verbose` adds the manager's own time per call and its journal's statements, `--profile` the
-// manager's CPU profile of the stdin job (profiles/). Figures, not pass/fail: the machine's load
-// moves them.
+// `--cli` runs each job on the `cyclemarket-worker` command in a process of its own instead, timed
+// from its log and the consumer's view of the job (the sandbox's time from the same tasks on a
+// one-slot pool here). `--verbose` adds CPU per task and the manager's own time per call and its
+// journal's statements, `--profile` the manager's CPU profile of the stdin job (profiles/).
+// Figures, not pass/fail: the machine's load moves them.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { mkdirSync } from "node:fs";
+import { freemem, totalmem } from "node:os";
 import { args, consumer, print, producerToken, profileFile, round, startBenchManager, type BenchManager, type Consumer } from "../../market-manager/bench/harness.ts";
 import { createNodePool, startSandboxThread } from "../src/node/pool.ts";
 import { createTrpcApi } from "../src/node/trpc-api.ts";
@@ -29,7 +36,7 @@ import { compileTaskModule, runTask, sha256Hex } from "../src/sandbox.ts";
 import { exampleBytes, wat } from "../src/testing/fixtures.ts";
 import type { WorkerApi } from "../src/api.ts";
 
-const opt = args({ trivial: 1000, stdin: 200, stdinKb: 100, parallel: 100, threads: 20 }, ["verbose"]);
+const opt = args({ trivial: 1000, stdin: 200, stdinKb: 100, parallel: 100, threads: 20 }, ["verbose", "cli"]);
 const say = (line: string) => (opt.json ? process.stderr : process.stdout).write(`${line}\n`);
 
 const TRIVIAL = wat(`(module (memory (export "memory") 1) (func (export "_start")))`);
@@ -70,7 +77,8 @@ async function startWorker(url: string, token: string, slots: number, listen: (e
     executor: pool,
     slots,
     signal: stop.signal,
-    machine: { name: `overhead-${slots}`, kind: "opportunistic", speed: bench.speed, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 12_500_000, pricePerSecond: 0.01, userAgent: "bench" },
+    // Memory per slot as the CLI works it out.
+    machine: { name: `overhead-${slots}`, kind: "opportunistic", speed: bench.speed, memoryPerSlotMb: Math.max(16, Math.min(4096, Math.floor(Math.min(freemem(), totalmem() / 2) / 2 ** 20 / slots))), bandwidthBytesPerSecond: 12_500_000, pricePerSecond: 1, userAgent: "bench" },
     onEvent: (e) => {
       if (e.type === "error") say(`worker: ${e.stage}: ${e.message}`);
       listen(e);
@@ -116,7 +124,86 @@ function timed(api: WorkerApi, calls: Map<string, number[]>): WorkerApi {
   };
 }
 
-async function runJob(buyer: Consumer, manager: BenchManager, token: string, slots: number, job: { name: string; module: Uint8Array; tasks: { args: string[]; stdin?: string }[]; workPerTask: number }): Promise<JobRun> {
+interface Job {
+  name: string;
+  module: Uint8Array;
+  tasks: { args: string[]; stdin?: string }[];
+  workPerTask: number;
+  memoryMb: number;
+}
+
+const submit = async (buyer: Consumer, job: Job) => {
+  const { jobId, decision } = await buyer.jobs.submit.mutate({
+    name: job.name,
+    source: { kind: "upload", moduleBase64: base64(job.module), tasks: job.tasks, workPerTask: job.workPerTask, memoryMbPerTask: job.memoryMb },
+    benefit: { kind: "constant", value: 10_000 },
+  });
+  if (decision.outcome !== "admitted") throw new Error(`job ${job.name} was not admitted: ${JSON.stringify(decision.reasons)}`);
+  return jobId;
+};
+
+/**
+ * --cli: the job run by the `cyclemarket-worker` command in a process of its own. It says when it
+ * leased and finished each task (its log), and the consumer's view says when the job completed;
+ * the sandbox's time is that of the same tasks on a one-slot pool here.
+ */
+async function runJobOnCli(buyer: Consumer, manager: BenchManager, token: string, slots: number, job: Job): Promise<JobRun> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CLI_FLAGS?.split(" ").filter(Boolean) ?? []), fileURLToPath(new URL("../bin/worker.mjs", import.meta.url)), "--url", manager.url, "--token", token, "--slots", String(slots), "--name", `overhead-cli-${slots}`], { stdio: ["ignore", "pipe", "inherit"] });
+  let live = false;
+  let firstLease = Infinity;
+  let finished = 0;
+  let wake: () => void = () => {};
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (line.includes("listening for work")) live = true;
+    else if (line.includes(" leased ")) firstLease = Math.min(firstLease, performance.now());
+    else if (line.includes(" finished in ")) finished++;
+    wake();
+  });
+  const waitFor = (test: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => (test() ? resolve() : child.exitCode !== null ? reject(new Error(`the worker exited with ${child.exitCode}`)) : (wake = check));
+      check();
+    });
+  try {
+    await waitFor(() => live);
+    const sent = performance.now();
+    const id = await submit(buyer, job);
+    await waitFor(() => finished >= job.tasks.length);
+    // The last report is accepted once the job has completed; asked at once, then every few ms.
+    for (;;) {
+      const view = await buyer.jobs.get.query({ jobId: id });
+      if (view.status === "completed") break;
+      if (view.status !== "running" && view.status !== "admitted") throw new Error(`job ${job.name} ended ${view.status}`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const done = performance.now();
+    // Only the one-slot jobs' overhead needs it (the two-slot job is timed against its sequential time).
+    return { leasedToDoneMs: done - firstLease, submittedToDoneMs: done - sent, sandboxMs: slots === 1 ? await sandboxAlone(job) : NaN, tasks: job.tasks.length, calls: {} };
+  } finally {
+    child.kill("SIGTERM");
+    if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
+  }
+}
+
+/** The sandbox's own time for a job's tasks on a one-slot pool here (the sum of each run's elapsedMs). */
+async function sandboxAlone(job: Job): Promise<number> {
+  const pool = createNodePool({ slots: 1 });
+  try {
+    const moduleHash = await sha256Hex(job.module);
+    const limits = { wallMs: 120_000, memoryPages: job.memoryMb * 16, outputBytes: 1 << 20 };
+    let total = 0;
+    for (const [i, task] of job.tasks.entries()) {
+      const r = await pool.run({ moduleHash, module: job.module, args: task.args, stdin: task.stdin ? Buffer.from(task.stdin, "base64") : undefined, seed: `alone-${i}`, limits });
+      total += r.elapsedMs;
+    }
+    return total;
+  } finally {
+    await pool.close();
+  }
+}
+
+async function runJob(buyer: Consumer, manager: BenchManager, token: string, slots: number, job: Job): Promise<JobRun> {
+  if (opt.cli) return runJobOnCli(buyer, manager, token, slots, job);
   const calls = new Map<string, number[]>();
   let jobId: string | null = null;
   let firstLease = Infinity;
@@ -140,18 +227,22 @@ async function runJob(buyer: Consumer, manager: BenchManager, token: string, slo
   };
   const worker = await startWorker(manager.url, token, slots, (e) => onEvent(e), calls);
   if (opt.verbose) await manager.callsStart();
+  let cpu = { worker: process.cpuUsage(), market: manager.cpu() };
   try {
     const sent = performance.now();
-    const { jobId: id, decision } = await buyer.jobs.submit.mutate({
-      name: job.name,
-      source: { kind: "upload", moduleBase64: base64(job.module), tasks: job.tasks, workPerTask: job.workPerTask, memoryMbPerTask: 16 },
-      benefit: { kind: "constant", value: 10_000 },
-    });
-    if (decision.outcome !== "admitted") throw new Error(`job ${job.name} was not admitted: ${JSON.stringify(decision.reasons)}`);
+    const id = await submit(buyer, job);
     jobId = id;
+    // CPU from here on: the job's tasks, not its submission.
+    cpu = { worker: process.cpuUsage(), market: manager.cpu() };
     for (const e of early.splice(0)) onEvent(e);
     await allDone;
     if (opt.verbose) {
+      const used = process.cpuUsage(cpu.worker);
+      const market = manager.cpu();
+      const per = (ms: number) => round(ms / job.tasks.length, 3);
+      say(
+        `${job.name}: CPU per task (ms): this process (the worker, its sandbox threads, the idle consumer) ${per((used.user + used.system) / 1000)}, manager ${per(market.managerMs - cpu.market.managerMs)}, PostgreSQL ${per(market.postgresMs - cpu.market.postgresMs)}`,
+      );
       const audit = await manager.audit([id]);
       say(`${job.name}: the manager's time per call ${JSON.stringify(audit.serverMs)}; its journal's ${JSON.stringify(audit.journalMs)}`);
     }
@@ -216,8 +307,8 @@ async function poolMs(tasks: { args: string[] }[]): Promise<number> {
 async function sequentialMs(tasks: { args: string[] }[]): Promise<number> {
   const module = await compileTaskModule(MONTECARLO, 1024);
   const t = performance.now();
-  for (const [i, task] of tasks.entries()) {
-    const r = await runTask({ module, args: task.args, seed: `seq-${i}`, limits: { memoryPages: 1024, outputBytes: 1024 } });
+  for (const task of tasks) {
+    const r = await runTask({ module, args: task.args, seed: `seq-${task.args[1]}`, limits: { memoryPages: 1024, outputBytes: 1024 } });
     if (r.error) throw new Error(`montecarlo failed: ${r.error.message}`);
   }
   return performance.now() - t;
@@ -230,9 +321,9 @@ try {
   const perTask = (r: JobRun) => (r.leasedToDoneMs - r.sandboxMs) / r.tasks;
 
   // A few tasks first: the manager's and the worker's code compiled for speed, as in a market that has run a while.
-  await runJob(buyer, manager, token, 1, { name: "warm-up", module: TRIVIAL, tasks: Array.from({ length: 50 }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001 });
+  await runJob(buyer, manager, token, 1, { name: "warm-up", module: TRIVIAL, tasks: Array.from({ length: 50 }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMb: 1 });
 
-  const trivial = await runJob(buyer, manager, token, 1, { name: "trivial", module: TRIVIAL, tasks: Array.from({ length: opt.trivial }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001 });
+  const trivial = await runJob(buyer, manager, token, 1, { name: "trivial", module: TRIVIAL, tasks: Array.from({ length: opt.trivial }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMb: 1 });
   say(`trivial: ${opt.trivial} tasks in ${round(trivial.leasedToDoneMs)} ms (sandbox ${round(trivial.sandboxMs)} ms): ${round(perTask(trivial))} ms per task beyond the sandbox; calls ${JSON.stringify(trivial.calls)}`);
 
   const stdinBytes = opt.stdinKb * 1024;
@@ -242,7 +333,7 @@ try {
     return { args: [String(i)], stdin: bytes.toString("base64") };
   });
   if (opt.profile) await manager.profileStart();
-  const stdin = await runJob(buyer, manager, token, 1, { name: "stdin", module: READ_STDIN, tasks: stdinTasks, workPerTask: 0.001 });
+  const stdin = await runJob(buyer, manager, token, 1, { name: "stdin", module: READ_STDIN, tasks: stdinTasks, workPerTask: 0.001, memoryMb: 1 });
   if (opt.profile) {
     mkdirSync("profiles", { recursive: true });
     const file = profileFile("profiles", "worker-overhead-stdin");
@@ -260,9 +351,13 @@ try {
     const ms = 100 + (500 * ((i * 37) % opt.parallel)) / Math.max(1, opt.parallel - 1);
     return { args: [String(Math.round(ms * rate)), String(i)] };
   });
-  const sequential = await sequentialMs(parallelTasks);
-  const parallel = await runJob(buyer, manager, token, 2, { name: "parallel", module: MONTECARLO, tasks: parallelTasks, workPerTask: 0.35 });
+  // Half the tasks before the market's run and half after the pool's, so a change in the machine's
+  // load meanwhile falls on both sides alike.
+  const half = Math.floor(parallelTasks.length / 2);
+  const sequentialFirst = await sequentialMs(parallelTasks.slice(0, half));
+  const parallel = await runJob(buyer, manager, token, 2, { name: "parallel", module: MONTECARLO, tasks: parallelTasks, workPerTask: 0.35, memoryMb: 16 });
   const pooled = await poolMs(parallelTasks);
+  const sequential = sequentialFirst + (await sequentialMs(parallelTasks.slice(half)));
   const parallelEfficiency = sequential / 2 / parallel.submittedToDoneMs;
   const withoutMarket = sequential / 2 / pooled;
   say(
