@@ -318,62 +318,69 @@ const manager = await startBenchManager();
 try {
   const buyer = await consumer(manager, "buyer@overhead.test");
   const token = await producerToken(manager, "seller@overhead.test");
-  const perTask = (r: JobRun) => (r.leasedToDoneMs - r.sandboxMs) / r.tasks;
+  const perTask = (r: JobRun) => round((r.leasedToDoneMs - r.sandboxMs) / r.tasks);
 
   // A few tasks first: the manager's and the worker's code compiled for speed, as in a market that has run a while.
   await runJob(buyer, manager, token, 1, { name: "warm-up", module: TRIVIAL, tasks: Array.from({ length: 50 }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMb: 1 });
 
-  const trivial = await runJob(buyer, manager, token, 1, { name: "trivial", module: TRIVIAL, tasks: Array.from({ length: opt.trivial }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMb: 1 });
-  say(`trivial: ${opt.trivial} tasks in ${round(trivial.leasedToDoneMs)} ms (sandbox ${round(trivial.sandboxMs)} ms): ${round(perTask(trivial))} ms per task beyond the sandbox; calls ${JSON.stringify(trivial.calls)}`);
-
-  const stdinBytes = opt.stdinKb * 1024;
-  const stdinTasks = Array.from({ length: opt.stdin }, (_, i) => {
-    const bytes = Buffer.alloc(stdinBytes);
-    for (let k = 0; k < bytes.length; k += 4) bytes.writeUInt32LE((Math.imul(i + 1, 2654435761) ^ Math.imul(k, 40503)) >>> 0, k);
-    return { args: [String(i)], stdin: bytes.toString("base64") };
-  });
-  if (opt.profile) await manager.profileStart();
-  const stdin = await runJob(buyer, manager, token, 1, { name: "stdin", module: READ_STDIN, tasks: stdinTasks, workPerTask: 0.001, memoryMb: 1 });
-  if (opt.profile) {
-    mkdirSync("profiles", { recursive: true });
-    const file = profileFile("profiles", "worker-overhead-stdin");
-    await manager.profileStop(file);
-    say(`the manager's profile of the stdin job: ${file}`);
+  let trivialOverheadMs: number | null = null;
+  if (opt.trivial > 0) {
+    const trivial = await runJob(buyer, manager, token, 1, { name: "trivial", module: TRIVIAL, tasks: Array.from({ length: opt.trivial }, (_, i) => ({ args: [String(i)] })), workPerTask: 0.001, memoryMb: 1 });
+    trivialOverheadMs = perTask(trivial);
+    say(`trivial: ${opt.trivial} tasks in ${round(trivial.leasedToDoneMs)} ms (sandbox ${round(trivial.sandboxMs)} ms): ${trivialOverheadMs} ms per task beyond the sandbox; calls ${JSON.stringify(trivial.calls)}`);
   }
-  say(`stdin: ${opt.stdin} tasks of ${opt.stdinKb} KB in ${round(stdin.leasedToDoneMs)} ms (sandbox ${round(stdin.sandboxMs)} ms): ${round(perTask(stdin))} ms per task beyond the sandbox; calls ${JSON.stringify(stdin.calls)}`);
 
-  const threadStart = await threadStartMs();
-  say(`thread start: p50 ${round(threadStart)} ms`);
+  let stdinOverheadMs: number | null = null;
+  if (opt.stdin > 0) {
+    const stdinBytes = opt.stdinKb * 1024;
+    const stdinTasks = Array.from({ length: opt.stdin }, (_, i) => {
+      const bytes = Buffer.alloc(stdinBytes);
+      for (let k = 0; k < bytes.length; k += 4) bytes.writeUInt32LE((Math.imul(i + 1, 2654435761) ^ Math.imul(k, 40503)) >>> 0, k);
+      return { args: [String(i)], stdin: bytes.toString("base64") };
+    });
+    if (opt.profile) await manager.profileStart();
+    const stdin = await runJob(buyer, manager, token, 1, { name: "stdin", module: READ_STDIN, tasks: stdinTasks, workPerTask: 0.001, memoryMb: 1 });
+    if (opt.profile) {
+      mkdirSync("profiles", { recursive: true });
+      const file = profileFile("profiles", "worker-overhead-stdin");
+      await manager.profileStop(file);
+      say(`the manager's profile of the stdin job: ${file}`);
+    }
+    stdinOverheadMs = perTask(stdin);
+    say(`stdin: ${opt.stdin} tasks of ${opt.stdinKb} KB in ${round(stdin.leasedToDoneMs)} ms (sandbox ${round(stdin.sandboxMs)} ms): ${stdinOverheadMs} ms per task beyond the sandbox; calls ${JSON.stringify(stdin.calls)}`);
+  }
 
-  const rate = await montecarloRate();
-  const parallelTasks = Array.from({ length: opt.parallel }, (_, i) => {
-    // Durations spread evenly over 0.1-0.6 s, in an order that mixes long and short.
-    const ms = 100 + (500 * ((i * 37) % opt.parallel)) / Math.max(1, opt.parallel - 1);
-    return { args: [String(Math.round(ms * rate)), String(i)] };
-  });
-  // Half the tasks before the market's run and half after the pool's, so a change in the machine's
-  // load meanwhile falls on both sides alike.
-  const half = Math.floor(parallelTasks.length / 2);
-  const sequentialFirst = await sequentialMs(parallelTasks.slice(0, half));
-  const parallel = await runJob(buyer, manager, token, 2, { name: "parallel", module: MONTECARLO, tasks: parallelTasks, workPerTask: 0.35, memoryMb: 16 });
-  const pooled = await poolMs(parallelTasks);
-  const sequential = sequentialFirst + (await sequentialMs(parallelTasks.slice(half)));
-  const parallelEfficiency = sequential / 2 / parallel.submittedToDoneMs;
-  const withoutMarket = sequential / 2 / pooled;
-  say(
-    `parallel: ${opt.parallel} tasks, sequential on this thread ${round(sequential)} ms, on a 2-slot worker through the market ${round(parallel.submittedToDoneMs)} ms (sandbox ${round(parallel.sandboxMs)} ms): efficiency ${round(parallelEfficiency, 3)}; on a 2-slot pool with no market ${round(pooled)} ms (${round(withoutMarket, 3)}); calls ${JSON.stringify(parallel.calls)}`,
-  );
+  let threadStart: number | null = null;
+  if (opt.threads > 0) {
+    threadStart = round(await threadStartMs());
+    say(`thread start: p50 ${threadStart} ms`);
+  }
 
-  print(
-    {
-      trivialOverheadMs: round(perTask(trivial)),
-      stdinOverheadMs: round(perTask(stdin)),
-      threadStartMs: round(threadStart),
-      parallelEfficiency: round(parallelEfficiency, 3),
-      parallelEfficiencyWithoutMarket: round(withoutMarket, 3),
-    },
-    opt.json,
-  );
+  let parallelEfficiency: number | null = null;
+  let withoutMarket: number | null = null;
+  if (opt.parallel > 0) {
+    const rate = await montecarloRate();
+    const parallelTasks = Array.from({ length: opt.parallel }, (_, i) => {
+      // Durations spread evenly over 0.1-0.6 s, in an order that mixes long and short.
+      const ms = 100 + (500 * ((i * 37) % opt.parallel)) / Math.max(1, opt.parallel - 1);
+      return { args: [String(Math.round(ms * rate)), String(i)] };
+    });
+    // Half the tasks before the market's run and half after the pool's, so a change in the machine's
+    // load meanwhile falls on both sides alike.
+    const half = Math.floor(parallelTasks.length / 2);
+    const sequentialFirst = await sequentialMs(parallelTasks.slice(0, half));
+    const parallel = await runJob(buyer, manager, token, 2, { name: "parallel", module: MONTECARLO, tasks: parallelTasks, workPerTask: 0.35, memoryMb: 16 });
+    const pooled = await poolMs(parallelTasks);
+    const sequential = sequentialFirst + (await sequentialMs(parallelTasks.slice(half)));
+    parallelEfficiency = round(sequential / 2 / parallel.submittedToDoneMs, 3);
+    withoutMarket = round(sequential / 2 / pooled, 3);
+    say(
+      `parallel: ${opt.parallel} tasks, sequential on this thread ${round(sequential)} ms, on a 2-slot worker through the market ${round(parallel.submittedToDoneMs)} ms (sandbox ${round(parallel.sandboxMs)} ms): efficiency ${parallelEfficiency}; on a 2-slot pool with no market ${round(pooled)} ms (${withoutMarket}); calls ${JSON.stringify(parallel.calls)}`,
+    );
+  }
+
+  // A part asked for with 0 (--trivial 0, ...) is left out: null.
+  print({ trivialOverheadMs, stdinOverheadMs, threadStartMs: threadStart, parallelEfficiency, parallelEfficiencyWithoutMarket: withoutMarket }, opt.json);
 } finally {
   await manager.stop();
 }
