@@ -19,9 +19,10 @@
 //   figure above against.
 // `--cli` runs each job on the `cyclemarket-worker` command in a process of its own instead, timed
 // from its log and the consumer's view of the job (the sandbox's time from the same tasks on a
-// one-slot pool here). `--verbose` adds CPU per task and the manager's own time per call and its
-// journal's statements, `--profile` the manager's CPU profile of the stdin job (profiles/).
-// Figures, not pass/fail: the machine's load moves them.
+// one-slot pool here; BENCH_CLI_FLAGS adds Node options to its process, e.g. `--cpu-prof`).
+// `--verbose` adds CPU per task and the manager's own time per call and its journal's statements,
+// `--profile` the manager's CPU profile of the stdin job (profiles/). A part asked for with 0 is
+// left out (null). Figures, not pass/fail: the machine's load moves them.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
