@@ -25,8 +25,12 @@ export interface ExecuteRequest {
 export interface Executor {
   /** How many tasks run at once. */
   readonly slots: number;
-  /** Resolves with the outcome, also when the task failed, timed out or was aborted (see outcome.error). */
-  run(request: ExecuteRequest, signal?: AbortSignal): Promise<TaskOutcome>;
+  /**
+   * Resolves with the outcome, also when the task failed, timed out or was aborted (see
+   * outcome.error). A task that finds every slot busy waits for one; `onStart` is called when it
+   * gets its slot.
+   */
+  run(request: ExecuteRequest, signal?: AbortSignal, onStart?: () => void): Promise<TaskOutcome>;
   /** Times the benchmark kernel on one of the executor's threads. */
   benchmark(durationMs?: number): Promise<BenchmarkResult>;
   /**

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { HeartbeatRequest, LeaseRequest, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
+import type { HeartbeatRequest, LeaseRequest, RegisterRequest, ReportManyRequest, ReportRequest, WorkerApi } from "./api.ts";
 import { fromBase64 } from "./base64.ts";
 import { EXAMPLES } from "./examples.ts";
 import { createNodePool } from "./node/pool.ts";
-import { refusalOf, runProducer, type MachineProfile, type ProducerEvent } from "./producer.ts";
+import { PREFETCH_BELOW_MS, refusalOf, runProducer, type MachineProfile, type ProducerEvent } from "./producer.ts";
 import { sha256Hex } from "./sandbox.ts";
 import { FakeMarket } from "./testing/fake-market.ts";
 import { LOOP_WAT, exampleBytes, wat } from "./testing/fixtures.ts";
@@ -51,7 +51,15 @@ describe("runProducer", () => {
 
     expect(market.registered[0]).toMatchObject({ slots: 2, kind: "opportunistic" });
     expect(summary).toMatchObject({ machineId: "m1", tasksRun: 6, reportsAccepted: 6, reportsRefused: 0 });
-    expect(market.maxOutstanding).toBeLessThanOrEqual(2);
+    // At most twice the slots leased (the market's own bound), and never more than the slots running.
+    expect(market.maxOutstanding).toBeLessThanOrEqual(4);
+    let runningNow = 0;
+    let mostRunning = 0;
+    for (const e of events) {
+      if (e.type === "started") mostRunning = Math.max(mostRunning, ++runningNow);
+      else if (e.type === "finished") runningNow--;
+    }
+    expect(mostRunning).toBe(2);
     expect(new Set(market.reports.map((r) => r.leaseId)).size).toBe(6);
     for (const r of market.reports) {
       expect(r.exitCode).toBe(0);
@@ -62,6 +70,68 @@ describe("runProducer", () => {
     expect(market.departed).toEqual(["m1"]);
     const types = new Set(events.map((e) => e.type));
     for (const t of ["registered", "leased", "started", "finished", "reported", "idle", "departed"]) expect(types).toContain(t);
+  });
+
+  it("holds a spare lease per slot while tasks are short, so a slot's next task does not wait for the market", async () => {
+    const one = createNodePool({ slots: 1 });
+    try {
+      const run = async (prefetch?: number) => {
+        const market = new FakeMarket();
+        const hash = await market.addModule(exampleBytes("montecarlo"));
+        // Tasks of tens of milliseconds, longer than the market's answer takes.
+        for (let i = 0; i < 8; i++) market.queue.push({ taskId: `t${i}`, jobId: "j", moduleHash: hash, args: ["3000000", String(i)], stdin: "", limits });
+        // A market slow to answer, taking reports with the ask for the next tasks as the real one
+        // does: a slot without a spare lease waits for the answer.
+        const later = () => new Promise((w) => setTimeout(w, 10));
+        const slow: WorkerApi = Object.assign(Object.create(market) as FakeMarket, {
+          lease: async (input: LeaseRequest) => (await later(), market.lease(input)),
+          reportMany: async ({ reports, lease }: ReportManyRequest) => {
+            await later();
+            const answers = await Promise.all(reports.map((r) => market.report(r)));
+            return { answers, ...(lease ? { leases: (await market.lease(lease)).leases } : {}) };
+          },
+        });
+        const events: ProducerEvent[] = [];
+        const controller = new AbortController();
+        const done = runProducer({ api: slow, executor: one, machine, signal: controller.signal, onEvent: (e) => events.push(e), ...(prefetch === undefined ? {} : { prefetch }) });
+        await until(() => market.reports.length === 8);
+        controller.abort();
+        await done;
+        const leasedAt = (taskId: string) => events.findIndex((e) => e.type === "leased" && e.leases.some((l) => l.taskId === taskId));
+        const finishedAt = (taskId: string) => events.findIndex((e) => e.type === "finished" && e.taskId === taskId);
+        // Tasks already held when the task before them finished: their slot took them at once.
+        const ready = [...Array(7).keys()].filter((i) => leasedAt(`t${i + 1}`) < finishedAt(`t${i}`)).length;
+        return { outstanding: market.maxOutstanding, ready, accepted: market.reports.length };
+      };
+      const spare = await run();
+      expect(spare.accepted).toBe(8);
+      expect(spare.outstanding).toBe(2);
+      expect(spare.ready).toBeGreaterThanOrEqual(4);
+      const none = await run(0);
+      expect(none.accepted).toBe(8);
+      expect(none.outstanding).toBe(1);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it("holds no spare lease while tasks run long, so an idle machine could take the next", async () => {
+    const one = createNodePool({ slots: 1 });
+    try {
+      const market = new FakeMarket();
+      const loopHash = await market.addModule(wat(LOOP_WAT));
+      // Each runs past PREFETCH_BELOW_MS, to its wall time.
+      for (let i = 0; i < 2; i++) market.queue.push({ taskId: `long${i}`, jobId: "j", moduleHash: loopHash, args: [], stdin: "", limits: { ...limits, wallMs: PREFETCH_BELOW_MS + 50 } });
+      const controller = new AbortController();
+      const done = runProducer({ api: market, executor: one, machine, signal: controller.signal, idleBackoff: { minMs: 10, maxMs: 50 } });
+      await until(() => market.reports.length === 2);
+      controller.abort();
+      await done;
+      expect(market.reports.map((r) => r.error?.code)).toEqual(["timeout", "timeout"]);
+      expect(market.maxOutstanding).toBe(1);
+    } finally {
+      await one.close();
+    }
   });
 
   it("abandons a task whose lease expired, without reporting it, and frees the slot", async () => {

@@ -12,6 +12,11 @@
 // The producer's controls (controls/): while the machine is paused, outside its schedule or in
 // use by its owner, the loop leases nothing and the market plans nothing on it; under a CPU
 // limit each slot rests after a task in proportion to the task's run (SlotRests).
+//
+// While tasks are short the loop holds more leases than it has slots (the market lets a machine
+// hold twice its slots): the spare ones wait in the executor's queue, so a slot that finishes
+// starts its next task at once, while the finished task's report, and the ask for its successor,
+// are on their way.
 import { batchReports } from "./report-many.ts";
 import type { Lease, RegisterRequest, ReportRequest, WorkerApi } from "./api.ts";
 import { MachineControls, offReason, type MachineControlsPatch, type OffReason } from "./controls/machine-controls.ts";
@@ -68,6 +73,8 @@ export interface ProducerOptions {
   controlChanges?: (listener: (patch: MachineControlsPatch) => void) => () => void;
   /** How often the schedule and the owner's activity are looked at (ms, default 1000). */
   conditionsEveryMs?: number;
+  /** Leases held beyond the slots while tasks are short (PREFETCH_BELOW_MS); default as many as the slots, 0 for none. */
+  prefetch?: number;
 }
 
 export interface ProducerSummary {
@@ -106,8 +113,20 @@ interface Running {
   lease: Lease;
   controller: AbortController;
   abandoned: "expired" | "stopping" | "handed-back" | null;
+  /**
+   * Its report went in a call that asked for the next tasks: the market counts the lease's place
+   * free once it has read the report, before it leases, so the place is counted in that ask.
+   */
+  handedOn: boolean;
   done: Promise<void>;
 }
+
+/**
+ * Spare leases are held only while tasks run shorter than this: a spare lease keeps its task from
+ * a machine that may be idle for as long as the task before it runs, which for a short task costs
+ * less than the round trip it saves.
+ */
+export const PREFETCH_BELOW_MS = 1_000;
 
 /**
  * Resolves after `ms`, at once when the signal aborts, or as soon as one of `wake` settles. It
@@ -197,6 +216,20 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   const running = new Map<string, Running>();
   /** Slots promised to lease calls in flight (the loop's own, or one riding on reports). */
   let asking = 0;
+  // Spare leases wait in the executor's queue, which feeds all of its slots: none when the loop uses fewer.
+  const prefetch = slots === executor.slots ? Math.max(0, Math.floor(options.prefetch ?? slots)) : 0;
+  /** How long recent tasks ran (a moving average, ms); null before the first. */
+  let recentTaskMs: number | null = null;
+  /** Leases the loop may hold now: its slots, and spare ones while tasks are short and no slot rests between them. */
+  const capacity = () => slots + (recentTaskMs !== null && recentTaskMs < PREFETCH_BELOW_MS && controls.cpuLimit >= 100 ? prefetch : 0);
+  /** Leases held whose places are not counted in an ask already. */
+  const held = () => {
+    let n = 0;
+    for (const r of running.values()) if (!r.handedOn) n++;
+    return n;
+  };
+  /** Leases to ask for now, the places of `freeing` (reports about to be sent with the ask) counted free. */
+  const room = (freeing: Running[] = []) => capacity() - (held() - freeing.length) - rests.resting() - asking;
   // Reports made in the same moment go as one call where the market takes several, and that call
   // asks for the tasks to fill the slots they free (report-many.ts).
   const sendReport = api.reportMany
@@ -204,8 +237,10 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         ask: (reports) => {
           const id = machineId;
           if (id === null || !offering || signal.aborted || reports.some((r) => r.machineId !== id)) return null;
-          const free = slots - (running.size - reports.length) - rests.resting() - asking;
+          const freeing = reports.map((r) => running.get(r.leaseId)).filter((r): r is Running => r !== undefined && !r.handedOn);
+          const free = room(freeing);
           if (free <= 0) return null;
+          for (const r of freeing) r.handedOn = true;
           asking += free;
           return { machineId: id, max: free };
         },
@@ -461,6 +496,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       } catch (e) {
         const refusal = refusalOf(e);
         if (!refusal) {
+          entry.handedOn = false; // the market may not have read it: the lease still holds its place
           emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId });
           await sleep(waitMs, signal);
           waitMs = Math.min(waitMs * 2, reportBackoff.maxMs);
@@ -486,7 +522,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     try {
       const module = await moduleFor(lease, entry, forMachine);
       const files = lease.files ? Object.fromEntries(Object.entries(lease.files).map(([k, v]) => [k, fromBase64(v)])) : undefined;
-      emit({ type: "started", ...ids });
+      // A spare lease waits in the executor's queue: it has started once a slot takes it.
       outcome = await executor.run(
         {
           moduleHash: lease.moduleHash,
@@ -499,7 +535,9 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
           limits: lease.limits,
         },
         entry.controller.signal,
+        () => emit({ type: "started", ...ids }),
       );
+      if (!outcome.error || outcome.error.code !== "aborted") recentTaskMs = recentTaskMs === null ? outcome.elapsedMs : (recentTaskMs + outcome.elapsedMs) / 2;
     } catch (e) {
       emit({ type: "error", stage: "module", message: message(e), leaseId: lease.leaseId });
       // The market learns at once that this task cannot run here, rather than at lease expiry.
@@ -531,7 +569,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   }
 
   function start(lease: Lease, forMachine: string): void {
-    const entry: Running = { lease, controller: new AbortController(), abandoned: null, done: Promise.resolve() };
+    const entry: Running = { lease, controller: new AbortController(), abandoned: null, handedOn: false, done: Promise.resolve() };
     entry.done = execute(lease, entry, forMachine)
       .catch((e) => emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId }))
       .finally(() => running.delete(lease.leaseId));
@@ -558,7 +596,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         await idle(backoff.liveMs);
         continue;
       }
-      const free = slots - running.size - rests.resting() - asking;
+      const free = room();
       if (free <= 0) {
         const wake = rests.nextWakeInMs();
         await sleep(wake === null ? backoff.maxMs : Math.min(backoff.maxMs, wake + 5), signal, [...running.values()].map((r) => r.done));

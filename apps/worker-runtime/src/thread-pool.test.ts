@@ -101,6 +101,23 @@ describe("ThreadPool", () => {
     await pool.close();
   });
 
+  it("keeps a task that finds every slot busy until one frees, says when it starts, and tells the last one's end first", async () => {
+    const { pool, threads } = standInPool(1, { spareThread: false });
+    pool.warm();
+    const order: string[] = [];
+    const first = pool.run(request(10_000), undefined, () => order.push("first started"));
+    const second = pool.run(request(10_000), undefined, () => order.push("second started"));
+    void first.then(() => order.push("first ended"));
+    await until(() => threads[0]!.posted.length === 1);
+    expect(order).toEqual(["first started"]);
+    answer(threads[0]!, 0);
+    await until(() => threads[0]!.posted.length === 2);
+    expect(order).toEqual(["first started", "first ended", "second started"]);
+    answer(threads[0]!, 1);
+    expect((await second).exitCode).toBe(0);
+    await pool.close();
+  });
+
   it("starts a successor itself when made without a spare", async () => {
     const { pool, threads } = standInPool(1, { spareThread: false });
     pool.warm();

@@ -37,6 +37,8 @@ interface Pending {
   reject(error: Error): void;
   fail(code: SandboxErrorCode, message: string, elapsedMs: number): void;
   signal?: AbortSignal;
+  /** Told when the job gets its slot. */
+  onStart?: () => void;
 }
 
 /** A thread and whom its messages are for: a slot, or nobody while it is the pool's spare. */
@@ -101,12 +103,13 @@ export class ThreadPool implements Executor {
     for (const slot of this.pool) slot.pacer?.setLimit(percent);
   }
 
-  run(request: ExecuteRequest, signal?: AbortSignal): Promise<TaskOutcome> {
+  run(request: ExecuteRequest, signal?: AbortSignal, onStart?: () => void): Promise<TaskOutcome> {
     return new Promise<TaskOutcome>((resolve, reject) => {
       const job: Pending = {
         kind: "run",
         wallMs: request.limits.wallMs,
         signal,
+        onStart,
         resolve: (v) => resolve(v as TaskOutcome),
         reject,
         fail: (code, message, elapsedMs) => resolve(failedOutcome(code, message, elapsedMs)),
@@ -228,6 +231,7 @@ export class ThreadPool implements Executor {
     const onAbort = () => this.stop(slot, runId, "aborted", "the task was given up while running");
     job.signal?.addEventListener("abort", onAbort, { once: true });
     slot.current = { runId, job, started, posted: false, timer: null, cleanup: () => job.signal?.removeEventListener("abort", onAbort) };
+    job.onStart?.();
 
     if (!slot.thread) this.giveThread(slot);
     const thread = slot.thread!;
@@ -354,6 +358,7 @@ export class ThreadPool implements Executor {
     if (current.timer) clearTimeout(current.timer);
     current.cleanup();
     settle(current.job, performance.now() - current.started);
-    if (!this.closed) this.dispatch();
+    // After those awaiting this task have heard it ended, so its end is told before the next start.
+    if (!this.closed) queueMicrotask(() => this.dispatch());
   }
 }

@@ -31,20 +31,40 @@ describe("MemoryFs lookups", () => {
   const b = fs.makeDir(a, "b");
   const file = fs.makeFile(b, "f");
   fs.makeSymlink(fs.root, "to-b", "a/b");
-  fs.makeSymlink(fs.root, "abs", "/a/b/f");
   fs.makeSymlink(fs.root, "loop", "loop");
+  fs.makeSymlink(b, "up-one", "../b/f");
+  fs.makeSymlink(b, "up-three", "../../../a/b/f");
+  // Only an older tree could hold one (path_symlink refuses them): kept to show it is not followed.
+  fs.makeSymlink(fs.root, "abs", "/a/b/f");
 
   it("follows links in the middle of a path, and at its end only when asked", () => {
     expect(fs.lookup(fs.root, "to-b/f", false).node).toBe(file);
     expect(fs.lookup(fs.root, "to-b", false).node?.kind).toBe("symlink");
     expect(fs.lookup(fs.root, "to-b", true).node).toBe(b);
     expect(fs.lookup(fs.root, "to-b/", false).node).toBe(b); // a trailing slash follows
-    expect(fs.lookup(fs.root, "abs", true).node).toBe(file);
+    expect(fs.lookup(fs.root, "a/b/up-one", true).node).toBe(file);
   });
 
-  it("keeps '..' inside the tree, as under chroot", () => {
-    expect(fs.lookup(b, "../../..", false).node).toBe(fs.root);
-    expect(fs.lookup(b, "../b/./f", false).node).toBe(file);
+  it("resolves '..' beneath the directory a path starts from, and no higher", () => {
+    expect(fs.lookup(a, "b/../b/./f", false).node).toBe(file);
+    expect(fs.lookup(fs.root, "a/b/../../a/b/f", false).node).toBe(file);
+    expect(fs.lookup(fs.root, "a/..", false).node).toBe(fs.root);
+    expect(errno(() => fs.lookup(fs.root, "..", false))).toBe(Errno.NOTCAPABLE);
+    expect(errno(() => fs.lookup(fs.root, "a/../../a", false))).toBe(Errno.NOTCAPABLE);
+    expect(errno(() => fs.lookup(b, "../../..", false))).toBe(Errno.NOTCAPABLE);
+    // Above the starting directory, though still inside the task's tree.
+    expect(errno(() => fs.lookup(b, "../../a/b/f", false))).toBe(Errno.NOTCAPABLE);
+    expect(errno(() => fs.lookup(a, "../a", false))).toBe(Errno.NOTCAPABLE);
+  });
+
+  it("lets no link lead above the starting directory, nor to an absolute path", () => {
+    expect(fs.lookup(fs.root, "a/b/up-three", false).node?.kind).toBe("symlink"); // not followed: fine
+    expect(errno(() => fs.lookup(fs.root, "a/b/up-three", true))).toBe(Errno.NOTCAPABLE);
+    expect(fs.lookup(a, "b/up-one", true).node).toBe(file);
+    // The same link, looked up from its own directory, climbs above it.
+    expect(errno(() => fs.lookup(b, "up-one", true))).toBe(Errno.NOTCAPABLE);
+    expect(errno(() => fs.lookup(fs.root, "abs", true))).toBe(Errno.NOTCAPABLE);
+    expect(errno(() => fs.lookup(fs.root, "abs/x", false))).toBe(Errno.NOTCAPABLE);
   });
 
   it("answers the POSIX errors", () => {

@@ -1,10 +1,12 @@
 // The task's file system: a tree in memory, private to one run. Input files are read-only
 // nodes sharing the lease's bytes; everything the task writes is scratch and counts against its
-// memory limit through `reserve`. The tree is the task's whole world, preopened as "/", so paths
-// resolve as under chroot: ".." at the root stays at the root (as the reference host does for
-// its preopened "/") and an absolute link target starts from the root; nothing lies outside.
-// A path argument itself must be relative (ENOTCAPABLE otherwise), as WASI calls take paths
-// relative to a directory descriptor; at most MAX_SYMLINKS links are followed per lookup.
+// memory limit through `reserve`. The tree is the task's whole world, preopened as "/". A path
+// is resolved beneath the directory it starts from, as WASI's capabilities have it: a descriptor
+// for a directory reaches that directory and what lies below it, nothing above. So a path
+// argument must be relative, and ".." that would climb above its starting directory (above "/"
+// itself included), directly or through a link, is ENOTCAPABLE, as is following a link whose
+// target is absolute (path_symlink refuses to make one). At most MAX_SYMLINKS links are followed
+// per lookup.
 import { Errno, WasiError } from "./constants.ts";
 
 export interface Times {
@@ -150,8 +152,9 @@ export class MemoryFs {
   }
 
   /**
-   * Finds `path` below `start`. A link in the middle of the path is always followed; the last
-   * component's link only when `followLast` or the path ends in "/".
+   * Finds `path` beneath `start`. A link in the middle of the path is always followed; the last
+   * component's link only when `followLast` or the path ends in "/". Climbing above `start` is
+   * ENOTCAPABLE: `depth` counts the directories the walk has gone down from it.
    */
   lookup(start: DirNode, path: string, followLast: boolean): Lookup {
     if (path.length === 0) fail(Errno.NOENT);
@@ -159,26 +162,28 @@ export class MemoryFs {
     if (path.startsWith("/")) fail(Errno.NOTCAPABLE);
     const trailingSlash = path.endsWith("/");
     let dir = start;
+    let depth = 0;
     let pending = components(path);
     let links = 0;
     for (;;) {
       const part = pending.shift()!;
       const last = pending.length === 0;
       if (part === "." || part === "..") {
-        if (part === "..") dir = dir.parent;
+        if (part === "..") {
+          if (depth === 0) fail(Errno.NOTCAPABLE);
+          dir = dir.parent;
+          depth--;
+        }
         if (last) return { dir, name: part, node: dir, trailingSlash };
         continue;
       }
       const node = dir.entries.get(part);
       if (node?.kind === "symlink" && (!last || followLast || trailingSlash)) {
         if (++links > MAX_SYMLINKS) fail(Errno.LOOP);
-        if (node.target.startsWith("/")) dir = this.root;
-        const target = components(node.target);
-        if (target.length === 0) {
-          if (node.target === "") fail(Errno.NOENT);
-          target.push("."); // a link to "/" itself
-        }
-        pending = [...target, ...pending];
+        if (node.target === "") fail(Errno.NOENT);
+        if (node.target.startsWith("/")) fail(Errno.NOTCAPABLE);
+        // Resolved from the link's own directory, still beneath `start`.
+        pending = [...components(node.target), ...pending];
         continue;
       }
       if (last) {
@@ -188,6 +193,7 @@ export class MemoryFs {
       if (!node) fail(Errno.NOENT);
       if (node!.kind !== "dir") fail(Errno.NOTDIR);
       dir = node as DirNode;
+      depth++;
     }
   }
 

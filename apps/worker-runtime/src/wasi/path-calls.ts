@@ -127,6 +127,9 @@ export function pathCalls(ctx: HostContext) {
     path_symlink(oldPtr: number, oldLen: number, fd: number, newPtr: number, newLen: number): void {
       const target = memory.string(oldPtr, oldLen);
       const l = at(fd, R.PATH_SYMLINK, newPtr, newLen, false);
+      // An absolute target would name a place outside every descriptor's reach (memory-fs.ts);
+      // EPERM, as the reference host answers.
+      if (target.startsWith("/")) throw new WasiError(Errno.PERM);
       if (l.node || isDotName(l.name)) throw new WasiError(Errno.EXIST);
       if (l.trailingSlash) throw new WasiError(Errno.NOENT);
       fs.makeSymlink(l.dir, l.name, target);
