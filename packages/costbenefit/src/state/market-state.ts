@@ -6,8 +6,8 @@ import { MachineProfile, type MachineProfileInput } from "../machine.ts";
 import type { Job, PendingTask } from "../job.ts";
 import { MarketSettings, type MarketSettingsInput } from "../settings.ts";
 import type { Reason } from "../reasons.ts";
-import { CostIndex } from "./cost-index.ts";
 import { MachineTable } from "./machine-table.ts";
+import { MachineTree } from "./machine-tree.ts";
 
 export interface TaskRecord {
   readonly id: string;
@@ -52,10 +52,8 @@ export interface MachineView {
 
 export class MarketState {
   readonly machines = new MachineTable();
-  /** Machines by linearized compute + payment cost per work unit. */
-  readonly index = new CostIndex(64);
-  /** Machines by linearized memory cost per MB: the second sorted list of the search. */
-  readonly memoryIndex = new CostIndex(64);
+  /** The placement search's index: machines grouped by profile, with each group's extremes (machine-tree.ts). */
+  readonly tree = new MachineTree(this.machines);
   readonly tasks = new Map<string, TaskRecord>();
   readonly delayed = new Map<string, DelayedJob>();
   /** First task of each machine's list (running and queued, in assignment order). */
@@ -66,14 +64,11 @@ export class MarketState {
   /** Count of placements ever committed: the round-robin cursor, kept in the state so it replays. */
   placementsCommitted = 0;
   private _settings: MarketSettings;
-  // Cost index bookkeeping: keys depend on n, P and H, and decay as backlogs drain.
-  indexStale = true;
-  rekeyAt = 0;
-  indexN = 2;
   private aggregatesCache: Aggregates | undefined;
 
   constructor(settings: MarketSettingsInput = {}) {
     this._settings = MarketSettings.parse(settings);
+    this.tree.setHorizon(this._settings.horizonSeconds);
   }
 
   get settings(): MarketSettings {
@@ -83,7 +78,7 @@ export class MarketState {
   /** Change settings at run time; unknown keys are refused by the schema. */
   updateSettings(patch: MarketSettingsInput): void {
     this._settings = MarketSettings.parse({ ...this._settings, ...patch });
-    this.indexStale = true;
+    this.tree.setHorizon(this._settings.horizonSeconds);
     this.epoch++;
   }
 
@@ -110,25 +105,15 @@ export class MarketState {
     const m = this.machines;
     let row = m.rowById.get(p.id);
     if (row === undefined) {
-      const a = m.allocate(p.id);
-      row = a.row;
-      if (m.capacityLimit > this.index.keys.length) {
-        this.index.grow(m.capacityLimit);
-        this.memoryIndex.grow(m.capacityLimit);
-      }
+      row = m.allocate(p.id).row;
       m.f.at[row] = now;
       this.heads[row] = undefined;
       m.setProfile(row, p);
-      this.index.insert(row, 0);
-      this.memoryIndex.insert(row, 0);
-      // One more machine changes n, and so every machine's key: rebuilt at the next search.
-      this.indexStale = true;
+      this.tree.insert(row);
     } else {
       m.roll(row, now);
       m.setProfile(row, p);
-      // A known machine's new profile (its controls, its reputation) moves its own keys only:
-      // O(log machines), where marking the index stale rebuilt it over every machine.
-      this.rekey(row, now);
+      this.tree.profileChanged(row);
     }
     this.aggregatesCache = undefined;
     this.epoch++;
@@ -146,10 +131,8 @@ export class MarketState {
       this.committedBytes -= t.bytes;
     }
     this.heads[row] = undefined;
-    this.index.remove(row);
-    this.memoryIndex.remove(row);
+    this.tree.remove(row);
     this.machines.release(row);
-    this.indexStale = true;
     this.aggregatesCache = undefined;
     return back;
   }
@@ -171,7 +154,7 @@ export class MarketState {
     m.i.queued[row]!++;
     this.committedBytes += task.bytes;
     this.placementsCommitted++;
-    this.rekey(row, now);
+    this.rekey(row);
   }
 
   taskStarted(taskId: string, now: number): void {
@@ -185,7 +168,7 @@ export class MarketState {
     m.i.queued[t.machine]!--;
     m.i.running[t.machine]!++;
     m.f.runningMemory[t.machine]! += t.memoryMb;
-    this.rekey(t.machine, now);
+    this.rekey(t.machine);
   }
 
   /** A task finished (or failed, or was cancelled): it leaves its machine and the link. */
@@ -200,7 +183,7 @@ export class MarketState {
     this.committedBytes -= t.bytes;
     this.tasks.delete(taskId);
     this.epoch++;
-    this.rekey(row, now);
+    this.rekey(row);
   }
 
   /** Move a queued (or, for migrating policies, running) task to another machine. */
@@ -226,8 +209,8 @@ export class MarketState {
       m.i.queued[to]!++;
     }
     this.epoch++;
-    this.rekey(from, now);
-    this.rekey(to, now);
+    this.rekey(from);
+    this.rekey(to);
   }
 
   /** Measured remaining work on a machine (heartbeat, or the simulator's ground truth). */
@@ -236,7 +219,7 @@ export class MarketState {
     const m = this.machines;
     m.f.work[row] = Math.max(m.f.queuedWork[row]!, remainingWork);
     m.f.at[row] = now;
-    this.rekey(row, now);
+    this.rekey(row);
   }
 
   /**
@@ -328,42 +311,13 @@ export class MarketState {
     return (this._settings.priceConstant * resourceCostSlopeLn(Math.log(n), backlogSeconds, H)) / capacity + m.f.pricePerSecond[row]! / m.f.speed[row]!;
   }
 
-  /**
-   * Refresh the cost index when n, P or H changed, or once draining may have lowered keys by 3%
-   * (the search's pruning bound loosens by that factor). O(machines); a cache refresh only:
-   * decisions are the exact minimum whatever its freshness.
-   */
-  ensureIndex(now: number): void {
-    const H = this._settings.horizonSeconds;
-    if (!this.indexStale && (now - this.rekeyAt) * Math.log(this.n) <= 0.03 * H) return;
-    const m = this.machines;
-    for (let s = 0; s < m.end; s++) {
-      if (!m.live(s)) continue;
-      this.index.keys[s] = this.unitKey(s, now);
-      this.memoryIndex.keys[s] = this.memoryKey(s);
-    }
-    this.index.heapify();
-    this.memoryIndex.heapify();
-    this.rekeyAt = now;
-    this.indexN = this.n;
-    this.indexStale = false;
+  /** Bring the placement search's index up to date with every change since the last search. */
+  ensureIndex(): void {
+    this.tree.flush();
   }
 
-  /**
-   * Linearized memory cost of machine `row`, in credits per MB: P ln(n) n^(used/max) / max.
-   * mu times this is a lower bound of the exact memory marginal. It changes only with events.
-   */
-  memoryKey(row: number): number {
-    const m = this.machines;
-    if (m.f.available[row] === 0) return Infinity;
-    const max = m.f.memoryPerSlot[row]! * m.f.slots[row]!;
-    return this._settings.priceConstant * resourceCostSlopeLn(Math.log(this.n), m.f.runningMemory[row]!, max);
-  }
-
-  private rekey(row: number, now: number): void {
-    if (this.indexStale) return;
-    this.index.update(row, this.unitKey(row, Math.max(now, this.rekeyAt)));
-    this.memoryIndex.update(row, this.memoryKey(row));
+  private rekey(row: number): void {
+    this.tree.loadChanged(row);
   }
 
   private link(rec: TaskRecord, row: number): void {
