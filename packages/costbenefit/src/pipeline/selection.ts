@@ -30,9 +30,10 @@ export function clearExclusions(why: Exclusions): void {
 }
 
 /**
- * `why` counts the machines ruled out: one by one under the first check each failed, and whole
- * nodes of the tree under the check that ruled out all of their available machines. At most
- * `maxCandidatesPerTask` machines are checked one by one; past that the best found is the answer.
+ * `why` counts the machines ruled out: those checked one by one (`inspected`) under the first check
+ * each failed, and whole nodes of the tree under the check that ruled out all of their available
+ * machines. At most `maxCandidatesPerTask` machines are checked one by one; past that the best
+ * found is the answer.
  */
 export function cheapestMachine(
   ctx: SearchContext,

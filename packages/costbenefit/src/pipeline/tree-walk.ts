@@ -17,7 +17,10 @@ export class TreeWalk {
   private test!: NodeBound;
   private why: Exclusions | undefined;
 
-  /** Start at the root; nodes ruled out whole are counted in `why`, if given, by their check. */
+  /**
+   * Start at the root. Nodes ruled out whole are counted in `why`, if given, under their check
+   * (their machines were not inspected one by one: `inspected` does not count them).
+   */
   start(tree: MachineTree, test: NodeBound, why: Exclusions | undefined): void {
     this.tree = tree;
     this.test = test;
@@ -75,7 +78,6 @@ export class TreeWalk {
       const why = this.why;
       if (why) {
         const avail = tree.i[v * I + AVAIL]!;
-        why.inspected += count;
         why.unavailable += count - avail;
         if (this.test.no !== "unavailable") why[this.test.no!] += avail;
       }

@@ -10,7 +10,7 @@
 import type { MachineTable } from "./machine-table.ts";
 
 /** Machines per leaf when the tree is built, and past how many a leaf splits in two. */
-const LEAF = 8;
+const LEAF = 16;
 const SPLIT = 2 * LEAF;
 
 // Per node, float fields (stride F) ...
@@ -183,7 +183,8 @@ export class MachineTree {
   /** Bring every node's extremes up to date: before each search. */
   flush(): void {
     // Bounds take ln n as lnRef: valid while at least machinesRef machines remain.
-    if (this.m.count < this.machinesRef || this.nodes > 3 * Math.max(this.nodesBuilt, 64)) this.needsBuild = true;
+    // Leaves that split as machines moved: once the tree has half as many nodes again, rebuild it.
+    if (this.m.count < this.machinesRef || this.nodes > 1.5 * Math.max(this.nodesBuilt, 64)) this.needsBuild = true;
     if (this.needsBuild) {
       this.build();
       return;
@@ -236,20 +237,22 @@ export class MachineTree {
     this.moved = mv;
   }
 
+  /** Room for `size` nodes, those in use kept. */
+  private room(size: number): void {
+    const fi = new Float64Array(size * F);
+    fi.set(this.f.subarray(0, Math.min(this.f.length, size * F)));
+    this.f = fi;
+    const ii = new Int32Array(size * I);
+    ii.set(this.i.subarray(0, Math.min(this.i.length, size * I)));
+    this.i = ii;
+    const df = new Uint8Array(size);
+    df.set(this.dirtyFlag.subarray(0, Math.min(this.dirtyFlag.length, size)));
+    this.dirtyFlag = df;
+  }
+
   private newNode(): number {
     const v = this.nodes++;
-    if (this.nodes * I > this.i.length) {
-      const size = Math.max(64, Math.ceil(this.nodes * 1.25));
-      const fi = new Float64Array(size * F);
-      fi.set(this.f);
-      this.f = fi;
-      const ii = new Int32Array(size * I);
-      ii.set(this.i);
-      this.i = ii;
-      const df = new Uint8Array(size);
-      df.set(this.dirtyFlag);
-      this.dirtyFlag = df;
-    }
+    if (this.nodes * I > this.i.length) this.room(Math.max(64, Math.ceil(this.nodes * 1.25)));
     this.i[v * I + LEFT] = -1;
     this.i[v * I + RIGHT] = -1;
     this.i[v * I + PARENT] = -1;
@@ -274,6 +277,8 @@ export class MachineTree {
       coords.set(c, r * DIMS);
     }
     this.nodes = 0;
+    // Exactly the nodes the build makes, and an eighth more for leaves that split later.
+    this.room(Math.max(64, Math.ceil(nodesFor(n) * 1.125)));
     this.dirty.length = 0;
     for (const r of this.movedRows) this.moved[r] = 0;
     this.movedRows.length = 0;
@@ -496,6 +501,13 @@ function coordinates(m: MachineTable, row: number, lnRef: number, H: number, out
   out[0] = (lnRef * backlog) / H - Math.log(cap);
   out[1] = (lnRef * Math.max(0, f.runningMemory[row]!)) / mem - Math.log(mem);
   out[2] = Math.log(f.pricePerSecond[row]! / f.speed[row]! + 1e-9);
+}
+
+/** How many nodes a build over n machines makes. */
+function nodesFor(n: number): number {
+  if (n <= LEAF) return 1;
+  const half = n >> 1;
+  return 1 + nodesFor(half) + nodesFor(n - half);
 }
 
 function widestDim(perm: Int32Array, lo: number, hi: number, coords: Float64Array): number {

@@ -8,19 +8,9 @@ import { MarketSettings, type MarketSettingsInput } from "../settings.ts";
 import type { Reason } from "../reasons.ts";
 import { MachineTable } from "./machine-table.ts";
 import { MachineTree } from "./machine-tree.ts";
+import { TaskTable, type TaskRecord } from "./task-table.ts";
 
-export interface TaskRecord {
-  readonly id: string;
-  readonly jobId: string;
-  machine: number;
-  readonly work: number;
-  readonly memoryMb: number;
-  readonly bytes: number;
-  running: boolean;
-  startedAt: number;
-  prev: TaskRecord | undefined;
-  next: TaskRecord | undefined;
-}
+export type { TaskRecord } from "./task-table.ts";
 
 /** The version of the state a decision looked at: its epoch (any change of capacity or load) and its machine count. */
 export interface StateSeen {
@@ -54,10 +44,9 @@ export class MarketState {
   readonly machines = new MachineTable();
   /** The placement search's index: machines grouped by profile, with each group's extremes (machine-tree.ts). */
   readonly tree = new MachineTree(this.machines);
-  readonly tasks = new Map<string, TaskRecord>();
+  /** The tasks on the machines, by id (has, get, size, values, keys: read like a Map). */
+  readonly tasks = new TaskTable();
   readonly delayed = new Map<string, DelayedJob>();
-  /** First task of each machine's list (running and queued, in assignment order). */
-  heads: (TaskRecord | undefined)[] = [];
   committedBytes = 0;
   /** Bumped whenever capacity may have grown (machine added, task finished or removed). */
   epoch = 0;
@@ -107,7 +96,7 @@ export class MarketState {
     if (row === undefined) {
       row = m.allocate(p.id).row;
       m.f.at[row] = now;
-      this.heads[row] = undefined;
+      this.tasks.machines(m.capacityLimit);
       m.setProfile(row, p);
       this.tree.insert(row);
     } else {
@@ -125,12 +114,13 @@ export class MarketState {
     const row = this.machines.rowById.get(id);
     if (row === undefined) return [];
     const back: PendingTask[] = [];
-    for (let t = this.heads[row]; t; t = t.next) {
-      back.push({ id: t.id, jobId: t.jobId, work: t.work, memoryMb: t.memoryMb, bytes: t.bytes });
-      this.tasks.delete(t.id);
-      this.committedBytes -= t.bytes;
+    const tasks = this.tasks;
+    for (const k of tasks.on(row)) {
+      back.push({ id: tasks.idOf(k), jobId: tasks.jobOf(k), work: tasks.work[k]!, memoryMb: tasks.memoryMb[k]!, bytes: tasks.bytes[k]! });
+      this.committedBytes -= tasks.bytes[k]!;
+      tasks.remove(k);
     }
-    this.heads[row] = undefined;
+    tasks.clearMachine(row);
     this.tree.remove(row);
     this.machines.release(row);
     this.aggregatesCache = undefined;
@@ -143,12 +133,7 @@ export class MarketState {
     if (this.tasks.has(task.id)) throw new Error(`task ${task.id} is already placed`);
     const m = this.machines;
     m.roll(row, now);
-    const rec: TaskRecord = {
-      id: task.id, jobId: task.jobId, machine: row, work: task.work, memoryMb: task.memoryMb, bytes: task.bytes,
-      running: false, startedAt: 0, prev: undefined, next: undefined,
-    };
-    this.link(rec, row);
-    this.tasks.set(task.id, rec);
+    this.tasks.add(task, row);
     m.f.work[row]! += task.work;
     m.f.queuedWork[row]! += task.work;
     m.i.queued[row]!++;
@@ -158,54 +143,55 @@ export class MarketState {
   }
 
   taskStarted(taskId: string, now: number): void {
-    const t = this.requireTask(taskId);
-    if (t.running) return;
+    const k = this.requireTask(taskId);
+    const tasks = this.tasks;
+    if (tasks.running(k)) return;
     const m = this.machines;
-    m.roll(t.machine, now);
-    t.running = true;
-    t.startedAt = now;
-    m.f.queuedWork[t.machine]! -= t.work;
-    m.i.queued[t.machine]!--;
-    m.i.running[t.machine]!++;
-    m.f.runningMemory[t.machine]! += t.memoryMb;
-    this.rekey(t.machine);
+    const row = tasks.machine[k]!;
+    m.roll(row, now);
+    tasks.startedAt[k] = now;
+    m.f.queuedWork[row]! -= tasks.work[k]!;
+    m.i.queued[row]!--;
+    m.i.running[row]!++;
+    m.f.runningMemory[row]! += tasks.memoryMb[k]!;
+    this.rekey(row);
   }
 
   /** A task finished (or failed, or was cancelled): it leaves its machine and the link. */
   taskFinished(taskId: string, now: number, measuredSeconds = 0): void {
-    const t = this.tasks.get(taskId);
-    if (!t) return;
-    const m = this.machines;
-    const row = t.machine;
-    m.roll(row, now);
-    this.detach(t, now);
-    m.f.busySeconds[row]! += measuredSeconds;
-    this.committedBytes -= t.bytes;
-    this.tasks.delete(taskId);
+    void measuredSeconds;
+    const tasks = this.tasks;
+    const k = tasks.indexOf(taskId);
+    if (k < 0) return;
+    const row = tasks.machine[k]!;
+    this.machines.roll(row, now);
+    this.detach(k, now);
+    this.committedBytes -= tasks.bytes[k]!;
+    tasks.remove(k);
     this.epoch++;
     this.rekey(row);
   }
 
   /** Move a queued (or, for migrating policies, running) task to another machine. */
   moveTask(taskId: string, toMachineId: string, now: number): void {
-    const t = this.requireTask(taskId);
+    const k = this.requireTask(taskId);
     const to = this.requireMachine(toMachineId);
-    const from = t.machine;
+    const tasks = this.tasks;
+    const from = tasks.machine[k]!;
     const m = this.machines;
     m.roll(from, now);
     m.roll(to, now);
-    const wasRunning = t.running;
-    const left = this.detach(t, now);
-    t.machine = to;
-    this.link(t, to);
+    const wasRunning = tasks.running(k);
+    const left = this.detach(k, now);
+    tasks.move(k, to);
     m.f.work[to]! += left;
     if (wasRunning) {
       m.i.running[to]!++;
-      m.f.runningMemory[to]! += t.memoryMb;
+      m.f.runningMemory[to]! += tasks.memoryMb[k]!;
       // Progress so far carries over: count the task as restarted with its remaining work.
-      t.startedAt = now - (t.work - left) / m.f.speed[to]!;
+      tasks.startedAt[k] = now - (tasks.work[k]! - left) / m.f.speed[to]!;
     } else {
-      m.f.queuedWork[to]! += t.work;
+      m.f.queuedWork[to]! += tasks.work[k]!;
       m.i.queued[to]!++;
     }
     this.epoch++;
@@ -228,16 +214,24 @@ export class MarketState {
    * time-shared machine overstates its progress; moves of running tasks weigh this estimate.
    */
   reportTaskProgress(taskId: string, remainingWork: number, now: number): void {
-    const t = this.tasks.get(taskId);
-    if (!t || !t.running) return;
-    const left = Math.min(t.work, Math.max(0, remainingWork));
-    t.startedAt = now - (t.work - left) / this.machines.f.speed[t.machine]!;
+    const tasks = this.tasks;
+    const k = tasks.indexOf(taskId);
+    if (k < 0 || !tasks.running(k)) return;
+    const work = tasks.work[k]!;
+    const left = Math.min(work, Math.max(0, remainingWork));
+    tasks.startedAt[k] = now - (work - left) / this.machines.f.speed[tasks.machine[k]!]!;
   }
 
   /** The state's estimate of a task's remaining work at `now` (all of it while queued). */
   remainingOf(t: TaskRecord, now: number): number {
     if (!t.running) return t.work;
     return Math.max(0, t.work - this.machines.f.speed[t.machine]! * Math.max(0, now - t.startedAt));
+  }
+
+  /** The tasks on machine `row`, newest first. */
+  tasksOn(row: number): TaskRecord[] {
+    const tasks = this.tasks;
+    return tasks.on(row).map((k) => tasks.record(k));
   }
 
   /** What a decision taken now has seen of the market: a delayed job is asked again once this has changed. */
@@ -264,10 +258,9 @@ export class MarketState {
     const row = this.machines.rowById.get(id);
     if (row === undefined) return undefined;
     const m = this.machines;
-    const taskIds: string[] = [];
-    for (let t = this.heads[row]; t; t = t.next) taskIds.push(t.id);
+    const taskIds = this.tasks.on(row).map((k) => this.tasks.idOf(k));
     return {
-      profile: m.profiles[row]!,
+      profile: m.profile(row),
       backlogSeconds: m.remaining(row, now) / m.f.capacity[row]!,
       running: m.i.running[row]!,
       queued: m.i.queued[row]!,
@@ -320,31 +313,20 @@ export class MarketState {
     this.tree.loadChanged(row);
   }
 
-  private link(rec: TaskRecord, row: number): void {
-    const head = this.heads[row];
-    // Append at the tail would need a tail pointer; the head list is unordered for bookkeeping,
-    // while queue order for rebalancing is by assignment time and kept by the service.
-    rec.next = head;
-    rec.prev = undefined;
-    if (head) head.prev = rec;
-    this.heads[row] = rec;
-  }
-
-  /** Unlink from its machine; returns the task's estimated remaining work. */
-  private detach(t: TaskRecord, now: number): number {
+  /** The task stops counting on its machine; returns its estimated remaining work. */
+  private detach(k: number, now: number): number {
     const m = this.machines;
-    const row = t.machine;
-    if (t.prev) t.prev.next = t.next;
-    else this.heads[row] = t.next;
-    if (t.next) t.next.prev = t.prev;
-    t.prev = t.next = undefined;
-    const left = this.remainingOf(t, now);
-    if (t.running) {
+    const tasks = this.tasks;
+    const row = tasks.machine[k]!;
+    const work = tasks.work[k]!;
+    let left = work;
+    if (tasks.running(k)) {
+      left = Math.max(0, work - m.f.speed[row]! * Math.max(0, now - tasks.startedAt[k]!));
       m.i.running[row]!--;
-      m.f.runningMemory[row]! -= t.memoryMb;
+      m.f.runningMemory[row]! -= tasks.memoryMb[k]!;
       if (m.i.running[row] === 0) m.f.runningMemory[row] = 0;
     } else {
-      m.f.queuedWork[row]! -= t.work;
+      m.f.queuedWork[row]! -= work;
       m.i.queued[row]!--;
     }
     m.f.work[row] = Math.max(m.f.queuedWork[row]!, m.f.work[row]! - left, 0);
@@ -357,10 +339,10 @@ export class MarketState {
     return s;
   }
 
-  private requireTask(id: string): TaskRecord {
-    const t = this.tasks.get(id);
-    if (!t) throw new Error(`unknown task ${id}`);
-    return t;
+  private requireTask(id: string): number {
+    const k = this.tasks.indexOf(id);
+    if (k < 0) throw new Error(`unknown task ${id}`);
+    return k;
   }
 }
 
