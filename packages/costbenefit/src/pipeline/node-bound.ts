@@ -5,12 +5,11 @@
 // scoring.ts uses for one machine: each operation rounds monotonically, so no machine's cost comes
 // out below it, and a node of identical machines bounds them at exactly their cost (ties then still
 // go to the lowest row without visiting every twin).
-import {
-  AC_MIN, AQ_MIN, AT_MAX, AVAIL, B_MIN, BW_MAX, CAP_MAX, C_MIN, DEP_MAX, FREE, MEM_MAX, MEM_USED_MIN, MachineTree, PPW_MIN, PRICE_MIN, Q_MIN, REP_MAX, R_MAX, SLOT_MEM_MAX, SPEED_MAX,
-} from "../state/machine-tree.ts";
+import { FIELDS, MachineTree } from "../state/machine-tree.ts";
 import type { SearchContext } from "./context.ts";
 import type { Exclusion, TaskShape } from "./feasibility.ts";
 
+const { AC_MIN, AQ_MIN, AT_MAX, AVAIL, B_MIN, BW_MAX, CAP_MAX, C_MIN, DEP_MAX, FREE, MEM_MAX, MEM_USED_MIN, PPW_MIN, PRICE_MIN, Q_MIN, REP_MAX, R_MAX, SLOT_MEM_MAX, SPEED_MAX } = FIELDS;
 const F = MachineTree.F;
 const I = MachineTree.I;
 /** price / speed x work may round a little above price x work / speed: this keeps it below. */

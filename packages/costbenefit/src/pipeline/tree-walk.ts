@@ -3,9 +3,10 @@
 // same state meets the nodes in the same order, whoever drives it (selection.ts stops it as soon as
 // no node left can beat the best machine found; same-tasks.ts goes on for a run of tasks).
 import type { Exclusions } from "../reasons.ts";
-import { AVAIL, COUNT, MIN_ROW, MachineTree } from "../state/machine-tree.ts";
+import { FIELDS, MachineTree } from "../state/machine-tree.ts";
 import type { NodeBound } from "./node-bound.ts";
 
+const { AVAIL, COUNT, MIN_ROW } = FIELDS;
 const I = MachineTree.I;
 
 export class TreeWalk {

@@ -1,39 +1,40 @@
-// The placement search's index: machines grouped in a k-d tree by what sets their price (capacity,
-// memory, producer's price per work unit, speed, bandwidth), each node holding the extremes of
-// its machines' profiles and loads. From those extremes the search works out, for one task, a
-// lower bound of the cost of every machine under the node and whether any of them can take the
-// task at all (pipeline/selection.ts), so it visits the few groups that can hold the cheapest
-// machine instead of every machine. The grouping only makes the bounds tight; any grouping gives
-// the same answer. Loads change the extremes of one leaf and its ancestors, recomputed before the
-// next search (`flush`); machines that join go to the leaf their profile leads to, and the tree is
-// rebuilt once the machines have changed by half since it was built.
+// The placement search's index: machines in a k-d tree, grouped by what their cost scales with
+// (tree-split.ts), each node holding the extremes of its machines' profiles and loads. From those
+// extremes the search works out, for one task, a lower bound of the cost of every machine under a
+// node and whether any of them can take the task at all (pipeline/node-bound.ts), so it visits the
+// few groups that can hold the cheapest machine instead of every machine. The grouping only makes
+// the bounds tight; any grouping gives the same answer. Before the next search (`flush`), a machine
+// whose load changed goes down the tree again by its new figures, and the leaves that changed and
+// their ancestors are brought up to date; a machine that joins goes where its figures lead. The
+// tree is rebuilt once splits have grown it by half, once machines it was built with have left (its
+// bounds take ln n for a count a little below theirs), or when the horizon changes.
 import type { MachineTable } from "./machine-table.ts";
+import { DIMS, LEAF, coordinates, nodesFor, select, widestDim } from "./tree-split.ts";
 
-/** Machines per leaf when the tree is built, and past how many a leaf splits in two. */
-const LEAF = 16;
+/** Past this many machines a leaf splits in two. */
 const SPLIT = 2 * LEAF;
 
 // Per node, float fields (stride F) ...
-export const CAP_MAX = 0; // capacity (speed x slots)
-export const SPEED_MAX = 1;
-export const BW_MAX = 2; // bandwidth
-export const PRICE_MIN = 3; // producer's price per second
-export const PPW_MIN = 4; // price per second over speed: per work unit
-export const SLOT_MEM_MAX = 5; // memory per slot
-export const MEM_MAX = 6; // memory of the whole machine
-export const REP_MAX = 7; // reputation
-export const DEP_MAX = 8; // departure
-export const Q_MIN = 9; // queued work over capacity: a floor of the backlog in seconds
-export const C_MIN = 10; // backlog seconds + drain rate x at: the backlog's line in time is c - r t
-export const R_MAX = 11; // drain rate, backlog seconds per second
-export const AT_MAX = 12; // when the backlog was last rolled
-export const MEM_USED_MIN = 13; // memory of running tasks
+const CAP_MAX = 0; // capacity (speed x slots)
+const SPEED_MAX = 1;
+const BW_MAX = 2; // bandwidth
+const PRICE_MIN = 3; // producer's price per second
+const PPW_MIN = 4; // price per second over speed: per work unit
+const SLOT_MEM_MAX = 5; // memory per slot
+const MEM_MAX = 6; // memory of the whole machine
+const REP_MAX = 7; // reputation
+const DEP_MAX = 8; // departure
+const Q_MIN = 9; // queued work over capacity: a floor of the backlog in seconds
+const C_MIN = 10; // backlog seconds + drain rate x at: the backlog's line in time is c - r t
+const R_MAX = 11; // drain rate, backlog seconds per second
+const AT_MAX = 12; // when the backlog was last rolled
+const MEM_USED_MIN = 13; // memory of running tasks
 // Logarithms of the load factors over capacity, with ln n taken as `lnRef` (<= ln n while the
 // tree stands): the compute cost is e^A x capacity x (n^(w / (capacity H)) - 1) with
 // A = ln n x backlog / H - ln capacity, and the memory cost the same with B over the memory.
-export const AQ_MIN = 14; // A with the backlog's queued floor
-export const AC_MIN = 15; // A's line in time: AC - lnRef / H x rate x t
-export const B_MIN = 16;
+const AQ_MIN = 14; // A with the backlog's queued floor
+const AC_MIN = 15; // A's line in time: AC - lnRef / H x rate x t
+const B_MIN = 16;
 const SPLIT_AT = 17;
 const F = 18;
 // ... and integer fields (stride I).
@@ -41,18 +42,23 @@ const LEFT = 0;
 const RIGHT = 1;
 const PARENT = 2;
 /** First machine of a leaf (-1 when empty); -2 marks an inner node. */
-export const HEAD = 3;
-export const COUNT = 4; // machines, available or not
-export const AVAIL = 5; // machines whose producer offers their capacity
-export const MIN_ROW = 6;
-export const FREE = 7; // available machines with a free slot
+const HEAD = 3;
+const COUNT = 4; // machines, available or not
+const AVAIL = 5; // machines whose producer offers their capacity
+const MIN_ROW = 6;
+const FREE = 7; // available machines with a free slot
 const DIM = 8;
 /** A split sends (coordinate, row) below (SPLIT_AT, SPLIT_ROW) left: machines alike still split evenly. */
 const SPLIT_ROW = 9;
 const I = 10;
 const INNER = -2;
 
-const DIMS = 3;
+/** The field numbers above, for the search to copy into constants of its own (read once). */
+export const FIELDS = {
+  CAP_MAX, SPEED_MAX, BW_MAX, PRICE_MIN, PPW_MIN, SLOT_MEM_MAX, MEM_MAX, REP_MAX, DEP_MAX, Q_MIN, C_MIN, R_MAX, AT_MAX, MEM_USED_MIN,
+  AQ_MIN, AC_MIN, B_MIN, HEAD, COUNT, AVAIL, MIN_ROW, FREE,
+} as const;
+
 
 export class MachineTree {
   /** Float fields of node v at v * F + field. */
@@ -485,73 +491,4 @@ function set(a: Float64Array, k: number, x: number): boolean {
   if (a[k] === x) return false;
   a[k] = x;
   return true;
-}
-
-/**
- * Where a machine sits in the tree: the logarithms of its compute and memory cost factors (A and
- * B above, at its last event) and of its price per work unit, so one unit along any axis is about
- * the same factor of a cost. (Speed and bandwidth as axes too made the search slower: finishes
- * matter to deadlines only, and the bounds of nodes split along them were looser in cost.)
- */
-function coordinates(m: MachineTable, row: number, lnRef: number, H: number, out: Float64Array): void {
-  const f = m.f;
-  const cap = f.capacity[row]!;
-  const mem = f.memoryPerSlot[row]! * f.slots[row]!;
-  const backlog = Math.max(f.queuedWork[row]!, f.work[row]!, 0) / cap;
-  out[0] = (lnRef * backlog) / H - Math.log(cap);
-  out[1] = (lnRef * Math.max(0, f.runningMemory[row]!)) / mem - Math.log(mem);
-  out[2] = Math.log(f.pricePerSecond[row]! / f.speed[row]! + 1e-9);
-}
-
-/** How many nodes a build over n machines makes. */
-function nodesFor(n: number): number {
-  if (n <= LEAF) return 1;
-  const half = n >> 1;
-  return 1 + nodesFor(half) + nodesFor(n - half);
-}
-
-function widestDim(perm: Int32Array, lo: number, hi: number, coords: Float64Array): number {
-  let best = 0;
-  let widest = -1;
-  for (let d = 0; d < DIMS; d++) {
-    let min = Infinity;
-    let max = -Infinity;
-    for (let k = lo; k < hi; k++) {
-      const x = coords[perm[k]! * DIMS + d]!;
-      if (x < min) min = x;
-      if (x > max) max = x;
-    }
-    if (max - min > widest) {
-      widest = max - min;
-      best = d;
-    }
-  }
-  return best;
-}
-
-/** Reorder perm[lo, hi) so that perm[k] holds the element of that rank along `dim` (ties by row). */
-function select(perm: Int32Array, lo: number, hi: number, k: number, coords: Float64Array, dim: number): void {
-  const key = (r: number) => coords[r * DIMS + dim]!;
-  const less = (a: number, b: number) => key(a) < key(b) || (key(a) === key(b) && a < b);
-  let l = lo;
-  let h = hi - 1;
-  while (l < h) {
-    const pivot = perm[(l + h) >> 1]!;
-    let i = l;
-    let j = h;
-    while (i <= j) {
-      while (less(perm[i]!, pivot)) i++;
-      while (less(pivot, perm[j]!)) j--;
-      if (i <= j) {
-        const t = perm[i]!;
-        perm[i] = perm[j]!;
-        perm[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) h = j;
-    else if (k >= i) l = i;
-    else return;
-  }
 }
