@@ -6,8 +6,9 @@
 // the bounds tight; any grouping gives the same answer. Before the next search (`flush`), a machine
 // whose load changed goes down the tree again by its new figures, and the leaves that changed and
 // their ancestors are brought up to date; a machine that joins goes where its figures lead. The
-// tree is rebuilt once splits have grown it by half, once machines it was built with have left (its
-// bounds take ln n for a count a little below theirs), or when the horizon changes.
+// tree is rebuilt once splits have grown it by half, once 2% of the machines it was built with have
+// left or the market has grown by half (its bounds take ln n for a count a little below theirs), or
+// when the horizon changes.
 import type { MachineTable } from "./machine-table.ts";
 import { DIMS, LEAF, coordinates, nodesFor, select, widestDim } from "./tree-split.ts";
 
@@ -76,8 +77,7 @@ export class MachineTree {
   private moved = new Uint8Array(0);
   private movedRows: number[] = [];
   private needsBuild = true;
-  private changes = 0;
-  private builtWith = 0;
+  private levelledWith = 0;
   private nodesBuilt = 0;
   /** ln n as the bounds take it: ln of a little fewer machines than the tree was built with. */
   lnRef = Math.log(2);
@@ -118,8 +118,7 @@ export class MachineTree {
   insert(row: number): void {
     this.rows(row + 1);
     this.leafOf[row] = -1;
-    this.changes++;
-    if (this.needsBuild || this.root < 0 || this.changes > Math.max(32, this.builtWith / 2)) {
+    if (this.needsBuild || this.root < 0) {
       this.needsBuild = true;
       return;
     }
@@ -163,7 +162,6 @@ export class MachineTree {
 
   /** A machine is leaving: call before its row is released. */
   remove(row: number): void {
-    this.changes++;
     const v = this.leafOf[row]!;
     if (this.needsBuild || v < 0) {
       this.needsBuild = true;
@@ -174,8 +172,6 @@ export class MachineTree {
 
   /** A known machine's profile changed: its place in the tree may no longer fit it. */
   profileChanged(row: number): void {
-    this.changes++;
-    if (this.changes > Math.max(32, this.builtWith / 2)) this.needsBuild = true;
     this.loadChanged(row);
   }
 
@@ -188,13 +184,30 @@ export class MachineTree {
 
   /** Bring every node's extremes up to date: before each search. */
   flush(): void {
-    // Bounds take ln n as lnRef: valid while at least machinesRef machines remain.
-    // Leaves that split as machines moved: once the tree has half as many nodes again, rebuild it.
-    if (this.m.count < this.machinesRef || this.nodes > 1.5 * Math.max(this.nodesBuilt, 64)) this.needsBuild = true;
+    // Leaves split as machines move or join: once the tree has half as many nodes again as when
+    // built, it is rebuilt.
+    if (this.nodes > 1.5 * Math.max(this.nodesBuilt, 64)) this.needsBuild = true;
     if (this.needsBuild) {
       this.build();
       return;
     }
+    // Bounds take ln n as lnRef: valid while at least machinesRef machines remain, and close while
+    // the market has not grown by half. Past either, every node's figures are worked out again.
+    const count = this.m.count;
+    if (count < this.machinesRef || count > 1.5 * Math.max(this.levelledWith, 32)) this.relevel(count);
+    this.flushMoved();
+    const d = this.dirty;
+    for (let k = 0; k < d.length; k++) {
+      const v = d[k]!;
+      this.dirtyFlag[v] = 0;
+      if (!this.aggregateLeaf(v)) continue;
+      for (let p = this.i[v * I + PARENT]!; p >= 0; p = this.i[p * I + PARENT]!) if (!this.aggregateInner(p)) break;
+    }
+    d.length = 0;
+  }
+
+  /** Machines whose load changed go down the tree again; the leaves they leave or join are marked. */
+  private flushMoved(): void {
     const rows = this.movedRows;
     if (rows.length > 0) {
       const c = new Float64Array(DIMS);
@@ -213,14 +226,6 @@ export class MachineTree {
       }
       rows.length = 0;
     }
-    const d = this.dirty;
-    for (let k = 0; k < d.length; k++) {
-      const v = d[k]!;
-      this.dirtyFlag[v] = 0;
-      if (!this.aggregateLeaf(v)) continue;
-      for (let p = this.i[v * I + PARENT]!; p >= 0; p = this.i[p * I + PARENT]!) if (!this.aggregateInner(p)) break;
-    }
-    d.length = 0;
   }
 
   private touchLeaf(v: number): void {
@@ -274,8 +279,7 @@ export class MachineTree {
     const perm: number[] = [];
     for (let r = 0; r < m.end; r++) if (m.live(r)) perm.push(r);
     const n = perm.length;
-    this.machinesRef = Math.max(2, Math.floor(0.98 * n));
-    this.lnRef = Math.log(this.machinesRef);
+    this.level(n);
     const coords = new Float64Array(m.end * DIMS);
     const c = new Float64Array(DIMS);
     for (const r of perm) {
@@ -290,9 +294,26 @@ export class MachineTree {
     this.movedRows.length = 0;
     this.root = n === 0 ? -1 : this.buildRange(Int32Array.from(perm), 0, n, coords, -1);
     this.needsBuild = false;
-    this.changes = 0;
-    this.builtWith = n;
     this.nodesBuilt = this.nodes;
+  }
+
+  /** Take ln n for a little fewer than `count` machines (their A and B figures scale with it). */
+  private level(count: number): void {
+    this.levelledWith = count;
+    this.machinesRef = Math.max(2, Math.floor(0.95 * count));
+    this.lnRef = Math.log(this.machinesRef);
+  }
+
+  /** A new ln n for the bounds: every node's figures again, children before parents. O(machines). */
+  private relevel(count: number): void {
+    this.flushMoved();
+    this.level(count);
+    for (let v = this.nodes - 1; v >= 0; v--) {
+      this.dirtyFlag[v] = 0;
+      if (this.i[v * I + HEAD] === INNER) this.aggregateInner(v);
+      else this.aggregateLeaf(v);
+    }
+    this.dirty.length = 0;
   }
 
   private buildRange(perm: Int32Array, lo: number, hi: number, coords: Float64Array, parent: number): number {

@@ -30,13 +30,15 @@ export function nodesFor(n: number): number {
   return 1 + nodesFor(half) + nodesFor(n - half);
 }
 
+/** The axis along which perm[lo, hi) spreads widest (over an even sample of a large range). */
 export function widestDim(perm: Int32Array, lo: number, hi: number, coords: Float64Array): number {
+  const step = Math.max(1, Math.floor((hi - lo) / 512));
   let best = 0;
   let widest = -1;
   for (let d = 0; d < DIMS; d++) {
     let min = Infinity;
     let max = -Infinity;
-    for (let k = lo; k < hi; k++) {
+    for (let k = lo; k < hi; k += step) {
       const x = coords[perm[k]! * DIMS + d]!;
       if (x < min) min = x;
       if (x > max) max = x;
@@ -51,17 +53,26 @@ export function widestDim(perm: Int32Array, lo: number, hi: number, coords: Floa
 
 /** Reorder perm[lo, hi) so that perm[k] holds the element of that rank along `dim` (ties by row). */
 export function select(perm: Int32Array, lo: number, hi: number, k: number, coords: Float64Array, dim: number): void {
-  const key = (r: number) => coords[r * DIMS + dim]!;
-  const less = (a: number, b: number) => key(a) < key(b) || (key(a) === key(b) && a < b);
   let l = lo;
   let h = hi - 1;
   while (l < h) {
-    const pivot = perm[(l + h) >> 1]!;
+    const pr = perm[(l + h) >> 1]!;
+    const pk = coords[pr * DIMS + dim]!;
     let i = l;
     let j = h;
     while (i <= j) {
-      while (less(perm[i]!, pivot)) i++;
-      while (less(pivot, perm[j]!)) j--;
+      for (;;) {
+        const r = perm[i]!;
+        const x = coords[r * DIMS + dim]!;
+        if (x < pk || (x === pk && r < pr)) i++;
+        else break;
+      }
+      for (;;) {
+        const r = perm[j]!;
+        const x = coords[r * DIMS + dim]!;
+        if (pk < x || (x === pk && pr < r)) j--;
+        else break;
+      }
       if (i <= j) {
         const t = perm[i]!;
         perm[i] = perm[j]!;
