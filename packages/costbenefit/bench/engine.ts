@@ -45,26 +45,23 @@ function job(rng: Rng, id: string, tasks: number, now: number): Job {
 }
 
 /**
- * A market whose machines carry `queued` tasks in all, 0 to twice the mean each (0-3 by default),
- * the first ones running, each up to a quarter of the horizon's work: a longer queue is a fuller
- * market, most of whose machines cannot take more work within the horizon.
+ * A market whose machines carry `queued` tasks in all, on average: 0 to twice the mean each (0-3
+ * by default, as this bench always drew them), the first ones running, each up to a quarter of the
+ * horizon's work, so a longer queue is a fuller market, most of whose machines cannot take more
+ * work within the horizon.
  */
 function build(rng: Rng, profiles: MachineProfileInput[], queued: number): MarketState {
   const prices = profiles.map((p) => (p.kind === "opportunistic" ? p.pricePerSecond : 0));
   const s = new MarketState({ horizonSeconds: H, priceConstant: defaultPriceConstant(prices, H), linkBytesPerSecond: 1e10 });
   for (const p of profiles) s.upsertMachine(p, 0);
-  const mean = queued / profiles.length;
-  let left = queued;
-  for (let i = 0; i < profiles.length && left > 0; i++) {
-    const p = profiles[i]!;
-    // The last machines take what the draws left over, so the market holds `queued` tasks.
-    const k = i === profiles.length - 1 ? left : Math.min(left, Math.floor(rng.uniform(0, 2 * mean + 1)));
-    for (let j = 0; j < k; j++) {
+  const most = 2 * (queued / profiles.length) + 1;
+  for (const p of profiles) {
+    const k = Math.floor(rng.uniform(0, most));
+    for (let i = 0; i < k; i++) {
       const id = `bg${taskSeq++}`;
       s.assignTask({ id, jobId: "background", work: rng.uniform(1, 0.25 * H) * p.speed * p.slots, memoryMb: rng.uniform(0, p.memoryPerSlotMb), bytes: 0 }, p.id, 0);
-      if (j < p.slots) s.taskStarted(id, 0);
+      if (i < p.slots) s.taskStarted(id, 0);
     }
-    left -= k;
   }
   return s;
 }
@@ -87,13 +84,15 @@ interface Row {
 
 const rng = createRng(seed);
 const miserly = createPolicy("miserly");
-const policyRng = rng.fork("policy");
 const outcomesBySize: Record<number, Record<string, number>> = {};
 
 function measure(size: number, queued: number): Row {
-  const profiles = machines(rng.fork(`machines-${size}`), size);
+  // At --machines, the market and jobs this bench drew before it had rows: the figures compare.
+  const fork = (label: string) => rng.fork(size === M ? label : `${label}-${size}`);
+  const policyRng = fork("policy");
+  const profiles = machines(fork("machines"), size);
   const before = memoryNow();
-  const state = build(rng.fork(`queue-${size}`), profiles, queued);
+  const state = build(fork("queue"), profiles, queued);
   const bytesPerMachine = (memoryNow() - before) / size;
   const tasksQueued = state.tasks.size;
 
@@ -111,6 +110,7 @@ function measure(size: number, queued: number): Row {
     const j = job(policyRng, `w${size}-${i}`, 10, now);
     settle(miserly.admit(state, j, now, policyRng), j);
   }
+  live.length = 0;
   const samples = 3000;
   const lat = new Float64Array(samples);
   const outcomes: Record<string, number> = {};
@@ -141,6 +141,7 @@ function measure(size: number, queued: number): Row {
 }
 
 const sizes = [...new Set([Math.min(10_000, M), M])].sort((a, b) => a - b);
+const casesRng = rng.fork("cases");
 const rows = sizes.map((size) => measure(size, Math.round((Q * size) / M)));
 
 /**
@@ -162,7 +163,7 @@ function hugeJob(machinesN: number, memoryMb: number, value: number, runs = 7): 
   let outcome = "";
   for (let k = 0; k < runs; k++) {
     const t = performance.now();
-    outcome = miserly.admit(s, j, 1, policyRng).outcome;
+    outcome = miserly.admit(s, j, 1, casesRng).outcome;
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
@@ -198,7 +199,7 @@ function smallJob(alike: boolean, runs = 300): { p50Micros: number; p99Micros: n
   for (let k = 0; k < runs; k++) {
     const j = Job.parse({ id: `small${k}`, arrivedAt: 1, benefit: { kind: "constant", value: 100 }, tasks: Array.from({ length: 20 }, (_, i) => ({ id: `small${k}-${i}`, work: 0.001, memoryMb: 1, bytes: 100 + String(i).length })) });
     const t = process.hrtime.bigint();
-    outcome = miserly.admit(s, j, 1, policyRng).outcome;
+    outcome = miserly.admit(s, j, 1, casesRng).outcome;
     times[k] = Number(process.hrtime.bigint() - t) / 1000;
   }
   times.sort();
