@@ -10,7 +10,7 @@
 // left or the market has grown by half (its bounds take ln n for a count a little below theirs), or
 // when the horizon changes.
 import type { MachineTable } from "./machine-table.ts";
-import { DIMS, LEAF, coordinates, nodesFor, select, widestDim } from "./tree-split.ts";
+import { DIMS, LEAF, coordinates, select, widestDim } from "./tree-split.ts";
 
 /** Past this many machines a leaf splits in two. */
 const SPLIT = 2 * LEAF;
@@ -288,11 +288,11 @@ export class MachineTree {
     }
     this.nodes = 0;
     // Exactly the nodes the build makes, and an eighth more for leaves that split later.
-    this.room(Math.max(64, Math.ceil(nodesFor(n) * 1.125)));
+    this.room(Math.max(64, Math.ceil((2 * Math.ceil(n / LEAF) - 1) * 1.125)));
     this.dirty.length = 0;
     for (const r of this.movedRows) this.moved[r] = 0;
     this.movedRows.length = 0;
-    this.root = n === 0 ? -1 : this.buildRange(Int32Array.from(perm), 0, n, coords, -1);
+    this.root = n === 0 ? -1 : this.buildRange(Int32Array.from(perm), 0, n, Math.ceil(n / LEAF), coords, -1);
     this.needsBuild = false;
     this.nodesBuilt = this.nodes;
   }
@@ -316,10 +316,11 @@ export class MachineTree {
     this.dirty.length = 0;
   }
 
-  private buildRange(perm: Int32Array, lo: number, hi: number, coords: Float64Array, parent: number): number {
+  /** The subtree over perm[lo, hi) with `leaves` leaves of as many machines each as can be. */
+  private buildRange(perm: Int32Array, lo: number, hi: number, leaves: number, coords: Float64Array, parent: number): number {
     const v = this.newNode();
     this.i[v * I + PARENT] = parent;
-    if (hi - lo <= LEAF) {
+    if (leaves <= 1) {
       let head = -1;
       for (let k = hi - 1; k >= lo; k--) {
         const r = perm[k]!;
@@ -332,14 +333,15 @@ export class MachineTree {
       return v;
     }
     const dim = widestDim(perm, lo, hi, coords);
-    const mid = (lo + hi) >> 1;
+    const half = leaves >> 1;
+    const mid = lo + Math.round(((hi - lo) * half) / leaves);
     select(perm, lo, hi, mid, coords, dim);
     this.i[v * I + HEAD] = INNER;
     this.i[v * I + DIM] = dim;
     this.i[v * I + SPLIT_ROW] = perm[mid]!;
     this.f[v * F + SPLIT_AT] = coords[perm[mid]! * DIMS + dim]!;
-    const l = this.buildRange(perm, lo, mid, coords, v);
-    const r = this.buildRange(perm, mid, hi, coords, v);
+    const l = this.buildRange(perm, lo, mid, half, coords, v);
+    const r = this.buildRange(perm, mid, hi, leaves - half, coords, v);
     this.i[v * I + LEFT] = l;
     this.i[v * I + RIGHT] = r;
     this.aggregateInner(v);

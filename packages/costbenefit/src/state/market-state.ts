@@ -292,11 +292,11 @@ export class MarketState {
   /**
    * Linearized unit cost of machine `row` at `now`, in credits per work unit:
    * P ln(n) n^u / (capacity H) + cps / speed. Since e^x - 1 >= x, w times this is a lower bound
-   * of the exact compute marginal plus payment, which lets the search prune safely.
+   * of the exact compute marginal plus payment: the market's unit quote for a dedicated offer.
    */
   unitKey(row: number, now: number, n = this.n): number {
     const m = this.machines;
-    // Switched-off capacity sorts last: the search reaches it only when nothing else fits.
+    // Switched-off capacity offers no price.
     if (m.f.available[row] === 0) return Infinity;
     const H = this._settings.horizonSeconds;
     const capacity = m.f.capacity[row]!;

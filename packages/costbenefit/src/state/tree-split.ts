@@ -4,7 +4,7 @@ import type { MachineTable } from "./machine-table.ts";
 
 /** Axes of a machine's place: see `coordinates`. */
 export const DIMS = 3;
-/** Machines per leaf, at most, when the tree is built. */
+/** Machines per leaf, at most, when the tree is built (the leaves share a group evenly). */
 export const LEAF = 16;
 
 /**
@@ -21,13 +21,6 @@ export function coordinates(m: MachineTable, row: number, lnRef: number, H: numb
   out[0] = (lnRef * backlog) / H - Math.log(cap);
   out[1] = (lnRef * Math.max(0, f.runningMemory[row]!)) / mem - Math.log(mem);
   out[2] = Math.log(f.pricePerSecond[row]! / f.speed[row]! + 1e-9);
-}
-
-/** How many nodes a build over n machines makes. */
-export function nodesFor(n: number): number {
-  if (n <= LEAF) return 1;
-  const half = n >> 1;
-  return 1 + nodesFor(half) + nodesFor(n - half);
 }
 
 /** The axis along which perm[lo, hi) spreads widest (over an even sample of a large range). */
