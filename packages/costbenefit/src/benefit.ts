@@ -148,7 +148,9 @@ export function cappedBenefit(curve: BenefitCurve, cap: number): BenefitCurve {
       return { ...curve, value: Math.min(curve.value, c), ...(curve.penalty === undefined ? {} : { penalty: Math.min(curve.penalty, c) }) };
     case "linear-decay": {
       if (curve.value <= c) return curve;
-      if (curve.floor >= c || curve.end === curve.start) return { kind: "constant", value: c };
+      if (curve.floor >= c) return { kind: "constant", value: c };
+      // A step at `start`: the cap before it, the floor after.
+      if (curve.end === curve.start) return { ...curve, value: c };
       // Flat at the cap until the decay crosses it, then the same decay.
       const crosses = curve.start + ((curve.value - c) / (curve.value - curve.floor)) * (curve.end - curve.start);
       return { ...curve, value: c, start: crosses };

@@ -5,6 +5,7 @@ const num = z.number();
 
 /** Why machines were ruled out for one task: counts per feasibility check. */
 export const Exclusions = z.object({
+  /** Machines the search looked at one by one (the others were ruled out, or outbid, by groups). */
   inspected: num,
   /** Machines whose producer has switched their capacity off (paused, schedule, in use). */
   unavailable: num.default(0),

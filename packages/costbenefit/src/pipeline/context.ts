@@ -65,8 +65,6 @@ export interface SearchContext {
   readonly P: number;
   readonly H: number;
   readonly linkBytesPerSecond: number;
-  /** Keys drained since the index was refreshed are at most this factor too high. */
-  readonly pruneFactor: number;
   readonly maxCandidates: number;
   readonly minReputation: number;
   /** Enforce usage <= maximum for compute (backlog <= H) and the link (the Java Market paper, 4.3). */
@@ -78,7 +76,7 @@ export interface SearchContext {
 const sharedOverlay = new Overlay();
 
 export function createContext(state: MarketState, now: number, minReputation = 0): SearchContext {
-  state.ensureIndex(now);
+  state.ensureIndex();
   const s = state.settings;
   const n = state.n;
   const lnN = Math.log(n);
@@ -87,7 +85,6 @@ export function createContext(state: MarketState, now: number, minReputation = 0
     P: s.priceConstant,
     H: s.horizonSeconds,
     linkBytesPerSecond: s.linkBytesPerSecond,
-    pruneFactor: Math.exp(-lnN * Math.max(0, now - state.rekeyAt) / s.horizonSeconds),
     maxCandidates: s.maxCandidatesPerTask,
     minReputation,
     bounded: true,

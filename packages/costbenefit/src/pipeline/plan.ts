@@ -161,7 +161,7 @@ function planUpTo(ctx: SearchContext, groups: TaskShape[][], deadlineAt: number,
     if (g >= runEnd) {
       same = undefined;
       runEnd = g + 1;
-      if (choose === cheapestMachine && !used && ctx.state.index.size > 0) {
+      if (choose === cheapestMachine && !used && ctx.state.machineCount > 0) {
         let bytesVary = false;
         while (runEnd < groups.length && groups[runEnd]!.length === 1 && sameSearch(group[0]!, groups[runEnd]![0]!, deadlineAt)) {
           bytesVary ||= groups[runEnd]![0]!.bytes !== group[0]!.bytes;

@@ -1,40 +1,41 @@
 // cheapestMachine for a run of identical tasks (one job's tasks share their work, memory and
 // bytes), giving the same answer for each task at the cost of a tree update and a few lookups
-// instead of a walk over the machines. For a task of one shape the threshold walk always visits
-// machines in the same order, with the same bound before each: only the costs of the machines
-// visited change, and placing a task changes the cost of its machine alone. So the walk is made
-// once, with every machine's cost; each task's answer is the cheapest (then lowest row) of the
-// prefix the walk would have visited: it stops at the first position whose bound reaches the
-// cheapest cost seen before it (bounds only rise, that cheapest only falls, so a binary search
-// finds it) or once maxCandidatesPerTask machines were inspected.
+// instead of a search. For a task of one shape the search meets the machine tree's leaves in the
+// same order, with the same bounds, whatever was placed before (tree-walk.ts; node bounds read the
+// market, not the plan's tentative loads): only the costs of the machines met change, and placing
+// a task changes the cost of its machine alone. So the walk is made once, with every machine's
+// cost; each task's answer is the cheapest (then lowest row) of the prefix the search would have
+// met: it stops at the first leaf whose bound (then lowest row) is above the cheapest machine met
+// before it (bounds only rise, that cheapest only falls, so a binary search finds it) or once
+// maxCandidatesPerTask machines were checked.
 //
-// The walk is made lazily, only as far as some task's answer needs: a prefix's positions never
-// change when the walk goes further, and a machine first met later has no task of this run on it,
-// so its cost then is what it would have been at the start. On a market whose machines differ the
-// walk stops after a few machines; on one whose machines all look alike (their bounds tie, and a
-// bound never reaches an exact cost) every task's walk meets every machine, and this search meets
-// each of them once for the whole run instead of once per task.
+// The walk is made lazily, only as far as some task's answer needs: a prefix never changes when
+// the walk goes further, and a machine first met later has no task of this run on it, so its cost
+// then is what it would have been at the start. On a market whose machines differ the walk stops
+// after a few leaves; on one whose machines all look alike every task of the run takes the next
+// twin, and this search meets each of them once for the whole run.
 //
 // A run's tasks may differ in bytes when the plan has no deadline: bytes only move a task's finish
-// (by its own bytes over the machine's bandwidth), never its cost or the walk's bounds, and with
-// no deadline a finish rules a machine out only by its departure, so such a run's search gives up
-// (the walk answers) once it meets a machine that departs.
+// (by its own bytes over the machine's bandwidth), never its cost or a bound, and with no deadline
+// a finish rules a machine out only by its departure, so such a run's search gives up (the search
+// per task answers) once it meets a machine that departs. When no machine can take a task, the
+// search per task answers too, and counts why.
 import type { Exclusions } from "../reasons.ts";
 import type { SearchContext } from "./context.ts";
-import { finishOf, infeasibility, type Estimate, type Exclusion, type TaskShape } from "./feasibility.ts";
-import { Frontier } from "./frontier.ts";
+import { finishOf, infeasibility, type Estimate, type TaskShape } from "./feasibility.ts";
+import { NodeBound } from "./node-bound.ts";
 import { machineCredits } from "./scoring.ts";
-import type { Choice } from "./selection.ts";
+import { cheapestMachine, type Choice } from "./selection.ts";
+import { TreeWalk } from "./tree-walk.ts";
 
-/** Below this many tasks of one shape, each task walks the machines itself. */
+/** Below this many tasks of one shape, each task searches the machines itself. */
 export const SAME_TASKS_AT_LEAST = 2;
 
-/** Positions the walk first makes; it then doubles whenever a task needs more. */
+/** Machines the walk first meets; it then doubles whenever a task needs more. */
 const FIRST_STEP = 16;
 
-// The walk's two lists, shared by every search: only the search made last may advance them.
-const byWork = new Frontier();
-const byMemory = new Frontier();
+// The walk shared by every run's search: only the search made last may advance it.
+const walk = new TreeWalk();
 let walking: SameTaskSearch | undefined;
 
 function grownF64(a: Float64Array, n: number): Float64Array<ArrayBuffer> {
@@ -44,31 +45,31 @@ function grownF64(a: Float64Array, n: number): Float64Array<ArrayBuffer> {
 }
 
 export class SameTaskSearch {
+  /** Machines in the order the walk meets them (positions). */
   private readonly rows: number[] = [];
-  private readonly bound: number[] = [];
   private readonly posOfRow = new Map<number, number>();
+  /** Each leaf met: its first position, its bound and its lowest row. */
+  private readonly starts: number[] = [];
+  private readonly startBound: number[] = [];
+  private readonly startRow: number[] = [];
   private cost = new Float64Array(FIRST_STEP);
   private backlog = new Float64Array(FIRST_STEP);
   private startsNow = new Uint8Array(FIRST_STEP);
-  private readonly exclusion: (Exclusion | undefined)[] = [];
-  /** Set once the walk has ended: the lists ran out, or the candidate limit stops it here. */
+  /** Set once the walk has ended: the tree ran out, or the candidate limit stops it here. */
   private done = false;
-  private turn = 0;
-  private inspected = 0;
-  private readonly useMemory: boolean;
+  private readonly test: NodeBound;
   private readonly est: Estimate = { finishAt: 0, backlogSeconds: 0, startsNow: false };
-  /** A segment tree of positions: each node holds the cheapest (then lowest row) of its range, or -1. */
+  /** A segment tree of positions: each node holds the cheapest (then lowest row) feasible one, or -1. */
   private tree = new Int32Array(2).fill(-1);
   private leaves = 1;
-  /** Set when a cost or bound is not a finite number: the caller falls back to the walk. */
+  /** Set when the run cannot be answered this way (a cost not a number, a departing machine met with bytes that vary): the caller asks per task. */
   unsafe = false;
 
   /** `bytesVary`: the run's tasks differ in bytes (only with no deadline, see above). */
   constructor(private readonly ctx: SearchContext, private readonly task: TaskShape, private readonly deadlineAt: number, private readonly bytesVary = false) {
-    this.useMemory = task.memoryMb > 0;
+    this.test = new NodeBound(ctx, task, deadlineAt);
     walking = this;
-    byWork.start(ctx.state.index);
-    if (this.useMemory) byMemory.start(ctx.state.memoryIndex);
+    walk.start(ctx.state.tree, this.test, undefined);
   }
 
   /** The machine cheapestMachine would choose now for `task` (of the run), or undefined with `why` as it would count; with `unsafe` set, ask it instead. */
@@ -85,14 +86,8 @@ export class SameTaskSearch {
       const startsNow = this.startsNow[best] === 1;
       return { row, cost: this.cost[best]!, finishAt: finishOf(this.ctx, row, task, startsNow, this.backlog[best]!), startsNow };
     }
-    // Nothing feasible: the walk went to its end and counted why for every machine it inspected.
-    for (let p = 0; p < stop; p++) {
-      if (this.rows[p]! < 0) continue;
-      why.inspected++;
-      const no = this.exclusion[p];
-      if (no) why[no]++;
-    }
-    return undefined;
+    // No machine: the search for this task alone says so, and counts why.
+    return cheapestMachine(this.ctx, task, this.deadlineAt, undefined, why);
   }
 
   /** A task of this shape was placed on `row`: its cost changed, no other machine's did. */
@@ -104,56 +99,65 @@ export class SameTaskSearch {
   }
 
   /**
-   * The first position of the walk made so far whose bound reaches the cheapest cost before it
-   * (the walk stops there), or the walk's length when none does yet.
+   * Where the search stops in the walk made so far: the first leaf whose bound (then lowest row) is
+   * above the cheapest machine before it, or the walk's length when none is yet.
    */
   private stopWithin(): number {
-    const n = this.rows.length;
-    if (n <= 1 || this.cheapestIn(n - 1) < 0 || this.bound[n - 1]! < this.cost[this.cheapestIn(n - 1)]!) return n;
+    const n = this.starts.length;
+    if (n <= 1 || !this.stopsAt(n - 1)) return this.rows.length;
     let lo = 1;
     let hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      const c = this.cheapestIn(mid);
-      if (c >= 0 && this.bound[mid]! >= this.cost[c]!) hi = mid;
+      if (this.stopsAt(mid)) hi = mid;
       else lo = mid + 1;
     }
-    return lo;
+    return this.starts[lo]!;
   }
 
-  /** Up to `count` more positions of the walk cheapestMachine makes, without stopping early: rows, bounds, repeats. */
+  private stopsAt(leaf: number): boolean {
+    const c = this.cheapestIn(this.starts[leaf]!);
+    if (c < 0) return false;
+    const lb = this.startBound[leaf]!;
+    const cost = this.cost[c]!;
+    return lb > cost || (lb === cost && this.startRow[leaf]! > this.rows[c]!);
+  }
+
+  /** The walk's next leaves, until `count` more machines or its end, the candidate limit included. */
   private extend(count: number): void {
-    // Another search moved the shared lists since: this one can no longer go on.
+    // Another search moved the shared walk since: this one can no longer go on.
     if (walking !== this) {
       this.unsafe = true;
       return;
     }
     const ctx = this.ctx;
-    const task = this.task;
-    const useMemory = this.useMemory;
+    const tree = ctx.state.tree;
+    const departureAt = ctx.state.machines.f.departureAt;
     const from = this.rows.length;
-    for (let k = 0; k < count; k++) {
-      if (byWork.empty || (useMemory && byMemory.empty)) {
+    const limit = ctx.maxCandidates;
+    while (this.rows.length - from < count) {
+      if (this.rows.length >= limit) {
         this.done = true;
         break;
       }
-      const wTerm = byWork.peekKey() * ctx.pruneFactor * task.work;
-      const mTerm = useMemory ? byMemory.peekKey() * task.memoryMb : 0;
-      if (this.inspected >= ctx.maxCandidates) {
+      const v = walk.nextLeaf();
+      if (this.bytesVary && this.test.departures) this.unsafe = true;
+      if (v < 0) {
         this.done = true;
         break;
       }
-      const fromMemory = useMemory && (this.turn++ & 1) === 1;
-      const row = fromMemory ? byMemory.next() : byWork.next();
-      const met = this.posOfRow.has(row);
-      this.rows.push(met ? -1 : row);
-      this.bound.push(wTerm + mTerm);
-      if (!met) {
-        this.posOfRow.set(row, this.rows.length - 1);
-        this.inspected++;
-        if (this.bytesVary && ctx.state.machines.f.departureAt[row] !== Infinity) this.unsafe = true;
+      this.starts.push(this.rows.length);
+      this.startBound.push(walk.leafBound);
+      this.startRow.push(walk.leafRow);
+      for (let row = tree.head(v); row >= 0; row = tree.next[row]!) {
+        if (this.rows.length >= limit) {
+          this.done = true;
+          break;
+        }
+        if (this.bytesVary && departureAt[row] !== Infinity) this.unsafe = true;
+        this.posOfRow.set(row, this.rows.length);
+        this.rows.push(row);
       }
-      if (!Number.isFinite(wTerm + mTerm)) this.unsafe = true;
     }
     const n = this.rows.length;
     if (n > this.cost.length) {
@@ -164,37 +168,40 @@ export class SameTaskSearch {
       s.set(this.startsNow);
       this.startsNow = s;
     }
-    for (let p = from; p < n; p++) this.evaluate(p);
+    const feasible: boolean[] = [];
+    for (let p = from; p < n; p++) feasible.push(this.evaluate(p));
     if (n > this.leaves) {
       // Regrown: every position goes into a tree twice as big or more.
       let leaves = this.leaves;
       while (leaves < n) leaves *= 2;
+      const old = this.tree;
+      const oldLeaves = this.leaves;
       this.leaves = leaves;
       this.tree = new Int32Array(2 * leaves).fill(-1);
-      for (let p = 0; p < n; p++) if (this.rows[p]! >= 0 && this.exclusion[p] === undefined) this.tree[p + leaves] = p;
+      for (let p = 0; p < from; p++) this.tree[p + leaves] = old[p + oldLeaves]!;
+      for (let p = from; p < n; p++) this.tree[p + leaves] = feasible[p - from] ? p : -1;
       for (let i = leaves - 1; i >= 1; i--) this.tree[i] = this.better(this.tree[2 * i]!, this.tree[2 * i + 1]!);
     } else {
       for (let p = from; p < n; p++) this.up(p);
     }
   }
 
-  /** The position's cost (and the leaf of the tree once it has room for it). */
-  private evaluate(p: number): void {
+  /** The position's cost, in its leaf of the tree once it has room for it; returns whether the machine can take the task. */
+  private evaluate(p: number): boolean {
     const row = this.rows[p]!;
-    if (row < 0) return;
     const est = this.est;
     const no = infeasibility(this.ctx, row, this.task, this.deadlineAt, undefined, est);
-    this.exclusion[p] = no;
-    if (no) {
-      if (p < this.leaves) this.tree[p + this.leaves] = -1;
-      return;
+    const ok = no === undefined;
+    if (ok) {
+      const cost = machineCredits(this.ctx, row, this.task, est.backlogSeconds);
+      // A cost that is not a number orders nothing: the search per task answers.
+      if (cost !== cost) this.unsafe = true;
+      this.cost[p] = cost;
+      this.backlog[p] = est.backlogSeconds;
+      this.startsNow[p] = est.startsNow ? 1 : 0;
     }
-    const cost = machineCredits(this.ctx, row, this.task, est.backlogSeconds);
-    if (!Number.isFinite(cost)) this.unsafe = true;
-    this.cost[p] = cost;
-    this.backlog[p] = est.backlogSeconds;
-    this.startsNow[p] = est.startsNow ? 1 : 0;
-    if (p < this.leaves) this.tree[p + this.leaves] = p;
+    if (p < this.leaves) this.tree[p + this.leaves] = ok ? p : -1;
+    return ok;
   }
 
   /** The tree's nodes above position `p`, after its leaf changed. */

@@ -78,7 +78,7 @@ function moves(call: ShareCall): Move[] {
     if (out.length >= rule.maxMovesPerTick) break;
     if (touched.has(src)) continue;
     let best: { t: string; to: number; bid: number; before: number; after: number } | undefined;
-    for (let t = state.heads[src]; t; t = t.next) {
+    for (const t of state.tasksOn(src)) {
       if (t.running && !rule.moveRunning) continue;
       const bid = bidOf(t.jobId);
       const before = shareOn(state, src, bid, sums[src]! - bid, busy[src]! - 1).progress;

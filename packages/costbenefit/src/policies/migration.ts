@@ -64,7 +64,7 @@ export function migrationMoves(state: MarketState, now: number, profile: PolicyP
       // Tasks of one shape on one source (a job's tasks are mostly alike) get the same answer from
       // the search, and an equal score never replaces the best: each shape is searched once.
       const searched = new Set<string>();
-      for (let t = state.heads[src]; t; t = t.next) {
+      for (const t of state.tasksOn(src)) {
         if (t.running && !rule.moveRunning) continue;
         const left = state.remainingOf(t, now);
         const shape = `${left}/${t.memoryMb}/${t.running ? 1 : 0}`;
@@ -126,7 +126,7 @@ function loadMove(ctx: SearchContext, src: number, exclude: Set<number>, rule: M
   const over = rule.usher && m.f.runningMemory[src]! > memMax;
   let pick: TaskRecord | undefined;
   let pickKey = -Infinity;
-  for (let t = state.heads[src]; t; t = t.next) {
+  for (const t of state.tasksOn(src)) {
     if (t.running && !rule.moveRunning) continue;
     const key = over ? t.memoryMb : state.remainingOf(t, ctx.now);
     if (key > pickKey) {

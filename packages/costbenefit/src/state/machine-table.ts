@@ -1,5 +1,6 @@
-// Machines stored column-wise in typed arrays (struct of arrays): about 150 bytes of numbers per
-// machine, no per-machine object on the hot path, and rows reused after departures.
+// Machines stored column-wise in typed arrays (struct of arrays): about 130 bytes of numbers per
+// machine and no object per machine (a profile is written out from its columns when asked for),
+// rows reused after departures.
 import type { MachineProfile } from "../machine.ts";
 
 const F64 = [
@@ -7,9 +8,12 @@ const F64 = [
   // 1 while the producer offers the machine's capacity, 0 while it is switched off.
   "available",
   // Backlog bookkeeping: remaining work as of `at`, drained at speed x min(running, slots).
-  "work", "at", "queuedWork", "runningMemory", "busySeconds",
+  "work", "at", "queuedWork", "runningMemory",
+  // A dedicated machine's contract price (its profile's; the search never reads it).
+  "contractPrice",
 ] as const;
-const I32 = ["running", "queued"] as const;
+// owner: the number of its owner when the profile names one, else -1 (the machine is its own).
+const I32 = ["running", "queued", "owner"] as const;
 type F64Col = (typeof F64)[number];
 type I32Col = (typeof I32)[number];
 
@@ -18,11 +22,11 @@ export class MachineTable {
   f: Record<F64Col, Float64Array>;
   i: Record<I32Col, Int32Array>;
   ids: (string | undefined)[] = [];
-  profiles: (MachineProfile | undefined)[] = [];
   rowById = new Map<string, number>();
-  /** Slots by owner, so a replica's sibling can rule out every machine of the same owner. */
-  private ownerOf: (string | undefined)[] = [];
-  private byOwner = new Map<string, Set<number>>();
+  /** Rows by named owner, so a replica's sibling can rule out every machine of the same owner. */
+  private owners: { name: string; rows: number[] }[] = [];
+  private ownerByName = new Map<string, number>();
+  private freeOwners: number[] = [];
   private free: number[] = [];
   private next = 0;
   count = 0;
@@ -39,7 +43,7 @@ export class MachineTable {
     let row = this.free.pop();
     if (row === undefined) {
       if (this.next === this.capacityLimit) {
-        this.growTo(this.capacityLimit * 2);
+        this.growTo(Math.ceil(this.capacityLimit * 1.25));
         grew = true;
       }
       row = this.next++;
@@ -49,6 +53,7 @@ export class MachineTable {
     this.count++;
     for (const k of F64) this.f[k][row] = 0;
     for (const k of I32) this.i[k][row] = 0;
+    this.i.owner[row] = -1;
     return { row, grew };
   }
 
@@ -57,15 +62,13 @@ export class MachineTable {
     if (id !== undefined) this.rowById.delete(id);
     this.setOwner(row, undefined);
     this.ids[row] = undefined;
-    this.profiles[row] = undefined;
     this.free.push(row);
     this.count--;
   }
 
   setProfile(row: number, p: MachineProfile): void {
     const f = this.f;
-    this.profiles[row] = p;
-    this.setOwner(row, p.owner ?? `machine:${p.id}`);
+    this.setOwner(row, p.owner);
     f.speed[row] = p.speed;
     f.slots[row] = p.slots;
     f.memoryPerSlot[row] = p.memoryPerSlotMb;
@@ -76,28 +79,51 @@ export class MachineTable {
     f.departureAt[row] = p.kind === "dedicated" ? p.departureAt : Infinity;
     f.reputation[row] = p.reputation;
     f.available[row] = p.available ? 1 : 0;
+    f.contractPrice[row] = p.kind === "dedicated" ? p.contractPrice : NaN;
+  }
+
+  /** The machine's profile as it was last set. */
+  profile(row: number): MachineProfile {
+    const f = this.f;
+    const owner = this.i.owner[row]!;
+    const common = {
+      id: this.ids[row]!, slots: f.slots[row]!, speed: f.speed[row]!, memoryPerSlotMb: f.memoryPerSlot[row]!, bandwidthBytesPerSecond: f.bandwidth[row]!,
+      reputation: f.reputation[row]!, ...(owner >= 0 ? { owner: this.owners[owner]!.name } : {}), available: f.available[row] === 1,
+    };
+    const contract = f.contractPrice[row]!;
+    return contract === contract
+      ? { ...common, kind: "dedicated", contractPrice: contract, departureAt: f.departureAt[row]! }
+      : { ...common, kind: "opportunistic", pricePerSecond: f.pricePerSecond[row]! };
   }
 
   /** The rows of every live machine with the same owner as `row` (itself included). */
   sameOwner(row: number): Iterable<number> {
-    const owner = this.ownerOf[row];
-    return (owner !== undefined && this.byOwner.get(owner)) || [row];
+    const owner = this.i.owner[row]!;
+    return owner >= 0 ? this.owners[owner]!.rows : [row];
   }
 
-  private setOwner(row: number, owner: string | undefined): void {
-    const old = this.ownerOf[row];
-    if (old === owner) return;
-    if (old !== undefined) {
-      const set = this.byOwner.get(old)!;
-      set.delete(row);
-      if (set.size === 0) this.byOwner.delete(old);
+  private setOwner(row: number, name: string | undefined): void {
+    const old = this.i.owner[row]!;
+    if (old >= 0 && this.owners[old]!.name === name) return;
+    if (old >= 0) {
+      const o = this.owners[old]!;
+      o.rows.splice(o.rows.indexOf(row), 1);
+      if (o.rows.length === 0) {
+        this.ownerByName.delete(o.name);
+        this.freeOwners.push(old);
+      }
     }
-    this.ownerOf[row] = owner;
-    if (owner !== undefined) {
-      let set = this.byOwner.get(owner);
-      if (!set) this.byOwner.set(owner, (set = new Set()));
-      set.add(row);
+    this.i.owner[row] = -1;
+    if (name === undefined) return;
+    let k = this.ownerByName.get(name);
+    if (k === undefined) {
+      k = this.freeOwners.pop() ?? this.owners.length;
+      this.owners[k] = { name, rows: [] };
+      this.ownerByName.set(name, k);
     }
+    const rows = this.owners[k]!.rows;
+    rows.push(row);
+    this.i.owner[row] = k;
   }
 
   /** Highest row ever used + 1: iterate 0..end and skip empty rows. */

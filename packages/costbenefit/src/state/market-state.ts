@@ -6,21 +6,11 @@ import { MachineProfile, type MachineProfileInput } from "../machine.ts";
 import type { Job, PendingTask } from "../job.ts";
 import { MarketSettings, type MarketSettingsInput } from "../settings.ts";
 import type { Reason } from "../reasons.ts";
-import { CostIndex } from "./cost-index.ts";
 import { MachineTable } from "./machine-table.ts";
+import { MachineTree } from "./machine-tree.ts";
+import { TaskTable, type TaskRecord } from "./task-table.ts";
 
-export interface TaskRecord {
-  readonly id: string;
-  readonly jobId: string;
-  machine: number;
-  readonly work: number;
-  readonly memoryMb: number;
-  readonly bytes: number;
-  running: boolean;
-  startedAt: number;
-  prev: TaskRecord | undefined;
-  next: TaskRecord | undefined;
-}
+export type { TaskRecord } from "./task-table.ts";
 
 /** The version of the state a decision looked at: its epoch (any change of capacity or load) and its machine count. */
 export interface StateSeen {
@@ -52,28 +42,22 @@ export interface MachineView {
 
 export class MarketState {
   readonly machines = new MachineTable();
-  /** Machines by linearized compute + payment cost per work unit. */
-  readonly index = new CostIndex(64);
-  /** Machines by linearized memory cost per MB: the second sorted list of the search. */
-  readonly memoryIndex = new CostIndex(64);
-  readonly tasks = new Map<string, TaskRecord>();
+  /** The placement search's index: machines grouped by profile, with each group's extremes (machine-tree.ts). */
+  readonly tree = new MachineTree(this.machines);
+  /** The tasks on the machines, by id (has, get, size, values, keys: read like a Map). */
+  readonly tasks = new TaskTable();
   readonly delayed = new Map<string, DelayedJob>();
-  /** First task of each machine's list (running and queued, in assignment order). */
-  heads: (TaskRecord | undefined)[] = [];
   committedBytes = 0;
   /** Bumped whenever capacity may have grown (machine added, task finished or removed). */
   epoch = 0;
   /** Count of placements ever committed: the round-robin cursor, kept in the state so it replays. */
   placementsCommitted = 0;
   private _settings: MarketSettings;
-  // Cost index bookkeeping: keys depend on n, P and H, and decay as backlogs drain.
-  indexStale = true;
-  rekeyAt = 0;
-  indexN = 2;
   private aggregatesCache: Aggregates | undefined;
 
   constructor(settings: MarketSettingsInput = {}) {
     this._settings = MarketSettings.parse(settings);
+    this.tree.setHorizon(this._settings.horizonSeconds);
   }
 
   get settings(): MarketSettings {
@@ -83,7 +67,7 @@ export class MarketState {
   /** Change settings at run time; unknown keys are refused by the schema. */
   updateSettings(patch: MarketSettingsInput): void {
     this._settings = MarketSettings.parse({ ...this._settings, ...patch });
-    this.indexStale = true;
+    this.tree.setHorizon(this._settings.horizonSeconds);
     this.epoch++;
   }
 
@@ -110,25 +94,15 @@ export class MarketState {
     const m = this.machines;
     let row = m.rowById.get(p.id);
     if (row === undefined) {
-      const a = m.allocate(p.id);
-      row = a.row;
-      if (m.capacityLimit > this.index.keys.length) {
-        this.index.grow(m.capacityLimit);
-        this.memoryIndex.grow(m.capacityLimit);
-      }
+      row = m.allocate(p.id).row;
       m.f.at[row] = now;
-      this.heads[row] = undefined;
+      this.tasks.machines(m.capacityLimit);
       m.setProfile(row, p);
-      this.index.insert(row, 0);
-      this.memoryIndex.insert(row, 0);
-      // One more machine changes n, and so every machine's key: rebuilt at the next search.
-      this.indexStale = true;
+      this.tree.insert(row);
     } else {
       m.roll(row, now);
       m.setProfile(row, p);
-      // A known machine's new profile (its controls, its reputation) moves its own keys only:
-      // O(log machines), where marking the index stale rebuilt it over every machine.
-      this.rekey(row, now);
+      this.tree.profileChanged(row);
     }
     this.aggregatesCache = undefined;
     this.epoch++;
@@ -140,16 +114,15 @@ export class MarketState {
     const row = this.machines.rowById.get(id);
     if (row === undefined) return [];
     const back: PendingTask[] = [];
-    for (let t = this.heads[row]; t; t = t.next) {
-      back.push({ id: t.id, jobId: t.jobId, work: t.work, memoryMb: t.memoryMb, bytes: t.bytes });
-      this.tasks.delete(t.id);
-      this.committedBytes -= t.bytes;
+    const tasks = this.tasks;
+    for (const k of tasks.on(row)) {
+      back.push({ id: tasks.idOf(k), jobId: tasks.jobOf(k), work: tasks.work[k]!, memoryMb: tasks.memoryMb[k]!, bytes: tasks.bytes[k]! });
+      this.committedBytes -= tasks.bytes[k]!;
+      tasks.remove(k);
     }
-    this.heads[row] = undefined;
-    this.index.remove(row);
-    this.memoryIndex.remove(row);
+    tasks.clearMachine(row);
+    this.tree.remove(row);
     this.machines.release(row);
-    this.indexStale = true;
     this.aggregatesCache = undefined;
     return back;
   }
@@ -160,74 +133,70 @@ export class MarketState {
     if (this.tasks.has(task.id)) throw new Error(`task ${task.id} is already placed`);
     const m = this.machines;
     m.roll(row, now);
-    const rec: TaskRecord = {
-      id: task.id, jobId: task.jobId, machine: row, work: task.work, memoryMb: task.memoryMb, bytes: task.bytes,
-      running: false, startedAt: 0, prev: undefined, next: undefined,
-    };
-    this.link(rec, row);
-    this.tasks.set(task.id, rec);
+    this.tasks.add(task, row);
     m.f.work[row]! += task.work;
     m.f.queuedWork[row]! += task.work;
     m.i.queued[row]!++;
     this.committedBytes += task.bytes;
     this.placementsCommitted++;
-    this.rekey(row, now);
+    this.rekey(row);
   }
 
   taskStarted(taskId: string, now: number): void {
-    const t = this.requireTask(taskId);
-    if (t.running) return;
+    const k = this.requireTask(taskId);
+    const tasks = this.tasks;
+    if (tasks.running(k)) return;
     const m = this.machines;
-    m.roll(t.machine, now);
-    t.running = true;
-    t.startedAt = now;
-    m.f.queuedWork[t.machine]! -= t.work;
-    m.i.queued[t.machine]!--;
-    m.i.running[t.machine]!++;
-    m.f.runningMemory[t.machine]! += t.memoryMb;
-    this.rekey(t.machine, now);
+    const row = tasks.machine[k]!;
+    m.roll(row, now);
+    tasks.startedAt[k] = now;
+    m.f.queuedWork[row]! -= tasks.work[k]!;
+    m.i.queued[row]!--;
+    m.i.running[row]!++;
+    m.f.runningMemory[row]! += tasks.memoryMb[k]!;
+    this.rekey(row);
   }
 
   /** A task finished (or failed, or was cancelled): it leaves its machine and the link. */
   taskFinished(taskId: string, now: number, measuredSeconds = 0): void {
-    const t = this.tasks.get(taskId);
-    if (!t) return;
-    const m = this.machines;
-    const row = t.machine;
-    m.roll(row, now);
-    this.detach(t, now);
-    m.f.busySeconds[row]! += measuredSeconds;
-    this.committedBytes -= t.bytes;
-    this.tasks.delete(taskId);
+    void measuredSeconds;
+    const tasks = this.tasks;
+    const k = tasks.indexOf(taskId);
+    if (k < 0) return;
+    const row = tasks.machine[k]!;
+    this.machines.roll(row, now);
+    this.detach(k, now);
+    this.committedBytes -= tasks.bytes[k]!;
+    tasks.remove(k);
     this.epoch++;
-    this.rekey(row, now);
+    this.rekey(row);
   }
 
   /** Move a queued (or, for migrating policies, running) task to another machine. */
   moveTask(taskId: string, toMachineId: string, now: number): void {
-    const t = this.requireTask(taskId);
+    const k = this.requireTask(taskId);
     const to = this.requireMachine(toMachineId);
-    const from = t.machine;
+    const tasks = this.tasks;
+    const from = tasks.machine[k]!;
     const m = this.machines;
     m.roll(from, now);
     m.roll(to, now);
-    const wasRunning = t.running;
-    const left = this.detach(t, now);
-    t.machine = to;
-    this.link(t, to);
+    const wasRunning = tasks.running(k);
+    const left = this.detach(k, now);
+    tasks.move(k, to);
     m.f.work[to]! += left;
     if (wasRunning) {
       m.i.running[to]!++;
-      m.f.runningMemory[to]! += t.memoryMb;
+      m.f.runningMemory[to]! += tasks.memoryMb[k]!;
       // Progress so far carries over: count the task as restarted with its remaining work.
-      t.startedAt = now - (t.work - left) / m.f.speed[to]!;
+      tasks.startedAt[k] = now - (tasks.work[k]! - left) / m.f.speed[to]!;
     } else {
-      m.f.queuedWork[to]! += t.work;
+      m.f.queuedWork[to]! += tasks.work[k]!;
       m.i.queued[to]!++;
     }
     this.epoch++;
-    this.rekey(from, now);
-    this.rekey(to, now);
+    this.rekey(from);
+    this.rekey(to);
   }
 
   /** Measured remaining work on a machine (heartbeat, or the simulator's ground truth). */
@@ -236,7 +205,7 @@ export class MarketState {
     const m = this.machines;
     m.f.work[row] = Math.max(m.f.queuedWork[row]!, remainingWork);
     m.f.at[row] = now;
-    this.rekey(row, now);
+    this.rekey(row);
   }
 
   /**
@@ -245,16 +214,24 @@ export class MarketState {
    * time-shared machine overstates its progress; moves of running tasks weigh this estimate.
    */
   reportTaskProgress(taskId: string, remainingWork: number, now: number): void {
-    const t = this.tasks.get(taskId);
-    if (!t || !t.running) return;
-    const left = Math.min(t.work, Math.max(0, remainingWork));
-    t.startedAt = now - (t.work - left) / this.machines.f.speed[t.machine]!;
+    const tasks = this.tasks;
+    const k = tasks.indexOf(taskId);
+    if (k < 0 || !tasks.running(k)) return;
+    const work = tasks.work[k]!;
+    const left = Math.min(work, Math.max(0, remainingWork));
+    tasks.startedAt[k] = now - (work - left) / this.machines.f.speed[tasks.machine[k]!]!;
   }
 
   /** The state's estimate of a task's remaining work at `now` (all of it while queued). */
   remainingOf(t: TaskRecord, now: number): number {
     if (!t.running) return t.work;
     return Math.max(0, t.work - this.machines.f.speed[t.machine]! * Math.max(0, now - t.startedAt));
+  }
+
+  /** The tasks on machine `row`, newest first. */
+  tasksOn(row: number): TaskRecord[] {
+    const tasks = this.tasks;
+    return tasks.on(row).map((k) => tasks.record(k));
   }
 
   /** What a decision taken now has seen of the market: a delayed job is asked again once this has changed. */
@@ -281,10 +258,9 @@ export class MarketState {
     const row = this.machines.rowById.get(id);
     if (row === undefined) return undefined;
     const m = this.machines;
-    const taskIds: string[] = [];
-    for (let t = this.heads[row]; t; t = t.next) taskIds.push(t.id);
+    const taskIds = this.tasks.on(row).map((k) => this.tasks.idOf(k));
     return {
-      profile: m.profiles[row]!,
+      profile: m.profile(row),
       backlogSeconds: m.remaining(row, now) / m.f.capacity[row]!,
       running: m.i.running[row]!,
       queued: m.i.queued[row]!,
@@ -316,11 +292,11 @@ export class MarketState {
   /**
    * Linearized unit cost of machine `row` at `now`, in credits per work unit:
    * P ln(n) n^u / (capacity H) + cps / speed. Since e^x - 1 >= x, w times this is a lower bound
-   * of the exact compute marginal plus payment, which lets the search prune safely.
+   * of the exact compute marginal plus payment: the market's unit quote for a dedicated offer.
    */
   unitKey(row: number, now: number, n = this.n): number {
     const m = this.machines;
-    // Switched-off capacity sorts last: the search reaches it only when nothing else fits.
+    // Switched-off capacity offers no price.
     if (m.f.available[row] === 0) return Infinity;
     const H = this._settings.horizonSeconds;
     const capacity = m.f.capacity[row]!;
@@ -328,69 +304,29 @@ export class MarketState {
     return (this._settings.priceConstant * resourceCostSlopeLn(Math.log(n), backlogSeconds, H)) / capacity + m.f.pricePerSecond[row]! / m.f.speed[row]!;
   }
 
-  /**
-   * Refresh the cost index when n, P or H changed, or once draining may have lowered keys by 3%
-   * (the search's pruning bound loosens by that factor). O(machines); a cache refresh only:
-   * decisions are the exact minimum whatever its freshness.
-   */
-  ensureIndex(now: number): void {
-    const H = this._settings.horizonSeconds;
-    if (!this.indexStale && (now - this.rekeyAt) * Math.log(this.n) <= 0.03 * H) return;
+  /** Bring the placement search's index up to date with every change since the last search. */
+  ensureIndex(): void {
+    this.tree.flush();
+  }
+
+  private rekey(row: number): void {
+    this.tree.loadChanged(row);
+  }
+
+  /** The task stops counting on its machine; returns its estimated remaining work. */
+  private detach(k: number, now: number): number {
     const m = this.machines;
-    for (let s = 0; s < m.end; s++) {
-      if (!m.live(s)) continue;
-      this.index.keys[s] = this.unitKey(s, now);
-      this.memoryIndex.keys[s] = this.memoryKey(s);
-    }
-    this.index.heapify();
-    this.memoryIndex.heapify();
-    this.rekeyAt = now;
-    this.indexN = this.n;
-    this.indexStale = false;
-  }
-
-  /**
-   * Linearized memory cost of machine `row`, in credits per MB: P ln(n) n^(used/max) / max.
-   * mu times this is a lower bound of the exact memory marginal. It changes only with events.
-   */
-  memoryKey(row: number): number {
-    const m = this.machines;
-    if (m.f.available[row] === 0) return Infinity;
-    const max = m.f.memoryPerSlot[row]! * m.f.slots[row]!;
-    return this._settings.priceConstant * resourceCostSlopeLn(Math.log(this.n), m.f.runningMemory[row]!, max);
-  }
-
-  private rekey(row: number, now: number): void {
-    if (this.indexStale) return;
-    this.index.update(row, this.unitKey(row, Math.max(now, this.rekeyAt)));
-    this.memoryIndex.update(row, this.memoryKey(row));
-  }
-
-  private link(rec: TaskRecord, row: number): void {
-    const head = this.heads[row];
-    // Append at the tail would need a tail pointer; the head list is unordered for bookkeeping,
-    // while queue order for rebalancing is by assignment time and kept by the service.
-    rec.next = head;
-    rec.prev = undefined;
-    if (head) head.prev = rec;
-    this.heads[row] = rec;
-  }
-
-  /** Unlink from its machine; returns the task's estimated remaining work. */
-  private detach(t: TaskRecord, now: number): number {
-    const m = this.machines;
-    const row = t.machine;
-    if (t.prev) t.prev.next = t.next;
-    else this.heads[row] = t.next;
-    if (t.next) t.next.prev = t.prev;
-    t.prev = t.next = undefined;
-    const left = this.remainingOf(t, now);
-    if (t.running) {
+    const tasks = this.tasks;
+    const row = tasks.machine[k]!;
+    const work = tasks.work[k]!;
+    let left = work;
+    if (tasks.running(k)) {
+      left = Math.max(0, work - m.f.speed[row]! * Math.max(0, now - tasks.startedAt[k]!));
       m.i.running[row]!--;
-      m.f.runningMemory[row]! -= t.memoryMb;
+      m.f.runningMemory[row]! -= tasks.memoryMb[k]!;
       if (m.i.running[row] === 0) m.f.runningMemory[row] = 0;
     } else {
-      m.f.queuedWork[row]! -= t.work;
+      m.f.queuedWork[row]! -= work;
       m.i.queued[row]!--;
     }
     m.f.work[row] = Math.max(m.f.queuedWork[row]!, m.f.work[row]! - left, 0);
@@ -403,10 +339,10 @@ export class MarketState {
     return s;
   }
 
-  private requireTask(id: string): TaskRecord {
-    const t = this.tasks.get(id);
-    if (!t) throw new Error(`unknown task ${id}`);
-    return t;
+  private requireTask(id: string): number {
+    const k = this.tasks.indexOf(id);
+    if (k < 0) throw new Error(`unknown task ${id}`);
+    return k;
   }
 }
 
