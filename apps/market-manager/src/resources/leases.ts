@@ -12,7 +12,7 @@ import { toCredits } from "../ledger/ledger.ts";
 import { ownMachine } from "./machines.ts";
 import { inOrder, ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
 import { runStatement } from "../db/sql/statement.ts";
-import { leaseTasks as leaseTasksStatement, leaseTermsJson, type LeasedRow } from "../db/sql/lease-tasks.ts";
+import { leaseTasks as leaseTasksStatement, type LeasedRow, type LeaseTasksParams } from "../db/sql/lease-tasks.ts";
 import { leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
@@ -304,17 +304,24 @@ export function wireLease(
 type LeaseRow = LeasedRow;
 
 async function leaseRows(market: Market, plans: Planned[], now: number) {
-  const ids: string[] = [];
-  const leases: Record<string, ReturnType<typeof leaseTermsJson>> = {};
-  for (const p of plans) {
-    p.picked.forEach((t, i) => {
-      ids.push(t.id);
-      leases[t.id] = leaseTermsJson(p.machine.id, p.leaseIds[i]!, p.terms[i]!);
+  const p: Omit<LeaseTasksParams, "now" | "admitted" | "machines"> = { taskIds: [], leaseIds: [], leaseMachines: [], expires: [], rates: [], pilots: [], aheads: [] };
+  const machines: Record<string, string> = {};
+  for (const plan of plans) {
+    plan.picked.forEach((t, i) => {
+      const terms = plan.terms[i]!;
+      machines[t.id] = plan.machine.id;
+      p.taskIds.push(t.id);
+      p.leaseIds.push(plan.leaseIds[i]!);
+      p.leaseMachines.push(plan.machine.id);
+      p.expires.push(terms.expiresAt);
+      p.rates.push(String(terms.pieceRateMicro));
+      p.pilots.push(terms.pilot);
+      p.aheads.push(terms.ahead);
     });
   }
-  const admitted = [...new Set(plans.flatMap((p) => p.picked.map((t) => t.jobId)))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
-  const rows = await runStatement(inOrder(market), leaseTasksStatement, { taskIds: ids, leases: JSON.stringify(leases), now, admitted });
-  if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} tasks were not queued in the database`);
+  const admitted = [...new Set(plans.flatMap((plan) => plan.picked.map((t) => t.jobId)))].filter((id) => market.state.jobs.get(id)?.status === "admitted");
+  const rows = await runStatement(inOrder(market), leaseTasksStatement, { ...p, machines: JSON.stringify(machines), now, admitted });
+  if (rows.length !== p.taskIds.length) throw new Error(`${p.taskIds.length - rows.length} of ${p.taskIds.length} tasks were not queued in the database`);
   return new Map(rows.map((r) => [r.id, r]));
 }
 

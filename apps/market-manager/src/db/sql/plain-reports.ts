@@ -65,7 +65,7 @@ WITH v AS (
   RETURNING 1
 ), leases AS (
   UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond'
-  FROM v WHERE l.id = ANY(${p.leaseIds}::text[]) AND l.id = v.lease AND l."taskId" = v.task AND l."machineId" = v.machine AND l.status = 'active'::"LeaseStatus"
+  FROM v WHERE l.id = v.lease AND l."taskId" = v.task AND l."machineId" = v.machine AND l.status = 'active'::"LeaseStatus"
   RETURNING 1
 ), tasks AS (
   UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
