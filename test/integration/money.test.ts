@@ -125,6 +125,8 @@ describe("a failed run", () => {
     const job = await consumer.jobs.get.query({ jobId });
     expect(job.status).toBe("completed");
     expect(job.charged).toBeCloseTo(priceOf(decision), 6);
+    // The page lists the invented failure as nobody's but the liar's: unpaid, the task done since.
+    expect(job.failures.tasks).toEqual([{ taskIndex: 0, status: "done", runs: 1, confirmed: 0, codes: ["trap"] }]);
     expect((await liar.client.ledger.statement.query()).producerBalance).toBe(0);
     expect((await db().machine.findUniqueOrThrow({ where: { id: liarId } })).reputation).toBeLessThan(1);
     for (const [w, id] of [[liar.worker, liarId], [honest.worker, honestId]] as const) await w.worker.depart.mutate({ machineId: id });
@@ -152,6 +154,7 @@ describe("a failed run", () => {
     expect((await b.client.ledger.statement.query()).producerBalance).toBeCloseTo(0.01, 9);
     expect(job.charged).toBeCloseTo(0.02, 9);
     expect((await db().result.count({ where: { task: { jobId }, failureConfirmed: true } }))).toBe(2);
+    expect(job.failures.tasks).toEqual([{ taskIndex: 0, status: "failed", runs: 2, confirmed: 2, codes: ["trap"] }]);
     for (const [w, id] of [[a.worker, aId], [b.worker, bId]] as const) await w.worker.depart.mutate({ machineId: id });
     await expectBooksSound();
   });

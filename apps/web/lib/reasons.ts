@@ -82,6 +82,13 @@ const SANDBOX_FAILURES: Record<SandboxFailure, string> = {
   "no-quorum": "the replicas' outputs never agreed on a majority",
 };
 
+/** A failed run's code as the market records it (a sandbox failure, or `exit:N`), in words. */
+export function failureWords(code: string): string {
+  if (Object.hasOwn(SANDBOX_FAILURES, code)) return SANDBOX_FAILURES[code as SandboxFailure];
+  const exit = /^exit:(-?\d+)$/.exec(code);
+  return exit ? `the program exited with code ${exit[1]}` : code;
+}
+
 /** The market's limits (the README's table), as a person would name them. */
 const LIMIT_WORDS: Record<string, string> = {
   "quotes-per-minute": "quotes a minute",
@@ -277,7 +284,8 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "bad-example-params": () => "The example's parameters are not valid.",
   "task-failed": (r) => {
     const cause = str(r, "cause");
-    const why = cause ? (Object.hasOwn(SANDBOX_FAILURES, cause) ? SANDBOX_FAILURES[cause as SandboxFailure] : cause) : num(r, "exitCode") ? `the program exited with code ${num(r, "exitCode")}` : "it failed";
+    if (cause === "failure-limit") return `The job stopped at its limit of tasks whose failure machines of other owners reproduced (the last was task ${num(r, "taskIndex") ?? "?"}): see the failed runs below.`;
+    const why = cause ? failureWords(cause) : num(r, "exitCode") ? `the program exited with code ${num(r, "exitCode")}` : "it failed";
     return `Task ${num(r, "taskIndex") ?? "?"} failed ${num(r, "attempts") ?? "several"} times: ${why}.`;
   },
 };

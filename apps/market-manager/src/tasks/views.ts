@@ -52,6 +52,9 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
  * tasks let the statement's cached plan read every result of the market for each page
  * (bench:load --statements: 7 ms a page after 60 s, a third of PostgreSQL's time, growing).
  */
+/** Tasks with failed runs a job's page lists, the first by index. */
+const MAX_FAILED_TASKS_SHOWN = 20;
+
 const JOB_PAGE_SQL = `
 SELECT
   (SELECT json_build_object(
@@ -72,7 +75,13 @@ SELECT
      FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = $1 GROUP BY r."machineId") c
      JOIN "Machine" m ON m.id = c."machineId") AS machines,
   (${PAID_FOR_JOB_SQL}) AS paid,
-  (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || $1) AS settlement`;
+  (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || $1) AS settlement,
+  (SELECT coalesce(json_agg(f ORDER BY f."taskIndex"), '[]'::json) FROM (
+     SELECT t.index AS "taskIndex", min(t.status::text) AS status, count(*)::int AS runs, count(*) FILTER (WHERE r."failureConfirmed")::int AS confirmed,
+       array_agg(DISTINCT r.failure ORDER BY r.failure) AS codes
+     FROM "Task" t JOIN "Result" r ON r."taskId" = t.id
+     WHERE t."jobId" = $1 AND (t.attempts > 1 OR t.status = 'failed'::"TaskStatus") AND r.failure IS NOT NULL
+     GROUP BY t.index ORDER BY t.index LIMIT ${MAX_FAILED_TASKS_SHOWN}) f) AS failures`;
 
 /** A job's row as the page statement reads it: instants in ms since the epoch, micro-credits as decimal text. */
 interface PageJob {
@@ -110,6 +119,21 @@ interface JobPageRow {
   paid: string;
   /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
   settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
+  failures: FailedRuns[];
+}
+
+/**
+ * A task's failed runs: their failure codes (a trap, a limit, `exit:N`), how many there were, and
+ * how many a machine of another owner reproduced (those, and only those, are the program's: paid
+ * and counted towards the job's failure limit). `status` is the task's now (it may have succeeded
+ * on a run after an unconfirmed failure).
+ */
+export interface FailedRuns {
+  taskIndex: number;
+  status: string;
+  runs: number;
+  confirmed: number;
+  codes: string[];
 }
 
 async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
@@ -168,6 +192,8 @@ export async function jobView(market: Market, jobId: string) {
     result: j.result,
     machines: page.machines,
     verification: verified,
+    /** The tasks with failed runs (the first by index) and what failed; `failureLimit` confirmed failures stop the job. */
+    failures: { tasks: page.failures, failureLimit: market.settings.terms.confirmedFailureLimit },
     estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt + market.settings.maxDelayMs : null,

@@ -14,7 +14,7 @@ import {
 } from "@cyclemarket/worker-runtime";
 import { useTRPC, useTRPCClient, type RouterOutputs } from "@/lib/trpc";
 import { dateTime, number, relative, seconds } from "@/lib/format";
-import { describeError, describeReason, errorCode, isReason } from "@/lib/reasons";
+import { describeError, describeReason, errorCode, failureWords, isReason } from "@/lib/reasons";
 import { DecisionView, asDecision } from "@/components/decision";
 import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar } from "@/components/ui";
 import { CancelJob } from "./cancel-job";
@@ -119,6 +119,8 @@ function JobDetails({ job }: { job: Job }) {
             </Alert>
           ) : null}
 
+          <FailedRuns failures={job.failures} />
+
           <ResultView job={job} result={live} finished={finished} />
 
           {decision ? <DecisionView decision={decision} title="The market's decision" testId="decision" quoted /> : null}
@@ -166,6 +168,44 @@ function JobDetails({ job }: { job: Job }) {
         </aside>
       </div>
     </>
+  );
+}
+
+/**
+ * The job's failed runs, by task: a failure counts as the program's (paid, and towards the job's
+ * limit) only once a machine of another owner reproduced it; until then the task runs again.
+ */
+function FailedRuns({ failures }: { failures: Job["failures"] }) {
+  if (failures.tasks.length === 0) return null;
+  return (
+    <Card title="Failed runs">
+      <p className="mb-3 text-sm text-slate-600">
+        A failure is the program&apos;s only when a machine of another owner reproduces it: then the runs are paid, and the job stops after{" "}
+        {failures.failureLimit} such task{failures.failureLimit === 1 ? "" : "s"}. A failure nobody reproduced is not paid, and the task runs again elsewhere.
+      </p>
+      <table className="w-full text-left text-sm" data-testid="failed-runs">
+        <thead className="text-xs text-slate-500">
+          <tr>
+            <th scope="col" className="py-1 pr-3 font-medium">Task</th>
+            <th scope="col" className="py-1 pr-3 font-medium">What failed</th>
+            <th scope="col" className="py-1 pr-3 font-medium">Reproduced</th>
+            <th scope="col" className="py-1 font-medium">Task now</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {failures.tasks.map((f) => (
+            <tr key={f.taskIndex}>
+              <td className="py-1.5 pr-3 tabular-nums">{f.taskIndex}</td>
+              <td className="py-1.5 pr-3">{f.codes.map(failureWords).join("; ")}</td>
+              <td className="py-1.5 pr-3">
+                {f.confirmed > 0 ? `yes: ${f.confirmed} of ${f.runs} run${f.runs === 1 ? "" : "s"} paid` : `not yet: ${f.runs} run${f.runs === 1 ? "" : "s"} unpaid`}
+              </td>
+              <td className="py-1.5">{f.status}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
   );
 }
 
