@@ -1,3 +1,4 @@
+import { describeDecisionReason } from "../../packages/client/src/cli/decision-words.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLease } from "../support/worker.ts";
 import { exampleModule, planExample } from "../../apps/market-manager/src/tasks/examples.ts";
@@ -94,6 +95,9 @@ describe("a job without a work estimate", () => {
     // Each pilot is priced at the pilot cap of 10 s of reference work, not its 120 s wall-time limit.
     expect(pilotReason).toMatchObject({ pilots: 3, tasks: 8, provisionalWorkPerTask: 10, wallSeconds: 120 });
     expect(quote.outcome === "admitted" && quote.priceParts?.producerPayments).toBeCloseTo((3 * 10 * PRICE) / SPEED);
+    // The quote states the pilots' cost as a ceiling: what they can cost, before anything is measured.
+    expect(quote.outcome === "admitted" && pilotReason).toMatchObject({ atMost: quote.outcome === "admitted" ? quote.price : -1 });
+    expect(describeDecisionReason(pilotReason!)).toMatch(/^provisional: priced after 3 pilot tasks, at most 0\.\d+ credits/);
   });
 
   it("runs its pilots, then admits the rest planned from their measured time, and the books balance", async () => {

@@ -199,6 +199,7 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   },
   "capacity-changed": () => "The market changed while deciding; the decision was made again.",
   "pilot-tasks": (r) =>
+    `Provisional: priced after ${plural(num(r, "pilots"), "pilot task", "pilot tasks")}${num(r, "atMost") != null ? `, at most ${credits(num(r, "atMost"))}` : ""}. ` +
     `The job gave no work estimate, so its first ${plural(num(r, "pilots"), "task runs", "tasks run")} as pilots of ${num(r, "tasks") ?? "?"}; ` +
     `they are priced at a provisional ${seconds(num(r, "provisionalWorkPerTask"))} of reference work each (the most a task can do within its ${seconds(num(r, "wallSeconds"))} limit), and the rest is planned from what they measure.`,
   "planned-from-pilots": (r) =>

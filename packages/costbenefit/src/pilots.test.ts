@@ -24,7 +24,7 @@ describe("a job without a work estimate", () => {
     // Each pilot is planned at the pilot cap (10 s of reference work), not its 30 s wall-time limit.
     expect(provisionalWork(DEFAULT_TERMS, 30)).toBe(DEFAULT_TERMS.pilotWorkCapSeconds);
     expect(d.priceParts!.producerPayments).toBeCloseTo(3 * DEFAULT_TERMS.pilotWorkCapSeconds * 0.01);
-    expect(d.reasons.at(-1)).toEqual({ code: "pilot-tasks", pilots: 3, tasks: 10, provisionalWorkPerTask: 10, wallSeconds: 30 });
+    expect(d.reasons.at(-1)).toEqual({ code: "pilot-tasks", pilots: 3, tasks: 10, provisionalWorkPerTask: 10, wallSeconds: 30, atMost: d.price });
   });
 
   it("is all pilots when it has no more tasks than the pilots", () => {

@@ -75,12 +75,14 @@ export function pilotJob(terms: SettlementTerms, job: Job, wallSeconds: number):
 
 export function decidePilots(answer: Answer, terms: SettlementTerms, job: Job, wallSeconds: number): Decision {
   const pilots = pilotJob(terms, job, wallSeconds);
-  return withReason(answer(pilots), {
+  const d = answer(pilots);
+  return withReason(d, {
     code: "pilot-tasks",
     pilots: pilots.tasks.length,
     tasks: job.tasks.length,
     provisionalWorkPerTask: provisionalWork(terms, wallSeconds),
     wallSeconds,
+    atMost: d.outcome === "admitted" ? d.price : null,
   });
 }
 

@@ -31,7 +31,8 @@ export const Reason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("max-wait-exceeded"), waitedSeconds: num, maxDelaySeconds: num }),
   // A job without a work estimate (pilots.ts): its first tasks run as pilots at an upper-bound
   // estimate, and the rest is planned from the work the pilots were measured to do.
-  z.object({ code: z.literal("pilot-tasks"), pilots: num, tasks: num, provisionalWorkPerTask: num, wallSeconds: num }),
+  // `atMost`: what the pilots can cost the consumer (their price at the provisional work; null unless admitted).
+  z.object({ code: z.literal("pilot-tasks"), pilots: num, tasks: num, provisionalWorkPerTask: num, wallSeconds: num, atMost: num.nullable() }),
   z.object({ code: z.literal("planned-from-pilots"), pilots: num, runs: num, measuredWorkPerTask: num, provisionalWorkPerTask: num }),
   z.object({ code: z.literal("capacity-changed"), sinceEpoch: num, epoch: num }),
   z.object({ code: z.literal("rebalance"), costBefore: num, costAfter: num, finishBefore: num, finishAfter: num }),

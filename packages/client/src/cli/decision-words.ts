@@ -20,7 +20,8 @@ const WORDS: Record<string, (r: Reason) => string> = {
   "no-quorum": () => "the replicas' outputs never agreed on a majority",
   "nonzero-exit": (r) => `a task's program exited with status ${num(r, "exitCode")} on every attempt`,
   cancelled: () => "it was cancelled",
-  "pilot-tasks": (r) => `it gave no work per task, so its first ${num(r, "pilots")} tasks run as pilots priced at ${num(r, "provisionalWorkPerTask")} s of reference work each`,
+  "pilot-tasks": (r) =>
+    `provisional: priced after ${num(r, "pilots")} pilot tasks${r.atMost != null ? `, at most ${num(r, "atMost")} credits` : ""} (it gave no work per task, so the pilots are priced at ${num(r, "provisionalWorkPerTask")} s of reference work each)`,
   "planned-from-pilots": (r) => `the rest was planned from its ${num(r, "pilots")} pilots at ${num(r, "measuredWorkPerTask")} s of reference work per task`,
   "remainder-rejected": (r) => `only its ${num(r, "pilots")} pilot tasks ran: the rest was not admitted, and it was charged what they cost (${num(r, "paidToProducers")} credits)`,
 };
