@@ -5,6 +5,9 @@ describe("an idle slot taking queued work", () => {
   it("takes work from a machine that asks as much or more, never from a cheaper one", () => {
     expect(idleTake({ takerAsk: 0.1, holderAsk: 0.5, holderMayNotRun: false }).take).toBe(true);
     expect(idleTake({ takerAsk: 0.5, holderAsk: 0.5, holderMayNotRun: false }).take).toBe(true);
+    // A machine of the same price whose benchmark came out a little slower still helps.
+    expect(idleTake({ takerAsk: 0.5 / 1.31, holderAsk: 0.5 / 1.4, holderMayNotRun: false }).take).toBe(true);
+    expect(idleTake({ takerAsk: 0.56, holderAsk: 0.5, holderMayNotRun: false }).take).toBe(false);
     const dearer = idleTake({ takerAsk: 0.9, holderAsk: 0.5, holderMayNotRun: false });
     expect(dearer).toEqual({ take: false, reason: { code: "idle-take", why: "dearer", takerAsk: 0.9, holderAsk: 0.5 } });
   });

@@ -14,14 +14,24 @@ export interface TakeInput {
 }
 
 /**
+ * How much more per unit of work a taker may ask than the holder. Machines of one price per second
+ * measure slightly different speeds, so their asks per reference second differ by a little: without
+ * room, of two alike machines only one could ever help the other. The difference is at most the
+ * share of a quote the market's default fee adds, and every lease is still checked against its
+ * job's escrow.
+ */
+export const IDLE_TAKE_SLACK = 0.1;
+
+/**
  * A copy its own machine may never run is anyone's to take (otherwise it would wait there after
- * other owners connect). Any other queued task only if the taker asks no more per unit of work than
- * the holder: each lease pays its machine's ask times the task's work, so a dearer machine taking
- * work placed on a cheaper one would spend more of the job's escrow than its price planned.
+ * other owners connect). Any other queued task only if the taker asks at most IDLE_TAKE_SLACK more
+ * per unit of work than the holder: each lease pays its machine's ask times the task's work, so a
+ * dearer machine taking work placed on a cheaper one would spend more of the job's escrow than its
+ * price planned.
  */
 export function idleTake(i: TakeInput): { take: boolean; reason: Reason } {
   if (i.holderMayNotRun) return { take: true, reason: { code: "idle-take", why: "holder-may-not-run", takerAsk: i.takerAsk, holderAsk: i.holderAsk } };
-  const take = i.takerAsk <= i.holderAsk;
+  const take = i.takerAsk <= i.holderAsk * (1 + IDLE_TAKE_SLACK);
   return { take, reason: { code: "idle-take", why: take ? "no-dearer" : "dearer", takerAsk: i.takerAsk, holderAsk: i.holderAsk } };
 }
 
