@@ -67,7 +67,7 @@ describe("ports on a busy machine", () => {
 
   it("a market in a test starts beside the storm, its PostgreSQL moving off a taken port", async () => {
     const taken = await occupy();
-    const market = await startTestMarket({ MARKET_PG_PORT: String(taken) });
+    const market = await startTestMarket({ MARKET_PG_PORT: String(taken) }, { ownServer: true });
     try {
       const [row] = await market.manager.services.db.$queryRaw<{ port: string }[]>`SELECT current_setting('port') AS port`;
       expect(Number(row!.port)).not.toBe(taken);
