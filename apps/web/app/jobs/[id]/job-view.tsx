@@ -385,7 +385,7 @@ function MonteCarloView({ result, done, actions }: { result: MonteCarloResult; d
           <dt className="text-slate-500">Samples</dt>
           <dd className="tabular-nums">{number(result.total, 0)}</dd>
           <dt className="text-slate-500">Tasks combined</dt>
-          <dd className="tabular-nums">{result.tasks}</dd>
+          <dd className="tabular-nums" data-testid="tasks-combined">{result.tasks}</dd>
         </dl>
       </div>
       {result.invalidOutputs ? <p className="mt-3 text-xs text-amber-700">{result.invalidOutputs} task outputs could not be read and were left out.</p> : null}
