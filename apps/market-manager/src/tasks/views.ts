@@ -4,12 +4,13 @@ import { refuse } from "../api/errors.ts";
 import type { LiveState } from "../market/live.ts";
 import type { Market } from "../market/market.ts";
 import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type MarketReason, type WorkSample } from "@cyclemarket/costbenefit";
+import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type RunFailure, type WorkSample } from "@cyclemarket/costbenefit";
 import { preparedRows, readerOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
 import { contradictedCharge, priceAtWorkOf } from "../ledger/contradicted.ts";
+import { Reasons, chargeReasons, jobFailure, runFailures, storedDecision } from "./stored-reasons.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -119,7 +120,7 @@ interface JobPageRow {
   paid: string;
   /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
   settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
-  failures: FailedRuns[];
+  failures: (Omit<FailedRuns, "codes"> & { codes: string[] })[];
 }
 
 /**
@@ -133,7 +134,7 @@ export interface FailedRuns {
   status: string;
   runs: number;
   confirmed: number;
-  codes: string[];
+  codes: RunFailure[];
 }
 
 async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
@@ -162,7 +163,7 @@ export async function jobView(market: Market, jobId: string) {
     example: j.example,
     status: j.status,
     benefit: j.benefit,
-    decision: j.decision,
+    decision: storedDecision(j.decision),
     replicas: j.replicas,
     taskCount: j.taskCount,
     tasksDone: j.tasksDone,
@@ -184,16 +185,18 @@ export async function jobView(market: Market, jobId: string) {
     charged: credits(micro(j.chargedMicro)),
     /** The most the consumer allowed it to be charged (the quote unless they set maxSpend). */
     maxSpend: credits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro)),
-    /** Why it was charged what it was, once settled: the engine's charge reasons (MarketReason). */
-    chargeReasons: (page.settlement?.terms ?? []) as MarketReason[],
+    /** Why it was charged what it was, once settled: the engine's charge reasons. */
+    chargeReasons: chargeReasons(page.settlement?.terms),
     /** What the job's escrow account holds now: what it can still be charged while it runs, else 0. */
     escrowHeld: credits(escrow)!,
     waiting,
     result: j.result,
+    /** Why it failed, when it did: the reason its result stores. */
+    failure: jobFailure(j.result),
     machines: page.machines,
     verification: verified,
     /** The tasks with failed runs (the first by index) and what failed; `failureLimit` confirmed failures stop the job. */
-    failures: { tasks: page.failures, failureLimit: market.settings.terms.confirmedFailureLimit },
+    failures: { tasks: page.failures.map((f) => ({ ...f, codes: runFailures(f.codes) })), failureLimit: market.settings.terms.confirmedFailureLimit },
     estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt + market.settings.maxDelayMs : null,
@@ -285,7 +288,7 @@ async function waitingForMachines(db: Db, state: LiveState, jobId: string, waiti
     const reason = task && copyNeedsAnotherMachine(state, task);
     return reason ? [reason] : [];
   });
-  return { total: reasons.length, reasons: reasons.slice(0, MAX_WAITING_REASONS) };
+  return { total: reasons.length, reasons: Reasons.parse(reasons.slice(0, MAX_WAITING_REASONS)) };
 }
 
 /** Bytes of stdout and stderr one page of outputs carries at most (at least one task is always sent). */
