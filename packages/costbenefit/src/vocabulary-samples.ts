@@ -63,6 +63,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "bad-example-params": { code: "bad-example-params" },
   "needs-more-machines": { code: "needs-more-machines", replicas: 2, machinesConnected: 2, ownersConnected: 2 },
   "needs-another-machine": { code: "needs-another-machine", taskIndex: 2, copy: 2, copiesOnMachines: [{ copy: 2, state: "leased" }], machinesConnected: 2, ownersConnected: 2 },
+  "budget-short": { code: "budget-short", tasks: 12, left: 0.4, cheapestPiece: 0.9, machinesConnected: 3 },
   "task-failed": { code: "task-failed", taskIndex: 2, attempts: 2, cause: "trap", exitCode: 2, stderr: "stderr" },
   "no-quorum": { code: "no-quorum" },
   "remainder-rejected": { code: "remainder-rejected", pilots: 2, tasks: 2, paidToProducers: 2 },

@@ -86,6 +86,9 @@ export const ServiceReason = z.discriminatedUnion("code", [
     ownersConnected: num,
   }),
   // `cause`: the last run's failure, or the job's limit of reproduced failures; `stderr` its first characters.
+  // Tasks no connected machine may lease: the cheapest asks more for one (`cheapestPiece`) than
+  // the job's escrow has `left` beyond what it paid, holds and promised.
+  reason("budget-short", { tasks: num, left: num, cheapestPiece: num, machinesConnected: num }),
   reason("task-failed", {
     taskIndex: num,
     attempts: num,
