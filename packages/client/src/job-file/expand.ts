@@ -5,13 +5,13 @@ import { toBase64, utf8 } from "./base64.ts";
 import type { InputFiles, JobFile, ListedTask, Stdin } from "./job-file.ts";
 import type { JobRequest, TaskRequest } from "./job-request.ts";
 import { JOB_LIMITS as L } from "./limits.ts";
-import type { MarketReasonOf } from "@cyclemarket/costbenefit";
+import type { JobFileReason } from "./reason.ts";
 import { sandboxPathProblem } from "./sandbox-path.ts";
 
 /** Reads a file named in the job file (a path relative to it); throws JobFileProblem when it cannot. */
 export type ReadFile = (path: string) => Uint8Array;
 
-export type JobFileReason = MarketReasonOf<"input-file-missing" | "input-file-name-refused" | "no-lines" | "too-many-lines">;
+export type { JobFileReason } from "./reason.ts";
 
 /** A job file that cannot become a request, with its reason as data. */
 export class JobFileProblem extends Error {

@@ -3,10 +3,10 @@
 import { JOB_LIMITS as L } from "./limits.ts";
 import { base64Bytes } from "./base64.ts";
 import type { JobRequest } from "./job-request.ts";
-import type { MarketReasonOf } from "@cyclemarket/costbenefit";
+import type { JobRefusal } from "./reason.ts";
 import { sandboxPathProblem } from "./sandbox-path.ts";
 
-export type JobRefusal = MarketReasonOf<"file-name-refused" | "too-many-files" | "too-many-env" | "stdin-too-large" | "task-files-too-large" | "job-input-too-large" | "not-base64">;
+export type { JobRefusal } from "./reason.ts";
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

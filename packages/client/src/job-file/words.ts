@@ -1,19 +1,9 @@
 // Words for the reasons that belong to job files, module uploads and tokens. The web app's
 // reasons.ts and the CLI both render these codes through describeJobReason. Each sentence is given
 // its code's fields as the market's vocabulary types them, so a renamed field does not compile.
-import { JobFileReason as JobFileReasons, MarketReason, type MarketReasonOf, type PathProblem } from "@cyclemarket/costbenefit";
-import type { Reason } from "./reason.ts";
-
-/** The codes this package has words for: job files, module uploads, tokens, request sizes. */
-export type ClientReasonCode =
-  | JobFileReasons["code"]
-  | "request-too-large"
-  | "module-too-large"
-  | "module-unknown"
-  | "token-scope"
-  | "token-cannot-mint"
-  | "scope-needs-role";
-export type ClientReason = MarketReasonOf<ClientReasonCode>;
+import { MarketReason } from "@cyclemarket/costbenefit";
+import type { ClientReason, ClientReasonCode, ClientReasonOf, Reason } from "./reason.ts";
+import type { PathProblem } from "./sandbox-path.ts";
 
 const count = (v: number) => v.toLocaleString("en-US");
 const bytes = (v: number) => (v >= 1024 * 1024 ? `${(v / (1024 * 1024)).toFixed(1)} MiB (${count(v)} bytes)` : `${count(v)} bytes`);
@@ -28,7 +18,7 @@ const PATH_PROBLEMS: Record<PathProblem, string> = {
   "too-long": "it is longer than 255 characters",
 };
 
-const WORDS: { [C in ClientReasonCode]: (r: MarketReasonOf<C>) => string } = {
+const WORDS: { [C in ClientReasonCode]: (r: ClientReasonOf<C>) => string } = {
   "file-name-refused": (r) => `Task ${count(r.task)}: the input file name ${JSON.stringify(r.name)} is refused: ${PATH_PROBLEMS[r.problem]}.`,
   "input-file-name-refused": (r) => `Task ${count(r.task)}: the input file name ${JSON.stringify(r.name)} is refused: ${PATH_PROBLEMS[r.problem]}.`,
   "too-many-files": (r) => `Task ${count(r.task)} has ${count(r.files)} input files; the limit is ${count(r.max)}.`,
