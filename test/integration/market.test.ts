@@ -201,7 +201,7 @@ describe("machines' offers", () => {
   it("refuses a dedicated offer priced far above what its capacity is worth, storing nothing", async () => {
     const before = await market.manager.services.db.machine.count();
     const reason = await refusal(worker.worker.register.mutate(dedicated(1e9, Date.now() + 60_000)));
-    expect(reason).toMatchObject({ code: "offer-refused", why: "offer-too-expensive", contractPrice: 1e9 });
+    expect(reason).toMatchObject({ code: "offer-refused", refusal: { code: "offer-too-expensive", contractPrice: 1e9 } });
     expect(await market.manager.services.db.machine.count()).toBe(before);
   });
 

@@ -1,3 +1,4 @@
+import { OfferRefusal } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
@@ -113,8 +114,8 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   // would itself put on that capacity right after accepting it.
   const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
   if (!verdict.accept) {
-    const reason = verdict.reasons[0] ?? { code: "offer-refused" };
-    throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
+    const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
+    throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
   }
   await preparedRows(market.db, poolOf(market.db), "register-machine", REGISTER_SQL, [
     id,
