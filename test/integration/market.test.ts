@@ -181,7 +181,7 @@ describe("admission and cancellation", () => {
 describe("machines' offers", () => {
   const dedicated = (contractPrice: number, departsAt: number) => ({ ...machine, name: `d-${contractPrice}`, kind: "dedicated" as const, slots: 4, contractPrice, departsAt });
 
-  it("buys a dedicated machine's time at a fair price and pays it for the time it was there, not the whole contract", async () => {
+  it("buys a dedicated machine's time at a fair price and pays nothing for heartbeats alone", async () => {
     const producer = await market.signUp("lessor@example.test", ["producer"]);
     const lessor = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
     const { machineId, offer } = await lessor.worker.register.mutate(dedicated(0.01, Date.now() + 60_000));
@@ -192,10 +192,8 @@ describe("machines' offers", () => {
     await new Promise((r) => setTimeout(r, 1500));
     await lessor.worker.heartbeat.mutate({ machineId, leaseIds: [] });
     await lessor.worker.depart.mutate({ machineId });
-    // About 1.5 s of a 60 s contract: a fortieth of it, and never the rest.
-    const paid = (await producer.ledger.statement.query()).producerBalance;
-    expect(paid).toBeGreaterThan(0.0002);
-    expect(paid).toBeLessThan(0.0005);
+    // Heard for 1.5 s, proved nothing (test/integration/dedicated-proof.test.ts pays what a result proves).
+    expect((await producer.ledger.statement.query()).producerBalance).toBe(0);
   });
 
   it("refuses a dedicated offer priced far above what its capacity is worth, storing nothing", async () => {

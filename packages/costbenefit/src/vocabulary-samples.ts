@@ -81,6 +81,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "no-output": { code: "no-output", index: 2 },
   "machine-left": { code: "machine-left" },
   "missed-heartbeats": { code: "missed-heartbeats" },
+  "missed-leases": { code: "missed-leases" },
   "contract-ended": { code: "contract-ended" },
   "placed-again": { code: "placed-again" },
   "waited-too-long": { code: "waited-too-long", waitedMs: 2, maxDelayMs: 2 },

@@ -117,6 +117,7 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("machine-left", {}),
   reason("missed-heartbeats", {}),
   reason("contract-ended", {}),
+  reason("missed-leases", {}),
   reason("placed-again", {}),
   // A decision recorded before the engine owned the wait rule: kept so old records still read.
   reason("waited-too-long", { waitedMs: num, maxDelayMs: num }),

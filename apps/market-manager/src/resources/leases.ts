@@ -156,6 +156,8 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
       ask.fail(e);
       continue;
     }
+    // The worker asks for work (the market's own ask for its stream is not the worker asking).
+    if (!ask.onlyIdle) machine.waitingSince = null;
     // A stream's ask after the machine's own call in the same group: that call was served first.
     if (ask.onlyIdle && (held(market, machine) > 0 || plans.some((p) => p.machine === machine))) {
       ask.done({ leases: [] });
