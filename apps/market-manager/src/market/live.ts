@@ -40,6 +40,8 @@ export interface LiveMachine {
    * asks, or has nothing to ask for): past the lease timeout the market takes it out (sweeper.ts).
    */
   waitingSince: number | null;
+  /** Its owner's account has standing: the address was confirmed when the machine joined. */
+  ownerStanding: boolean;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: TaskQueue;
   leases: Set<string>;
@@ -155,6 +157,8 @@ export interface LiveTask {
   /** A copy that ran: its result, output hash and the owner of the machine that ran it. */
   resultId?: string | undefined;
   producerId?: string | undefined;
+  /** Whether the account that ran it had standing then (a confirmed address): its vote in a quorum (costbenefit tallyCopies). */
+  producerStanding?: boolean | undefined;
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;

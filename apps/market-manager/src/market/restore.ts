@@ -56,7 +56,7 @@ async function recordOutage(market: Market): Promise<number> {
 export async function restoreMarket(market: Market) {
   const { db, state } = market;
   const awayMs = await recordOutage(market);
-  const machines = await db.machine.findMany({ where: { status: "active" } });
+  const machines = await db.machine.findMany({ where: { status: "active" }, include: { owner: { select: { emailVerified: true } } } });
   for (const row of machines) {
     const live = liveMachineFromRow(row);
     machineJoined(market, live);

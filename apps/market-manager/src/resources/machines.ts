@@ -106,6 +106,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     contractPaidMicro: 0n,
     provenAt: null,
     waitingSince: null,
+    ownerStanding: caller.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: now,
@@ -187,7 +188,7 @@ export function heartbeatInterval(market: Market): number {
   return Math.max(500, Math.floor(market.settings.leaseTimeoutMs / 3));
 }
 
-export function liveMachineFromRow(row: MachineRow): LiveMachine {
+export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: boolean } }): LiveMachine {
   return {
     id: row.id,
     ownerId: row.ownerId,
@@ -208,6 +209,7 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     // What it proved before the restart was paid then; from here it proves itself again.
     provenAt: null,
     waitingSince: null,
+    ownerStanding: row.owner.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),

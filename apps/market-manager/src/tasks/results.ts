@@ -75,8 +75,10 @@ export function prepareCompletion(market: Market, c: Completion) {
   let agreedOwners = 0;
   let rerun: LiveTask[] = [];
   if (c.ok && !agreed) {
-    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id }));
-    votes.push({ hash: c.hash, owner: machine.ownerId });
+    const votes = copies
+      .filter((t) => t !== task && t.state === "done" && t.outputHash)
+      .map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id, standing: t.producerStanding ?? false }));
+    votes.push({ hash: c.hash, owner: machine.ownerId, standing: machine.ownerStanding });
     const tally = tallyCopies(votes, job.replicas, copies.some((t) => t !== task && t.state !== "done"));
     agreed = tally.agreed;
     agreedOwners = tally.owners;
