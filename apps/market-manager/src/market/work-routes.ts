@@ -1,4 +1,4 @@
-import { idleTake } from "@cyclemarket/costbenefit";
+import { idleTake, spareTasks } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
 import { askOf, leaseRoomOf, offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 import type { Lease } from "@cyclemarket/worker-runtime";
@@ -10,8 +10,8 @@ export const MAX_IDLE_LOOKS = 256;
 const mayTake = (taker: LiveMachine, holder: LiveMachine) =>
   idleTake({ takerAsk: askOf(taker), holderAsk: askOf(holder), holderMayNotRun: false }).take;
 
-/** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
-export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
+/** Queued tasks a machine cannot start itself right now: an idle machine may take them (the engine's spareTasks). */
+export const spare = (m: LiveMachine) => spareTasks({ queueLength: m.queue.length, offeredSlots: offeredSlots(m), leasesRunning: m.leases.size });
 
 /** The market's spare queued tasks, counted once per version of the live state (the streams' offers and the lease calls that find nothing ask it). */
 const spareAt = new WeakMap<object, { revision: number; total: number }>();
@@ -139,7 +139,7 @@ export class WorkRoutes {
     for (const id of this.idle) {
       if (spareTasks <= 0 || looked++ >= MAX_IDLE_LOOKS) break;
       const m = this.market.state.machines.get(id);
-      const room = m ? leaseRoomOf(m) - m.leases.size : 0;
+      const room = m ? leaseRoomOf(m) : 0;
       if (!m || room <= 0) {
         // It can lease nothing now; any change to it (resumed, a task done) is its own event.
         this.idle.delete(id);

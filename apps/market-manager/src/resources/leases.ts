@@ -98,7 +98,7 @@ export function heardFrom(market: Market, caller: Caller, machineId: string): Li
  * must go to the group.
  */
 export function leaseNothing(market: Market, mine: LiveMachine, max: number): LeaseAnswer | null {
-  const room = Math.min(max, leaseRoomOf(mine) - mine.leases.size);
+  const room = Math.min(max, leaseRoomOf(mine));
   if (room > 0 && (mine.queue.length > 0 || workElsewhere(market))) return null;
   market.workRoutes.leasedNothing(mine.id);
   return { leases: [] };
@@ -161,7 +161,7 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
       ask.done({ leases: [] });
       continue;
     }
-    const room = Math.max(0, Math.min(ask.max, leaseRoomOf(machine) - held(market, machine)));
+    const room = Math.min(ask.max, leaseRoomOf(machine, held(market, machine)));
     const found = pickTasks(market, machine, room, claimed);
     const ahead = held(market, machine);
     const picked: LiveTask[] = [];

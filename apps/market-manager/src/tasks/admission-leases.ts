@@ -36,7 +36,7 @@ export function planAdmissionLeases(market: Market, placed: Map<string, string>,
     if (left === undefined) {
       const m = market.state.machines.get(machineId);
       const max = market.workRoutes.streamLeaseMax(machineId);
-      // Idle and waiting: nothing leased or queued, and a stream that takes leases open.
+      // Idle and waiting: nothing leased or queued, and a stream that takes leases open; its room is then whole.
       left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 && !busy.has(machineId) ? Math.min(max, leaseRoomOf(m)) : 0;
     }
     if (left > 0) {

@@ -4,12 +4,12 @@ import { refuse } from "../api/errors.ts";
 import type { LiveState } from "../market/live.ts";
 import type { Market } from "../market/market.ts";
 import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type MarketReason, type WorkSample } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type MarketReason, type WorkSample } from "@cyclemarket/costbenefit";
 import { preparedRows, readerOf } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
-import { contradictedCharge, priceAtWorkOf } from "../ledger/contradicted.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -227,15 +227,15 @@ function estimate(market: Market, j: PageJob, paid: bigint) {
   const took = (now - j.submittedAt) / 1000;
   const price = toCredits(micro(j.quotedPriceMicro) ?? 0n);
   const declared = j.declaredWorkPerTask ?? j.workPerTask;
-  const measured = measuredWork(j.workSamples, t.workOwnersNeeded);
-  const contradicted = j.pricing !== "bid" && measured !== undefined && estimateContradicted(t, declared, measured);
+  const pricing = j.pricing === "bid" ? "bid" : "posted";
+  const measured = contradictedWork(t, { pricing, declaredWork: declared, samples: j.workSamples });
   const c = settleJob({
-    pricing: j.pricing === "bid" ? "bid" : "posted",
+    pricing,
     price,
     maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
     benefit: benefitAt(j.benefit, took),
     benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
-    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared, priceAtWork: priceAtWorkOf(j.decision) }, price, measured) } : null,
+    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: declared, priceAtWork: priceAtWorkOf(j.decision) }, measured) },
     held: [],
   });
   return {
