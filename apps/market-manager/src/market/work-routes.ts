@@ -2,6 +2,7 @@ import { idleTake, spareTasks } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
 import { askOf, leaseRoomOf, offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 import type { Lease } from "@cyclemarket/worker-runtime";
+import type { MarketResources } from "./market-resources.ts";
 
 /** Idle machines one event looks at, at most, for spare work: the cost of an event stays bounded. */
 export const MAX_IDLE_LOOKS = 256;
@@ -14,14 +15,12 @@ const mayTake = (taker: LiveMachine, holder: LiveMachine) =>
 export const spare = (m: LiveMachine) => spareTasks({ queueLength: m.queue.length, offeredSlots: offeredSlots(m), leasesRunning: m.leases.size });
 
 /** The market's spare queued tasks, counted once per version of the live state (the streams' offers and the lease calls that find nothing ask it). */
-const spareAt = new WeakMap<object, { revision: number; total: number }>();
-
-export function spareTotal(market: { readonly state: LiveState; readonly revision: number }): number {
-  const cached = spareAt.get(market);
-  if (cached?.revision === market.revision) return cached.total;
+export function spareTotal(market: { readonly state: LiveState; readonly revision: number; readonly resources: Pick<MarketResources, "spareTasks"> }): number {
+  const cached = market.resources.spareTasks;
+  if (cached.revision === market.revision) return cached.value;
   let total = 0;
   for (const m of market.state.holders()) total += spare(m);
-  spareAt.set(market, { revision: market.revision, total });
+  market.resources.spareTasks = { revision: market.revision, value: total };
   return total;
 }
 

@@ -13,7 +13,6 @@ import { MachineControls, readControls, type MachineControlsPatch } from "@cycle
 import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
-import { poolOf, preparedRows } from "../db/client.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 
 export interface MachineOffer {
@@ -111,7 +110,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     const reason = verdict.reasons[0] ?? { code: "offer-refused" };
     throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
   }
-  await preparedRows(market.db, poolOf(market.db), "register-machine", REGISTER_SQL, [
+  await market.resources.database.shared.rows("register-machine", REGISTER_SQL, [
     id,
     caller.id,
     caller.tokenId ?? null,

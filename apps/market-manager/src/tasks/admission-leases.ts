@@ -19,8 +19,7 @@ export type AdmissionLeases = NonNullable<Admission["leases"]>;
  * Machines an admission still being written leases to (planned, not yet applied): memory does not
  * show those leases yet, so another admission decided meanwhile must not count the machine idle.
  */
-const planned = new WeakMap<Market, Map<string, number>>();
-const plannedOn = (market: Market) => planned.get(market) ?? (planned.set(market, new Map()), planned.get(market)!);
+const plannedOn = (market: Market) => market.resources.admissionLeases;
 
 /**
  * Which of the placed tasks (of `live`, the copies that may run now) are leased at admission, to
