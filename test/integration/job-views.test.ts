@@ -87,4 +87,25 @@ describe("a job's progress", () => {
   });
 });
 
+// Last: it takes "rack one" out of the market.
+describe("a job's tasks waiting for a machine", () => {
+  it("say so when every connected machine asks more for a task than the job's escrow has left", async () => {
+    const { jobId: dear } = await consumer.jobs.submit.mutate({
+      name: "priced on a cheap machine",
+      source: { kind: "upload", moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: ["a"], stdin: "" }, { args: ["b"], stdin: "" }], workPerTask: 1, memoryMbPerTask: 16 },
+      benefit: { kind: "constant", value: 40 },
+    });
+    expect((await consumer.jobs.get.query({ jobId: dear })).waiting).toEqual({ total: 0, reasons: [] });
+    // The machine it was priced on leaves; one asking a thousand times more takes its place.
+    await worker.worker.depart.mutate({ machineId });
+    const { machineId: pricey } = await worker.worker.register.mutate({ name: "rack two", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 10, userAgent: "test" });
+    expect((await worker.worker.lease.mutate({ machineId: pricey, max: 4 })).leases).toEqual([]);
+    const job = await consumer.jobs.get.query({ jobId: dear });
+    expect(job.waiting.total).toBe(1);
+    const [reason] = job.waiting.reasons;
+    expect(reason).toMatchObject({ code: "budget-short", tasks: 2, cheapestPiece: 10, machinesConnected: 1 });
+    expect(reason?.code === "budget-short" && reason.left).toBeLessThan(10);
+  });
+});
+
 const db = () => market.manager.services.db;

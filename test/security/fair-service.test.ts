@@ -3,7 +3,8 @@ import { moduleImporting } from "../support/wasm.ts";
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { signUp, startManager, stopGently, stopLeftoverPostgres, tempDir, type ManagerProcess } from "../support/processes.ts";
+import { sharedDatabase } from "../support/postgres.ts";
+import { signUp, startManager, stopGently, tempDir, type ManagerProcess } from "../support/processes.ts";
 import { mutation, send } from "./http.ts";
 
 // One abusive client submits at its quota's limit (10,000-task jobs with 1 KB of stdin per task,
@@ -43,6 +44,8 @@ const STDIN_BYTES = 1024;
 // 13 MB request) is not counted against the market.
 let market: ManagerProcess;
 const dataDir = tempDir("cyclemarket-fair-");
+// Its database is a clone on the run's shared PostgreSQL; this file runs alone (vitest.config.ts).
+const database = await sharedDatabase();
 // The market's default quotas, not the generous ones the other tests' one host needs.
 const DEFAULT_QUOTAS = { QUOTES_PER_MINUTE: "120", SUBMISSIONS_PER_MINUTE: "30", QUEUED_TASKS_PER_USER: "50000" };
 const machine = { name: "m", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e9, pricePerSecond: 0.0001, userAgent: "test" };
@@ -68,11 +71,11 @@ async function loopDelayMs() {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 beforeAll(async () => {
-  market = await startManager({ dataDir, leaseTimeoutMs: 30_000, env: { ...DEFAULT_QUOTAS, LOG_LEVEL: "info" } });
+  market = await startManager({ dataDir, databaseUrl: database.url, leaseTimeoutMs: 30_000, env: { ...DEFAULT_QUOTAS, LOG_LEVEL: "info" } });
 });
 afterAll(async () => {
   await stopGently(market?.child);
-  await stopLeftoverPostgres(dataDir);
+  await database.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -30,6 +30,16 @@ export interface LiveMachine {
   contractStartAt: number | null;
   contractPaidUntil: number | null;
   contractPaidMicro: bigint;
+  /**
+   * When the machine last proved it was there: a result of a task it leased was accepted. A
+   * dedicated contract is paid up to this moment, never for heartbeats alone.
+   */
+  provenAt: number | null;
+  /**
+   * Since when it has had queued work and room to run it without asking for any (null while it
+   * asks, or has nothing to ask for): past the lease timeout the market takes it out (sweeper.ts).
+   */
+  waitingSince: number | null;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: TaskQueue;
   leases: Set<string>;

@@ -11,6 +11,7 @@ import { decisionRecord, plannedBenefit } from "../tasks/jobs.ts";
 import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
 import { timedSettlement } from "../ops/ops.ts";
 import { toJson } from "../db/client.ts";
+import { reasonOf } from "../api/errors.ts";
 import { balance, post, toCredits, toMicro } from "../ledger/ledger.ts";
 import { settleUnfinished } from "../ledger/settlement.ts";
 import { escrow } from "../ledger/entries.ts";
@@ -157,7 +158,7 @@ async function settlePilotsAlone(market: Market, job: PilotJob, record: Decision
         decidedAt: new Date(now),
         completedAt: new Date(now),
         chargedMicro: paid,
-        result: toJson({ error: { code: "remainder-rejected", pilots: job.pilots.count, tasks: job.taskCount, paidToProducers: toCredits(paid) } }),
+        result: toJson({ error: reasonOf({ code: "remainder-rejected", pilots: job.pilots.count, tasks: job.taskCount, paidToProducers: toCredits(paid) }) }),
       },
     });
   });

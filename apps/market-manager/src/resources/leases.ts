@@ -154,30 +154,32 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
       ask.fail(e);
       continue;
     }
+    // The worker asks for work (the market's own ask for its stream is not the worker asking).
+    if (!ask.onlyIdle) machine.waitingSince = null;
     // A stream's ask after the machine's own call in the same group: that call was served first.
     if (ask.onlyIdle && (held(market, machine) > 0 || plans.some((p) => p.machine === machine))) {
       ask.done({ leases: [] });
       continue;
     }
     const room = Math.min(ask.max, leaseRoomOf(machine, held(market, machine)));
-    const found = pickTasks(market, machine, room, claimed);
     const ahead = held(market, machine);
-    const picked: LiveTask[] = [];
     const terms: LeaseTerms[] = [];
-    for (const t of found.picked) {
-      const term = leaseTermsOfTask(market, machine, t, ahead + picked.length, now);
-      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) continue;
-      picked.push(t);
+    // A task whose job cannot pay this machine's piece is passed over, not leased: the tasks
+    // behind it in the queue still are.
+    const found = pickTasks(market, machine, room, claimed, (t) => {
+      const term = leaseTermsOfTask(market, machine, t, ahead + terms.length, now);
+      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) return false;
       terms.push(term);
-    }
+      return true;
+    });
+    const picked = found.picked;
     if (!picked.length) {
       market.workRoutes.leasedNothing(machine.id);
       ask.done({ leases: [] });
       continue;
     }
     for (const t of picked) claimed.add(t);
-    const taken = found.taken.filter((x) => picked.some((t) => t.id === x.taskId));
-    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => rowId()), terms });
+    plans.push({ ask, machine, picked, taken: found.taken, leaseIds: picked.map(() => rowId()), terms });
   }
   if (!plans.length) return Promise.resolve();
   const picked = plans.flatMap((p) => p.picked);
@@ -329,6 +331,9 @@ function ranHere(market: Market, task: LiveTask, machineId: string, picked: Live
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
+/** How many unaffordable tasks one lease call passes over before it gives up looking. */
+const MAX_PASSED_OVER = 1024;
+
 /** A task an idle machine took from another machine's queue, and the engine's reason it could. */
 interface Taken {
   taskId: string;
@@ -342,14 +347,25 @@ interface Taken {
  * allows (a copy its holder may never run; other work only from a machine that asks no less).
  * Each machine is left what it can start itself right now.
  */
-function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: Set<LiveTask>): { picked: LiveTask[]; taken: Taken[] } {
+function pickTasks(
+  market: Market,
+  machine: LiveMachine,
+  room: number,
+  claimed: Set<LiveTask>,
+  fits: (task: LiveTask) => boolean,
+): { picked: LiveTask[]; taken: Taken[] } {
   const picked: LiveTask[] = [];
   const taken: Taken[] = [];
+  let passedOver = 0;
   const takeFrom = (ids: Iterable<string>, from?: { machineId: string; reason: Reason }) => {
     for (const id of ids) {
-      if (picked.length >= room) return;
+      if (picked.length >= room || passedOver >= MAX_PASSED_OVER) return;
       const task = market.state.tasks.get(id);
       if (task?.state === "queued" && !task.leasing && !claimed.has(task) && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
+        if (!fits(task)) {
+          passedOver += 1;
+          continue;
+        }
         picked.push(task);
         if (from) taken.push({ taskId: task.id, fromMachineId: from.machineId, reason: from.reason });
       }

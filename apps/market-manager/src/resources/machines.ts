@@ -1,3 +1,4 @@
+import { OfferRefusal } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
@@ -7,7 +8,7 @@ import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { toMicro } from "../ledger/ledger.ts";
-import { accrueContract, contractBudget } from "./contracts.ts";
+import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { offerFault } from "@cyclemarket/costbenefit";
@@ -97,6 +98,8 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     contractStartAt: dedicated ? now : null,
     contractPaidUntil: dedicated ? now : null,
     contractPaidMicro: 0n,
+    provenAt: null,
+    waitingSince: null,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: now,
@@ -107,8 +110,8 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   // would itself put on that capacity right after accepting it.
   const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
   if (!verdict.accept) {
-    const reason = verdict.reasons[0] ?? { code: "offer-refused" };
-    throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
+    const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
+    throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
   }
   await market.resources.database.shared.rows("register-machine", REGISTER_SQL, [
     id,
@@ -196,6 +199,9 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
     contractPaidUntil: row.contractPaidUntil?.getTime() ?? null,
     contractPaidMicro: row.contractPaidMicro,
+    // What it proved before the restart was paid then; from here it proves itself again.
+    provenAt: null,
+    waitingSince: null,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
@@ -218,7 +224,7 @@ export function ownMachine(market: Market, caller: Caller, machineId: string): L
  * A machine leaves (it said so, or it missed heartbeats for the lease timeout): its running and
  * queued tasks go back to the engine and are placed again.
  */
-export async function departMachine(market: Market, machineId: string, reason: "left" | "missed-heartbeats" | "contract-ended") {
+export async function departMachine(market: Market, machineId: string, reason: keyof typeof DEPARTURE_CODES) {
   const machine = market.state.machines.get(machineId);
   if (!machine) return;
   const now = market.clock.now();
@@ -238,9 +244,9 @@ export async function departMachine(market: Market, machineId: string, reason: "
   let paid = () => {};
   try {
     requeue = await market.db.$transaction(async (tx) => {
-      // A dedicated machine is paid for the presence heard up to its last heartbeat; the rest of
-      // its contract, never delivered, is never paid.
-      paid = await accrueContract(tx, machine, machine.lastHeartbeatAt);
+      // A dedicated machine is paid for the time it proved up to its last accepted result; the
+      // rest of its contract, never delivered, is never paid.
+      paid = await accrueContract(tx, machine, provenUntil(machine));
       await tx.machine.update({
         where: { id: machineId },
         data: { status: "departed", departedAt: new Date(now), departReason: reason },

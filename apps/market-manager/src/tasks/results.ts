@@ -6,6 +6,7 @@ import type { TaskReport } from "./task-report.ts";
 import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
+import { reasonOf } from "../api/errors.ts";
 import { confirmedFailure, tallyCopies, taskOutcome } from "@cyclemarket/costbenefit";
 import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
@@ -393,10 +394,11 @@ async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c:
       completedAt: new Date(now),
       chargedMicro: charged,
       result: toJson({
-        error:
+        error: reasonOf(
           why === "escrow-exhausted"
             ? { code: "escrow-exhausted", escrow: toCredits(job.escrowMicro), paidToProducers: toCredits(charged), taskIndex: task.index }
             : { code: "task-failed", cause, taskIndex: task.index, attempts: task.attempts, exitCode: c.report.exitCode, stderr: c.stderr.toString("utf8").slice(0, 2000) },
+        ),
       }),
     },
   });

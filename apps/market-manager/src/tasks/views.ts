@@ -1,14 +1,16 @@
 import type { Reason } from "../market/engine.ts";
 import { refuse } from "../api/errors.ts";
-import type { LiveState } from "../market/live.ts";
+import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
+import { leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
 import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type MarketReason, type WorkSample } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type RunFailure, type WorkSample } from "@cyclemarket/costbenefit";
 import type { Db, Prepared } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
 import { priceAtWorkOf } from "../ledger/price-at-work.ts";
+import { Reasons, chargeReasons, jobFailure, runFailures, storedDecision } from "./stored-reasons.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -118,7 +120,7 @@ interface JobPageRow {
   paid: string;
   /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
   settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
-  failures: FailedRuns[];
+  failures: (Omit<FailedRuns, "codes"> & { codes: string[] })[];
 }
 
 /**
@@ -132,7 +134,7 @@ export interface FailedRuns {
   status: string;
   runs: number;
   confirmed: number;
-  codes: string[];
+  codes: RunFailure[];
 }
 
 async function jobPageRow(reads: Prepared, jobId: string): Promise<JobPageRow> {
@@ -151,7 +153,7 @@ export async function jobView(market: Market, jobId: string) {
   const counts = page.counts;
   const escrow = BigInt(page.escrow ?? 0);
   const [waiting, verified] = await Promise.all([
-    waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
+    waitingForMachines(market, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
     j.replicas > 1 ? verification(db, j.id, j.replicas) : null,
   ]);
   const estimated = estimate(market, j, BigInt(page.paid));
@@ -161,7 +163,7 @@ export async function jobView(market: Market, jobId: string) {
     example: j.example,
     status: j.status,
     benefit: j.benefit,
-    decision: j.decision,
+    decision: storedDecision(j.decision),
     replicas: j.replicas,
     taskCount: j.taskCount,
     tasksDone: j.tasksDone,
@@ -183,16 +185,18 @@ export async function jobView(market: Market, jobId: string) {
     charged: credits(micro(j.chargedMicro)),
     /** The most the consumer allowed it to be charged (the quote unless they set maxSpend). */
     maxSpend: credits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro)),
-    /** Why it was charged what it was, once settled: the engine's charge reasons (MarketReason). */
-    chargeReasons: (page.settlement?.terms ?? []) as MarketReason[],
+    /** Why it was charged what it was, once settled: the engine's charge reasons. */
+    chargeReasons: chargeReasons(page.settlement?.terms),
     /** What the job's escrow account holds now: what it can still be charged while it runs, else 0. */
     escrowHeld: credits(escrow)!,
     waiting,
     result: j.result,
+    /** Why it failed, when it did: the reason its result stores. */
+    failure: jobFailure(j.result),
     machines: page.machines,
     verification: verified,
     /** The tasks with failed runs (the first by index) and what failed; `failureLimit` confirmed failures stop the job. */
-    failures: { tasks: page.failures, failureLimit: market.settings.terms.confirmedFailureLimit },
+    failures: { tasks: page.failures.map((f) => ({ ...f, codes: runFailures(f.codes) })), failureLimit: market.settings.terms.confirmedFailureLimit },
     estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt + market.settings.maxDelayMs : null,
@@ -263,28 +267,60 @@ async function verification(db: Db, jobId: string, replicas: number) {
 const MAX_WAITING_REASONS = 20;
 
 /**
- * Why the job's tasks wait for machines, read from the live market: a delayed job asking for more
- * copies than there are owners with machines, or copies that every connected machine is barred
- * from because its owner ran another copy of the same task. The first few reasons, and how many there are.
+ * Why the job's tasks wait for machines, read from the live market: every connected machine asks
+ * more for a task than the job's escrow has left, a delayed job asks for more copies than there
+ * are owners with machines, or copies that every connected machine is barred from because its
+ * owner ran another copy of the same task. The first few reasons, and how many there are.
  */
-async function waitingForMachines(db: Db, state: LiveState, jobId: string, waitingCopies: number) {
+async function waitingForMachines(market: Market, jobId: string, waitingCopies: number) {
+  const { db, state } = market;
   const job = state.jobs.get(jobId);
   const none = { total: 0, reasons: [] as Reason[] };
-  if (!job || job.replicas < 2) return none;
+  if (!job) return none;
+  const short = budgetShort(market, job, waitingCopies);
+  const replicas = job.replicas < 2 ? [] : await copiesWaiting(db, state, job, waitingCopies);
+  const reasons = short ? [short, ...replicas] : replicas;
+  return { total: reasons.length, reasons: Reasons.parse(reasons.slice(0, MAX_WAITING_REASONS)) };
+}
+
+/** Copies of a replicated job that wait for a machine of another owner (or a delayed job's shortfall of owners). */
+async function copiesWaiting(db: Db, state: LiveState, job: LiveJob, waitingCopies: number): Promise<Reason[]> {
   if (job.status === "delayed") {
     const shortfall = replicaShortfall(state, job.replicas);
-    return shortfall ? { total: 1, reasons: [shortfall] } : none;
+    return shortfall ? [shortfall] : [];
   }
   // A copy is barred only from the owners that ran one of its k - 1 siblings: with k owners or
   // more connected, some machine can always take it.
-  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return none;
-  const open = await db.task.findMany({ where: { jobId, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
-  const reasons = open.flatMap(({ id }) => {
+  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return [];
+  const open = await db.task.findMany({ where: { jobId: job.id, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
+  return open.flatMap(({ id }) => {
     const task = state.tasks.get(id);
     const reason = task && copyNeedsAnotherMachine(state, task);
     return reason ? [reason] : [];
   });
-  return { total: reasons.length, reasons: reasons.slice(0, MAX_WAITING_REASONS) };
+}
+
+/**
+ * Tasks of a running job that no connected machine may lease for want of budget: the cheapest
+ * machine asks more for a task than the job's escrow has left beyond what it paid, holds for late
+ * runs and promised to live leases (leases.ts withinBudget refuses such a lease), so they wait for
+ * a machine that asks less. Null when some machine's piece fits, or nothing waits.
+ */
+function budgetShort(market: Market, job: LiveJob, waitingCopies: number): Reason | null {
+  const { state } = market;
+  if (waitingCopies === 0 || (job.status !== "admitted" && job.status !== "running")) return null;
+  let cheapest: LiveMachine | null = null;
+  for (const m of state.machines.values()) {
+    // A dedicated machine is paid by its contract: its pieces cost the job nothing.
+    if (m.kind === "dedicated") return null;
+    if (!cheapest || askOf(m) < askOf(cheapest)) cheapest = m;
+  }
+  if (!cheapest) return null;
+  const pilot = job.pilots?.phase === "provisional";
+  const piece = leaseTermsOf(market, cheapest, job, pilot, 0, market.clock.now()).pieceRateMicro;
+  const left = job.escrowMicro - job.paidMicro - job.heldMicro - state.leases.promised(job.id);
+  if (piece === 0n || piece <= left) return null;
+  return { code: "budget-short", tasks: waitingCopies, left: toCredits(left > 0n ? left : 0n), cheapestPiece: toCredits(piece), machinesConnected: state.machines.size };
 }
 
 /** Bytes of stdout and stderr one page of outputs carries at most (at least one task is always sent). */

@@ -13,7 +13,7 @@ import {
 import { useTRPCClient } from "@/lib/trpc";
 import { createProducerApi, departOnUnload } from "@/lib/producer-api";
 import { credits, number, seconds, time } from "@/lib/format";
-import { describeReason } from "@/lib/reasons";
+import { describeAnyReason, sandboxWords } from "@/lib/reasons";
 import { isOutage } from "@/lib/outage";
 import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
 import { awayFor } from "@/components/connection-banner";
@@ -152,7 +152,7 @@ function onEvent(state: State, e: ProducerEvent): State {
           at: Date.now(),
           elapsedMs: e.elapsedMs,
           outcome: e.error ? "failed" : "finished",
-          detail: e.error ? describeReason({ code: e.error.code }) : e.restedMs ? `rested ${seconds(e.restedMs / 1000)} of it for the CPU limit` : null,
+          detail: e.error ? sandboxWords(e.error.code) : e.restedMs ? `rested ${seconds(e.restedMs / 1000)} of it for the CPU limit` : null,
         }),
       };
     case "reported": {
@@ -165,7 +165,7 @@ function onEvent(state: State, e: ProducerEvent): State {
         at: Date.now(),
         elapsedMs,
         outcome: e.accepted ? "accepted" : prior?.outcome === "failed" ? "failed" : "refused",
-        detail: e.reason ? describeReason(e.reason) : (prior?.detail ?? null),
+        detail: e.reason ? describeAnyReason(e.reason) : (prior?.detail ?? null),
       };
       return {
         ...state,
