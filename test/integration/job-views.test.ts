@@ -59,11 +59,11 @@ describe("a job's outputs, a page at a time", () => {
 
   it("stop before the task whose output would pass the page's bytes, but always hold one", async () => {
     const db = market.manager.services.db;
-    expect((await acceptedOutputs(db, jobId, 0, 50, 300)).map((o) => o.index)).toEqual([0, 1]);
-    expect((await acceptedOutputs(db, jobId, 0, 50, 299)).map((o) => o.index)).toEqual([0]);
-    expect((await acceptedOutputs(db, jobId, 2, 50, 10)).map((o) => o.index)).toEqual([2]);
-    expect((await acceptedOutputs(db, jobId, 0, 50, Infinity)).map((o) => o.index)).toEqual([0, 1, 2, 3]);
-    expect(await acceptedOutputs(db, jobId, 4, 50)).toEqual([]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 0, 50, 300)).map((o) => o.index)).toEqual([0, 1]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 0, 50, 299)).map((o) => o.index)).toEqual([0]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 2, 50, 10)).map((o) => o.index)).toEqual([2]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 0, 50, Infinity)).map((o) => o.index)).toEqual([0, 1, 2, 3]);
+    expect(await acceptedOutputs(market.manager.services.database.reads, jobId, 4, 50)).toEqual([]);
   });
 });
 

@@ -16,7 +16,7 @@ export async function marketOverview(db: Db, market: Market) {
   });
   const jobs = await jobSummaries(db, {});
   return {
-    books: await marketBooks(db),
+    books: await marketBooks(market.resources.database.reads),
     machines: machines.map((m) => {
       const live = market.state.machines.get(m.id);
       return {

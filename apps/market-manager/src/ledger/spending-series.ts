@@ -1,5 +1,4 @@
-import type { Db } from "../db/client.ts";
-import { preparedRows, readerOf } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import { toCredits } from "./ledger.ts";
 import { DAY, HOUR } from "./statement.ts";
 import { buckets } from "./earnings-series.ts";
@@ -19,9 +18,9 @@ SELECT coalesce(json_agg(json_build_array(h, micro) ORDER BY h), '[]'::json) AS 
   GROUP BY 1) x`;
 
 /** What a consumer spent on its jobs per hour over two days and per day over thirty (the Credits page's chart). */
-export async function spendingSeries(db: Db, userId: string, now: number) {
+export async function spendingSeries(reads: Prepared, userId: string, now: number) {
   const since = Math.floor((now - 29 * DAY) / DAY) * DAY;
-  const [row] = await preparedRows<{ hourly: [number, string][] }>(db, readerOf(db), "consumer-spent-hourly", SPENT_HOURLY_SQL, [userId, since]);
+  const [row] = await reads.rows<{ hourly: [number, string][] }>("consumer-spent-hourly", SPENT_HOURLY_SQL, [userId, since]);
   const points = row!.hourly.map(([at, micro]) => ({ at, micro: BigInt(micro) }));
   const spent = (b: { at: number; earned: number }[]) => b.map(({ at, earned }) => ({ at, spent: earned }));
   return { hourly: spent(buckets(points, now - 47 * HOUR, now, HOUR)), daily: spent(buckets(points, now - 29 * DAY, now, DAY)) };

@@ -1,5 +1,4 @@
-import type { Db } from "../db/client.ts";
-import { preparedRows, readerOf } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
 import { toCredits } from "./ledger.ts";
 
@@ -18,7 +17,7 @@ const BALANCES = `
      WHERE j."ownerId" = $1 AND j.status IN ('admitted'::"JobStatus", 'running'::"JobStatus")) AS escrow`;
 
 /**
- * A user's statement in one statement, on the pages' readers (readerOf) and prepared once per
+ * A user's statement in one statement, on the pages' readers (Database.reads) and prepared once per
  * connection: their accounts' balances, what their running jobs hold in escrow, and the newest
  * lines. Each account's newest postings are read by its own index (accountId, createdAt) and the newest of
  * both kept: ordered by their entries' time, the read sorted every posting the user ever had (a
@@ -57,14 +56,14 @@ const balancesOf = ({ balances, escrow }: Pick<StatementRow, "balances" | "escro
 });
 
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
-export async function statement(db: Db, userId: string) {
-  const [row] = await preparedRows<StatementRow>(db, readerOf(db), "ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
+export async function statement(reads: Prepared, userId: string) {
+  const [row] = await reads.rows<StatementRow>("ledger-statement", STATEMENT_SQL, [userId, STATEMENT_LINES]);
   return { ...balancesOf(row!), lines: row!.lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })) };
 }
 
 /** A user's balances and what their running jobs hold, without the lines (the pages' headers). */
-export async function balances(db: Db, userId: string) {
-  const [row] = await preparedRows<Pick<StatementRow, "balances" | "escrow">>(db, readerOf(db), "ledger-balance", BALANCE_SQL, [userId]);
+export async function balances(reads: Prepared, userId: string) {
+  const [row] = await reads.rows<Pick<StatementRow, "balances" | "escrow">>("ledger-balance", BALANCE_SQL, [userId]);
   return balancesOf(row!);
 }
 
@@ -147,8 +146,8 @@ interface EarningsRow {
  * for the jobs it worked on (its latest settled ones, EARNINGS_SQL), in proportion to its share of
  * those jobs' producer payments: so a producer can see how much of what its work sold for reached it.
  */
-export async function producerEarnings(db: Db, userId: string, now: number) {
-  const [row] = await preparedRows<EarningsRow>(db, readerOf(db), "producer-earnings", EARNINGS_SQL, [userId, now - DAY, now - HOUR, SHARE_POSTINGS, SHARE_JOBS]);
+export async function producerEarnings(reads: Prepared, userId: string, now: number) {
+  const [row] = await reads.rows<EarningsRow>("producer-earnings", EARNINGS_SQL, [userId, now - DAY, now - HOUR, SHARE_POSTINGS, SHARE_JOBS]);
   let charged = 0;
   let paid = 0;
   for (const [jobCharged, ownMicro, paidMicro] of row!.jobs) {
@@ -173,8 +172,8 @@ export async function producerEarnings(db: Db, userId: string, now: number) {
 const EARNED_HOURLY_SQL = `WITH ${EARNED} SELECT ${HOURLY}`;
 
 /** What `userId` earned from `since` on, per hour: hours without earnings left out. */
-export async function earnedHourly(db: Db, userId: string, since: number): Promise<{ at: number; micro: bigint }[]> {
-  const [row] = await preparedRows<Pick<EarningsRow, "hourly">>(db, readerOf(db), "producer-earned-hourly", EARNED_HOURLY_SQL, [userId, since]);
+export async function earnedHourly(reads: Prepared, userId: string, since: number): Promise<{ at: number; micro: bigint }[]> {
+  const [row] = await reads.rows<Pick<EarningsRow, "hourly">>("producer-earned-hourly", EARNED_HOURLY_SQL, [userId, since]);
   return row!.hourly.map(([at, micro]) => ({ at, micro: BigInt(micro) }));
 }
 
@@ -228,8 +227,8 @@ interface BooksRow {
 }
 
 /** The market's own account (its profit), what escrows and producers hold, and the check that the books balance (BOOKS_SQL). */
-export async function marketBooks(db: Db) {
-  const [row] = await preparedRows<BooksRow>(db, readerOf(db), "market-books", BOOKS_SQL, []);
+export async function marketBooks(reads: Prepared) {
+  const [row] = await reads.rows<BooksRow>("market-books", BOOKS_SQL, []);
   const marketBalance = BigInt(row!.market);
   // Starting credits and admins' grants are the market's gifts, not a cost of trading: profit leaves them out.
   const startingCredits = BigInt(row!.granted);

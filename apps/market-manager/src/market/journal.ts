@@ -4,7 +4,7 @@
  * statement here; the lock is free again at once, and the next step is decided while PostgreSQL
  * runs this one. Entries run one at a time, in the order they were added (except that an
  * admission yields to the reports and leases added while it waits: YIELD_PASSES), on one
- * connection of the market's own (db/client.ts inSequence): an entry can rely on every entry sent
+ * connection of the market's own (db/client.ts Database.journal): an entry can rely on every entry sent
  * before it having run, and kill -9 at any moment leaves a prefix of them, in the order sent,
  * committed. An entry's `applied` moves memory once its statement committed, before that of any
  * entry sent after it, and says so to whoever waits (a worker is answered only then); `failed`
@@ -57,7 +57,7 @@ export interface JournalEntry<T> {
 
 /**
  * Entries in order sent at once, at most, on the one connection that runs them in turn
- * (db/client.ts inSequence): a group's reports and its leases, and the next group's reports
+ * (db/client.ts Database.journal): a group's reports and its leases, and the next group's reports
  * behind them.
  */
 export const MAX_IN_SEQUENCE = 3;

@@ -1,7 +1,7 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import { leaseRoom, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
+import { leaseRoomLeft, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
 import { TaskQueue } from "./task-queue.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
@@ -58,8 +58,8 @@ export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailab
 /** Slots the machine offers now: none while its capacity is switched off. */
 export const offeredSlots = (m: LiveMachine) => (offering(m) ? m.slots : 0);
 
-/** The most leases a machine holds at once (the engine's rule). */
-export const leaseRoomOf = (m: LiveMachine) => leaseRoom(offeredSlots(m));
+/** Leases a machine may still take while it holds `held` (the engine's leaseRoomLeft): by default, those it holds now. */
+export const leaseRoomOf = (m: LiveMachine, held = m.leases.size) => leaseRoomLeft(offeredSlots(m), held);
 
 /** The machine's ask in micro-credits per reference second of work (its price per second over its benchmark speed). */
 export const askOf = (m: Pick<LiveMachine, "pricePerSecondMicro" | "benchmarkSpeed">) => Number(m.pricePerSecondMicro) / (m.benchmarkSpeed > 0 ? m.benchmarkSpeed : 1);

@@ -1,5 +1,5 @@
 import { BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
-import { priceAtWorkOf } from "../ledger/contradicted.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
 import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";

@@ -62,19 +62,16 @@ const TOTALS_SQL = `SELECT
  */
 const SETTLED_LAG_MS = 30_000;
 
-/** Per market: the charges of the jobs settled by `through`, summed once. */
-const chargedKept = new WeakMap<Market, { through: number; sum: bigint }>();
-
 /** The ledger's running totals now (TOTALS_SQL); `charged` for every job settled so far. */
 async function readTotals(market: Market, now: number) {
-  const kept = chargedKept.get(market) ?? { through: 0, sum: 0n };
+  const kept = market.resources.chargedKept;
   const through = Math.max(kept.through, now - SETTLED_LAG_MS);
   const [row] = await market.db.$queryRawUnsafe<{ paid: string; market: string; granted: string; adminGranted: string; movedFromEarnings: string; since: string; kept: string }[]>(
     TOTALS_SQL,
     kept.through,
     through,
   );
-  chargedKept.set(market, { through, sum: kept.sum + BigInt(row!.kept) });
+  market.resources.chargedKept = { through, sum: kept.sum + BigInt(row!.kept) };
   return {
     charged: kept.sum + BigInt(row!.since),
     paid: BigInt(row!.paid) + BigInt(row!.movedFromEarnings),

@@ -32,7 +32,7 @@ export function leaseLimits(stored: unknown) {
 }
 
 /** A machine's lease call waiting for its group (tasks/report-batch.ts). */
-interface Ask extends LeaseAsk<LeaseAnswer> {
+export interface LeaseCall extends LeaseAsk<LeaseAnswer> {
   caller: Caller;
   machineId: string;
   max: number;
@@ -98,20 +98,18 @@ export function heardFrom(market: Market, caller: Caller, machineId: string): Li
  * must go to the group.
  */
 export function leaseNothing(market: Market, mine: LiveMachine, max: number): LeaseAnswer | null {
-  const room = Math.min(max, leaseRoomOf(mine) - mine.leases.size);
+  const room = Math.min(max, leaseRoomOf(mine));
   if (room > 0 && (mine.queue.length > 0 || workElsewhere(market))) return null;
   market.workRoutes.leasedNothing(mine.id);
   return { leases: [] };
 }
 
 /** Whether any machine holds queued work another machine could take, counted once per version of the live state. */
-const elsewhereAt = new WeakMap<Market, { revision: number; any: boolean }>();
-
 function workElsewhere(market: Market): boolean {
-  const cached = elsewhereAt.get(market);
-  if (cached?.revision === market.revision) return cached.any;
+  const cached = market.resources.workElsewhere;
+  if (cached.revision === market.revision) return cached.value;
   const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
-  elsewhereAt.set(market, { revision: market.revision, any });
+  market.resources.workElsewhere = { revision: market.revision, value: any };
   return any;
 }
 
@@ -122,7 +120,7 @@ function some<T>(items: Iterable<T>, test: (item: T) => boolean): boolean {
 
 /** A lease decided in memory, waiting for its rows. */
 interface Planned {
-  ask: Ask;
+  ask: LeaseCall;
   machine: LiveMachine;
   picked: LiveTask[];
   taken: Taken[];
@@ -138,7 +136,7 @@ interface Planned {
  * nothing moved and every ask of the group fails (the worker asks again). Picks at once, before
  * the returned promise, which resolves once the statement was written and memory moved.
  */
-function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
+function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
   const now = market.clock.now();
   const claimed = new Set<LiveTask>();
   const plans: Planned[] = [];
@@ -163,7 +161,7 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
       ask.done({ leases: [] });
       continue;
     }
-    const room = Math.max(0, Math.min(ask.max, leaseRoomOf(machine) - held(market, machine)));
+    const room = Math.min(ask.max, leaseRoomOf(machine, held(market, machine)));
     const ahead = held(market, machine);
     const terms: LeaseTerms[] = [];
     // A task whose job cannot pay this machine's piece is passed over, not leased: the tasks
@@ -442,13 +440,9 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
 
 export type { TaskReport } from "../tasks/task-report.ts";
 
-/** Each market's reports and lease calls waiting for their group commit. */
-const batches = new WeakMap<Market, ReportBatch<Ask>>();
-
-function batchOf(market: Market): ReportBatch<Ask> {
-  let batch = batches.get(market);
-  if (!batch) batches.set(market, (batch = new ReportBatch<Ask>(market, (asks) => leaseAsks(market, asks))));
-  return batch;
+/** The market's reports and lease calls waiting for their group commit (made on first use). */
+function batchOf(market: Market): ReportBatch<LeaseCall> {
+  return (market.resources.leaseCalls ??= new ReportBatch<LeaseCall>(market, (asks) => leaseAsks(market, asks)));
 }
 
 const sha256 = (bytes: Uint8Array) => digest("sha256", bytes, "hex");

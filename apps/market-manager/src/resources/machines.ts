@@ -10,10 +10,10 @@ import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../ma
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
-import { MachineControls, MAX_SPEED, MIN_SPEED, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
+import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
+import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
-import { poolOf, preparedRows } from "../db/client.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 
 export interface MachineOffer {
@@ -33,8 +33,6 @@ export interface MachineOffer {
   available?: boolean | undefined;
 }
 
-// The speeds believed (worker-runtime api.ts says why), checked here again for offers made in the process.
-export { MAX_SPEED, MIN_SPEED };
 /** The longest dedicated contract the market considers. */
 export const MAX_CONTRACT_DAYS = 90;
 
@@ -57,21 +55,17 @@ export async function joinOpportunistic(market: Market, caller: Caller, offer: M
   return answer;
 }
 
-/** Refuses an offer no market takes, whatever it holds: an unbelievable speed, a negative price, a dedicated offer without its terms. */
+/** Refuses an offer no market takes, whatever it holds (the engine's offerFault): its reason names the limit. */
 export function checkOffer(offer: MachineOffer) {
-  if (!(offer.speed >= MIN_SPEED && offer.speed <= MAX_SPEED)) {
-    throw refuse.badRequest(
-      { code: "implausible-speed", speed: offer.speed, min: MIN_SPEED, max: MAX_SPEED },
-      `A benchmark speed of ${offer.speed} is not believable (the range is ${MIN_SPEED} to ${MAX_SPEED} times the reference machine).`,
-    );
-  }
-  if (offer.pricePerSecond < 0) {
-    throw refuse.badRequest({ code: "negative-price", price: offer.pricePerSecond }, "A price cannot be negative.");
-  }
-  const dedicated = offer.kind === "dedicated";
-  if (dedicated && (offer.departsAt === undefined || offer.contractPrice === undefined)) {
-    throw refuse.badRequest({ code: "incomplete-offer" }, "A dedicated machine must say when it leaves and what the whole contract costs.");
-  }
+  const fault = offerFault(offer);
+  if (fault === null) return;
+  const message =
+    fault.code === "implausible-speed"
+      ? `A benchmark speed of ${fault.speed} is not believable (the range is ${fault.min} to ${fault.max} times the reference machine).`
+      : fault.code === "negative-price"
+        ? "A price cannot be negative."
+        : "A dedicated machine must say when it leaves and what the whole contract costs.";
+  throw refuse.badRequest(fault, message);
 }
 
 async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean, network: string | null) {
@@ -120,7 +114,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
     throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
   }
-  await preparedRows(market.db, poolOf(market.db), "register-machine", REGISTER_SQL, [
+  await market.resources.database.shared.rows("register-machine", REGISTER_SQL, [
     id,
     caller.id,
     caller.tokenId ?? null,

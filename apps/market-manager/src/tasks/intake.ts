@@ -1,4 +1,4 @@
-import { poolOf, type Db } from "../db/client.ts";
+import type { Database, Db } from "../db/client.ts";
 import { preparedParameter } from "../db/array-literal.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import type { Market } from "../market/market.ts";
@@ -57,13 +57,13 @@ export interface NewTask {
  * between chunks). One statement takes a chunk as a few arrays (`unnest`): the client's
  * `createMany` builds ten parameters per row on the event loop, which measured 4.5 s for 10,000
  * tasks with 1 KB of stdin each against 0.95 s this way on the same machine. `run` is the
- * market's client (calls made in the process) or an intake thread's own connection. On the
+ * market's database (calls made in the process) or an intake thread's own connection. On the
  * market's client the statement goes straight to its pool, prepared once per connection: through
  * the client's raw query, its checks of every array element took about 13 ms of the market's
  * thread per 1,000-task chunk (bench:dispatch, 20 jobs of 1,000 tasks), 8% of its CPU.
  */
-export async function insertTasks(run: Db | ((sql: string, values: unknown[]) => Promise<unknown>), jobId: string, tasks: NewTask[]) {
-  const execute = typeof run === "function" ? run : direct(run);
+export async function insertTasks(run: Database | ((sql: string, values: unknown[]) => Promise<unknown>), jobId: string, tasks: NewTask[]) {
+  const execute = typeof run === "function" ? run : (sql: string, values: unknown[]) => run.shared.rows("insert-tasks", sql, values.map(preparedParameter));
   const json = (v: Record<string, string> | null | undefined) => (v ? JSON.stringify(v) : null);
   for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
     const chunk = tasks.slice(i, i + TASK_CHUNK);
@@ -89,13 +89,6 @@ export async function insertTasks(run: Db | ((sql: string, values: unknown[]) =>
   }
 }
 
-/** The market's client's pool, to run the task chunks' statement on (see insertTasks); its raw query for a client made otherwise. */
-function direct(db: Db) {
-  const pool = poolOf(db);
-  if (!pool) return (sql: string, values: unknown[]) => db.$executeRawUnsafe(sql, ...values);
-  return (sql: string, values: unknown[]) => pool.query({ name: "insert-tasks", text: sql, values: values.map(preparedParameter) });
-}
-
 /**
  * The engine's placements in one statement, the task and machine ids as two arrays: per machine
  * and chunk of 1,000 ids, the client built and compiled each `IN` list on the market's thread
@@ -108,20 +101,17 @@ export async function queueOnMachines(tx: Tx, placed: Map<string, string>) {
     FROM unnest(${[...placed.keys()]}::text[], ${[...placed.values()]}::text[]) AS p(id, machine) WHERE t.id = p.id`;
 }
 
-const inIntake = new WeakMap<Market, Map<string, number>>();
-
 /**
  * Tasks of a user's jobs being taken in: they count against the queued-tasks quota like tasks
  * in the market, so parallel submissions cannot pass it while their tasks are being stored.
  */
 export function tasksInIntake(market: Market, userId: string): number {
-  return inIntake.get(market)?.get(userId) ?? 0;
+  return market.resources.inIntake.get(userId) ?? 0;
 }
 
 /** Counts `tasks` as in intake for `userId` until the returned function is called. */
 export function holdIntake(market: Market, userId: string, tasks: number): () => void {
-  const counts = inIntake.get(market) ?? new Map<string, number>();
-  inIntake.set(market, counts);
+  const counts = market.resources.inIntake;
   counts.set(userId, (counts.get(userId) ?? 0) + tasks);
   let held = true;
   return () => {

@@ -1,7 +1,6 @@
-import type { Db } from "../db/client.ts";
 import type { JsonValue } from "../db/generated/internal/prismaNamespace.ts";
 import type { JobStatus } from "../db/generated/enums.ts";
-import { preparedRows, readerOf } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import { refuse } from "../api/errors.ts";
 
 /**
@@ -34,8 +33,8 @@ interface ProgressRow {
  * arrived), beside its benefit curve and the times the curve is read against. With k copies per
  * task, a task is done when a majority of its copies have run.
  */
-export async function jobProgress(db: Db, jobId: string) {
-  const [row] = await preparedRows<ProgressRow>(db, readerOf(db), "job-progress", PROGRESS_SQL, [jobId]);
+export async function jobProgress(reads: Prepared, jobId: string) {
+  const [row] = await reads.rows<ProgressRow>("job-progress", PROGRESS_SQL, [jobId]);
   if (!row) throw refuse.notFound("job");
   const byIndex = new Map<number, number[]>();
   for (const [index, at] of row.copies) byIndex.set(index, [...(byIndex.get(index) ?? []), at]);

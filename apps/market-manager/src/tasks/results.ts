@@ -7,7 +7,7 @@ import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
-import { confirmedFailure, tallyCopies } from "@cyclemarket/costbenefit";
+import { confirmedFailure, tallyCopies, taskOutcome } from "@cyclemarket/costbenefit";
 import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
 import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
@@ -91,13 +91,17 @@ export function prepareCompletion(market: Market, c: Completion) {
   const failures = [...(task.failures ?? []), ...(failure ? [{ ...failure, resultId: "" }] : [])];
   const confirmed = failure ? confirmedFailure(failures) : null;
   const taskFails = confirmed !== null;
-  const failedTasks = job.failedTasks + (taskFails ? 1 : 0);
-  const succeeded = job.tasksDone + (decidesNow ? 1 : 0);
-  // Every task decided: completed if any succeeded; a job whose every task failed has failed.
-  const allDecided = (decidesNow || taskFails) && succeeded + failedTasks >= job.taskCount;
-  const finishesJob = allDecided && succeeded > 0;
-  const stopsOnFailures = taskFails && !finishesJob && (allDecided || failedTasks >= terms.confirmedFailureLimit);
-  const givesUp = stopsOnFailures || (failure !== null && !taskFails && failures.length >= terms.maxAttempts) || (rerun.length > 0 && task.attempts >= terms.maxAttempts);
+  // Decided, run again or given up, and whether the job ends: the engine's attempt and failure limits.
+  const { succeeded, failedTasks, finishesJob, stopsOnFailures, givesUp } = taskOutcome(terms, {
+    decidesNow,
+    failureConfirmed: taskFails,
+    failedRuns: failure ? failures.length : 0,
+    copiesDisagree: rerun.length > 0,
+    attempts: task.attempts,
+    tasksDone: job.tasksDone,
+    failedTasks: job.failedTasks,
+    taskCount: job.taskCount,
+  });
   // A job whose measured work contradicted its estimate stops once what that work is charged is
   // over the consumer's maxSpend, or its escrow cannot pay another piece like this one.
   const budgetAfter = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id) + lease.pieceRateMicro - (decidesNow ? pieceMicro : 0n);

@@ -1,16 +1,15 @@
-import type { Db } from "../db/client.ts";
 import type { Reason } from "../market/engine.ts";
 import { refuse } from "../api/errors.ts";
 import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
 import { leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
 import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type RunFailure, type WorkSample } from "@cyclemarket/costbenefit";
-import { preparedRows, readerOf } from "../db/client.ts";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type RunFailure, type WorkSample } from "@cyclemarket/costbenefit";
+import type { Db, Prepared } from "../db/client.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
-import { contradictedCharge, priceAtWorkOf } from "../ledger/contradicted.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
 import { Reasons, chargeReasons, jobFailure, runFailures, storedDecision } from "./stored-reasons.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
@@ -138,8 +137,8 @@ export interface FailedRuns {
   codes: RunFailure[];
 }
 
-async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
-  const [row] = await preparedRows<JobPageRow>(db, readerOf(db), "job-page", JOB_PAGE_SQL, [jobId]);
+async function jobPageRow(reads: Prepared, jobId: string): Promise<JobPageRow> {
+  const [row] = await reads.rows<JobPageRow>("job-page", JOB_PAGE_SQL, [jobId]);
   return row!;
 }
 
@@ -148,7 +147,7 @@ const micro = (text: string | null) => (text === null ? null : BigInt(text));
 /** A job's page: its row and the rest, read in one statement (jobPageRow). */
 export async function jobView(market: Market, jobId: string) {
   const { db, state } = market;
-  const page = await jobPageRow(db, jobId);
+  const page = await jobPageRow(market.resources.database.reads, jobId);
   const j = page.job;
   if (!j) throw refuse.notFound("job");
   const counts = page.counts;
@@ -231,15 +230,15 @@ function estimate(market: Market, j: PageJob, paid: bigint) {
   const took = (now - j.submittedAt) / 1000;
   const price = toCredits(micro(j.quotedPriceMicro) ?? 0n);
   const declared = j.declaredWorkPerTask ?? j.workPerTask;
-  const measured = measuredWork(j.workSamples, t.workOwnersNeeded);
-  const contradicted = j.pricing !== "bid" && measured !== undefined && estimateContradicted(t, declared, measured);
+  const pricing = j.pricing === "bid" ? "bid" : "posted";
+  const measured = contradictedWork(t, { pricing, declaredWork: declared, samples: j.workSamples });
   const c = settleJob({
-    pricing: j.pricing === "bid" ? "bid" : "posted",
+    pricing,
     price,
     maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
     benefit: benefitAt(j.benefit, took),
     benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
-    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared, priceAtWork: priceAtWorkOf(j.decision) }, price, measured) } : null,
+    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: declared, priceAtWork: priceAtWorkOf(j.decision) }, measured) },
     held: [],
   });
   return {
@@ -332,9 +331,9 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
  * its copies agreed (all agreeing copies are accepted and identical; the lowest copy stands for
  * them). A page stops at `limit` tasks or `maxBytes` of output, whichever comes first.
  */
-export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
+export async function acceptedOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
   const values = [jobId, fromIndex, limit, Number.isFinite(maxBytes) ? maxBytes : null];
-  const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs", OUTPUTS_PAGE_SQL, values);
+  const rows = await reads.rows<OutputRow>("job-outputs", OUTPUTS_PAGE_SQL, values);
   return outputsFrom(rows);
 }
 
@@ -395,8 +394,8 @@ FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" JOIN "Machine" m ON
 WHERE t."jobId" = $1 AND t.index = ANY($2::int[])
 ORDER BY t.index, t.replica`;
 
-export async function outputsAt(db: Db, jobId: string, indices: number[]): Promise<TaskOutput[]> {
-  const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs-at", OUTPUTS_AT_SQL, [jobId, indices]);
+export async function outputsAt(reads: Prepared, jobId: string, indices: number[]): Promise<TaskOutput[]> {
+  const rows = await reads.rows<OutputRow>("job-outputs-at", OUTPUTS_AT_SQL, [jobId, indices]);
   return outputsFrom(rows);
 }
 
@@ -416,8 +415,8 @@ export function asText(bytes: Buffer): string | null {
  * The API's view of outputs: bytes travel as base64 beside their SHA-256, so binary output
  * (compressed data, images, numeric arrays) arrives byte for byte; text outputs come as text too.
  */
-export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
-  return (await acceptedOutputs(db, jobId, fromIndex, limit)).map(outputView);
+export async function jobOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number) {
+  return (await acceptedOutputs(reads, jobId, fromIndex, limit)).map(outputView);
 }
 
 /** One accepted output as the API sends it (jobs.outputs and the results stream alike). */

@@ -84,7 +84,7 @@ export async function* jobResults(market: Market, jobId: string, resumeAt: strin
     fresh.sort((a, b) => a - b);
     for (let k = 0; k < fresh.length; k += CHUNK_TASKS) {
       // The lowest accepted copy of each task stands for them (outputsAt).
-      for (const out of await outputsAt(db, jobId, fresh.slice(k, k + CHUNK_TASKS))) {
+      for (const out of await outputsAt(market.resources.database.reads, jobId, fresh.slice(k, k + CHUNK_TASKS))) {
         sent.add(out.index);
         for (; sent.has(prefix); prefix++) sent.delete(prefix);
         yield tracked(String(prefix), { kind: "output", output: outputView(out) } satisfies OutputEvent);

@@ -19,7 +19,7 @@ export const machinesRouter = router({
   /** What other producers' machines (of a speed like this one's) ask and earned in the last hour: beside the price field on /produce. */
   goingRate: producerProcedure
     .input(GoingRate)
-    .query(({ ctx, input }) => goingRate(ctx.services.market, ctx.services.db, ctx.caller.id, input.speed ?? null, ctx.services.clock.now())),
+    .query(({ ctx, input }) => goingRate(ctx.services.market, ctx.services.database.reads, ctx.caller.id, input.speed ?? null, ctx.services.clock.now())),
   /** Pause, resume, limit: the market applies it at once; the machine's worker hears it at its next heartbeat. */
   setControls: producerProcedure.input(SetMachineControls).mutation(({ ctx, input }) =>
     setMachineControls(ctx.services.market, ctx.caller, input.machineId, { controls: input.controls }),
