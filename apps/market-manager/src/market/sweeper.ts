@@ -29,7 +29,7 @@ export async function tick(market: Market) {
   // it, and has not asked for any for the lease timeout, is taken out and its tasks go elsewhere.
   const deaf = (m: LiveMachine) => m.waitingSince !== null && market.clock.now() - m.waitingSince > market.settings.leaseTimeoutMs;
   for (const m of [...market.state.machines.values()]) {
-    if (m.queue.length > 0 && leaseRoomOf(m) > m.leases.size) m.waitingSince ??= now;
+    if (m.queue.length > 0 && leaseRoomOf(m) > 0) m.waitingSince ??= now;
     else m.waitingSince = null;
     if (silent(m)) {
       await market.serial(async () => {
