@@ -69,3 +69,32 @@ it("a dedicated machine is paid for the time up to its last accepted result, and
   expect(paid).toBeGreaterThan(0.0002);
   expect(paid).toBeLessThan(0.00045);
 });
+
+it("a machine that takes a task and lets its lease lapse, again and again, is taken out and the task runs elsewhere", async () => {
+  const { worker: hostage } = await market.signUpProducer("hostage@example.test");
+  // The cheapest machine, so the market places the task back on it after each lapse.
+  const { machineId: hostageId } = await hostage.worker.register.mutate({ ...hardware, name: "hostage", kind: "opportunistic", slots: 1, pricePerSecond: 0 });
+  const consumer = await market.signUp("held-hostage@example.test", ["consumer"]);
+  const { jobId } = await consumer.jobs.submit.mutate({
+    name: "held",
+    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount: 1 },
+    benefit: { kind: "constant", value: 100 },
+  });
+  const { worker: honest } = await market.signUpProducer("rescuer@example.test");
+  const { machineId: honestId } = await honest.worker.register.mutate({ ...hardware, name: "rescuer", kind: "opportunistic", slots: 1, pricePerSecond: 0.001 });
+
+  // The hostage heartbeats and takes whatever it is given, and never reports.
+  let status = "";
+  let held = 0;
+  for (const until = Date.now() + 60_000; Date.now() < until && status !== "completed"; await pause(300)) {
+    await hostage.worker.heartbeat.mutate({ machineId: hostageId, leaseIds: [] }).catch(() => null);
+    held += (await hostage.worker.lease.mutate({ machineId: hostageId, max: 1 }).catch(() => ({ leases: [] }))).leases.length;
+    const { leases } = await honest.worker.lease.mutate({ machineId: honestId, max: 1 });
+    for (const lease of leases) await honest.worker.report.mutate(await runLease(honest, honestId, lease));
+    status = (await consumer.jobs.get.query({ jobId })).status;
+  }
+  expect(held).toBeGreaterThanOrEqual(1);
+  expect(status).toBe("completed");
+  const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: hostageId } });
+  expect({ status: row.status, departReason: row.departReason }).toEqual({ status: "departed", departReason: "missed-leases" });
+}, 90_000);

@@ -40,6 +40,12 @@ export interface LiveMachine {
    * asks, or has nothing to ask for): past the lease timeout the market takes it out (sweeper.ts).
    */
   waitingSince: number | null;
+  /**
+   * Its leases that expired since its last accepted result: a machine that takes work and lets
+   * more than a round of its slots' leases lapse, delivering nothing, is taken out (sweeper.ts), or
+   * it could hold a task through expiry after expiry as the cheapest machine it is placed on again.
+   */
+  unprovenExpiries: number;
   /** Its owner's account has standing: the address was confirmed when the machine joined. */
   ownerStanding: boolean;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */

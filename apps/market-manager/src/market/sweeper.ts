@@ -27,7 +27,9 @@ export async function tick(market: Market) {
   const silent = (m: LiveMachine) => market.clock.now() - m.lastHeartbeatAt > market.settings.leaseTimeoutMs;
   // Heartbeats without leases prove nothing: a machine that has had work queued and room to run
   // it, and has not asked for any for the lease timeout, is taken out and its tasks go elsewhere.
-  const deaf = (m: LiveMachine) => m.waitingSince !== null && market.clock.now() - m.waitingSince > market.settings.leaseTimeoutMs;
+  // Nor do leases it takes and lets lapse: more than a round of its slots expired with no result between.
+  const deaf = (m: LiveMachine) =>
+    (m.waitingSince !== null && market.clock.now() - m.waitingSince > market.settings.leaseTimeoutMs) || m.unprovenExpiries > m.slots;
   for (const m of [...market.state.machines.values()]) {
     if (m.queue.length > 0 && leaseRoomOf(m) > 0) m.waitingSince ??= now;
     else m.waitingSince = null;

@@ -594,7 +594,11 @@ export async function expireLeases(market: Market) {
     });
     for (const lease of expired) {
       market.state.leases.delete(lease.id);
-      market.state.machines.get(lease.machineId)?.leases.delete(lease.id);
+      const machine = market.state.machines.get(lease.machineId);
+      if (machine) {
+        machine.leases.delete(lease.id);
+        machine.unprovenExpiries += 1;
+      }
       const task = market.state.tasks.get(lease.taskId);
       if (task && (market.state.jobs.get(task.jobId)?.replicas ?? 1) === 1) market.state.lateLeases.set(lease.id, lease);
     }

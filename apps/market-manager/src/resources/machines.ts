@@ -100,6 +100,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     contractPaidMicro: 0n,
     provenAt: null,
     waitingSince: null,
+    unprovenExpiries: 0,
     ownerStanding: caller.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
@@ -203,6 +204,7 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     // What it proved before the restart was paid then; from here it proves itself again.
     provenAt: null,
     waitingSince: null,
+    unprovenExpiries: 0,
     ownerStanding: row.owner.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
