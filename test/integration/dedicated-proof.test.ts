@@ -13,6 +13,17 @@ afterAll(() => market?.stop());
 
 const hardware = { memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, userAgent: "test", speed: 1, pricePerSecond: 0 };
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Consumer = Awaited<ReturnType<TestMarket["signUp"]>>;
+/** A small Monte Carlo job of `consumer`'s, admitted. */
+async function submitPi(consumer: Consumer, name: string, taskCount: number) {
+  const { jobId, decision } = await consumer.jobs.submit.mutate({
+    name,
+    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount },
+    benefit: { kind: "constant", value: 100 },
+  });
+  expect(decision.outcome).toBe("admitted");
+  return jobId;
+}
 
 it("a dedicated machine that only heartbeats earns nothing, and the job placed on it completes elsewhere", async () => {
   const { producer: lessor, worker: idle } = await market.signUpProducer("idle-lessor@example.test");
@@ -20,12 +31,7 @@ it("a dedicated machine that only heartbeats earns nothing, and the job placed o
   expect(offer?.[0]?.code).toBe("offer-accepted");
 
   const consumer = await market.signUp("victim@example.test", ["consumer"]);
-  const { jobId, decision } = await consumer.jobs.submit.mutate({
-    name: "victim",
-    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount: 4 },
-    benefit: { kind: "constant", value: 100 },
-  });
-  expect(decision.outcome).toBe("admitted");
+  const jobId = await submitPi(consumer, "victim", 4);
   const db = market.manager.services.db;
   // Its capacity is bought already, so the market places the job there.
   expect(await db.task.count({ where: { jobId, machineId: idleId } })).toBe(4);
@@ -51,11 +57,7 @@ it("a dedicated machine is paid for the time up to its last accepted result, and
   const { producer: lessor, worker } = await market.signUpProducer("working-lessor@example.test");
   const { machineId } = await worker.worker.register.mutate({ ...hardware, name: "working", kind: "dedicated", slots: 4, contractPrice: 0.01, departsAt: Date.now() + 60_000 });
   const consumer = await market.signUp("buyer-of-dedicated@example.test", ["consumer"]);
-  const { jobId } = await consumer.jobs.submit.mutate({
-    name: "on the dedicated machine",
-    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount: 1 },
-    benefit: { kind: "constant", value: 100 },
-  });
+  const jobId = await submitPi(consumer, "on the dedicated machine", 1);
   await pause(1500);
   const { leases } = await worker.worker.lease.mutate({ machineId, max: 4 });
   expect(leases.map((l) => l.jobId)).toEqual([jobId]);
@@ -75,11 +77,7 @@ it("a machine that takes a task and lets its lease lapse, again and again, is ta
   // The cheapest machine, so the market places the task back on it after each lapse.
   const { machineId: hostageId } = await hostage.worker.register.mutate({ ...hardware, name: "hostage", kind: "opportunistic", slots: 1, pricePerSecond: 0 });
   const consumer = await market.signUp("held-hostage@example.test", ["consumer"]);
-  const { jobId } = await consumer.jobs.submit.mutate({
-    name: "held",
-    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 200_000 }, taskCount: 1 },
-    benefit: { kind: "constant", value: 100 },
-  });
+  const jobId = await submitPi(consumer, "held", 1);
   const { worker: honest } = await market.signUpProducer("rescuer@example.test");
   const { machineId: honestId } = await honest.worker.register.mutate({ ...hardware, name: "rescuer", kind: "opportunistic", slots: 1, pricePerSecond: 0.001 });
 

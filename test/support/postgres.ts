@@ -8,10 +8,9 @@
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import pg from "pg";
 import { APP_ROLE, startEmbeddedPostgres } from "../../apps/market-manager/src/db/embedded.ts";
 import { applyMigrations } from "../../apps/market-manager/src/db/migrate.ts";
-import { grantAppTables } from "../../apps/market-manager/src/db/roles.ts";
+import { grantAppTables, withClient } from "../../apps/market-manager/src/db/roles.ts";
 import { freePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 /** What test processes need to clone and reach databases on the shared server (serializable). */
@@ -97,16 +96,6 @@ function withDatabase(url: string, name: string) {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /**

@@ -4,7 +4,8 @@ import pg from "pg";
 // superuser and holds no pg_execute_server_program, so `COPY ... FROM PROGRAM` and its kin are
 // refused; it cannot create tables, roles or databases. Migrations run as the owner.
 
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `run` on a connection of its own to `url`, closed after. */
+export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
