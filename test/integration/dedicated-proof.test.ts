@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { refusal, signUp, startTestMarket, type TestMarket } from "../support/market.ts";
 import { runLease } from "../support/worker.ts";
 
 // A dedicated contract pays for capacity the machine proved, never for heartbeats: the attack of a
@@ -96,3 +96,19 @@ it("a machine that takes a task and lets its lease lapse, again and again, is ta
   const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: hostageId } });
   expect({ status: row.status, departReason: row.departReason }).toEqual({ status: "departed", departReason: "missed-leases" });
 }, 90_000);
+
+it("what the market promises one account in contracts is bounded by its standing", async () => {
+  const day = () => Date.now() + 86_400_000;
+  const offer = (contractPrice: number) => ({ ...hardware, name: `lease-${contractPrice}`, kind: "dedicated" as const, slots: 64, contractPrice, departsAt: day() });
+  // An account that never confirmed its address: a small ceiling.
+  const fresh = await signUp(market.url, "fresh-lessor@example.test", ["producer"]);
+  const freshWorker = market.tokenClient((await fresh.account.tokens.create.mutate({ name: "rack" })).token);
+  expect(await refusal(freshWorker.worker.register.mutate(offer(5)))).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing", contractPrice: 5, ceiling: 1, promised: 0 } });
+  // A confirmed one: more, and what its contracts still owe counts against it.
+  const { worker } = await market.signUpProducer("confirmed-lessor@example.test");
+  const { offer: accepted } = await worker.worker.register.mutate(offer(5));
+  expect(accepted?.[0]?.code).toBe("offer-accepted");
+  const second = await refusal(worker.worker.register.mutate(offer(6)));
+  expect(second).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing", contractPrice: 6, ceiling: 10 } });
+  expect((second.refusal as { promised: number }).promised).toBeGreaterThan(4.9);
+});

@@ -119,6 +119,8 @@ function offerRefusal(r: OfferRefusal): string {
       return `The market does not buy this machine's time at that price. ${DESCRIBE["offer-unaffordable"](r)}`;
     case "offer-expired":
       return `The market does not buy this machine's time at that price. ${DESCRIBE["offer-expired"](r)}`;
+    case "offer-over-standing":
+      return `The market does not buy this machine's time yet. ${DESCRIBE["offer-over-standing"](r)}`;
   }
 }
 
@@ -228,6 +230,8 @@ const DESCRIBE: Sentences = {
   "offer-accepted": (r) => `The offer of ${credits(r.contractPrice)} is accepted: the capacity is worth ${credits(r.value)} to the market.`,
   "offer-too-expensive": (r) => `The offer of ${credits(r.contractPrice)} is refused: the capacity is worth only ${credits(r.value)} to the market.`,
   "offer-expired": () => "The offer ends before it could be used.",
+  "offer-over-standing": (r) =>
+    `The offer of ${credits(r.contractPrice)} is refused: the market may promise this account at most ${credits(r.ceiling)} in contracts at once (its contracts still owe ${credits(r.promised)}); confirming your address and results the market accepts raise it.`,
   "offer-unaffordable": (r) =>
     `The offer of ${credits(r.contractPrice)} is refused: the market can commit only ${credits(r.budget)} more to dedicated contracts from its reserve and earnings.`,
   "already-verified": () => "Your email address is already confirmed.",

@@ -22,6 +22,8 @@ export type { MachineView, DelayedJob, StateSeen } from "./state/market-state.ts
 export { commitDecision, commitReplacement } from "./commit.ts";
 // Policies
 export { createPolicy, createLivePolicy, buildPolicy } from "./policies/policy.ts";
+export { contractCeiling, contractOverStanding, CONTRACT_CEILING_NEW, CONTRACT_CEILING_CONFIRMED, CONTRACT_CEILING_PER_RESULT } from "./policies/purchase.ts";
+export type { ContractStanding } from "./policies/purchase.ts";
 export type { Policy } from "./policies/policy.ts";
 export { PolicyProfile } from "./policies/profile.ts";
 export type { PolicyProfileInput } from "./policies/profile.ts";

@@ -24,6 +24,8 @@ const OFFER_REFUSALS = [
   z.object({ code: z.literal("offer-too-expensive"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }).strict(),
   z.object({ code: z.literal("offer-expired"), departureAt: num, now: num }).strict(),
   z.object({ code: z.literal("offer-unaffordable"), contractPrice: num, budget: num }).strict(),
+  // What the market may promise one account in contracts grows with what it proved (contractCeiling).
+  z.object({ code: z.literal("offer-over-standing"), contractPrice: num, ceiling: num, promised: num }).strict(),
 ] as const;
 export const OfferRefusal = z.discriminatedUnion("code", OFFER_REFUSALS);
 export type OfferRefusal = z.infer<typeof OfferRefusal>;

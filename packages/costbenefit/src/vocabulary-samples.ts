@@ -23,6 +23,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "offer-too-expensive": { code: "offer-too-expensive", contractPrice: 2, value: 2, capacityWork: 2, unitPrice: 2 },
   "offer-expired": { code: "offer-expired", departureAt: 1795000000000, now: 1795000000000 },
   "offer-unaffordable": { code: "offer-unaffordable", contractPrice: 2, budget: 2 },
+  "offer-over-standing": { code: "offer-over-standing", contractPrice: 50, ceiling: 10, promised: 0 },
   tickets: { code: "tickets", tickets: 2, usagePerTicket: 2, freeSlots: 2 },
   "waiting-for-slot": { code: "waiting-for-slot", freeSlots: 2, jobsAhead: 2 },
   "over-p-max": { code: "over-p-max", taskId: "job-task~1", runSeconds: 2, pMaxSeconds: 2 },

@@ -1,4 +1,4 @@
-import { OfferRefusal } from "@cyclemarket/costbenefit";
+import { OfferRefusal, contractOverStanding } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
@@ -7,7 +7,7 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
-import { toMicro } from "../ledger/ledger.ts";
+import { toCredits, toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
@@ -114,6 +114,14 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   if (!verdict.accept) {
     const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
     throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
+  }
+  if (dedicated) {
+    // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
+    let promised = 0n;
+    for (const m of market.state.machines.values()) if (m.ownerId === caller.id && m.contractPriceMicro !== null) promised += m.contractPriceMicro - m.contractPaidMicro;
+    const acceptedResults = await market.db.result.count({ where: { accepted: true, machine: { ownerId: caller.id } } });
+    const over = contractOverStanding(offer.contractPrice!, { confirmed: caller.emailVerified, acceptedResults }, toCredits(promised));
+    if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
   }
   await market.resources.database.shared.rows("register-machine", REGISTER_SQL, [
     id,
