@@ -50,4 +50,19 @@ it("two fresh accounts agreeing on a forged output do not make a quorum", async 
   expect(job.tasks.done).toBe(0);
   expect(await consumer.jobs.outputs.query({ jobId })).toEqual([]);
   for (const s of sybils.slice(0, 2)) expect((await s.account.ledger.statement.query()).producerBalance).toBe(0);
+  // What each of them sees of its standing, and an honest confirmed producer's once a result of its is accepted.
+  expect(await sybils[0]!.account.machines.standing.query()).toEqual({ confirmed: false, countsInQuorum: false, acceptedResults: 0, contractCeiling: 1, contractsOwed: 0 });
+  const { producer, worker } = await market.signUpProducer("standing-honest@example.test");
+  const { machineId } = await worker.worker.register.mutate({
+    name: "honest", kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.0001, userAgent: "test",
+  });
+  const { jobId: single } = await consumer.jobs.submit.mutate({
+    name: "run once",
+    source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 100_000 }, taskCount: 1 },
+    benefit: { kind: "constant", value: 20 },
+  });
+  const { leases } = await worker.worker.lease.mutate({ machineId, max: 1 });
+  expect(leases.map((l) => l.jobId)).toEqual([single]);
+  await worker.worker.report.mutate(await runLease(worker, machineId, leases[0]!));
+  expect(await producer.machines.standing.query()).toMatchObject({ confirmed: true, countsInQuorum: true, acceptedResults: 1, contractCeiling: 10.1 });
 });

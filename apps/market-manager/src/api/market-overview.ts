@@ -12,7 +12,7 @@ export async function marketOverview(db: Db, market: Market) {
     orderBy: [{ status: "asc" }, { registeredAt: "desc" }],
     // The dashboard pages through them; a thousand machines are a few hundred kilobytes.
     take: 2000,
-    include: { owner: { select: { email: true } } },
+    include: { owner: { select: { email: true, emailVerified: true } } },
   });
   const jobs = await jobSummaries(db, {});
   return {
@@ -23,6 +23,8 @@ export async function marketOverview(db: Db, market: Market) {
         id: m.id,
         name: m.name,
         owner: m.owner.email,
+        /** The owner's standing: a confirmed address (its copies count in a replica quorum). */
+        ownerConfirmed: m.owner.emailVerified,
         kind: m.kind,
         status: m.status,
         slots: m.slots,

@@ -22,6 +22,7 @@ import { EarningsCard, useEarnings, useReadAfterPayments } from "./earnings-card
 import { GoingRate } from "./going-rate";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
+import { StandingCard } from "./standing-card";
 import { shortId } from "@cyclemarket/client/job-file";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
@@ -472,6 +473,7 @@ export function ProducerPanel() {
         </Card>
 
         <EarningsCard />
+        <StandingCard />
 
         <OtherMachines thisMachineId={state.machineId} />
 
