@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { runLease } from "../support/worker.ts";
 
 // A task whose job cannot pay a machine's piece waits for a machine that asks less; the tasks
 // queued behind it on that machine are still leased.
 
 let market: TestMarket;
 beforeAll(async () => {
-  market = await startTestMarket();
+  market = await startTestMarket({ LEASE_TIMEOUT_MS: "3000" });
 });
 afterAll(() => market?.stop());
 
@@ -35,4 +36,14 @@ it("a machine whose first queued task its job cannot pay still leases the tasks 
   // The stranded task is still queued, waiting for a machine its job can pay.
   const job = await consumer.jobs.get.query({ jobId: stranded.jobId });
   expect(job.tasks.queued + job.tasks.pending).toBe(1);
+
+  // The machine delivers and keeps heartbeating without asking again: a queue holding only what it
+  // cannot be paid for is not one it fails to lease, so it stays past the lease timeout.
+  await worker.worker.report.mutate(await runLease(worker, dear.machineId, leases[0]!));
+  for (let i = 0; i < 10; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    await worker.worker.heartbeat.mutate({ machineId: dear.machineId, leaseIds: [] });
+  }
+  const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: dear.machineId } });
+  expect(row.status).toBe("active");
 });

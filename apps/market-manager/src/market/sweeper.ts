@@ -2,7 +2,7 @@ import { setImmediate as letCallsIn } from "node:timers/promises";
 import type { Market } from "./market.ts";
 import { leaseRoomOf, type LiveMachine } from "./live.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
-import { expireLeases } from "../resources/leases.ts";
+import { expireLeases, leasableQueued } from "../resources/leases.ts";
 import { answerDelayed } from "../tasks/jobs.ts";
 import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
@@ -31,7 +31,7 @@ export async function tick(market: Market) {
   const deaf = (m: LiveMachine) =>
     (m.waitingSince !== null && market.clock.now() - m.waitingSince > market.settings.leaseTimeoutMs) || m.unprovenExpiries > m.slots;
   for (const m of [...market.state.machines.values()]) {
-    if (m.queue.length > 0 && leaseRoomOf(m) > 0) m.waitingSince ??= now;
+    if (m.queue.length > 0 && leaseRoomOf(m) > 0 && leasableQueued(market, m, now)) m.waitingSince ??= now;
     else m.waitingSince = null;
     if (silent(m)) {
       await market.serial(async () => {

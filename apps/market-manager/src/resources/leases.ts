@@ -221,6 +221,25 @@ function withinBudget(market: Market, jobId: string, piece: bigint, promised: Ma
   return true;
 }
 
+/** How many of a machine's queued tasks `leasableQueued` looks at. */
+const LEASABLE_LOOKS = 64;
+
+/**
+ * Whether the machine has queued work it could lease now: a task its job can pay this machine's
+ * piece for. A machine whose queue holds only tasks it cannot be paid for is not failing to ask.
+ */
+export function leasableQueued(market: Market, machine: LiveMachine, now: number): boolean {
+  let looked = 0;
+  for (const id of machine.queue) {
+    if (looked++ >= LEASABLE_LOOKS) return true;
+    const task = market.state.tasks.get(id);
+    if (task?.state !== "queued") continue;
+    const piece = leaseTermsOfTask(market, machine, task, held(market, machine), now).pieceRateMicro;
+    if (withinBudget(market, task.jobId, piece, new Map())) return true;
+  }
+  return false;
+}
+
 /** Memory once a group's lease rows are written, and each ask's answer. */
 function answerLeases(market: Market, plans: Planned[], inputs: Map<string, LeaseRow>, now: number) {
   const jobs = new Set<string>();
