@@ -98,4 +98,23 @@ describe("the bench's audit of the books", () => {
     const whole = await db().ledgerEntry.findFirstOrThrow({ where: { jobId, kind: "payment" } });
     expect(whole.uniqueKey).toBe(`pay:${(await db().task.findUniqueOrThrow({ where: { id: done.taskId } })).acceptedResultId}`);
   });
+
+  it("still accepts a late report as the task's first after the market restarted", async () => {
+    // What earlier tests left queued runs first, so the next lease is this job's.
+    for (let leases = await worker.worker.lease.mutate({ machineId, max: 2 }); leases.leases.length; leases = await worker.worker.lease.mutate({ machineId, max: 2 })) {
+      for (const l of leases.leases) await worker.worker.report.mutate(await runLease(worker, machineId, l));
+    }
+    const jobId = await submit(1);
+    const first = await leaseOne();
+    const late = await runLease(worker, machineId, first);
+    const live = market.manager.services.market;
+    live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
+    expect(await expireLeases(live)).toBe(1);
+    // The manager restarts while the report is on its way: the expired lease is read back with the job.
+    await market.restart();
+    expect((await worker.worker.report.mutate(late)).accepted).toBe(true);
+    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+    expect((await db().result.findFirstOrThrow({ where: { task: { jobId } } })).heldMicro).toBeGreaterThan(0n);
+    expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
+  });
 });

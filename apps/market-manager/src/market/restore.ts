@@ -71,7 +71,8 @@ export async function restoreMarket(market: Market) {
         where: { status: { in: ["pending", "queued", "leased", "done"] } },
         orderBy: { index: "asc" },
         include: {
-          leases: { where: { status: "active" } },
+          // The active lease, and expired ones whose late result may still be the task's first.
+          leases: { where: { status: { in: ["active", "expired"] } }, orderBy: { issuedAt: "desc" } },
           results: {
             orderBy: { createdAt: "desc" },
             select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
@@ -133,7 +134,14 @@ export async function restoreMarket(market: Market) {
         task.failures = failures;
         state.rerunsElsewhere.add(task.id);
       }
-      const lease = t.leases[0];
+      const lease = t.leases.find((l) => l.status === "active");
+      if (job.replicas === 1) {
+        for (const l of t.leases) {
+          if (l.status !== "expired") continue;
+          const { id, machineId, pieceRateMicro, pilot, ahead } = l;
+          state.lateLeases.set(id, { id, taskId: t.id, jobId: job.id, machineId, issuedAt: l.issuedAt.getTime(), expiresAt: l.expiresAt.getTime(), pieceRateMicro, pilot, ahead });
+        }
+      }
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
         const { id, machineId, pieceRateMicro, pilot, ahead } = lease;
         const terms = { issuedAt: lease.issuedAt.getTime(), expiresAt: lease.expiresAt.getTime(), pieceRateMicro, pilot, ahead };
