@@ -38,6 +38,17 @@ const leaseOne = async () => {
   return lease!;
 };
 
+/** A one-task job whose lease expires while its run's report is still held back. */
+async function reportHeldPastItsLease() {
+  const jobId = await submit(1);
+  const first = await leaseOne();
+  const late = await runLease(worker, machineId, first);
+  const live = market.manager.services.market;
+  live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
+  expect(await expireLeases(live)).toBe(1);
+  return { jobId, first, late };
+}
+
 describe("the bench's audit of the books", () => {
   it("counts a task whose failed run was not paid before its accepted run as whole, with the one payment", async () => {
     const jobId = await submit(1);
@@ -63,13 +74,8 @@ describe("the bench's audit of the books", () => {
   });
 
   it("counts a task whose late report was accepted after its lease expired, its piece held, as whole", async () => {
-    const jobId = await submit(1);
-    const first = await leaseOne();
-    const late = await runLease(worker, machineId, first);
     // The lease runs out while its report waits: the task is placed again and leased anew.
-    const live = market.manager.services.market;
-    live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
-    expect(await expireLeases(live)).toBe(1);
+    const { jobId, first, late } = await reportHeldPastItsLease();
     const second = await leaseOne();
     expect(second.taskId).toBe(first.taskId);
     const again = await runLease(worker, machineId, second);
@@ -104,12 +110,7 @@ describe("the bench's audit of the books", () => {
     for (let leases = await worker.worker.lease.mutate({ machineId, max: 2 }); leases.leases.length; leases = await worker.worker.lease.mutate({ machineId, max: 2 })) {
       for (const l of leases.leases) await worker.worker.report.mutate(await runLease(worker, machineId, l));
     }
-    const jobId = await submit(1);
-    const first = await leaseOne();
-    const late = await runLease(worker, machineId, first);
-    const live = market.manager.services.market;
-    live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
-    expect(await expireLeases(live)).toBe(1);
+    const { jobId, late } = await reportHeldPastItsLease();
     // The manager restarts while the report is on its way: the expired lease is read back with the job.
     await market.restart();
     expect((await worker.worker.report.mutate(late)).accepted).toBe(true);
