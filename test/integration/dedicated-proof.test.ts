@@ -73,6 +73,9 @@ it("a dedicated machine is paid for the time up to its last accepted result, and
 });
 
 it("a machine that takes a task and lets its lease lapse, again and again, is taken out and the task runs elsewhere", async () => {
+  // Leases of these short tasks end after a second, so holding them past their time is quick to play.
+  const live = market.manager.services.market;
+  live.settings.terms = { ...live.settings.terms, leaseFloorSeconds: 1 };
   const { worker: hostage } = await market.signUpProducer("hostage@example.test");
   // The cheapest machine, so the market places the task back on it after each lapse.
   const { machineId: hostageId } = await hostage.worker.register.mutate({ ...hardware, name: "hostage", kind: "opportunistic", slots: 1, pricePerSecond: 0 });
@@ -84,18 +87,18 @@ it("a machine that takes a task and lets its lease lapse, again and again, is ta
   // The hostage heartbeats and takes whatever it is given, and never reports.
   let status = "";
   let held = 0;
-  for (const until = Date.now() + 60_000; Date.now() < until && status !== "completed"; await pause(300)) {
+  for (const until = Date.now() + 30_000; Date.now() < until && status !== "completed"; await pause(300)) {
     await hostage.worker.heartbeat.mutate({ machineId: hostageId, leaseIds: [] }).catch(() => null);
     held += (await hostage.worker.lease.mutate({ machineId: hostageId, max: 1 }).catch(() => ({ leases: [] }))).leases.length;
     const { leases } = await honest.worker.lease.mutate({ machineId: honestId, max: 1 });
     for (const lease of leases) await honest.worker.report.mutate(await runLease(honest, honestId, lease));
     status = (await consumer.jobs.get.query({ jobId })).status;
   }
-  expect(held).toBeGreaterThanOrEqual(1);
   expect(status).toBe("completed");
   const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: hostageId } });
   expect({ status: row.status, departReason: row.departReason }).toEqual({ status: "departed", departReason: "missed-leases" });
-}, 90_000);
+  expect(held).toBeGreaterThanOrEqual(2);
+}, 60_000);
 
 it("what the market promises one account in contracts is bounded by its standing", async () => {
   const day = () => Date.now() + 86_400_000;
