@@ -49,8 +49,9 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
       benefit: { kind: "constant", value: 50 },
     });
     expect(decision.outcome).toBe("admitted");
-    // The second worker joins a busy market: its first lease comes at once, from the queue.
-    const victim = await startWorker(manager.url, token, "w1");
+    // The second worker joins a busy market: its first lease comes at once, from the queue. It asks
+    // half the first's price, so it may take the first's queued work whatever their benchmarks say.
+    const victim = await startWorker(manager.url, token, "w1", 0.5);
     workers.push(victim);
     const victimMachine = victim.machineIds()[0]!;
     await victim.out.next(/leased 1 task/, 30_000, true);
