@@ -59,8 +59,8 @@ export interface NewTask {
  * tasks with 1 KB of stdin each against 0.95 s this way on the same machine. `run` is the
  * market's database (calls made in the process) or an intake thread's own connection. On the
  * market's client the statement goes straight to its pool, prepared once per connection: through
- * the client's raw query, its checks of every array element took about 13 ms of the market's
- * thread per 1,000-task chunk (bench:dispatch, 20 jobs of 1,000 tasks), 8% of its CPU.
+ * the client's raw query, its checks of every array element were a large share of the market's
+ * thread for big jobs (bench:dispatch --profile with jobs of 1,000 tasks).
  */
 export async function insertTasks(run: Database | ((sql: string, values: unknown[]) => Promise<unknown>), jobId: string, tasks: NewTask[]) {
   const execute = typeof run === "function" ? run : (sql: string, values: unknown[]) => run.shared.rows("insert-tasks", sql, values.map(preparedParameter));
