@@ -1,13 +1,12 @@
 /**
  * A parameter as PostgreSQL's driver sends it, made faster for the journal's statements: a flat
  * array of text, numbers, bigints, booleans and nulls becomes the array literal `pg` would write
- * for it, byte for byte (`pg/lib/utils.js` prepareValue: every element quoted, `\` and `"`
- * escaped, null and undefined as NULL), escaping only an element that holds one of the two. `pg`
- * runs two regular-expression replacements over every element; a group's report statement sends
- * thousands of them (ids, hashes, base64 outputs). In a profile of bench:dispatch (20,000 tasks)
- * the driver's conversions took 309 ms of the manager's 4.3 s of CPU; with this, 202 (92 of them
- * here). Anything else (not an array, or an array holding bytes, dates, arrays or objects) is
- * returned as it is, for `pg` to prepare.
+ * for it, byte for byte (`pg/lib/utils.js` prepareValue: every element quoted, `\` and `"` escaped,
+ * null and undefined as NULL), escaping only an element that holds one of the two. `pg` runs two
+ * regular-expression replacements over every element; a group's report statement sends thousands of
+ * them (ids, hashes, base64 outputs), on the market's thread (bench:dispatch --profile shows the
+ * driver's conversions). Anything else (not an array, or an array holding bytes, dates, arrays or
+ * objects) is returned as it is, for `pg` to prepare.
  */
 export function preparedParameter(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
@@ -28,8 +27,7 @@ export function preparedParameter(value: unknown): unknown {
  * Whether every element is written as it is between quotes: text without `\` or `"`, numbers,
  * bigints, booleans. Such an array (a group's ids, hashes and base64 outputs, its amounts) is
  * written with one `join` instead of a string grown element by element, which made a piece of
- * garbage for every element (in bench:dispatch's allocation profile, 71 of the 656 MB the market
- * allocated for 20,000 tasks were these literals).
+ * garbage for every element, a large part of what the market allocates per task.
  */
 function plain(values: unknown[]): boolean {
   for (let i = 0; i < values.length; i++) {

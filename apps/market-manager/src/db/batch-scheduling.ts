@@ -7,18 +7,15 @@ import { procFile, procStat } from "./proc.ts";
  * The embedded PostgreSQL's processes scheduled as batch work (Linux SCHED_BATCH), so that a
  * statement the Market Manager sends does not take the core from it in the middle of its turn.
  *
- * On one machine the manager and its PostgreSQL share the cores. A backend that has been waiting
- * is woken by each statement and, scheduled as an ordinary process, preempts the manager at once:
- * the manager's thread then waits in the kernel, inside the write that sent the statement, with
- * every call it has read but not answered, until the core comes back (a profile of the mixed load:
- * a fifth of the manager's time in its writes, about seven tenths of that in the writes
- * to PostgreSQL). Batch-scheduled, the backend takes the same share of the cores (the same weight
- * as any process) but does not preempt on waking: it runs once the manager waits for its next
- * event, or at the end of its time slice. The statement is answered a little later; the calls
- * around it are not held up for it. Measured on two cores (bench:load, 1,000 machines, 50
- * consumers, alternating runs with and without): the heartbeat's median 18-33 ms against 37-45,
- * the job page's 56-109 against 135-215; bench:dispatch 3,221 and 3,527 tasks/s against 2,887 and
- * 3,254.
+ * On one machine the manager and its PostgreSQL share the cores. A backend that has been waiting is
+ * woken by each statement and, scheduled as an ordinary process, preempts the manager at once: the
+ * manager's thread then waits in the kernel, inside the write that sent the statement, with every
+ * call it has read but not answered, until the core comes back (a profile of the mixed load shows
+ * the manager's time in its writes to PostgreSQL). Batch-scheduled, the backend takes the same
+ * share of the cores (the same weight as any process) but does not preempt on waking: it runs once
+ * the manager waits for its next event, or at the end of its time slice. The statement is answered
+ * a little later; the calls around it are not held up for it (bench:load and bench:dispatch, run
+ * alternately with and without, compare the two).
  *
  * Any process may move its own processes to SCHED_BATCH (root any process): the server's
  * postmaster is moved, and so every backend it starts later (they inherit its policy), and its

@@ -66,29 +66,24 @@ export class Prepared {
  * leases, jobs and accounts by id, a job's rows by job, an account's postings by account): a
  * sequential scan is never the plan wanted. A prepared statement keeps the generic plan it made
  * early, when the tables were small, and one such plan scanned every task of the market for each
- * group (bench:dispatch, 20,000 tasks: 130 ms a statement, 112 of them the scan, against 22 with
- * the index); the job page's, on the shared pool, took 5.6 ms a poll on average against 0.7 with
- * the indexes (bench:load, 1,000 machines and 50 consumers, `pg_stat_statements`), half of
- * PostgreSQL's time under that load. Discouraging sequential scans keeps the index whatever the
+ * group; the job page's, on the shared pool, did the same at every poll (bench:load --statements
+ * shows such plans). Discouraging sequential scans keeps the index whatever the
  * plan's age. Prisma's own queries (the shared pool) are planned afresh each time and keep them.
  */
 const KEY_LOOKUPS_ONLY = "-c enable_seqscan=off";
 
 /**
  * The pages' reads keep one plan per statement and connection. Left to choose, PostgreSQL planned
- * the job page afresh at every poll (a custom plan for the job's id, 0.15 ms) and the plan it made
- * ran slower than the generic one: bench:load's closed load (1,000 machines, 50 consumers, 90 s,
- * `--statements`), two alternating pairs, the job page 0.82-0.98 ms of execution and 0.15 of
- * planning a poll against 0.68-0.72 and 0.02, its progress 0.20-0.21 and 0.03-0.04 against
- * 0.17-0.18 and 0.00; its outputs and the balance the same either way. Each statement finds its
+ * the job page afresh at every poll (a custom plan for the job's id) and the plan it made ran no
+ * faster than the generic one, the planning paid on top (bench:load --statements, run alternately,
+ * compares them). Each statement finds its
  * rows by key (KEY_LOOKUPS_ONLY), so one plan serves every job and account, and PostgreSQL makes
  * it again when autovacuum's statistics of its tables change. The journal's statements keep the
- * choice: its report statement ran slower on the generic plan (6.8-7.1 ms against 6.0-6.3 for
- * groups of about 25 reports, its arrays then still unnested in FROM), whose arrays it assumes hold ten.
+ * choice: its report statement ran slower on the generic plan, whose arrays it assumes hold ten.
  */
 const GENERIC_PLANS = "-c plan_cache_mode=force_generic_plan";
 
-/** Connections for the pages' prepared reads (Database.reads): a poll holds one for a millisecond or two. */
+/** Connections for the pages' prepared reads (Database.reads): a poll holds one briefly. */
 const READER_CONNECTIONS = 4;
 
 /**

@@ -353,9 +353,9 @@ export class LiveState {
   private endedOwners = new Map<string, string>();
 
   /**
-   * A job's owner as memory knows it: a live job's, or one that left memory lately (its page asks
-   * a few more times once it finished: bench:load, 50 consumers, one Prisma query a job, about 40
-   * a second, before these were kept). An owner never changes, so a kept one is never stale.
+   * A job's owner as memory knows it: a live job's, or one that left memory lately (its page asks a
+   * few more times once it finished, each a Prisma query before these were kept). An owner never
+   * changes, so a kept one is never stale.
    */
   ownerOf(jobId: string): string | undefined {
     return this.jobs.get(jobId)?.ownerId ?? this.endedOwners.get(jobId);
@@ -385,8 +385,8 @@ export class LiveState {
 
   /**
    * The machines holding queued tasks, without a walk over every machine: an idle machine looks
-   * for work to take there at each lease, and with 1,000 machines the walk was most of a lease's
-   * cost (bench:load, a CPU profile: 2.1 s of 90 s in pickTasks). Machines are kept from their
+   * for work to take there at each lease, and with a thousand machines the walk was most of a
+   * lease's cost. Machines are kept from their
    * first queued task and let go here once their queue is found empty or they left the market.
    */
   holders(): LiveMachine[] {

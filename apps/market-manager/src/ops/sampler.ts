@@ -26,19 +26,19 @@ function referencePrice(market: Market, now: number): number | null {
 
 /**
  * The ledger's running totals, read without walking the ledger, in one statement (one snapshot):
- * every 5 s a walk of the postings cost in proportion to the market's whole history (bench:load
- * 1,000 x 50 --statements: 139 ms a sample after two minutes, growing). Producers' accounts
+ * a walk of the postings at every sample cost in proportion to the market's whole history
+ * (bench:load --statements shows it). Producers' accounts
  * receive only payments and contracts and give only what their owners move to their consumer
  * balances, so their balances and those moves are what producers were paid (as marketBooks counts
  * it); a consumer's starting credits are the one entry under `grant:<user>`, found by that key from
  * the consumer accounts, and admins' grants and the moves are read by their own index (CREDIT_MOVES_SQL).
  *
- * What consumers were charged: the charges of the jobs settled after `$1` (ms since the epoch),
- * and of those settled by `$2` as well. A job's charge is written once, with the time it was
- * settled (completedAt), by the statement that settles it (a report group's, a job's failure, a
- * cancellation); the sum over every job grew with the market's history (29.5 ms a sample after
- * five minutes of the mixed load, 12,000 jobs), so the jobs settled long enough ago are summed
- * once and kept (`chargedKept`), and each sample reads by the completedAt index only the jobs since.
+ * What consumers were charged: the charges of the jobs settled after `$1` (ms since the epoch), and
+ * of those settled by `$2` as well. A job's charge is written once, with the time it was settled
+ * (completedAt), by the statement that settles it (a report group's, a job's failure, a
+ * cancellation); the sum over every job grew with the market's history, so the jobs settled long
+ * enough ago are summed once and kept (`chargedKept`), and each sample reads by the completedAt
+ * index only the jobs since.
  */
 const TOTALS_SQL = `SELECT
   (SELECT coalesce(sum("balanceMicro"), 0) FROM "LedgerAccount" WHERE kind = 'producer'::"AccountKind")::text AS paid,

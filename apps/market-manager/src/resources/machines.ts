@@ -146,7 +146,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
 
 /**
  * A machine's row as it registers, one prepared statement straight through the pool: through the
- * client's create it was a third of a registration's cost on the market's thread
+ * client's create it was much of a registration's cost on the market's thread
  * (bench/call-costs.ts), and a thousand machines joining make a thousand of them.
  */
 const REGISTER_SQL = `
@@ -164,9 +164,8 @@ const placing = new WeakSet<Market>();
  * Tasks that waited for a machine (none fitted, or there were none) are offered to the machines
  * now in the market, in one step of the market however many machines join meanwhile. Only when
  * such tasks exist: the step waits for the journal to be idle, and every report, lease and
- * admission behind it waits with it (bench:load, 1,000 machines joining over 45 s beside 50
- * consumers, no task waiting for a machine at any time: 763 such steps, each holding the market's
- * next decisions for a median 9.5 ms and up to 274 ms, 11.9 s in all, a quarter of the joining).
+ * admission behind it waits with it: a step for every machine that joins, with no task waiting,
+ * held the market's decisions for much of a fleet's joining (bench:load with --joinSeconds).
  */
 function placePendingSoon(market: Market) {
   if (placing.has(market) || !market.state.hasPendingTasks()) return;

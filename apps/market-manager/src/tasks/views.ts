@@ -46,12 +46,12 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
  * escrow's balance, the tasks by status, the machines that ran accepted results with their
  * counts, and what the job has paid producers. Through the pool, prepared once per connection: a
  * job page is polled every second while its job runs; the job's row was a Prisma query of its own
- * before the rest (bench:load, 50 consumers: about 56 a second). Read in one snapshot, a page
+ * before the rest, a round trip more per poll. Read in one snapshot, a page
  * never shows a job admitted a moment ago with the escrow it had before (nothing).
  * Every part starts from the job's own rows and reaches others by key: the accepted results are
  * those its tasks name (a copy names its own when it agreed), where a join of the results to the
- * tasks let the statement's cached plan read every result of the market for each page
- * (bench:load --statements: 7 ms a page after 60 s, a third of PostgreSQL's time, growing).
+ * tasks let the statement's cached plan read every result of the market for each page, a cost
+ * that grew with history (bench:load --statements shows it).
  */
 /** Tasks with failed runs a job's page lists, the first by index. */
 const MAX_FAILED_TASKS_SHOWN = 20;
