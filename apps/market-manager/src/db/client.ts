@@ -78,12 +78,11 @@ const KEY_LOOKUPS_ONLY = "-c enable_seqscan=off";
  * faster than the generic one, planning included (bench:load --statements, alternating pairs). Each statement finds its
  * rows by key (KEY_LOOKUPS_ONLY), so one plan serves every job and account, and PostgreSQL makes
  * it again when autovacuum's statistics of its tables change. The journal's statements keep the
- * choice: its report statement ran slower on the generic plan (6.8-7.1 ms against 6.0-6.3 for
- * groups of about 25 reports, its arrays then still unnested in FROM), whose arrays it assumes hold ten.
+ * choice: its report statement ran slower on the generic plan, whose arrays it assumes hold ten.
  */
 const GENERIC_PLANS = "-c plan_cache_mode=force_generic_plan";
 
-/** Connections for the pages' prepared reads (Database.reads): a poll holds one for a millisecond or two. */
+/** Connections for the pages' prepared reads (Database.reads): a poll holds one briefly. */
 const READER_CONNECTIONS = 4;
 
 /**

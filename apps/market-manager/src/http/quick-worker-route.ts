@@ -66,7 +66,7 @@ const WAITING = new Set([...REPORTS, "worker.lease"]);
 /**
  * The calls every machine makes all the time, answered without tRPC's per-request machinery (a
  * web Request, its streams and abort signal, the middleware chain), which costs several times the
- * call itself (bench/call-costs.ts): `worker.heartbeat` (10,000 machines: a thousand a second),
+ * call itself (bench/call-costs.ts): `worker.heartbeat` (a thousand a second from 10,000 machines),
  * `worker.lease`, `worker.report` and `worker.reportMany`, the call of every finished task, and
  * `worker.register`, which a thousand machines joining at once all make in their first seconds.
  * The answer has exactly the bytes tRPC would send (no

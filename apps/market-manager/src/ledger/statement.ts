@@ -85,8 +85,8 @@ const SHARE_JOBS = 20;
  * What a producer earned from $2 on (ms since the epoch); $1 the producer. Every credit to a
  * producer's account is a run's payment or a contract's (ledger/settlement.ts), so its postings
  * above zero are its earnings, read by the account's index (accountId, createdAt) alone: with
- * their entries joined to check their kind, a month of a busy producer's earnings (200,000
- * payments) took 1.2 s to sum against 0.2 s.
+ * their entries joined to check their kind, a month of a busy producer's earnings took several
+ * times as long to sum.
  */
 const EARNED = `account AS (
   SELECT id FROM "LedgerAccount" WHERE kind = 'producer'::"AccountKind" AND "userId" = $1
@@ -107,8 +107,7 @@ const HOURLY = `(SELECT coalesce(json_agg(json_build_array(h, micro) ORDER BY h)
  * account's index (accountId, createdAt) and summed by PostgreSQL: read row by row into the
  * manager, a producer paid a few times a second (a trivial task's run, a few machines) held
  * hundreds of thousands of rows for each view of its page, and its share walked every payment it
- * was ever paid (bench:history, 200,000 payments: 118 s and 289 MB of the manager's heap for a
- * view that the page asks for every 30 s; 0.3 s and 1 MB in one statement).
+ * was ever paid (bench:history shows the cost as payments accumulate).
  */
 const EARNINGS_SQL = `
 WITH ${EARNED}, newest AS (
@@ -194,8 +193,8 @@ export const CREDIT_MOVES_SQL = `
  * accounts (by kind), the escrow of the admitted and running jobs (only those hold any: every
  * settlement empties its job's escrow), and the starting credits, each consumer's one entry under
  * `grant:<user>`. Summed over every account (one escrow account per job ever admitted) the
- * overview the dashboard is pushed as the market changes took 180 ms with 100,000 finished jobs
- * (bench:history), growing with them; now about 30 ms. Admins' grants and moves of earnings are
+ * overview the dashboard is pushed as the market changes grew with the finished jobs
+ * (bench:history). Admins' grants and moves of earnings are
  * read by their own index (CREDIT_MOVES_SQL).
  */
 const BOOKS_SQL = `

@@ -154,7 +154,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
 
 /**
  * A machine's row as it registers, one prepared statement straight through the pool: through the
- * client's create it was a third of a registration's cost on the market's thread
+ * client's create it was much of a registration's cost on the market's thread
  * (bench/call-costs.ts), and a thousand machines joining make a thousand of them.
  */
 const REGISTER_SQL = `

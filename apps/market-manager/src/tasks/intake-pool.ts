@@ -115,7 +115,7 @@ export class IntakePool {
   }
 
   /**
-   * Starts one thread (loading its modules takes it a second or more of CPU): at the market's
+   * Starts one thread (loading its modules takes it long): at the market's
    * start, so the first big submission does not wait for it, and again after one failed.
    */
   warm(): this {

@@ -55,8 +55,8 @@ export interface NewTask {
 /**
  * A job's tasks, `pending` and on no machine, a chunk per statement (other requests are served
  * between chunks). One statement takes a chunk as a few arrays (`unnest`): the client's
- * `createMany` builds ten parameters per row on the event loop, which measured 4.5 s for 10,000
- * tasks with 1 KB of stdin each against 0.95 s this way on the same machine. `run` is the
+ * `createMany` builds ten parameters per row on the event loop, several times slower for a big
+ * job. `run` is the
  * market's database (calls made in the process) or an intake thread's own connection. On the
  * market's client the statement goes straight to its pool, prepared once per connection: through
  * the client's raw query, its checks of every array element were a large share of the market's
@@ -92,7 +92,7 @@ export async function insertTasks(run: Database | ((sql: string, values: unknown
 /**
  * The engine's placements in one statement, the task and machine ids as two arrays: per machine
  * and chunk of 1,000 ids, the client built and compiled each `IN` list on the market's thread
- * while the market's lock was held (a delayed 10,000-task job admitted: 0.1 s and more).
+ * while the market's lock was held, long for a big delayed job's admission.
  */
 export async function queueOnMachines(tx: Tx, placed: Map<string, string>) {
   if (placed.size === 0) return;

@@ -417,7 +417,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
  * service adds none of its own. One step of the market's lock per job, so other calls are served
  * between big jobs: before each step the event loop reads what arrived meanwhile (setImmediate
  * runs after the poll for I/O), else the steps of jobs still delayed, which wait on nothing,
- * would follow each other in one turn (five 10,000-task jobs: 150 ms and more without a read).
+ * would follow each other in one turn, holding every other call while several big jobs are asked.
  */
 export async function answerDelayed(market: Market, tick: Pick<TickDecision, "reevaluate" | "reject">) {
   for (const { jobId, reasons } of tick.reject) {

@@ -11,11 +11,11 @@ export const MAX_MEMORY_PAGES = 1024; // 64 MiB of linear memory per task
  * nothing but the WASI calls the sandbox serves, within the size and memory limits.
  * Anything else is refused with its reason, before anything is stored.
  *
- * A module this process accepted before is known by its hash: submitting the same program again
- * (a consumer's next run, a job file run again) costs the hash, not the whole check again, which
- * is several times the hash's cost (a 238 KB compressor: 0.8-1.3 ms against 0.16) and all of it on
- * the market's thread. Of the limits a verdict depends on, the size is checked at each call and the
- * memory limit is a constant, so a hash accepted once stays accepted.
+ * A module this process accepted before is known by its hash: submitting the same program again (a
+ * consumer's next run, a job file run again) costs the hash, not the whole check again, which is
+ * several times the hash's cost and all of it on the market's thread. Of the limits a verdict
+ * depends on, the size is checked at each call and the memory limit is a constant, so a hash
+ * accepted once stays accepted.
  */
 export function checkModule(bytes: Uint8Array, maxBytes: number): { hash: string; info: ModuleInfo } {
   const hash = createHash("sha256").update(bytes).digest("hex");
