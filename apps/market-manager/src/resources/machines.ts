@@ -7,8 +7,9 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
-import { toCredits, toMicro } from "../ledger/ledger.ts";
+import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
+import { accountStanding } from "./standing.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { offerFault } from "@cyclemarket/costbenefit";
@@ -117,10 +118,8 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   }
   if (dedicated) {
     // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
-    let promised = 0n;
-    for (const m of market.state.machines.values()) if (m.ownerId === caller.id && m.contractPriceMicro !== null) promised += m.contractPriceMicro - m.contractPaidMicro;
-    const acceptedResults = await market.db.result.count({ where: { accepted: true, machine: { ownerId: caller.id } } });
-    const over = contractOverStanding(offer.contractPrice!, { confirmed: caller.emailVerified, acceptedResults }, toCredits(promised));
+    const standing = await accountStanding(market, caller);
+    const over = contractOverStanding(offer.contractPrice!, { confirmed: standing.confirmed, acceptedResults: standing.acceptedResults }, standing.contractsOwed);
     if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
   }
   await market.resources.database.shared.rows("register-machine", REGISTER_SQL, [
