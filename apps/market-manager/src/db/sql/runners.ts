@@ -1,7 +1,9 @@
 // The connections a statement of this folder is sent on (runStatement's `run`). Which one a
 // caller picks is a matter of where it stands, not of the statement: the journal's entries go on
 // its one ordered connection (tasks/report-batch.ts inOrder), the pages' reads on the readers, a
-// transaction's statements on the transaction.
+// transaction's statements on the transaction. Prisma reads a bigint column as a bigint and the
+// driver as text, so the statements here send money back as text (`::text`): a row's type then
+// holds whichever way it was sent.
 import type pg from "pg";
 import { poolOf, preparedRows, readerOf, type Db } from "../client.ts";
 import { preparedParameter } from "../array-literal.ts";
