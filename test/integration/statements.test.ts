@@ -1,19 +1,17 @@
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APP_ROLE, startEmbeddedPostgres, type EmbeddedDatabase } from "../../apps/market-manager/src/db/embedded.ts";
-import { applyMigrations } from "../../apps/market-manager/src/db/migrate.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { allStatements, type Statement } from "../../apps/market-manager/src/db/sql/statement.ts";
-import { ensureAppRole, grantAppTables, setPassword } from "../../apps/market-manager/src/db/sql/owner.ts";
-import { freePort } from "../../apps/market-manager/src/net/free-port.ts";
+import { ensureAppRole, grantAppTables, setPassword, trackStatements } from "../../apps/market-manager/src/db/sql/owner.ts";
+import { cloneDatabase } from "../support/postgres.ts";
 
 // Every statement the Market Manager sends lives in db/sql (the source scan beside it,
-// one-home.test.ts, fails on SQL anywhere else). Each is prepared here on a freshly migrated
-// database, as the application's role: a table, column, type or function a statement names that
-// the migrations do not make, or a parameter whose type PostgreSQL cannot tell, fails its case.
+// one-home.test.ts, fails on SQL anywhere else). Each is prepared here on a migrated
+// database (a clone of the run's migrated template), as the application's role: a table, column,
+// type or function a statement names that the migrations do not make, or a parameter whose type
+// PostgreSQL cannot tell, fails its case.
 
 const SQL_DIR = join(import.meta.dirname, "../../apps/market-manager/src/db/sql");
 /** The folder's machinery, not statements: how they are made and where they are sent. */
@@ -23,9 +21,9 @@ const modules = new Map<string, Record<string, unknown>>();
 for (const f of files) modules.set(f, (await import(pathToFileURL(join(SQL_DIR, f)).href)) as Record<string, unknown>);
 const statements = [...allStatements()];
 
-const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-statements-"));
-chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
-let db: EmbeddedDatabase;
+let database: Awaited<ReturnType<typeof cloneDatabase>>;
+/** The owner's connection to the clone (the migrations' and the roles' statements run as the owner). */
+let ownerUrl: string;
 let app: pg.Client;
 
 async function connect(url: string) {
@@ -47,17 +45,17 @@ async function prepare(name: string, text: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  // `statements`: the server loads pg_stat_statements and the owner creates it (owner.ts trackStatements).
-  db = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), port: await freePort(), statements: true, batch: false });
-  await applyMigrations(db.ownerUrl);
-  await grantAppTables(db.ownerUrl, APP_ROLE);
-  app = await connect(db.url);
+  const shared = inject("sharedPostgres");
+  database = await cloneDatabase(shared);
+  const owner = new URL(shared.adminUrl);
+  owner.pathname = new URL(database.url).pathname;
+  ownerUrl = owner.toString();
+  app = await connect(database.url);
 });
 
 afterAll(async () => {
   await app?.end();
-  await db?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 describe("every statement of db/sql", () => {
@@ -88,7 +86,8 @@ describe("the owner's statements (roles and rights, which cannot be prepared)", 
     await expect(app.query(`SELECT count(*)::int AS n FROM "Job"`)).resolves.toMatchObject({ rows: [{ n: 0 }] });
     await expect(app.query(`CREATE TABLE intruder (id int)`)).rejects.toThrow(/permission denied/);
     await expect(app.query(`DELETE FROM "_prisma_migrations"`)).rejects.toThrow(/permission denied/);
-    const owner = await connect(db.ownerUrl);
+    await trackStatements(ownerUrl);
+    const owner = await connect(ownerUrl);
     try {
       const { rows } = await owner.query(`SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'`);
       expect(rows).toHaveLength(1);
@@ -99,20 +98,20 @@ describe("the owner's statements (roles and rights, which cannot be prepared)", 
 
   it("create a role and change its password, whatever characters the password holds", async () => {
     const url = (password: string) => {
-      const u = new URL(db.url);
+      const u = new URL(database.url);
       u.username = "statements_probe";
       u.password = password;
       return u.toString();
     };
     const first = `it's "quoted"; DROP ROLE x; --`;
-    await ensureAppRole(db.ownerUrl, "statements_probe", first);
-    await grantAppTables(db.ownerUrl, "statements_probe");
+    await ensureAppRole(ownerUrl, "statements_probe", first);
+    await grantAppTables(ownerUrl, "statements_probe");
     const probe = await connect(url(first));
     await expect(probe.query(`SELECT count(*)::int AS n FROM "LedgerAccount"`)).resolves.toMatchObject({ rows: [{ n: 0 }] });
     await probe.end();
     // Ensured again with another password (a data folder's new secret): the role is altered, not made twice.
-    await ensureAppRole(db.ownerUrl, "statements_probe", "second");
-    await setPassword(db.ownerUrl, "statements_probe", "third");
+    await ensureAppRole(ownerUrl, "statements_probe", "second");
+    await setPassword(ownerUrl, "statements_probe", "third");
     await expect(connect(url(first))).rejects.toThrow(/password authentication failed/);
     const again = await connect(url("third"));
     await again.end();

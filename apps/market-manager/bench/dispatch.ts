@@ -4,10 +4,10 @@
 // sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
 // every worker idles on its work stream; the time from the submission leaving the consumer to a
 // worker holding the lease. W probes go first and are not counted: a manager just started runs its
-// first submissions before its code is compiled for speed (one run's p50 over probes 1-20, 21-50,
-// 51-100 and 101-300: 10.8, 8.3, 6.7 and 6.2-6.6 ms), and a market that has run for a minute does
-// not. Then throughput: N trivial tasks in jobs of J, end to end (decisions,
-// leases, reports, payments, settlements), and the Market Manager's CPU per task. Last, the books.
+// first submissions before its code is compiled for speed, slower than later ones, and a market
+// that has run for a minute does not. Then throughput: N trivial tasks in jobs of J, end to end
+// (decisions, leases, reports, payments, settlements), and the Market Manager's CPU per task. Last,
+// the books.
 //
 // Slots default to 32: a Node worker runs a task per hardware thread, and the servers that sell
 // cycles have 16 to 64 of them. With 4 slots per worker the bench measured round trips (40 tasks

@@ -90,7 +90,7 @@ export async function startEmbeddedPostgres(opts: {
  * than the host's C library. Its order is then the same on every host and survives the C
  * library's upgrades (an index built under one library's order is corrupt under another's), and
  * comparing two keys (every id here is text) is a comparison of bytes: under the host's locale it
- * went through the C library's collation, a tenth of PostgreSQL's CPU in bench:dispatch. Upper
+ * went through the C library's collation, a visible share of PostgreSQL's CPU. Upper
  * and lower case still follow Unicode. A folder made before keeps the locale it was made with.
  */
 const INITDB_FLAGS = ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"];

@@ -2,13 +2,12 @@
 // engine needs from the ledger and the market's own records (the escrow, the late runs' held
 // pieces, the market's downtime), asks the engine, and posts the one entry entries.ts writes for
 // the answer. It decides nothing of its own.
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob } from "../market/live.ts";
 import { balance, post, toCredits, toMicro, type Tx } from "./ledger.ts";
 import { settlement, type Entry } from "./entries.ts";
 import { relatedProducers } from "../auth/related-accounts.ts";
-import { contradictedCharge } from "./contradicted.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { heldByProducer, jobDeposit, latePieces } from "../db/sql/job-money.ts";
@@ -25,8 +24,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
   const curve = job.benefit as BenefitCurve;
   const took = (now - job.arrivedAt) / 1000;
   const down = downtimeDuring(market, job.arrivedAt, now);
-  const measured = measuredWork(job.workSamples, market.settings.terms.workOwnersNeeded) ?? job.declaredWorkPerTask;
-  const contradicted = job.pricing === "posted" && estimateContradicted(market.settings.terms, job.declaredWorkPerTask, measured);
+  const measured = contradictedWork(market.settings.terms, { pricing: job.pricing, declaredWork: job.declaredWorkPerTask, samples: job.workSamples });
   const price = toCredits(job.priceMicro);
   return {
     pricing: job.pricing,
@@ -34,7 +32,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
     maxSpend: toCredits(job.maxSpendMicro ?? job.priceMicro),
     benefit: benefitAt(curve, took),
     benefitWithoutDowntime: benefitAt(curve, Math.max(0, took - down)),
-    contradicted: contradicted ? { charge: contradictedCharge(job, price, measured) } : null,
+    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured) },
     held,
     took,
   };

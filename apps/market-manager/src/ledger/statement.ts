@@ -1,6 +1,6 @@
-import type { Db } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import { runStatement } from "../db/sql/statement.ts";
-import { onReaders } from "../db/sql/runners.ts";
+import { prepared } from "../db/sql/runners.ts";
 import { userBalances, userStatement, type BalancesRow } from "../db/sql/user-statement.ts";
 import { producerEarnedHourly, producerEarnings as earningsStatement } from "../db/sql/producer-earnings.ts";
 import { marketBooks as booksStatement } from "../db/sql/market-books.ts";
@@ -17,14 +17,14 @@ const balancesOf = ({ balances, escrow }: BalancesRow) => ({
 });
 
 /** A user's balances and the movements on their consumer and producer accounts, newest first. */
-export async function statement(db: Db, userId: string) {
-  const [row] = await runStatement(onReaders(db), userStatement, { userId, lines: STATEMENT_LINES });
+export async function statement(reads: Prepared, userId: string) {
+  const [row] = await runStatement(prepared(reads), userStatement, { userId, lines: STATEMENT_LINES });
   return { ...balancesOf(row!), lines: row!.lines.map((l) => ({ ...l, amount: toCredits(BigInt(l.amount)) })) };
 }
 
 /** A user's balances and what their running jobs hold, without the lines (the pages' headers). */
-export async function balances(db: Db, userId: string) {
-  const [row] = await runStatement(onReaders(db), userBalances, { userId });
+export async function balances(reads: Prepared, userId: string) {
+  const [row] = await runStatement(prepared(reads), userBalances, { userId });
   return balancesOf(row!);
 }
 
@@ -47,8 +47,8 @@ const SHARE_JOBS = 20;
  * for the jobs it worked on (its latest settled ones, db/sql/producer-earnings.ts), in proportion to its share of
  * those jobs' producer payments: so a producer can see how much of what its work sold for reached it.
  */
-export async function producerEarnings(db: Db, userId: string, now: number) {
-  const [row] = await runStatement(onReaders(db), earningsStatement, { producerId: userId, since: now - DAY, hourAgo: now - HOUR, sharePostings: SHARE_POSTINGS, shareJobs: SHARE_JOBS });
+export async function producerEarnings(reads: Prepared, userId: string, now: number) {
+  const [row] = await runStatement(prepared(reads), earningsStatement, { producerId: userId, since: now - DAY, hourAgo: now - HOUR, sharePostings: SHARE_POSTINGS, shareJobs: SHARE_JOBS });
   let charged = 0;
   let paid = 0;
   for (const [jobCharged, ownMicro, paidMicro] of row!.jobs) {
@@ -70,14 +70,14 @@ export async function producerEarnings(db: Db, userId: string, now: number) {
 }
 
 /** What `userId` earned from `since` on, per hour: hours without earnings left out. */
-export async function earnedHourly(db: Db, userId: string, since: number): Promise<{ at: number; micro: bigint }[]> {
-  const [row] = await runStatement(onReaders(db), producerEarnedHourly, { producerId: userId, since });
+export async function earnedHourly(reads: Prepared, userId: string, since: number): Promise<{ at: number; micro: bigint }[]> {
+  const [row] = await runStatement(prepared(reads), producerEarnedHourly, { producerId: userId, since });
   return row!.hourly.map(([at, micro]) => ({ at, micro: BigInt(micro) }));
 }
 
 /** The market's own account (its profit), what escrows and producers hold, and the check that the books balance (db/sql/market-books.ts). */
-export async function marketBooks(db: Db) {
-  const [row] = await runStatement(onReaders(db), booksStatement, {});
+export async function marketBooks(reads: Prepared) {
+  const [row] = await runStatement(prepared(reads), booksStatement, {});
   const marketBalance = BigInt(row!.market);
   // Starting credits and admins' grants are the market's gifts, not a cost of trading: profit leaves them out.
   const startingCredits = BigInt(row!.granted);

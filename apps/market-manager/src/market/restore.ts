@@ -1,5 +1,5 @@
 import { BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
-import { priceAtWorkOf } from "../ledger/contradicted.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
 import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";
@@ -57,7 +57,7 @@ async function recordOutage(market: Market): Promise<number> {
 export async function restoreMarket(market: Market) {
   const { db, state } = market;
   const awayMs = await recordOutage(market);
-  const machines = await db.machine.findMany({ where: { status: "active" } });
+  const machines = await db.machine.findMany({ where: { status: "active" }, include: { owner: { select: { emailVerified: true } } } });
   for (const row of machines) {
     const live = liveMachineFromRow(row);
     machineJoined(market, live);
@@ -72,7 +72,8 @@ export async function restoreMarket(market: Market) {
         where: { status: { in: ["pending", "queued", "leased", "done"] } },
         orderBy: { index: "asc" },
         include: {
-          leases: { where: { status: "active" } },
+          // The active lease, and expired ones whose late result may still be the task's first.
+          leases: { where: { status: { in: ["active", "expired"] } }, orderBy: { issuedAt: "desc" } },
           results: {
             orderBy: { createdAt: "desc" },
             select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
@@ -134,7 +135,14 @@ export async function restoreMarket(market: Market) {
         task.failures = failures;
         state.rerunsElsewhere.add(task.id);
       }
-      const lease = t.leases[0];
+      const lease = t.leases.find((l) => l.status === "active");
+      if (job.replicas === 1) {
+        for (const l of t.leases) {
+          if (l.status !== "expired") continue;
+          const { id, machineId, pieceRateMicro, pilot, ahead } = l;
+          state.lateLeases.set(id, { id, taskId: t.id, jobId: job.id, machineId, issuedAt: l.issuedAt.getTime(), expiresAt: l.expiresAt.getTime(), pieceRateMicro, pilot, ahead });
+        }
+      }
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
         const { id, machineId, pieceRateMicro, pilot, ahead } = lease;
         const terms = { issuedAt: lease.issuedAt.getTime(), expiresAt: lease.expiresAt.getTime(), pieceRateMicro, pilot, ahead };

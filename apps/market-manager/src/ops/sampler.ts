@@ -36,17 +36,15 @@ function referencePrice(market: Market, now: number): number | null {
 const SETTLED_LAG_MS = 30_000;
 
 /**
- * Per market: the charges of the jobs settled by `through`, summed once. The sum over every job
- * grows with the market's history, so each sample reads only the jobs settled since (marketTotals).
+ * The ledger's running totals now (db/sql/market-books.ts marketTotals); `charged` for every job
+ * settled so far. The sum over every job grows with the market's history, so the jobs settled
+ * long enough ago are summed once and kept (`chargedKept`), and each sample reads only those since.
  */
-const chargedKept = new WeakMap<Market, { through: number; sum: bigint }>();
-
-/** The ledger's running totals now (marketTotals); `charged` for every job settled so far. */
 async function readTotals(market: Market, now: number) {
-  const kept = chargedKept.get(market) ?? { through: 0, sum: 0n };
+  const kept = market.resources.chargedKept;
   const through = Math.max(kept.through, now - SETTLED_LAG_MS);
   const [row] = await runStatement(viaPrisma(market.db), marketTotals, { after: kept.through, through });
-  chargedKept.set(market, { through, sum: kept.sum + BigInt(row!.kept) });
+  market.resources.chargedKept = { through, sum: kept.sum + BigInt(row!.kept) };
   return {
     charged: kept.sum + BigInt(row!.since),
     paid: BigInt(row!.paid) + BigInt(row!.movedFromEarnings),

@@ -1,6 +1,6 @@
-import type { Db } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import { runStatement } from "../db/sql/statement.ts";
-import { onReaders } from "../db/sql/runners.ts";
+import { prepared } from "../db/sql/runners.ts";
 import { producersEarnedSince } from "../db/sql/producer-earnings.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
@@ -26,7 +26,7 @@ const median = (xs: number[]) => {
  * of them, and what they earned in the last hour, each machine its owner's last hour shared
  * evenly between the owner's machines in the market now.
  */
-export async function goingRate(market: Market, db: Db, callerId: string, speed: number | null, now: number) {
+export async function goingRate(market: Market, reads: Prepared, callerId: string, speed: number | null, now: number) {
   const others = [...market.state.machines.values()].filter((m) => m.kind === "opportunistic" && m.ownerId !== callerId);
   const like = speed === null ? [] : others.filter((m) => m.speed <= speed * SIMILAR_SPEED && m.speed >= speed / SIMILAR_SPEED);
   const similar = like.length >= FEWEST_SIMILAR;
@@ -36,7 +36,7 @@ export async function goingRate(market: Market, db: Db, callerId: string, speed:
   const perOwner = new Map<string, number>();
   for (const m of machines) perOwner.set(m.ownerId, (perOwner.get(m.ownerId) ?? 0) + 1);
   const owners = [...perOwner.keys()].slice(0, MAX_OWNERS);
-  const rows = await runStatement(onReaders(db), producersEarnedSince, { producerIds: owners, since: now - HOUR });
+  const rows = await runStatement(prepared(reads), producersEarnedSince, { producerIds: owners, since: now - HOUR });
   // Each owner's hour split over all its machines in the market (not only the similar ones).
   const machinesOf = new Map<string, number>();
   for (const m of market.state.machines.values()) if (perOwner.has(m.ownerId)) machinesOf.set(m.ownerId, (machinesOf.get(m.ownerId) ?? 0) + 1);

@@ -11,15 +11,14 @@ import { viaPrisma } from "../db/sql/runners.ts";
 import { abandonJobLeases, cancelledJob, failLeasedTasks, failUnstartedTasks, lockTimeout } from "../db/sql/cancel-job.ts";
 
 /** A job that left the live market on its consumer's word, its cancellation not yet committed. */
-interface Ending {
+export interface Ending {
   ownerId: string;
   at: number;
   /** The cancellation's transaction under way, shared by every call that asks for it meanwhile. */
   write?: Promise<bigint>;
 }
 
-const endings = new WeakMap<Market, Map<string, Ending>>();
-const endingsOf = (market: Market) => endings.get(market) ?? endings.set(market, new Map()).get(market)!;
+const endingsOf = (market: Market) => market.resources.endings;
 
 /** Attempts at a cancellation's transaction before the call fails (a later cancel tries again). */
 const WRITE_ATTEMPTS = 5;

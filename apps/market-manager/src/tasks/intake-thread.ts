@@ -8,7 +8,7 @@ import { SubmitJob, headOf, prepareSubmission, rowsOf, type TaskInputs, type Pla
 import type { IntakeAnswer, IntakeAsk } from "./intake-pool.ts";
 
 // An intake thread: parses and checks a submission's request body and writes its tasks with a
-// connection of its own, so that a 10,000-task job (13 MB of JSON) never holds the market's
+// connection of its own, so that a 10,000-task job (megabytes of JSON) never holds the market's
 // thread. The market's thread gets back only what the engine needs (intake-pool.ts).
 
 const { databaseUrl } = workerData as { databaseUrl: string };

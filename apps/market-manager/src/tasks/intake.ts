@@ -1,7 +1,7 @@
-import type { Db } from "../db/client.ts";
+import type { Database, Db } from "../db/client.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { runStatement, type Runner } from "../db/sql/statement.ts";
-import { onPool, viaPrisma } from "../db/sql/runners.ts";
+import { prepared, viaPrisma } from "../db/sql/runners.ts";
 import { insertTasks as insertTasksStatement, queueOnMachines as queueStatement } from "../db/sql/task-rows.ts";
 import type { Market } from "../market/market.ts";
 
@@ -56,13 +56,14 @@ export interface NewTask {
 
 /**
  * A job's tasks, `pending` and on no machine, a chunk per statement (other requests are served
- * between chunks; db/sql/task-rows.ts insertTasks). `run` is the market's client (calls made in
- * the process) or an intake thread's own connection. On the market's client the statement goes
- * straight to its pool, prepared once per connection: through the client's raw query, its checks
- * of every array element took a noticeable share of the market's thread for each chunk.
+ * between chunks; db/sql/task-rows.ts insertTasks). `run` is the market's database (calls made in
+ * the process) or an intake thread's own connection. On the market's database the statement goes
+ * straight to Prisma's pool, prepared once per connection: through the client's raw query, its
+ * checks of every array element were a large share of the market's thread for big jobs
+ * (bench:dispatch --profile with jobs of 1,000 tasks).
  */
-export async function insertTasks(run: Db | Runner, jobId: string, tasks: NewTask[]) {
-  const execute = typeof run === "function" ? run : onPool(run);
+export async function insertTasks(run: Database | Runner, jobId: string, tasks: NewTask[]) {
+  const execute = typeof run === "function" ? run : prepared(run.shared);
   const json = (v: Record<string, string> | null | undefined) => (v ? JSON.stringify(v) : null);
   for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
     const chunk = tasks.slice(i, i + TASK_CHUNK);
@@ -85,20 +86,17 @@ export async function queueOnMachines(tx: Tx, placed: Map<string, string>) {
   await runStatement(viaPrisma(tx), queueStatement, { taskIds: [...placed.keys()], machineIds: [...placed.values()] });
 }
 
-const inIntake = new WeakMap<Market, Map<string, number>>();
-
 /**
  * Tasks of a user's jobs being taken in: they count against the queued-tasks quota like tasks
  * in the market, so parallel submissions cannot pass it while their tasks are being stored.
  */
 export function tasksInIntake(market: Market, userId: string): number {
-  return inIntake.get(market)?.get(userId) ?? 0;
+  return market.resources.inIntake.get(userId) ?? 0;
 }
 
 /** Counts `tasks` as in intake for `userId` until the returned function is called. */
 export function holdIntake(market: Market, userId: string, tasks: number): () => void {
-  const counts = inIntake.get(market) ?? new Map<string, number>();
-  inIntake.set(market, counts);
+  const counts = market.resources.inIntake;
   counts.set(userId, (counts.get(userId) ?? 0) + tasks);
   let held = true;
   return () => {

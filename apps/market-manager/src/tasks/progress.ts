@@ -1,6 +1,6 @@
-import type { Db } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import { runStatement } from "../db/sql/statement.ts";
-import { onReaders } from "../db/sql/runners.ts";
+import { prepared } from "../db/sql/runners.ts";
 import { jobProgress as progressStatement } from "../db/sql/job-page.ts";
 import { refuse } from "../api/errors.ts";
 
@@ -9,8 +9,8 @@ import { refuse } from "../api/errors.ts";
  * arrived), beside its benefit curve and the times the curve is read against. With k copies per
  * task, a task is done when a majority of its copies have run.
  */
-export async function jobProgress(db: Db, jobId: string) {
-  const [row] = await runStatement(onReaders(db), progressStatement, { jobId });
+export async function jobProgress(reads: Prepared, jobId: string) {
+  const [row] = await runStatement(prepared(reads), progressStatement, { jobId });
   if (!row) throw refuse.notFound("job");
   const byIndex = new Map<number, number[]>();
   for (const [index, at] of row.copies) byIndex.set(index, [...(byIndex.get(index) ?? []), at]);

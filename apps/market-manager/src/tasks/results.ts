@@ -6,7 +6,8 @@ import type { TaskReport } from "./task-report.ts";
 import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
-import { confirmedFailure, tallyCopies } from "@cyclemarket/costbenefit";
+import { reasonOf } from "../api/errors.ts";
+import { confirmedFailure, tallyCopies, taskOutcome } from "@cyclemarket/costbenefit";
 import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
 import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
@@ -79,8 +80,10 @@ export function prepareCompletion(market: Market, c: Completion) {
   let agreedOwners = 0;
   let rerun: LiveTask[] = [];
   if (c.ok && !agreed) {
-    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id }));
-    votes.push({ hash: c.hash, owner: machine.ownerId });
+    const votes = copies
+      .filter((t) => t !== task && t.state === "done" && t.outputHash)
+      .map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id, standing: t.producerStanding ?? false }));
+    votes.push({ hash: c.hash, owner: machine.ownerId, standing: machine.ownerStanding });
     const tally = tallyCopies(votes, job.replicas, copies.some((t) => t !== task && t.state !== "done"));
     agreed = tally.agreed;
     agreedOwners = tally.owners;
@@ -93,13 +96,17 @@ export function prepareCompletion(market: Market, c: Completion) {
   const failures = [...(task.failures ?? []), ...(failure ? [{ ...failure, resultId: "" }] : [])];
   const confirmed = failure ? confirmedFailure(failures) : null;
   const taskFails = confirmed !== null;
-  const failedTasks = job.failedTasks + (taskFails ? 1 : 0);
-  const succeeded = job.tasksDone + (decidesNow ? 1 : 0);
-  // Every task decided: completed if any succeeded; a job whose every task failed has failed.
-  const allDecided = (decidesNow || taskFails) && succeeded + failedTasks >= job.taskCount;
-  const finishesJob = allDecided && succeeded > 0;
-  const stopsOnFailures = taskFails && !finishesJob && (allDecided || failedTasks >= terms.confirmedFailureLimit);
-  const givesUp = stopsOnFailures || (failure !== null && !taskFails && failures.length >= terms.maxAttempts) || (rerun.length > 0 && task.attempts >= terms.maxAttempts);
+  // Decided, run again or given up, and whether the job ends: the engine's attempt and failure limits.
+  const { succeeded, failedTasks, finishesJob, stopsOnFailures, givesUp } = taskOutcome(terms, {
+    decidesNow,
+    failureConfirmed: taskFails,
+    failedRuns: failure ? failures.length : 0,
+    copiesDisagree: rerun.length > 0,
+    attempts: task.attempts,
+    tasksDone: job.tasksDone,
+    failedTasks: job.failedTasks,
+    taskCount: job.taskCount,
+  });
   // A job whose measured work contradicted its estimate stops once what that work is charged is
   // over the consumer's maxSpend, or its escrow cannot pay another piece like this one.
   const budgetAfter = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id) + lease.pieceRateMicro - (decidesNow ? pieceMicro : 0n);
@@ -390,10 +397,11 @@ async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c:
       completedAt: new Date(now),
       chargedMicro: charged,
       result: toJson({
-        error:
+        error: reasonOf(
           why === "escrow-exhausted"
             ? { code: "escrow-exhausted", escrow: toCredits(job.escrowMicro), paidToProducers: toCredits(charged), taskIndex: task.index }
             : { code: "task-failed", cause, taskIndex: task.index, attempts: task.attempts, exitCode: c.report.exitCode, stderr: c.stderr.toString("utf8").slice(0, 2000) },
+        ),
       }),
     },
   });

@@ -1,17 +1,19 @@
-import type { Db } from "../db/client.ts";
 import type { Reason } from "../market/engine.ts";
 import { refuse } from "../api/errors.ts";
-import type { LiveState } from "../market/live.ts";
+import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
+import { leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type MarketReason } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type RunFailure } from "@cyclemarket/costbenefit";
+import type { Db, Prepared } from "../db/client.ts";
 import { runStatement } from "../db/sql/statement.ts";
-import { onReaders } from "../db/sql/runners.ts";
-import { jobPage, type JobPageRow, type PageJob } from "../db/sql/job-page.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { jobPage, type FailedRunsRow, type JobPageRow, type PageJob } from "../db/sql/job-page.ts";
 import { outputsAt as outputsAtStatement, outputsPage, type OutputRow } from "../db/sql/job-outputs.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
 import { downtimeDuring } from "../ledger/settlement.ts";
-import { contradictedCharge, priceAtWorkOf } from "../ledger/contradicted.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
+import { Reasons, chargeReasons, jobFailure, runFailures, storedDecision } from "./stored-reasons.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -42,9 +44,19 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
   }));
 }
 
+/**
+ * A task's failed runs: their failure codes (a trap, a limit, `exit:N`), how many there were, and
+ * how many a machine of another owner reproduced (those, and only those, are the program's: paid
+ * and counted towards the job's failure limit). `status` is the task's now (it may have succeeded
+ * on a run after an unconfirmed failure).
+ */
+export interface FailedRuns extends Omit<FailedRunsRow, "codes"> {
+  codes: RunFailure[];
+}
+
 /** What a job's page shows, read in one statement (db/sql/job-page.ts). */
-async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
-  const [row] = await runStatement(onReaders(db), jobPage, { jobId });
+async function jobPageRow(reads: Prepared, jobId: string): Promise<JobPageRow> {
+  const [row] = await runStatement(prepared(reads), jobPage, { jobId });
   return row!;
 }
 
@@ -53,13 +65,13 @@ const micro = (text: string | null) => (text === null ? null : BigInt(text));
 /** A job's page: its row and the rest, read in one statement (jobPageRow). */
 export async function jobView(market: Market, jobId: string) {
   const { db, state } = market;
-  const page = await jobPageRow(db, jobId);
+  const page = await jobPageRow(market.resources.database.reads, jobId);
   const j = page.job;
   if (!j) throw refuse.notFound("job");
   const counts = page.counts;
   const escrow = BigInt(page.escrow ?? 0);
   const [waiting, verified] = await Promise.all([
-    waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
+    waitingForMachines(market, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
     j.replicas > 1 ? verification(db, j.id, j.replicas) : null,
   ]);
   const estimated = estimate(market, j, BigInt(page.paid));
@@ -69,7 +81,7 @@ export async function jobView(market: Market, jobId: string) {
     example: j.example,
     status: j.status,
     benefit: j.benefit,
-    decision: j.decision,
+    decision: storedDecision(j.decision),
     replicas: j.replicas,
     taskCount: j.taskCount,
     tasksDone: j.tasksDone,
@@ -91,16 +103,18 @@ export async function jobView(market: Market, jobId: string) {
     charged: credits(micro(j.chargedMicro)),
     /** The most the consumer allowed it to be charged (the quote unless they set maxSpend). */
     maxSpend: credits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro)),
-    /** Why it was charged what it was, once settled: the engine's charge reasons (MarketReason). */
-    chargeReasons: (page.settlement?.terms ?? []) as MarketReason[],
+    /** Why it was charged what it was, once settled: the engine's charge reasons. */
+    chargeReasons: chargeReasons(page.settlement?.terms),
     /** What the job's escrow account holds now: what it can still be charged while it runs, else 0. */
     escrowHeld: credits(escrow)!,
     waiting,
     result: j.result,
+    /** Why it failed, when it did: the reason its result stores. */
+    failure: jobFailure(j.result),
     machines: page.machines,
     verification: verified,
     /** The tasks with failed runs (the first by index) and what failed; `failureLimit` confirmed failures stop the job. */
-    failures: { tasks: page.failures, failureLimit: market.settings.terms.confirmedFailureLimit },
+    failures: { tasks: page.failures.map((f) => ({ ...f, codes: runFailures(f.codes) })), failureLimit: market.settings.terms.confirmedFailureLimit },
     estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt + market.settings.maxDelayMs : null,
@@ -134,15 +148,15 @@ function estimate(market: Market, j: PageJob, paid: bigint) {
   const took = (now - j.submittedAt) / 1000;
   const price = toCredits(micro(j.quotedPriceMicro) ?? 0n);
   const declared = j.declaredWorkPerTask ?? j.workPerTask;
-  const measured = measuredWork(j.workSamples, t.workOwnersNeeded);
-  const contradicted = j.pricing !== "bid" && measured !== undefined && estimateContradicted(t, declared, measured);
+  const pricing = j.pricing === "bid" ? "bid" : "posted";
+  const measured = contradictedWork(t, { pricing, declaredWork: declared, samples: j.workSamples });
   const c = settleJob({
-    pricing: j.pricing === "bid" ? "bid" : "posted",
+    pricing,
     price,
     maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
     benefit: benefitAt(j.benefit, took),
     benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
-    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared, priceAtWork: priceAtWorkOf(j.decision) }, price, measured) } : null,
+    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: declared, priceAtWork: priceAtWorkOf(j.decision) }, measured) },
     held: [],
   });
   return {
@@ -171,28 +185,60 @@ async function verification(db: Db, jobId: string, replicas: number) {
 const MAX_WAITING_REASONS = 20;
 
 /**
- * Why the job's tasks wait for machines, read from the live market: a delayed job asking for more
- * copies than there are owners with machines, or copies that every connected machine is barred
- * from because its owner ran another copy of the same task. The first few reasons, and how many there are.
+ * Why the job's tasks wait for machines, read from the live market: every connected machine asks
+ * more for a task than the job's escrow has left, a delayed job asks for more copies than there
+ * are owners with machines, or copies that every connected machine is barred from because its
+ * owner ran another copy of the same task. The first few reasons, and how many there are.
  */
-async function waitingForMachines(db: Db, state: LiveState, jobId: string, waitingCopies: number) {
+async function waitingForMachines(market: Market, jobId: string, waitingCopies: number) {
+  const { db, state } = market;
   const job = state.jobs.get(jobId);
   const none = { total: 0, reasons: [] as Reason[] };
-  if (!job || job.replicas < 2) return none;
+  if (!job) return none;
+  const short = budgetShort(market, job, waitingCopies);
+  const replicas = job.replicas < 2 ? [] : await copiesWaiting(db, state, job, waitingCopies);
+  const reasons = short ? [short, ...replicas] : replicas;
+  return { total: reasons.length, reasons: Reasons.parse(reasons.slice(0, MAX_WAITING_REASONS)) };
+}
+
+/** Copies of a replicated job that wait for a machine of another owner (or a delayed job's shortfall of owners). */
+async function copiesWaiting(db: Db, state: LiveState, job: LiveJob, waitingCopies: number): Promise<Reason[]> {
   if (job.status === "delayed") {
     const shortfall = replicaShortfall(state, job.replicas);
-    return shortfall ? { total: 1, reasons: [shortfall] } : none;
+    return shortfall ? [shortfall] : [];
   }
   // A copy is barred only from the owners that ran one of its k - 1 siblings: with k owners or
   // more connected, some machine can always take it.
-  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return none;
-  const open = await db.task.findMany({ where: { jobId, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
-  const reasons = open.flatMap(({ id }) => {
+  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return [];
+  const open = await db.task.findMany({ where: { jobId: job.id, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
+  return open.flatMap(({ id }) => {
     const task = state.tasks.get(id);
     const reason = task && copyNeedsAnotherMachine(state, task);
     return reason ? [reason] : [];
   });
-  return { total: reasons.length, reasons: reasons.slice(0, MAX_WAITING_REASONS) };
+}
+
+/**
+ * Tasks of a running job that no connected machine may lease for want of budget: the cheapest
+ * machine asks more for a task than the job's escrow has left beyond what it paid, holds for late
+ * runs and promised to live leases (leases.ts withinBudget refuses such a lease), so they wait for
+ * a machine that asks less. Null when some machine's piece fits, or nothing waits.
+ */
+function budgetShort(market: Market, job: LiveJob, waitingCopies: number): Reason | null {
+  const { state } = market;
+  if (waitingCopies === 0 || (job.status !== "admitted" && job.status !== "running")) return null;
+  let cheapest: LiveMachine | null = null;
+  for (const m of state.machines.values()) {
+    // A dedicated machine is paid by its contract: its pieces cost the job nothing.
+    if (m.kind === "dedicated") return null;
+    if (!cheapest || askOf(m) < askOf(cheapest)) cheapest = m;
+  }
+  if (!cheapest) return null;
+  const pilot = job.pilots?.phase === "provisional";
+  const piece = leaseTermsOf(market, cheapest, job, pilot, 0, market.clock.now()).pieceRateMicro;
+  const left = job.escrowMicro - job.paidMicro - job.heldMicro - state.leases.promised(job.id);
+  if (piece === 0n || piece <= left) return null;
+  return { code: "budget-short", tasks: waitingCopies, left: toCredits(left > 0n ? left : 0n), cheapestPiece: toCredits(piece), machinesConnected: state.machines.size };
 }
 
 /** Bytes of stdout and stderr one page of outputs carries at most (at least one task is always sent). */
@@ -203,8 +249,8 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
  * its copies agreed (all agreeing copies are accepted and identical; the lowest copy stands for
  * them). A page stops at `limit` tasks or `maxBytes` of output, whichever comes first.
  */
-export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
-  const rows = await runStatement(onReaders(db), outputsPage, { jobId, fromIndex, limit, maxBytes: Number.isFinite(maxBytes) ? maxBytes : null });
+export async function acceptedOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
+  const rows = await runStatement(prepared(reads), outputsPage, { jobId, fromIndex, limit, maxBytes: Number.isFinite(maxBytes) ? maxBytes : null });
   return outputsFrom(rows);
 }
 
@@ -224,8 +270,8 @@ export interface TaskOutput {
 }
 
 /** The accepted outputs of a job's tasks at `indices`, in index order (tasks not yet accepted left out). */
-export async function outputsAt(db: Db, jobId: string, indices: number[]): Promise<TaskOutput[]> {
-  const rows = await runStatement(onReaders(db), outputsAtStatement, { jobId, indices });
+export async function outputsAt(reads: Prepared, jobId: string, indices: number[]): Promise<TaskOutput[]> {
+  const rows = await runStatement(prepared(reads), outputsAtStatement, { jobId, indices });
   return outputsFrom(rows);
 }
 
@@ -245,8 +291,8 @@ export function asText(bytes: Buffer): string | null {
  * The API's view of outputs: bytes travel as base64 beside their SHA-256, so binary output
  * (compressed data, images, numeric arrays) arrives byte for byte; text outputs come as text too.
  */
-export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
-  return (await acceptedOutputs(db, jobId, fromIndex, limit)).map(outputView);
+export async function jobOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number) {
+  return (await acceptedOutputs(reads, jobId, fromIndex, limit)).map(outputView);
 }
 
 /** One accepted output as the API sends it (jobs.outputs and the results stream alike). */

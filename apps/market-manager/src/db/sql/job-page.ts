@@ -39,13 +39,8 @@ export interface PageJob {
   completedAt: number | null;
 }
 
-/**
- * A task's failed runs: their failure codes (a trap, a limit, `exit:N`), how many there were, and
- * how many a machine of another owner reproduced (those, and only those, are the program's: paid
- * and counted towards the job's failure limit). `status` is the task's now (it may have succeeded
- * on a run after an unconfirmed failure).
- */
-export interface FailedRuns {
+/** A task's failed runs as stored: their failure codes as text (tasks/views.ts FailedRuns reads them). */
+export interface FailedRunsRow {
   taskIndex: number;
   status: string;
   runs: number;
@@ -61,7 +56,7 @@ export interface JobPageRow {
   paid: string;
   /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
   settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
-  failures: FailedRuns[];
+  failures: FailedRunsRow[];
 }
 
 /**

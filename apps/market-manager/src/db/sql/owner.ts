@@ -11,7 +11,8 @@ import { runStatement } from "./statement.ts";
 import { onConnection } from "./runners.ts";
 import { statement } from "./statement.ts";
 
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `run` on a connection of its own to `url`, closed after. */
+export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
