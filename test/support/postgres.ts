@@ -3,14 +3,14 @@
 // which then serves as a template: each test market gets a database cloned from it (CREATE
 // DATABASE ... TEMPLATE, a file copy) where a server of its own meant initdb, a start and the
 // migrations again. Roles, passwords and the schema's grants are the embedded server's own
-// (db/embedded.ts, db/roles.ts), so a market on a clone connects exactly as on a fresh server:
+// (db/embedded.ts, db/sql/owner.ts), so a market on a clone connects exactly as on a fresh server:
 // as the application's role, not a superuser, to a migrated database with no user yet.
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { APP_ROLE, startEmbeddedPostgres } from "../../apps/market-manager/src/db/embedded.ts";
 import { applyMigrations } from "../../apps/market-manager/src/db/migrate.ts";
-import { grantAppTables, withClient } from "../../apps/market-manager/src/db/roles.ts";
+import { grantAppTables, withClient } from "../../apps/market-manager/src/db/sql/owner.ts";
 import { freePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 /** What test processes need to clone and reach databases on the shared server (serializable). */

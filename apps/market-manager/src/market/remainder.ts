@@ -18,6 +18,9 @@ import { escrow } from "../ledger/entries.ts";
 import { queueOnMachines } from "../tasks/intake.ts";
 import { jobEnded, remainderAdmitted } from "./transitions.ts";
 import { shortId } from "@cyclemarket/client/job-file";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { tasksFrom } from "../db/sql/task-rows.ts";
 
 type PilotJob = LiveJob & { pilots: LivePilots };
 type DecisionRecord = ReturnType<typeof decisionRecord>;
@@ -52,9 +55,7 @@ export async function admitRemainder(market: Market, jobId: string) {
   const now = market.clock.now();
   pilots.asked = market.engine.remainderAsked(pilots.asked, now);
   // Each task's input size without its input: the engine plans the network on it, as at submission.
-  const rows = await market.db.$queryRaw<{ id: string; index: number; replica: number; bytes: number }[]>`
-    SELECT "id", "index", "replica", octet_length("stdin") AS "bytes" FROM "Task"
-    WHERE "jobId" = ${jobId} AND "index" >= ${pilots.count} ORDER BY "index", "replica"`;
+  const rows = await runStatement(viaPrisma(market.db), tasksFrom, { jobId, fromIndex: pilots.count });
   const spec: JobSpec = {
     id: jobId,
     arrivedAt: job.arrivedAt,

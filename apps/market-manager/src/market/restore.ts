@@ -10,14 +10,15 @@ import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
 import { discardUnfinishedIntake } from "../tasks/intake.ts";
 import { rowId } from "../db/row-id.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { escrowAndHeld } from "../db/sql/job-money.ts";
 
 /** What a job's escrow paid producers so far and holds for lateness, as the ledger has it. */
 async function paidAndHeld(market: Market, jobId: string, escrowMicro: bigint) {
-  const [row] = await market.db.$queryRaw<{ inEscrow: bigint | null; held: bigint | null }[]>`
-    SELECT (SELECT "balanceMicro" FROM "LedgerAccount" WHERE "jobId" = ${jobId}) AS "inEscrow",
-      (SELECT sum(r."heldMicro")::bigint FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${jobId} AND r."heldMicro" > 0) AS held`;
-  const held = row?.held ?? 0n;
-  return { paidMicro: escrowMicro - (row?.inEscrow ?? 0n) - held, heldMicro: held };
+  const [row] = await runStatement(viaPrisma(market.db), escrowAndHeld, { jobId });
+  const held = BigInt(row?.held ?? 0);
+  return { paidMicro: escrowMicro - BigInt(row?.inEscrow ?? 0) - held, heldMicro: held };
 }
 
 /** A job's stored work samples (Job.workSamples), as memory holds them. */

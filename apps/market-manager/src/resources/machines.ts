@@ -16,6 +16,9 @@ import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
 import { shortId } from "@cyclemarket/client/job-file";
+import { runStatement } from "../db/sql/statement.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { registerMachine as registerMachineStatement } from "../db/sql/machine-rows.ts";
 
 export interface MachineOffer {
   name: string;
@@ -122,26 +125,26 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     const over = contractOverStanding(offer.contractPrice!, { confirmed: standing.confirmed, acceptedResults: standing.acceptedResults }, standing.contractsOwed);
     if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
   }
-  await market.resources.database.shared.rows("register-machine", REGISTER_SQL, [
+  await runStatement(prepared(market.resources.database.shared), registerMachineStatement, {
     id,
-    caller.id,
-    caller.tokenId ?? null,
-    offer.name,
-    offer.kind,
-    offer.slots,
-    offer.speed,
-    offer.memoryPerSlotMb,
-    offer.bandwidthBytesPerSecond,
-    String(live.pricePerSecondMicro),
-    contractPriceMicro === null ? null : String(contractPriceMicro),
-    dedicated ? offer.departsAt! : null,
-    dedicated ? now : null,
-    offer.userAgent.slice(0, 300),
+    ownerId: caller.id,
+    apiTokenId: caller.tokenId ?? null,
+    name: offer.name,
+    kind: offer.kind,
+    slots: offer.slots,
+    speed: offer.speed,
+    memoryPerSlotMb: offer.memoryPerSlotMb,
+    bandwidthBps: offer.bandwidthBytesPerSecond,
+    pricePerSecond: String(live.pricePerSecondMicro),
+    contractPrice: contractPriceMicro === null ? null : String(contractPriceMicro),
+    availableUntil: dedicated ? offer.departsAt! : null,
+    contractPaidUntil: dedicated ? now : null,
+    userAgent: offer.userAgent.slice(0, 300),
     now,
-    JSON.stringify(live.controls),
-    live.localAvailable,
+    controls: JSON.stringify(live.controls),
+    localAvailable: live.localAvailable,
     network,
-  ]);
+  });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
   machineJoined(market, live);
@@ -150,19 +153,6 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   market.emit({ kind: "machine", machineId: id });
   return { machineId: id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
 }
-
-/**
- * A machine's row as it registers, one prepared statement straight through the pool: through the
- * client's create it was much of a registration's cost on the market's thread
- * (bench/call-costs.ts), and a thousand machines joining make a thousand of them.
- */
-const REGISTER_SQL = `
-INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "benchmarkSpeed", "memoryPerSlotMb", "bandwidthBps",
-  "pricePerSecondMicro", "contractPriceMicro", "availableUntil", "contractPaidUntil", "userAgent",
-  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network)
-VALUES ($1, $2, $3, $4, $5::"MachineKind", $6::int, $7::float8, $7::float8, $8::int, $9::float8,
-  $10::bigint, $11::bigint, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14,
-  timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean, $18)`;
 
 /** Markets with a placement of waiting tasks already queued: machines joining at once share one. */
 const placing = new WeakSet<Market>();

@@ -3,6 +3,7 @@ import pg from "pg";
 import { z } from "zod";
 import { Refusal } from "../api/errors.ts";
 import { insertTasks } from "./intake.ts";
+import { onConnection } from "../db/sql/runners.ts";
 import { SubmitJob, headOf, prepareSubmission, rowsOf, type TaskInputs, type PlannedTask } from "./submission.ts";
 import type { IntakeAnswer, IntakeAsk } from "./intake-pool.ts";
 
@@ -58,7 +59,7 @@ async function store(ask: Extract<IntakeAsk, { op: "store" }>): Promise<IntakeAn
   if (!entry) return { id: ask.id, ok: false, kind: "error", message: "The submission is no longer held by its intake thread." };
   held.delete(ask.handle);
   clearTimeout(entry.timer);
-  await insertTasks((sql, values) => db.query(sql, values), ask.jobId, rowsOf(entry.tasks, entry.inputs, ask.replicas));
+  await insertTasks(onConnection(db), ask.jobId, rowsOf(entry.tasks, entry.inputs, ask.replicas));
   return { id: ask.id, ok: true };
 }
 

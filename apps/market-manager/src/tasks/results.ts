@@ -12,6 +12,11 @@ import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
 import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { contradictedAfter, measureRun, overSpendLimit, runPiece, splitPiece, type RunMeasure } from "./run-pay.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { addWorkSample } from "../db/sql/task-rows.ts";
+import { heldForJob } from "../db/sql/job-money.ts";
+import { acceptedStdouts } from "../db/sql/job-outputs.ts";
 
 export interface Completion {
   machine: LiveMachine;
@@ -264,7 +269,7 @@ async function withdrawRerun(market: Market, tx: Tx, task: LiveTask, now: number
 /** A run's work sample and, where it measured the machine, its speed, written with its result. */
 async function recordMeasure(market: Market, tx: Tx, job: LiveJob, machine: LiveMachine, m: RunMeasure) {
   if (m.sample !== null) {
-    await tx.$executeRaw`UPDATE "Job" SET "workSamples" = "workSamples" || ${JSON.stringify([m.sample])}::jsonb, "workPerTask" = ${m.workPerTask}::float8 WHERE id = ${job.id}`;
+    await runStatement(viaPrisma(tx), addWorkSample, { jobId: job.id, samples: JSON.stringify([m.sample]), workPerTask: m.workPerTask });
     job.workSamples.push(m.sample);
     job.workPerTask = m.workPerTask;
   }
@@ -298,9 +303,8 @@ class PiecePayer {
   private async escrowFree(): Promise<bigint> {
     if (this.free !== null) return this.free;
     const inEscrow = await balance(this.tx, { kind: "escrow", jobId: this.job.id });
-    const [row] = await this.tx.$queryRaw<{ held: bigint | null }[]>`
-      SELECT sum(r."heldMicro")::bigint AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${this.job.id} AND r."heldMicro" > 0`;
-    return (this.free = inEscrow - (row?.held ?? 0n));
+    const [row] = await runStatement(viaPrisma(this.tx), heldForJob, { jobId: this.job.id });
+    return (this.free = inEscrow - BigInt(row?.held ?? 0));
   }
 
   async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; reportedSeconds: number }) {
@@ -364,12 +368,9 @@ async function setReputation(market: Market, tx: Tx, machineId: string, next: (r
 
 async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   const job = market.state.jobs.get(jobId)!;
-  // Each task's accepted output (any accepted copy's: they agree), in task order, in one raw
-  // statement: the model queries' per-row work for a job of thousands of tasks showed in the profile.
-  const outputs = await tx.$queryRaw<{ stdout: Uint8Array | null }[]>`
-    SELECT (SELECT r.stdout FROM "Task" t JOIN "Result" r ON r."taskId" = t.id AND r.accepted
-            WHERE t."jobId" = ${jobId} AND t.index = o.index LIMIT 1) AS stdout
-    FROM "Task" o WHERE o."jobId" = ${jobId} AND o.replica = 0 ORDER BY o.index`;
+  // Each task's accepted output in task order, in one statement: the model queries' per-row work
+  // for a job of thousands of tasks showed in the profile.
+  const outputs = await runStatement(viaPrisma(tx), acceptedStdouts, { jobId });
   const texts = outputs.map((o) => (o.stdout ? Buffer.from(o.stdout).toString("utf8") : ""));
   const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, market, job, now));
   await tx.job.update({

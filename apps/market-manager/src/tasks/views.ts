@@ -3,12 +3,15 @@ import { refuse } from "../api/errors.ts";
 import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
 import { leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
-import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type RunFailure, type WorkSample } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type RunFailure } from "@cyclemarket/costbenefit";
 import type { Db, Prepared } from "../db/client.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { jobPage, type FailedRunsRow, type JobPageRow, type PageJob } from "../db/sql/job-page.ts";
+import { outputsAt as outputsAtStatement, outputsPage, type OutputRow } from "../db/sql/job-outputs.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
-import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
+import { downtimeDuring } from "../ledger/settlement.ts";
 import { priceAtWorkOf } from "../ledger/price-at-work.ts";
 import { Reasons, chargeReasons, jobFailure, runFailures, storedDecision } from "./stored-reasons.ts";
 
@@ -42,103 +45,18 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
 }
 
 /**
- * What a job's page shows, in one statement (one round trip, one snapshot): the job's row, the
- * escrow's balance, the tasks by status, the machines that ran accepted results with their
- * counts, and what the job has paid producers. Through the pool, prepared once per connection: a
- * job page is polled every second while its job runs, and the job's row read apart would be one
- * more round trip for each. Read in one snapshot, a page
- * never shows a job admitted a moment ago with the escrow it had before (nothing).
- * Every part starts from the job's own rows and reaches others by key: the accepted results are
- * those its tasks name (a copy names its own when it agreed), where a join of the results to the
- * tasks let the statement's cached plan read every result of the market for each page, a cost
- * that grew with the market's history (bench:load --statements shows it).
- */
-/** Tasks with failed runs a job's page lists, the first by index. */
-const MAX_FAILED_TASKS_SHOWN = 20;
-
-const JOB_PAGE_SQL = `
-SELECT
-  (SELECT json_build_object(
-     'id', j.id, 'name', j.name, 'example', j.example, 'status', j.status::text, 'benefit', j.benefit,
-     'decision', j.decision, 'replicas', j.replicas, 'taskCount', j."taskCount", 'tasksDone', j."tasksDone",
-     'workPerTask', j."workPerTask", 'declaredWorkPerTask', j."declaredWorkPerTask", 'workEstimate', j."workEstimate",
-     'pilotCount', j."pilotCount", 'pricing', j.pricing, 'result', j.result,
-     'quotedPriceMicro', j."quotedPriceMicro"::text, 'chargedMicro', j."chargedMicro"::text,
-     'escrowMicro', j."escrowMicro"::text, 'maxSpendMicro', j."maxSpendMicro"::text, 'workSamples', j."workSamples",
-     'submittedAt', (extract(epoch FROM j."submittedAt") * 1000)::float8,
-     'decidedAt', (extract(epoch FROM j."decidedAt") * 1000)::float8,
-     'expectedCompletionAt', (extract(epoch FROM j."expectedCompletionAt") * 1000)::float8,
-     'completedAt', (extract(epoch FROM j."completedAt") * 1000)::float8)
-   FROM "Job" j WHERE j.id = $1) AS job,
-  (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = $1) AS escrow,
-  (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (SELECT status::text AS status, count(*)::int AS n FROM "Task" WHERE "jobId" = $1 GROUP BY status) s) AS counts,
-  (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
-     FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = $1 GROUP BY r."machineId") c
-     JOIN "Machine" m ON m.id = c."machineId") AS machines,
-  (${PAID_FOR_JOB_SQL}) AS paid,
-  (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || $1) AS settlement,
-  (SELECT coalesce(json_agg(f ORDER BY f."taskIndex"), '[]'::json) FROM (
-     SELECT t.index AS "taskIndex", min(t.status::text) AS status, count(*)::int AS runs, count(*) FILTER (WHERE r."failureConfirmed")::int AS confirmed,
-       array_agg(DISTINCT r.failure ORDER BY r.failure) AS codes
-     FROM "Task" t JOIN "Result" r ON r."taskId" = t.id
-     WHERE t."jobId" = $1 AND (t.attempts > 1 OR t.status = 'failed'::"TaskStatus") AND r.failure IS NOT NULL
-     GROUP BY t.index ORDER BY t.index LIMIT ${MAX_FAILED_TASKS_SHOWN}) f) AS failures`;
-
-/** A job's row as the page statement reads it: instants in ms since the epoch, micro-credits as decimal text. */
-interface PageJob {
-  id: string;
-  name: string;
-  example: string | null;
-  status: JobStatus;
-  benefit: BenefitCurve;
-  decision: unknown;
-  replicas: number;
-  taskCount: number;
-  tasksDone: number;
-  workPerTask: number;
-  declaredWorkPerTask: number | null;
-  workEstimate: string;
-  pilotCount: number | null;
-  pricing: string;
-  result: unknown;
-  quotedPriceMicro: string | null;
-  chargedMicro: string | null;
-  escrowMicro: string;
-  maxSpendMicro: string | null;
-  workSamples: WorkSample[];
-  submittedAt: number;
-  decidedAt: number | null;
-  expectedCompletionAt: number | null;
-  completedAt: number | null;
-}
-
-interface JobPageRow {
-  job: PageJob | null;
-  escrow: string | null;
-  counts: Record<string, number>;
-  machines: { id: string; name: string; kind: string; tasks: number }[];
-  paid: string;
-  /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
-  settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
-  failures: (Omit<FailedRuns, "codes"> & { codes: string[] })[];
-}
-
-/**
  * A task's failed runs: their failure codes (a trap, a limit, `exit:N`), how many there were, and
  * how many a machine of another owner reproduced (those, and only those, are the program's: paid
  * and counted towards the job's failure limit). `status` is the task's now (it may have succeeded
  * on a run after an unconfirmed failure).
  */
-export interface FailedRuns {
-  taskIndex: number;
-  status: string;
-  runs: number;
-  confirmed: number;
+export interface FailedRuns extends Omit<FailedRunsRow, "codes"> {
   codes: RunFailure[];
 }
 
+/** What a job's page shows, read in one statement (db/sql/job-page.ts). */
 async function jobPageRow(reads: Prepared, jobId: string): Promise<JobPageRow> {
-  const [row] = await reads.rows<JobPageRow>("job-page", JOB_PAGE_SQL, [jobId]);
+  const [row] = await runStatement(prepared(reads), jobPage, { jobId });
   return row!;
 }
 
@@ -332,40 +250,8 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
  * them). A page stops at `limit` tasks or `maxBytes` of output, whichever comes first.
  */
 export async function acceptedOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
-  const values = [jobId, fromIndex, limit, Number.isFinite(maxBytes) ? maxBytes : null];
-  const rows = await reads.rows<OutputRow>("job-outputs", OUTPUTS_PAGE_SQL, values);
+  const rows = await runStatement(prepared(reads), outputsPage, { jobId, fromIndex, limit, maxBytes: Number.isFinite(maxBytes) ? maxBytes : null });
   return outputsFrom(rows);
-}
-
-/**
- * A page of outputs in one statement, through the pool and prepared once per connection (a job's
- * page reads it each time its count of finished tasks moves: it was four queries through Prisma).
- * At most `replicas` accepted copies per task, so that many rows per task hold `limit` tasks; the
- * page is the tasks in index order while their outputs' running total stays within the bytes
- * (the first task always).
- */
-const OUTPUTS_PAGE_SQL = `
-WITH copies AS (
-  SELECT t.index, t.replica, t.args, t."acceptedResultId" AS result FROM "Task" t
-  WHERE t."jobId" = $1 AND t.index >= $2 AND t."acceptedResultId" IS NOT NULL
-  ORDER BY t.index, t.replica
-  LIMIT $3::int * coalesce((SELECT replicas FROM "Job" WHERE id = $1), 0)
-), tasks AS (
-  SELECT DISTINCT ON (index) index, args, result FROM copies ORDER BY index, replica
-), page AS (
-  SELECT t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", r."machineId",
-    row_number() OVER w AS n, sum(octet_length(r.stdout) + octet_length(r.stderr)) OVER w AS used
-  FROM (SELECT * FROM tasks ORDER BY index LIMIT $3) t JOIN "Result" r ON r.id = t.result
-  WINDOW w AS (ORDER BY t.index)
-)
-SELECT p.index, p.args, p."exitCode", p.stdout, p.stderr, p."outputHash", p."elapsedMs", p."machineId", m.name AS "machineName"
-FROM page p JOIN "Machine" m ON m.id = p."machineId"
-WHERE p.n = 1 OR $4::bigint IS NULL OR p.used <= $4::bigint
-ORDER BY p.index`;
-
-interface OutputRow extends Omit<TaskOutput, "stdout" | "stderr"> {
-  stdout: Uint8Array;
-  stderr: Uint8Array;
 }
 
 const outputsFrom = (rows: OutputRow[]): TaskOutput[] => rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
@@ -383,19 +269,9 @@ export interface TaskOutput {
   machineName: string;
 }
 
-/**
- * The accepted outputs of a job's tasks at `indices`, in index order (tasks not yet accepted left
- * out): one statement on the pages' readers, prepared once per connection, where a stream of the
- * job's outputs made two Prisma queries for each 16 tasks it sent (api/live/job.ts).
- */
-const OUTPUTS_AT_SQL = `
-SELECT DISTINCT ON (t.index) t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", r."machineId", m.name AS "machineName"
-FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" JOIN "Machine" m ON m.id = r."machineId"
-WHERE t."jobId" = $1 AND t.index = ANY($2::int[])
-ORDER BY t.index, t.replica`;
-
+/** The accepted outputs of a job's tasks at `indices`, in index order (tasks not yet accepted left out). */
 export async function outputsAt(reads: Prepared, jobId: string, indices: number[]): Promise<TaskOutput[]> {
-  const rows = await reads.rows<OutputRow>("job-outputs-at", OUTPUTS_AT_SQL, [jobId, indices]);
+  const rows = await runStatement(prepared(reads), outputsAtStatement, { jobId, indices });
   return outputsFrom(rows);
 }
 
