@@ -1,4 +1,5 @@
 // npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--json] [--profile] [--follow]
+// npm run -s bench:dispatch -- --vs-graphile-worker [--workers K --slots S --tasks N --jobTasks J --rounds R --localQueue Q --batchDelay D --poolSize C] [--json] [--profile] [--statements]
 //
 // Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
 // sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
@@ -22,9 +23,24 @@
 // as the SDK's `results()` does) until the job ends; `followedOutputs` counts what it was sent.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { compareWithGraphileWorker } from "./vs-graphile-worker.ts";
 import { args, consumer, print, producerToken, profileFile, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
-const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50 }, ["statements", "follow"]);
+const opt = args(
+  // The last four are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, and graphile-worker's local queue, completion batch delay (ms) and connections per runner.
+  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4 },
+  ["statements", "follow", "vs-graphile-worker"],
+);
+if (opt["vs-graphile-worker"]) {
+  try {
+    // Rounds long enough to be more than their start and end: 20,000 tasks unless told.
+    await compareWithGraphileWorker({ ...opt, tasks: process.argv.includes("--tasks") ? opt.tasks : 20_000 });
+  } catch (e) {
+    console.error(`bench:dispatch --vs-graphile-worker stopped: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  }
+  process.exit(process.exitCode ?? 0);
+}
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
