@@ -65,7 +65,10 @@ export type { Rng } from "./rng.ts";
 export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
 export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, LimitName, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
 export type { MarketReasonCode } from "./vocabulary.ts";
-export { quorumOf, tallyCopies } from "./quorum.ts";
-export type { CopyVote, Tally } from "./quorum.ts";
+export { quorumOf, maxCopies, verifyCopies, copyConflict } from "./quorum.ts";
+export type { CopyVote, VerifyInput, Verdict, CopyHolder } from "./quorum.ts";
+// Standing: what a producer account earned by verified results, and what it decides
+export { StandingFacts, StandingRules, DEFAULT_STANDING_RULES, standingOf, spotCheckFraction, spotChecked, verifierOf, COMMON_MAIL_DOMAINS } from "./policies/standing.ts";
+export type { Standing, StandingStep, StandingRulesInput } from "./policies/standing.ts";
 export { idleTake, idleTakeOrder, spareFrom } from "./policies/idle-take.ts";
 export type { Holder, TakeInput } from "./policies/idle-take.ts";

@@ -12,6 +12,7 @@ import { Liveness } from "../resources/liveness.ts";
 import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
 import { Journal } from "./journal.ts";
+import type { VerificationSettings } from "./standing.ts";
 
 /** Steps run back to back at most this long before the event loop reads what arrived (Market.slice). */
 export const STEP_SLICE_MS = 5;
@@ -29,6 +30,8 @@ export interface ManagerSettings {
   terms: SettlementTerms;
   /** A delayed job the market could not admit for this long is rejected (the engine's max-wait rule). */
   maxDelayMs: number;
+  /** The secret seed of its spot checks, and whether every producer is trusted (market/standing.ts); none: an open market seeded by its run. */
+  verification?: VerificationSettings;
 }
 
 export type { MarketEvent } from "./market-event.ts";
@@ -64,6 +67,8 @@ export class Market {
   readonly journal: Journal;
   /** The market's own downtime (ms since the epoch), read at start: the only lateness its account pays for. */
   outages: { startedAt: number; endedAt: number }[] = [];
+  /** How results are verified (market/standing.ts). */
+  readonly verification: VerificationSettings;
 
   constructor(
     readonly db: Db,
@@ -73,6 +78,7 @@ export class Market {
     readonly settings: ManagerSettings,
   ) {
     this.events.setMaxListeners(0);
+    this.verification = settings.verification ?? { seed: this.run, trustAll: false };
     this.liveness = new Liveness(db);
     this.journal = new Journal(log);
     this.state.onQueued = (machineId) => this.queued(machineId);

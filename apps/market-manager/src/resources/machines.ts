@@ -12,6 +12,7 @@ import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, MAX_SPEED, MIN_SPEED, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
+import { loadOwners, standingNow } from "../market/standing.ts";
 import { poolOf, preparedRows } from "../db/client.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 
@@ -86,6 +87,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   }
   const id = rowId();
   const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
+  if (!market.state.owners.has(caller.id)) await loadOwners(market, [caller.id]);
   const live: LiveMachine = {
     id,
     ownerId: caller.id,
@@ -97,7 +99,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     memoryPerSlotMb: offer.memoryPerSlotMb,
     pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
     network,
-    reputation: 1,
+    reputation: standingNow(market, caller.id).score,
     contractPriceMicro,
     departsAt: dedicated ? offer.departsAt! : null,
     contractStartAt: dedicated ? now : null,
@@ -196,7 +198,8 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     memoryPerSlotMb: row.memoryPerSlotMb,
     pricePerSecondMicro: row.pricePerSecondMicro,
     network: row.network,
-    reputation: row.reputation,
+    // Its owner's standing score, given once the owners are read (market/standing.ts).
+    reputation: 0,
     contractPriceMicro: row.contractPriceMicro,
     departsAt: row.availableUntil?.getTime() ?? null,
     contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
