@@ -1,7 +1,7 @@
 // Producer accounts' standing as the live market applies it: the facts the market recorded
 // (the Standing table), the engine's answer on them (costbenefit policies/standing.ts), and the
 // quorum unit each account votes as. The service only records facts; the engine decides.
-import { standingOf, verifierOf, type Standing } from "@cyclemarket/costbenefit";
+import { DEFAULT_STANDING_RULES, standingOf, verifierOf, type Standing } from "@cyclemarket/costbenefit";
 import type { Market } from "./market.ts";
 import type { LiveState } from "./live.ts";
 import type { Tx } from "../ledger/ledger.ts";
@@ -64,6 +64,12 @@ export function standingView(market: Market, u: Parameters<typeof standingOfRow>
   const facts = noFacts();
   if (u.standing) for (const f of FACTS) facts[f] = u.standing[f];
   return { has: s.has, score: s.score, net: s.net, spotCheck: s.spotCheck, forged: s.forged, steps: s.steps, facts };
+}
+
+/** A producer's own standing, for its page: the engine's answer, the facts behind it, and the rules it is measured by. */
+export async function ownStanding(market: Market, db: Pick<Market["db"], "user">, userId: string) {
+  const u = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, emailVerified: true, createdAt: true, standing: true } });
+  return { ...standingView(market, u), rules: DEFAULT_STANDING_RULES };
 }
 
 /** Reads accounts into memory (a machine joined, the market restarted, an address was confirmed). */
