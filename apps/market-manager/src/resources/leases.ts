@@ -169,7 +169,9 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
     const terms: LeaseTerms[] = [];
     for (const t of found.picked) {
       const term = leaseTermsOfTask(market, machine, t, ahead + picked.length, now);
-      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) continue;
+      // A copy verification added is paid by the market's account, not the job's escrow.
+      const added = t.replica >= (market.state.jobs.get(t.jobId)?.replicas ?? 1);
+      if (!added && !withinBudget(market, t.jobId, term.pieceRateMicro, promised)) continue;
       picked.push(t);
       terms.push(term);
     }
