@@ -56,6 +56,12 @@ export const Env = z.object({
   QUEUED_TASKS_PER_USER: z.coerce.number().int().min(1).default(50_000),
   STREAMS_PER_MACHINE: z.coerce.number().int().min(1).default(4),
   STREAMS_PER_USER: z.coerce.number().int().min(1).default(32),
+  /**
+   * "1": every producer account has standing, as in a closed market of known producers (their
+   * results are accepted without added copies or spot checks); "0" (default): an open market,
+   * where standing is earned (docs/DESIGN.md "Standing").
+   */
+  TRUST_ALL_PRODUCERS: z.enum(["0", "1"]).default("0"),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
   // How often the market's vital signs are written to its history (README "History").
   HISTORY_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000),

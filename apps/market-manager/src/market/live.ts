@@ -1,8 +1,9 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import { leaseRoomLeft, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
+import { leaseRoomLeft, maxCopies, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
 import { TaskQueue } from "./task-queue.ts";
+import type { LiveOwner } from "./standing.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
 
@@ -21,7 +22,7 @@ export interface LiveMachine {
   pricePerSecondMicro: bigint;
   /** The network it registered from (/24 or /48), where known. */
   network: string | null;
-  /** In [0, 1]: falls when the machine's output disagrees with the quorum of its copies. */
+  /** In [0, 1]: its owner's standing score (market/standing.ts), the engine's profile reputation. */
   reputation: number;
   /** Dedicated machines: the contract's total price and when the machine leaves (ms). */
   contractPriceMicro: bigint | null;
@@ -46,8 +47,6 @@ export interface LiveMachine {
    * it could hold a task through expiry after expiry as the cheapest machine it is placed on again.
    */
   unprovenExpiries: number;
-  /** Its owner's account has standing: the address was confirmed when the machine joined. */
-  ownerStanding: boolean;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: TaskQueue;
   leases: Set<string>;
@@ -136,6 +135,8 @@ export interface LiveJob {
    * its place in this list instead of looking through the job's tasks in PostgreSQL.
    */
   decided?: number[] | undefined;
+  /** Producers caught forging in this job: paid nothing more of it (tasks/forfeit.ts). */
+  forfeited?: Set<string> | undefined;
 }
 
 export interface LivePilots {
@@ -163,8 +164,6 @@ export interface LiveTask {
   /** A copy that ran: its result, output hash and the owner of the machine that ran it. */
   resultId?: string | undefined;
   producerId?: string | undefined;
-  /** Whether the account that ran it had standing then (a confirmed address): its vote in a quorum (costbenefit tallyCopies). */
-  producerStanding?: boolean | undefined;
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;
@@ -337,6 +336,8 @@ export class LiveState {
   readonly machines = new Map<string, LiveMachine>();
   readonly jobs = new Map<string, LiveJob>();
   readonly tasks = new TaskMap();
+  /** Producer accounts with machines here, or whose copies await a verdict: what verification reads (standing.ts). */
+  readonly owners = new Map<string, LiveOwner>();
   readonly leases = new LeaseMap();
   /**
    * Leases that expired while their task was still undecided: a result reported under one is still
@@ -415,7 +416,9 @@ export class LiveState {
     const k = this.jobs.get(task.jobId)?.replicas ?? 1;
     const base = baseTaskId(task.id);
     const out: LiveTask[] = [];
-    for (let r = 0; r < k; r++) {
+    // The consumer's k, then any verification added (costbenefit maxCopies bounds them).
+    const most = task.replica >= k || this.tasks.has(replicaId(base, k)) ? maxCopies(k) : k;
+    for (let r = 0; r < most; r++) {
       const copy = this.tasks.get(replicaId(base, r));
       if (copy) out.push(copy);
     }

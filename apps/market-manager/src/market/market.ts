@@ -13,6 +13,7 @@ import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
 import { Journal } from "./journal.ts";
 import { MarketResources } from "./market-resources.ts";
+import type { VerificationSettings } from "./standing.ts";
 
 /** Steps run back to back at most this long before the event loop reads what arrived (Market.slice). */
 export const STEP_SLICE_MS = 5;
@@ -30,6 +31,8 @@ export interface ManagerSettings {
   terms: SettlementTerms;
   /** A delayed job the market could not admit for this long is rejected (the engine's max-wait rule). */
   maxDelayMs: number;
+  /** The secret seed of its spot checks, and whether every producer is trusted (market/standing.ts); none: an open market seeded by its run. */
+  verification?: VerificationSettings;
 }
 
 export type { MarketEvent } from "./market-event.ts";
@@ -69,6 +72,8 @@ export class Market {
   readonly resources: MarketResources;
   /** Prisma (resources.database.db): transactions and the ORM's reads and writes. */
   readonly db: Db;
+  /** How results are verified (market/standing.ts). */
+  readonly verification: VerificationSettings;
 
   constructor(
     database: Database,
@@ -81,6 +86,7 @@ export class Market {
     this.resources = new MarketResources(database);
     this.db = database.db;
     this.liveness = new Liveness(this.db);
+    this.verification = settings.verification ?? { seed: this.run, trustAll: false };
     this.journal = new Journal(log);
     this.state.onQueued = (machineId) => this.queued(machineId);
   }

@@ -5,6 +5,7 @@ import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";
 import { delayedJobRestored, machineJoined, taskRestored } from "./transitions.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
+import { loadOwners } from "./standing.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
@@ -63,6 +64,7 @@ export async function restoreMarket(market: Market) {
     machineJoined(market, live);
     await resumeContract(market, live, market.clock.now());
   }
+  const owners = new Set(machines.map((m) => m.ownerId));
   const interrupted = await discardUnfinishedIntake(db);
   if (interrupted) market.log(`removed ${interrupted} job(s) whose submission was interrupted before the market decided`);
   const jobs = await db.job.findMany({
@@ -124,6 +126,7 @@ export async function restoreMarket(market: Market) {
         const last = t.results.find((r) => r.failure === null);
         Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId, pieceMicro: last?.lease.pieceRateMicro });
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
+        if (last) owners.add(last.machine.ownerId);
         continue;
       }
       // Failed runs no other owner has reproduced yet: the task's next run goes elsewhere.
@@ -166,5 +169,7 @@ export async function restoreMarket(market: Market) {
   // The workers could not reach a market that was down: their machines get a fresh timeout and
   // their leases the time the market was away, so work that finished meanwhile can still be reported.
   forgiveSilence(market, awayMs);
+  // Whose machines are here or whose copies await a verdict: verification reads their standing.
+  await loadOwners(market, owners);
   market.log(`restored ${machines.length} machines, ${jobs.length} open jobs, ${state.leases.size} active leases`);
 }

@@ -6,6 +6,7 @@ import type { Market } from "../market/market.ts";
 import { askOf, baseTaskId, leaseRoomOf, offeredSlots, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { mayNotRun } from "../market/replicas.ts";
+import { FactChanges } from "../market/standing.ts";
 import type { Reason } from "../market/engine.ts";
 import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
@@ -165,10 +166,12 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
     const ahead = held(market, machine);
     const terms: LeaseTerms[] = [];
     // A task whose job cannot pay this machine's piece is passed over, not leased: the tasks
-    // behind it in the queue still are.
+    // behind it in the queue still are. A copy verification added is paid by the market's
+    // account, not the job's escrow.
     const found = pickTasks(market, machine, room, claimed, (t) => {
       const term = leaseTermsOfTask(market, machine, t, ahead + terms.length, now);
-      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) return false;
+      const added = t.replica >= (market.state.jobs.get(t.jobId)?.replicas ?? 1);
+      if (!added && !withinBudget(market, t.jobId, term.pieceRateMicro, promised)) return false;
       terms.push(term);
       return true;
     });
@@ -346,7 +349,7 @@ async function leaseRows(market: Market, plans: Planned[], now: number) {
 
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
 function ranHere(market: Market, task: LiveTask, machineId: string, picked: LiveTask[]): boolean {
-  if (mayNotRun(market.state, task, machineId)) return true;
+  if (mayNotRun(market.state, task, machineId, market.clock.now())) return true;
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
@@ -438,7 +441,7 @@ function idleTakeEntries(market: Market, machineId: string, taken: Taken[], at: 
 
 function stuckOn(market: Market, taskId: string, machineId: string): boolean {
   const task = market.state.tasks.get(taskId);
-  return task !== undefined && mayNotRun(market.state, task, machineId);
+  return task !== undefined && mayNotRun(market.state, task, machineId, market.clock.now());
 }
 
 /**
@@ -604,13 +607,21 @@ export async function expireLeases(market: Market) {
     const expired = [...market.state.leases.values()].filter((l) => l.expiresAt <= now && !l.writing);
     if (!expired.length) return 0;
     const tasks = expired.map((l) => market.state.tasks.get(l.taskId)).filter((t): t is LiveTask => !!t);
-    const requeue = await market.db.$transaction(async (tx) => {
+    // A lease left to expire is a fact against its owner's standing.
+    const facts = new FactChanges();
+    for (const l of expired) {
+      const owner = market.state.machines.get(l.machineId)?.ownerId;
+      if (owner) facts.add(owner, "expiredLeases");
+    }
+    const { requeue, factsApply } = await market.db.$transaction(async (tx) => {
       await tx.lease.updateMany({
         where: { id: { in: expired.map((l) => l.id) }, status: "active" },
         data: { status: "expired", endedAt: new Date(now) },
       });
-      return planRequeue(market, tx, tasks);
+      const factsApply = await facts.write(market, tx);
+      return { requeue: await planRequeue(market, tx, tasks), factsApply };
     });
+    factsApply();
     for (const lease of expired) {
       market.state.leases.delete(lease.id);
       const machine = market.state.machines.get(lease.machineId);

@@ -9,12 +9,12 @@ import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
-import { accountStanding } from "./standing.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
+import { contractsOf, loadOwners, standingNow } from "../market/standing.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 import { runStatement } from "../db/sql/statement.ts";
 import { prepared } from "../db/sql/runners.ts";
@@ -85,6 +85,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   }
   const id = rowId();
   const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
+  if (!market.state.owners.has(caller.id)) await loadOwners(market, [caller.id]);
   const live: LiveMachine = {
     id,
     ownerId: caller.id,
@@ -96,7 +97,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     memoryPerSlotMb: offer.memoryPerSlotMb,
     pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
     network,
-    reputation: 1,
+    reputation: standingNow(market, caller.id).score,
     contractPriceMicro,
     departsAt: dedicated ? offer.departsAt! : null,
     contractStartAt: dedicated ? now : null,
@@ -105,7 +106,6 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     provenAt: null,
     waitingSince: null,
     unprovenExpiries: 0,
-    ownerStanding: caller.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: now,
@@ -121,8 +121,8 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   }
   if (dedicated) {
     // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
-    const standing = await accountStanding(market, caller);
-    const over = contractOverStanding(offer.contractPrice!, { confirmed: standing.confirmed, acceptedResults: standing.acceptedResults }, standing.contractsOwed);
+    const { standing, owed } = contractsOf(market, caller.id);
+    const over = contractOverStanding(offer.contractPrice!, standing, owed);
     if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
   }
   await runStatement(prepared(market.resources.database.shared), registerMachineStatement, {
@@ -191,7 +191,8 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     memoryPerSlotMb: row.memoryPerSlotMb,
     pricePerSecondMicro: row.pricePerSecondMicro,
     network: row.network,
-    reputation: row.reputation,
+    // Its owner's standing score, given once the owners are read (market/standing.ts).
+    reputation: 0,
     contractPriceMicro: row.contractPriceMicro,
     departsAt: row.availableUntil?.getTime() ?? null,
     contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
@@ -201,7 +202,6 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     provenAt: null,
     waitingSince: null,
     unprovenExpiries: 0,
-    ownerStanding: row.owner.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),

@@ -19,6 +19,7 @@ import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
 import { awayFor } from "@/components/connection-banner";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
 import { EarningsCard, useEarnings, useReadAfterPayments } from "./earnings-card";
+import { StandingCard } from "./standing-card";
 import { GoingRate } from "./going-rate";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
@@ -473,6 +474,8 @@ export function ProducerPanel() {
         </Card>
 
         <EarningsCard />
+        <StandingCard />
+
         <StandingCard />
 
         <OtherMachines thisMachineId={state.machineId} />
