@@ -24,7 +24,6 @@ export { commitDecision, commitReplacement } from "./commit.ts";
 export { createPolicy, createLivePolicy, buildPolicy } from "./policies/policy.ts";
 export { contractCeiling, contractOverStanding, CONTRACT_CEILING_NEW, CONTRACT_CEILING_CONFIRMED, CONTRACT_CEILING_PER_RESULT, CONTRACT_CEILING_AGE_DAYS } from "./policies/purchase.ts";
 export type { ContractStanding } from "./policies/purchase.ts";
-export type { ContractStanding } from "./policies/purchase.ts";
 export type { Policy } from "./policies/policy.ts";
 export { PolicyProfile } from "./policies/profile.ts";
 export type { PolicyProfileInput } from "./policies/profile.ts";

@@ -24,8 +24,6 @@ export async function marketOverview(db: Db, market: Market) {
         id: m.id,
         name: m.name,
         owner: m.owner.email,
-        /** The owner's standing: a confirmed address (its copies count in a replica quorum). */
-        ownerConfirmed: m.owner.emailVerified,
         kind: m.kind,
         status: m.status,
         slots: m.slots,

@@ -23,7 +23,6 @@ import { StandingCard } from "./standing-card";
 import { GoingRate } from "./going-rate";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
-import { StandingCard } from "./standing-card";
 import { shortId } from "@cyclemarket/client/job-file";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
@@ -474,8 +473,6 @@ export function ProducerPanel() {
         </Card>
 
         <EarningsCard />
-        <StandingCard />
-
         <StandingCard />
 
         <OtherMachines thisMachineId={state.machineId} />
