@@ -226,6 +226,8 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "offer-expired": () => "The offer ends before it could be used.",
   "offer-unaffordable": (r) =>
     `The offer of ${credits(num(r, "contractPrice"))} is refused: the market can commit only ${credits(num(r, "budget"))} more to dedicated contracts from its reserve and earnings.`,
+  "offer-over-ceiling": (r) =>
+    `The offer of ${credits(num(r, "contractPrice"))} is refused: the market promises one account at most ${credits(num(r, "ceiling"))} in dedicated contracts at once, and yours already hold ${credits(num(r, "promised"))}. Confirmed addresses, results verified by other owners and account age raise the limit.`,
   "already-verified": () => "Your email address is already confirmed.",
   "too-many-signups": (r) =>
     `Too many sign-ups from this ${str(r, "scope") ?? "address"}: at most ${number(num(r, "limit"), 0)} every ${number(num(r, "windowMinutes"), 0)} minutes.`,

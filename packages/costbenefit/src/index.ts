@@ -50,6 +50,11 @@ export {
   contractAccrual,
 } from "./settlement.ts";
 export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
+// Dedicated contracts: pay for proven presence only, and a ceiling on what one account is promised
+export { freshProof, contractProved, contractMissed, probeDelay, PROBE_MEAN_TIMEOUTS, PROBE_MIN_TIMEOUTS, PROBE_MAX_TIMEOUTS } from "./contract-proof.ts";
+export type { ContractProof } from "./contract-proof.ts";
+export { contractCeiling, NEW_ACCOUNT_CEILING, CONFIRMED_CEILING, CEILING_PER_RESULT, CEILING_AGE_DAYS, MAX_COUNTED_RESULTS } from "./contract-ceiling.ts";
+export type { CeilingFacts, AccountCeiling } from "./contract-ceiling.ts";
 // What a contradicted work estimate is charged: the admitted plan priced at the measured work
 export { chargeForWork, priceAtRatio, toleranceGain, WORK_RATIOS } from "./pricing.ts";
 export type { WorkChargeInput, WorkCharge } from "./pricing.ts";

@@ -44,6 +44,8 @@ export const Reason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("offer-too-expensive"), contractPrice: num, value: num, capacityWork: num, unitPrice: num }),
   z.object({ code: z.literal("offer-expired"), departureAt: num, now: num }),
   z.object({ code: z.literal("offer-unaffordable"), contractPrice: num, budget: num }),
+  // What the market may promise one account in contracts (contract-ceiling.ts): `promised` is what its live contracts still hold.
+  z.object({ code: z.literal("offer-over-ceiling"), contractPrice: num, ceiling: num, promised: num }),
   // The share policies (the Millennium paper, 001, 002, 004): the job's derived terms and what they bought.
   z.object({ code: z.literal("tickets"), tickets: num, usagePerTicket: num, freeSlots: num }),
   z.object({ code: z.literal("waiting-for-slot"), freeSlots: num, jobsAhead: num }),

@@ -102,6 +102,16 @@ describe("dedicated purchase rule", () => {
     expect(no).toMatchObject({ accept: false, reasons: [{ code: "offer-too-expensive" }] });
   });
 
+  it("refuses an offer past the account's contract ceiling, naming the ceiling and what its contracts already hold", () => {
+    const s = market([opp("a", { pricePerSecond: 0.1 }), opp("b", { pricePerSecond: 0.1 })]);
+    const policy = createPolicy("miserly");
+    expect(policy.considerDedicatedOffer(s, offer(100), 0, Infinity, { ceiling: 110, promised: 10 }).accept).toBe(true);
+    expect(policy.considerDedicatedOffer(s, offer(100), 0, Infinity, { ceiling: 110, promised: 10.5 })).toEqual({
+      accept: false,
+      reasons: [{ code: "offer-over-ceiling", contractPrice: 100, ceiling: 110, promised: 10.5 }],
+    });
+  });
+
   it("pays more for capacity when the market is busy", () => {
     const idle = market([opp("a"), opp("b")]);
     const busy = market([opp("a"), opp("b")]);

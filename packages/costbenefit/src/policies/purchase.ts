@@ -4,6 +4,7 @@ import { resourceCostSlopeLn } from "../cost.ts";
 import type { OfferDecision } from "../decision.ts";
 import { DedicatedOffer, type DedicatedOfferInput } from "../machine.ts";
 import type { MarketState } from "../state/market-state.ts";
+import type { AccountCeiling } from "../contract-ceiling.ts";
 
 /**
  * Accept iff the contract price is at most the value of the compute the machine adds over
@@ -12,7 +13,7 @@ import type { MarketState } from "../state/market-state.ts";
  * idle quote is not used: it is P ln(n) / (capacity H), so capacity x time x quote would not depend
  * on the machine's size or on how busy the market is.
  */
-export function considerDedicatedOffer(state: MarketState, input: DedicatedOfferInput, now: number, budget = Infinity): OfferDecision {
+export function considerDedicatedOffer(state: MarketState, input: DedicatedOfferInput, now: number, budget = Infinity, account?: AccountCeiling): OfferDecision {
   const offer = DedicatedOffer.parse(input);
   if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
   const s = state.settings;
@@ -28,6 +29,10 @@ export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer
   const value = capacityWork * unitPrice;
   const data = { contractPrice: offer.contractPrice, value, capacityWork, unitPrice };
   if (offer.contractPrice > value) return { accept: false, reasons: [{ code: "offer-too-expensive", ...data }] };
+  // One account is promised no more than its ceiling (contract-ceiling.ts), however cheap the offer.
+  if (account && offer.contractPrice > account.ceiling - account.promised) {
+    return { accept: false, reasons: [{ code: "offer-over-ceiling", contractPrice: offer.contractPrice, ceiling: account.ceiling, promised: account.promised }] };
+  }
   // The market pays contracts from its own account, which may spend only its reserve and what its
   // fees earned: a contract it could not honour is refused however cheap it looks.
   if (offer.contractPrice > budget) return { accept: false, reasons: [{ code: "offer-unaffordable", contractPrice: offer.contractPrice, budget: Math.max(0, budget) }] };

@@ -5,6 +5,7 @@ import type { DedicatedOfferInput } from "../machine.ts";
 import type { Job, PendingTask } from "../job.ts";
 import type { Rng } from "../rng.ts";
 import type { MarketState } from "../state/market-state.ts";
+import type { AccountCeiling } from "../contract-ceiling.ts";
 import type { PolicyProfile } from "./profile.ts";
 
 export interface Policy {
@@ -20,7 +21,8 @@ export interface Policy {
   tick(state: MarketState, now: number, rng: Rng): TickResult;
   /**
    * Accept or reject a dedicated machine's offer at once; `budget` is what the market can still
-   * commit to contracts from its reserve and earnings (credits).
+   * commit to contracts from its reserve and earnings (credits); `account`, the offering account's
+   * contract ceiling and what its live contracts still promise it.
    */
-  considerDedicatedOffer(state: MarketState, offer: DedicatedOfferInput, now: number, budget?: number): OfferDecision;
+  considerDedicatedOffer(state: MarketState, offer: DedicatedOfferInput, now: number, budget?: number, account?: AccountCeiling): OfferDecision;
 }
