@@ -11,6 +11,7 @@ import {
   type Decision as EngineDecision,
   type Job,
   type MarketSettingsInput,
+  type AccountCeiling,
   type Policy,
   type Reason,
   type StateSeen,
@@ -104,10 +105,10 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     addMachine(m: LiveMachine, now: number) {
       state.upsertMachine(profileOf(m), at(now));
     },
-    considerOffer(m: LiveMachine, now: number, budget: number) {
+    considerOffer(m: LiveMachine, now: number, budget: number, account?: AccountCeiling) {
       const p = profileOf(m);
       if (p.kind !== "dedicated") return { accept: true, reasons: [] };
-      const d = policy.considerDedicatedOffer(state, p, at(now), budget);
+      const d = policy.considerDedicatedOffer(state, p, at(now), budget, account);
       return { accept: d.accept, reasons: wire(d.reasons) };
     },
     removeMachine(machineId) {

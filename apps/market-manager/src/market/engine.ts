@@ -3,7 +3,7 @@
 // vocabulary is the engine's own (its Reason union, its task demand); the one translation is of
 // time: the engine counts seconds on the market's clock, the service and the wire milliseconds
 // since the epoch, so every instant in a decision or a reason leaves here in milliseconds.
-import type { Asked, BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms, WorkPrice } from "@cyclemarket/costbenefit";
+import type { AccountCeiling, Asked, BenefitCurve, MarketReason, PendingTask, PilotRun, SettlementTerms, WorkPrice } from "@cyclemarket/costbenefit";
 import type { LiveJob, LiveMachine, LiveTask } from "./live.ts";
 
 /** Any reason the market gives: the engine's, or the service's own (vocabulary.ts). */
@@ -84,7 +84,8 @@ export interface Engine {
   configure(config: EngineConfig): void;
   addMachine(machine: LiveMachine, now: number): void;
   /** The dedicated-machine purchase rule: accept or refuse the offer at once. */
-  considerOffer(machine: LiveMachine, now: number, budget: number): { accept: boolean; reasons: Reason[] };
+  /** `account`: the offering account's contract ceiling and what its live contracts still promise it (credits). */
+  considerOffer(machine: LiveMachine, now: number, budget: number, account?: AccountCeiling): { accept: boolean; reasons: Reason[] };
   removeMachine(machineId: string): void;
   /** The market's answer to a job, without committing anything. */
   decide(job: JobSpec, now: number): Decision;

@@ -7,6 +7,7 @@ import { answerDelayed } from "../tasks/jobs.ts";
 import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
+import { checkPresence } from "../resources/presence.ts";
 import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
 import { ALIVE_STAMP_MS, stampAlive } from "./restore.ts";
 
@@ -36,6 +37,9 @@ export async function tick(market: Market) {
   }
   await letCallsIn();
   await expireLeases(market);
+  await letCallsIn();
+  // Work left unleased and probes unanswered are misses; idle dedicated machines are probed.
+  await checkPresence(market);
   await letCallsIn();
   if (market.state.machines.size > 0 && market.state.hasPendingTasks()) await market.serial(() => placePendingTasks(market));
   await letCallsIn();

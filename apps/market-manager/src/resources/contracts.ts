@@ -1,18 +1,25 @@
-import { contractAccrual } from "@cyclemarket/costbenefit";
+import { contractAccrual, freshProof, type CeilingFacts } from "@cyclemarket/costbenefit";
+import { poolOf, preparedRows } from "../db/client.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { contractFacts } from "../db/sql/contract-facts.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
 import { post, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { contract } from "../ledger/entries.ts";
 
-// Dedicated contracts are paid as the capacity is delivered (costbenefit `contractAccrual`): at
-// most once a minute while the machine is heard, and once more when it leaves, for the time up to
-// its last heartbeat. What a machine that leaves early never delivered is never paid.
+// Dedicated contracts are paid as the capacity is proved (costbenefit `contractAccrual`; what
+// proves it: resources/presence.ts): at most once a minute, when the machine misses, and once
+// more when it leaves, for the time up to its last proof. Heartbeats prove nothing. What a
+// machine never proved is never paid.
 export const CONTRACT_ACCRUAL_MS = 60_000;
 
 const nothing = () => {};
 
+/** Up to when a dedicated machine may be paid now: its last proof. */
+export const provenUntil = (m: LiveMachine): number => m.proof?.provenUntil ?? m.contractPaidUntil ?? m.contractStartAt ?? 0;
+
 /**
- * Pays a dedicated machine its share of the contract for presence heard up to `upTo` (ms), in
+ * Pays a dedicated machine its share of the contract for presence proved up to `upTo` (ms), in
  * `tx`; returns what to apply to memory once `tx` has committed.
  */
 export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Promise<() => void> {
@@ -32,37 +39,39 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
   if (amount > left) amount = left;
   if (amount <= 0n || paidUntil <= from) return nothing;
   await post(tx, contract({ machineId: m.id, producerId: m.ownerId, amount, fromMs: from, toMs: paidUntil }));
-  // Heartbeats reach the database lazily (liveness.ts); the presence a payment is for is recorded with it.
-  await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount }, lastHeartbeatAt: new Date(upTo) } });
+  await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount } } });
   return () => {
-    m.contractPaidUntil = paidUntil;
+    // A proof after a miss may have moved it on meanwhile (forfeiting the time between): never back.
+    m.contractPaidUntil = Math.max(m.contractPaidUntil ?? 0, paidUntil);
     m.contractPaidMicro += amount;
   };
 }
 
 /**
- * After the market was down it could not hear its dedicated machines: they are paid up to the
- * last heartbeat it heard, and the outage itself is not paid.
+ * After the market was down it could not hear its dedicated machines: they were paid up to the
+ * last proof it accrued (what was proved since is lost with the memory that held it), the outage
+ * itself is not paid, and the proof starts again from now, as at the contract's start.
  */
 export async function resumeContract(market: Market, m: LiveMachine, now: number): Promise<void> {
   if (m.kind !== "dedicated") return;
   const apply = await market.db.$transaction(async (tx) => {
-    const apply = await accrueContract(tx, m, m.lastHeartbeatAt);
+    const apply = await accrueContract(tx, m, provenUntil(m));
     await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(Math.max(now, m.contractPaidUntil ?? 0)) } });
     return apply;
   });
   apply();
   m.contractPaidUntil = Math.max(now, m.contractPaidUntil ?? 0);
+  m.proof = freshProof(m.contractPaidUntil);
 }
 
-/** The sweeper's accrual: every dedicated machine not paid for a minute is paid up to its last heartbeat. */
+/** The sweeper's accrual: every dedicated machine not paid for a minute is paid up to its last proof. */
 export async function accrueContracts(market: Market): Promise<void> {
   const now = market.clock.now();
   for (const m of market.state.machines.values()) {
     if (m.kind !== "dedicated" || now - (m.contractPaidUntil ?? m.contractStartAt ?? now) < CONTRACT_ACCRUAL_MS) continue;
     await market.serial(async () => {
       if (!market.state.machines.has(m.id)) return;
-      (await market.db.$transaction((tx) => accrueContract(tx, m, m.lastHeartbeatAt)))();
+      (await market.db.$transaction((tx) => accrueContract(tx, m, provenUntil(m))))();
     });
   }
 }
@@ -77,4 +86,24 @@ export async function contractBudget(market: Market): Promise<number> {
     if (m.kind === "dedicated" && m.contractPriceMicro !== null) owed += m.contractPriceMicro - m.contractPaidMicro;
   }
   return toCredits((await spendable(market.db, { kind: "market" })) - owed);
+}
+
+/** Payments to an account looked at, at most, when its verified results are counted (contract-facts.ts). */
+export const CEILING_SCAN = 10_000;
+
+/** What the market verified of a producer account, for its contract ceiling (costbenefit contractCeiling). */
+export async function ceilingFacts(market: Market, userId: string): Promise<CeilingFacts> {
+  const pool = poolOf(market.db);
+  const [row] = await runStatement((name, text, values) => preparedRows(market.db, pool, name, text, values), contractFacts, { userId, scan: CEILING_SCAN });
+  if (!row) return { confirmed: false, ageDays: 0, verifiedResults: 0 };
+  return { confirmed: row.confirmed, ageDays: Math.max(0, (market.clock.now() - Number(row.createdMs)) / 86_400_000), verifiedResults: Number(row.verifiedResults) };
+}
+
+/** What the account's live contracts still promise it (credits): their prices less what they were paid. */
+export function promisedTo(market: Market, userId: string): number {
+  let owed = 0n;
+  for (const m of market.state.machines.values()) {
+    if (m.ownerId === userId && m.kind === "dedicated" && m.contractPriceMicro !== null) owed += m.contractPriceMicro - m.contractPaidMicro;
+  }
+  return toCredits(owed);
 }

@@ -7,13 +7,16 @@ import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { toMicro } from "../ledger/ledger.ts";
-import { accrueContract, contractBudget } from "./contracts.ts";
+import { accrueContract, ceilingFacts, contractBudget, promisedTo, provenUntil } from "./contracts.ts";
+import { startProof } from "./presence.ts";
+import { scheduleProbe } from "./probes.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, MAX_SPEED, MIN_SPEED, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
 import { poolOf, preparedRows } from "../db/client.ts";
 import { shortId } from "@cyclemarket/client/job-file";
+import { contractCeiling, freshProof, type CeilingFacts } from "@cyclemarket/costbenefit";
 
 export interface MachineOffer {
   name: string;
@@ -44,7 +47,11 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
   // learns of it as soon as it is committed, so registering never waits behind the market's queue.
-  if (offer.kind === "dedicated") return market.serial(() => joinMarket(market, caller, offer, true, network), { signal });
+  if (offer.kind === "dedicated") {
+    // What bounds the account's contracts is read before the market's step: it waits on nothing there.
+    const facts = await ceilingFacts(market, caller.id);
+    return market.serial(() => joinMarket(market, caller, offer, true, network, facts), { signal });
+  }
   if (signal?.aborted) throw refuse.gone();
   return joinOpportunistic(market, caller, offer, network);
 }
@@ -73,7 +80,7 @@ export function checkOffer(offer: MachineOffer) {
   }
 }
 
-async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean, network: string | null) {
+async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean, network: string | null, facts?: CeilingFacts) {
   const now = market.clock.now();
   if (dedicated && offer.departsAt! <= now) {
     throw refuse.badRequest({ code: "offer-in-the-past", departsAt: offer.departsAt!, now }, "The offer ends before now; a dedicated machine must stay for some time.");
@@ -111,7 +118,9 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   };
   // the Java Market paper, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
   // would itself put on that capacity right after accepting it.
-  const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
+  // One account is promised no more than its ceiling in contracts at once (costbenefit contractCeiling).
+  const account = dedicated && facts ? { ceiling: contractCeiling(facts), promised: promisedTo(market, caller.id) } : undefined;
+  const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity, account);
   if (!verdict.accept) {
     const reason = verdict.reasons[0] ?? { code: "offer-refused" };
     throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
@@ -138,6 +147,9 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   ]);
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
+  // A dedicated machine is there when its contract starts; from then on it must prove it (presence.ts).
+  startProof(live, now);
+  if (dedicated) scheduleProbe(market, live, now);
   machineJoined(market, live);
   market.log(`machine ${offer.name} (${shortId(id)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
@@ -207,6 +219,8 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
     controls: readControls(row.controls),
     localAvailable: row.localAvailable,
+    // Proved up to what was paid; resumeContract starts it again from the restart.
+    ...(row.kind === "dedicated" ? { proof: freshProof(row.contractPaidUntil?.getTime() ?? row.registeredAt.getTime()) } : {}),
   };
 }
 
@@ -244,9 +258,9 @@ export async function departMachine(market: Market, machineId: string, reason: "
   let paid = () => {};
   try {
     requeue = await market.db.$transaction(async (tx) => {
-      // A dedicated machine is paid for the presence heard up to its last heartbeat; the rest of
-      // its contract, never delivered, is never paid.
-      paid = await accrueContract(tx, machine, machine.lastHeartbeatAt);
+      // A dedicated machine is paid for the presence it proved (presence.ts); the rest of its
+      // contract, never delivered, is never paid.
+      paid = await accrueContract(tx, machine, provenUntil(machine));
       await tx.machine.update({
         where: { id: machineId },
         data: { status: "departed", departedAt: new Date(now), departReason: reason },

@@ -16,6 +16,10 @@ import type { AccountCeiling } from "../contract-ceiling.ts";
 export function considerDedicatedOffer(state: MarketState, input: DedicatedOfferInput, now: number, budget = Infinity, account?: AccountCeiling): OfferDecision {
   const offer = DedicatedOffer.parse(input);
   if (offer.departureAt <= now) return { accept: false, reasons: [{ code: "offer-expired", departureAt: offer.departureAt, now }] };
+  // One account is promised no more than its ceiling (contract-ceiling.ts), whatever its capacity is worth.
+  if (account && offer.contractPrice > account.ceiling - account.promised) {
+    return { accept: false, reasons: [{ code: "offer-over-ceiling", contractPrice: offer.contractPrice, ceiling: account.ceiling, promised: account.promised }] };
+  }
   const s = state.settings;
   const n = Math.max(2, state.machineCount + 1);
   const m = state.machines;
@@ -29,10 +33,6 @@ export function considerDedicatedOffer(state: MarketState, input: DedicatedOffer
   const value = capacityWork * unitPrice;
   const data = { contractPrice: offer.contractPrice, value, capacityWork, unitPrice };
   if (offer.contractPrice > value) return { accept: false, reasons: [{ code: "offer-too-expensive", ...data }] };
-  // One account is promised no more than its ceiling (contract-ceiling.ts), however cheap the offer.
-  if (account && offer.contractPrice > account.ceiling - account.promised) {
-    return { accept: false, reasons: [{ code: "offer-over-ceiling", contractPrice: offer.contractPrice, ceiling: account.ceiling, promised: account.promised }] };
-  }
   // The market pays contracts from its own account, which may spend only its reserve and what its
   // fees earned: a contract it could not honour is refused however cheap it looks.
   if (offer.contractPrice > budget) return { accept: false, reasons: [{ code: "offer-unaffordable", contractPrice: offer.contractPrice, budget: Math.max(0, budget) }] };
