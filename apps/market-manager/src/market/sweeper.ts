@@ -65,7 +65,12 @@ export async function tick(market: Market) {
  */
 export function forgiveSilence(market: Market, awayMs: number) {
   const now = market.clock.now();
-  for (const m of market.state.machines.values()) m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
+  for (const m of market.state.machines.values()) {
+    m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
+    // Nor could they lease their work or answer their probes: the delays run again from now.
+    m.owedSince = undefined;
+    if (m.probe) m.probe.dueAt = Math.max(m.probe.dueAt, now + market.settings.leaseTimeoutMs);
+  }
   // A lease keeps the time it had left when the market went away.
   for (const l of market.state.leases.values()) l.expiresAt += Math.max(0, awayMs);
 }
