@@ -53,6 +53,9 @@ export {
   contractAccrual,
 } from "./settlement.ts";
 export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
+// Dedicated contracts: pay for proven presence only
+export { freshProof, contractProved, contractMissed, probeDelay, PROBE_MEAN_TIMEOUTS, PROBE_MIN_TIMEOUTS, PROBE_MAX_TIMEOUTS } from "./contract-proof.ts";
+export type { ContractProof } from "./contract-proof.ts";
 // What a contradicted work estimate is charged: the admitted plan priced at the measured work
 export { chargeForWork, priceAtRatio, toleranceGain, WORK_RATIOS } from "./pricing.ts";
 export type { WorkChargeInput, WorkCharge } from "./pricing.ts";

@@ -3,7 +3,9 @@ import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse, Refusal } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import { askOf, baseTaskId, leaseRoomOf, offeredSlots, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { askOf, baseTaskId, leaseRoomOf, offeredSlots, type LiveLease, type LiveMachine, type LiveProbe, type LiveTask } from "../market/live.ts";
+import { missed, proved, rejoined } from "./presence.ts";
+import { probeAnswered, probeDone, probeToHand } from "./probes.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { mayNotRun } from "../market/replicas.ts";
 import { FactChanges } from "../market/standing.ts";
@@ -73,6 +75,13 @@ export async function leaseTasks(
  * can get nothing (leaseNothing), or joining the group commit.
  */
 export function leaseHeard(market: Market, caller: Caller, mine: LiveMachine, max: number, signal?: Gone): LeaseAnswer | Promise<LeaseAnswer> {
+  // A probe its work stream did not hand it goes first (resources/probes.ts).
+  const probe = probeToHand(mine);
+  if (probe) return { leases: [probe] };
+  // An opportunistic machine that missed is offered work again once it asks for some; a dedicated one must answer a probe.
+  if (mine.strayedSince !== undefined && mine.kind === "opportunistic") {
+    void market.serial(() => rejoined(market, mine)).catch((e: unknown) => market.log(`machine ${shortId(mine.id)} not offered work again yet: ${e instanceof Error ? e.message : String(e)}`));
+  }
   return leaseNothing(market, mine, max) ?? inGroup(market, caller, mine.id, max, signal);
 }
 
@@ -156,7 +165,6 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
       continue;
     }
     // The worker asks for work (the market's own ask for its stream is not the worker asking).
-    if (!ask.onlyIdle) machine.waitingSince = null;
     // A stream's ask after the machine's own call in the same group: that call was served first.
     if (ask.onlyIdle && (held(market, machine) > 0 || plans.some((p) => p.machine === machine))) {
       ask.done({ leases: [] });
@@ -455,7 +463,9 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
   const now = market.clock.now();
   machine.lastHeartbeatAt = now;
   market.liveness.heard(machineId, now);
-  const expiredLeaseIds = leaseIds.filter((id) => !machine.leases.has(id) && market.state.lateLeases.get(id)?.machineId !== machine.id);
+  const expiredLeaseIds = leaseIds.filter(
+    (id) => !machine.leases.has(id) && market.state.lateLeases.get(id)?.machineId !== machine.id && market.state.probes.get(id)?.machineId !== machine.id,
+  );
   // The producer's controls ride back on the heartbeat, so a change made on /produce reaches the worker.
   return { expiredLeaseIds, controls: machine.controls };
 }
@@ -506,6 +516,8 @@ export function checkReport(market: Market, caller: Caller, report: TaskReport):
  * market is too busy to take it.
  */
 export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: Gone) {
+  const probe = market.state.probes.get(report.leaseId);
+  if (probe) return answerProbe(market, caller, probe, report, stdout);
   const ok = report.exitCode === 0 && !report.error;
   // Found at the report's turn in its group (an unnamed function: see http/quick-worker-route.ts).
   return batchOf(market).add(() => {
@@ -522,8 +534,32 @@ export function reportChecked(market: Market, caller: Caller, { report, stdout, 
         "This lease is not current (it expired and its task was run elsewhere, was abandoned, or belongs to another machine); the result was not accepted.",
       );
     }
+    // Reporting a lease it holds is a proof that the machine is there (presence.ts).
+    if (current) proved(machine, market.clock.now());
     return { machine, lease, task, ok, stdout, stderr, hash, report, late: late !== undefined };
   }, signal);
+}
+
+/**
+ * A probe's answer (resources/probes.ts): checked against the answer the market computed, on
+ * arrival, without the group commit (nothing is written). Right and in time, it proves the
+ * machine is there; otherwise it is a miss.
+ */
+function answerProbe(market: Market, caller: Caller, probe: LiveProbe, report: TaskReport, stdout: Buffer) {
+  const machine = ownMachine(market, caller, report.machineId);
+  if (probe.machineId !== machine.id) {
+    throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This lease belongs to another machine; the result was not accepted.");
+  }
+  const now = market.clock.now();
+  const right = probeAnswered(probe, { exitCode: report.exitCode, stdout }, now);
+  probeDone(market, machine, probe, now);
+  if (right) {
+    proved(machine, now);
+    if (machine.strayedSince !== undefined) void market.serial(() => rejoined(market, machine)).catch(() => {});
+  } else {
+    void market.serial(() => missed(market, machine, probe.issuedAt, "wrong-probe")).catch((e: unknown) => market.log(`a wrong probe answer not recorded yet: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  return Promise.resolve(right ? { accepted: true, reason: undefined } : { accepted: false, reason: { code: "probe-answer-wrong", exitCode: report.exitCode } });
 }
 
 /** `worker.report`: one checked result; with `lease`, the next tasks in the same answer, leased once the result is in (none if that lease cannot be made). */
@@ -635,6 +671,11 @@ export async function expireLeases(market: Market) {
     for (const t of tasks) t.machineId = null;
     requeue.apply();
     market.log(`${expired.length} leases expired; their tasks were placed again`);
+    // A dedicated machine that took work and did not report it by its lease's end missed (presence.ts).
+    for (const lease of expired) {
+      const machine = market.state.machines.get(lease.machineId);
+      if (machine?.kind === "dedicated") await missed(market, machine, lease.issuedAt, "expired-lease");
+    }
     return expired.length;
   });
 }

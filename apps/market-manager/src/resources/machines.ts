@@ -1,4 +1,4 @@
-import { OfferRefusal, contractOverStanding } from "@cyclemarket/costbenefit";
+import { OfferRefusal, contractOverStanding, freshProof } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
@@ -9,6 +9,8 @@ import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
+import { startProof } from "./presence.ts";
+import { scheduleProbe } from "./probes.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { offerFault } from "@cyclemarket/costbenefit";
@@ -47,7 +49,9 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
   // learns of it as soon as it is committed, so registering never waits behind the market's queue.
-  if (offer.kind === "dedicated") return market.serial(() => joinMarket(market, caller, offer, true, network), { signal });
+  if (offer.kind === "dedicated") {
+    return market.serial(() => joinMarket(market, caller, offer, true, network), { signal });
+  }
   if (signal?.aborted) throw refuse.gone();
   return joinOpportunistic(market, caller, offer, network);
 }
@@ -103,8 +107,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     contractStartAt: dedicated ? now : null,
     contractPaidUntil: dedicated ? now : null,
     contractPaidMicro: 0n,
-    provenAt: null,
-    waitingSince: null,
+   
     unprovenExpiries: 0,
     queue: new TaskQueue(),
     leases: new Set(),
@@ -147,6 +150,9 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
+  // A dedicated machine is there when its contract starts; from then on it must prove it (presence.ts).
+  startProof(live, now);
+  if (dedicated) scheduleProbe(market, live, now);
   machineJoined(market, live);
   market.log(`machine ${offer.name} (${shortId(id)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
@@ -199,14 +205,16 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     contractPaidUntil: row.contractPaidUntil?.getTime() ?? null,
     contractPaidMicro: row.contractPaidMicro,
     // What it proved before the restart was paid then; from here it proves itself again.
-    provenAt: null,
-    waitingSince: null,
+   
+   
     unprovenExpiries: 0,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
     controls: readControls(row.controls),
     localAvailable: row.localAvailable,
+    // Proved up to what was paid; resumeContract starts it again from the restart.
+    ...(row.kind === "dedicated" ? { proof: freshProof(row.contractPaidUntil?.getTime() ?? row.registeredAt.getTime()) } : {}),
   };
 }
 
@@ -244,8 +252,8 @@ export async function departMachine(market: Market, machineId: string, reason: k
   let paid = () => {};
   try {
     requeue = await market.db.$transaction(async (tx) => {
-      // A dedicated machine is paid for the time it proved up to its last accepted result; the
-      // rest of its contract, never delivered, is never paid.
+      // A dedicated machine is paid for the presence it proved (presence.ts); the rest of its
+      // contract, never delivered, is never paid.
       paid = await accrueContract(tx, machine, provenUntil(machine));
       await tx.machine.update({
         where: { id: machineId },
