@@ -33,7 +33,7 @@ afterAll(() => market?.stop());
  * verified results, a confirmed address). Each at its own organisation's domain: two confirmed
  * accounts of one domain are one vote.
  */
-async function producer(name: string, kind: "fresh" | "standing"): Promise<Producer> {
+async function producer(name: string, kind: "fresh" | "standing", address?: string): Promise<Producer> {
   const email = `${name}@${name}.test`;
   const session = kind === "fresh" ? await signUp(market.url, email, ["producer"]) : await market.signUp(email, ["producer"]);
   const user = await db().user.findUniqueOrThrow({ where: { email } });
@@ -42,7 +42,9 @@ async function producer(name: string, kind: "fresh" | "standing"): Promise<Produ
     await db().user.update({ where: { id: user.id }, data: { createdAt: new Date(Date.now() - 7 * 86_400_000) } });
     await db().standing.create({ data: { userId: user.id, verified: 50 } });
   }
-  const client = market.tokenClient((await session.account.tokens.create.mutate({ name })).token);
+  const token = (await session.account.tokens.create.mutate({ name })).token;
+  // The address its worker connects from, as a proxy the manager trusts reports it (the web app on this host).
+  const client = address ? clientFor(market.url, { authorization: `Bearer ${token}`, "x-forwarded-for": address }) : market.tokenClient(token);
   const { machineId } = await client.worker.register.mutate(machine(name));
   return { name, userId: user.id, client, session, machineId };
 }
@@ -129,6 +131,33 @@ describe("fresh accounts forging together", () => {
     expect(await paid("escrow")).toBe(BigInt(l3!.pieceRateMicro ?? 0));
     expect(await paid("market")).toBeGreaterThan(0n);
     for (const p of [f1, f2, newcomer, a, b]) await p.client.worker.depart.mutate({ machineId: p.machineId });
+  });
+});
+
+describe("accounts with standing behind one network", () => {
+  it("are one vote: the second never runs a copy beside the first, and the forgery is outvoted by other networks", async () => {
+    const f1 = await producer("lan-one", "standing", "203.0.113.7");
+    const f2 = await producer("lan-two", "standing", "203.0.113.8");
+    const honest = await producer("elsewhere", "standing", "198.51.100.5");
+    const consumer = await market.signUp("victim-three@example.test", ["consumer"]);
+    const { jobId, decision } = await consumer.jobs.submit.mutate(montecarlo("three copies, one network", 1, 3));
+    expect(decision.outcome).toBe("admitted");
+    const [l1] = await lease(f1);
+    await forgedReport(f1, l1!);
+    // Its neighbour on the same /24 may not run another copy of the task.
+    expect(await lease(f2)).toEqual([]);
+    const [l3] = await lease(honest);
+    const real = await honestReport(honest, l3!);
+    expect(await db().result.count({ where: { task: { jobId }, accepted: true } })).toBe(0);
+
+    // The last copy goes to another network's machine, and settles it.
+    const third = await producer("third-network", "standing", "192.0.2.9");
+    const job = await honestUntilDone(consumer, jobId, [third], [f2]);
+    expect(job.status).toBe("completed");
+    expect((await consumer.jobs.outputs.query({ jobId })).map((o) => o.stdoutText)).toEqual([real]);
+    expect(await db().standing.findUnique({ where: { userId: f1.userId } })).toMatchObject({ forgeries: 1 });
+    expect((await f1.session.ledger.statement.query()).producerBalance).toBe(0);
+    for (const p of [f1, f2, honest, third]) await p.client.worker.depart.mutate({ machineId: p.machineId });
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxCopies, quorumOf, verifyCopies, type CopyVote } from "./quorum.ts";
+import { copyConflict, maxCopies, quorumOf, verifyCopies, type CopyVote } from "./quorum.ts";
 
 const v = (hash: string, owner: string, standing = true, verifier?: string): CopyVote => ({ hash, owner, standing, ...(verifier ? { verifier } : {}) });
 const verdict = (votes: CopyVote[], replicas: number, more: { copies?: number; copiesOut?: boolean; checked?: boolean } = {}) =>
@@ -32,6 +32,18 @@ describe("verification that standing decides", () => {
   it("counts one organisation's accounts once: two accounts of one confirmed domain are not a quorum of three", () => {
     const votes = [v("forged", "a1", true, "domain:corp.test"), v("forged", "a2", true, "domain:corp.test"), v("real", "bob")];
     expect(verdict(votes, 3)).toMatchObject({ agreed: null, addCopy: true });
+  });
+
+  it("counts one known network's accounts once: two accounts with standing behind one /24 are not a quorum of three", () => {
+    const net = (hash: string, owner: string, network: string | null): CopyVote => ({ hash, owner, standing: true, network });
+    expect(verdict([net("forged", "a1", "203.0.113.0/24"), net("forged", "a2", "203.0.113.0/24"), net("real", "bob", "198.51.100.0/24")], 3)).toMatchObject({ agreed: null, addCopy: true });
+    // Where the network is not known (a private or loopback address), accounts count as themselves.
+    expect(verdict([net("h", "a1", null), net("h", "a2", null)], 3)).toMatchObject({ agreed: "h", support: 2 });
+    // Nor is a copy placed on a machine of a network that ran one already.
+    const ranBy = [{ owner: "a1", machine: "m1", network: "203.0.113.0/24" }];
+    expect(copyConflict({ id: "m2", owner: "a2", network: "203.0.113.0/24", standing: true }, { added: false, ranBy })).toEqual(ranBy[0]);
+    expect(copyConflict({ id: "m3", owner: "a3", network: "198.51.100.0/24", standing: true }, { added: false, ranBy })).toBeNull();
+    expect(copyConflict({ id: "m4", owner: "a4", network: null, standing: true }, { added: false, ranBy: [{ owner: "a1", machine: "m1", network: null }] })).toBeNull();
   });
 
   it("counts one owner's machines once", () => {

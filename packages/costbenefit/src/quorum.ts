@@ -1,7 +1,8 @@
 // Verification that standing decides (docs/DESIGN.md "Verification"). A task's copies report
 // output hashes; only accounts with standing count towards a quorum, one vote per verifier (an
 // account, or an organisation's confirmed mail domain: policies/standing.ts verifierOf), and one
-// owner's machines count once. A result from accounts without standing is never accepted until
+// owner's machines count once, and so does one network's (where the market knows it: a public
+// /24 or /48; a private or loopback address says nothing of who is behind it). A result from accounts without standing is never accepted until
 // an account with standing agrees with it: the engine asks for one more copy, placed on a machine
 // of such an account, instead of accepting it.
 
@@ -11,6 +12,8 @@ export interface CopyVote {
   owner: string;
   /** The quorum's unit for this owner (verifierOf); the owner's id when not given. */
   verifier?: string;
+  /** The network the copy ran from, where known: two votes from one network count once. */
+  network?: string | null;
   standing: boolean;
 }
 
@@ -65,14 +68,15 @@ export function maxCopies(replicas: number): number {
  */
 export function verifyCopies(input: VerifyInput): Verdict {
   const need = quorumOf(input.replicas);
-  const byHash = new Map<string, { owners: Set<string>; support: Set<string> }>();
-  const standingVerifiers = new Set<string>();
+  const byHash = new Map<string, { owners: Set<string>; support: Set<string>; networks: Set<string> }>();
   for (const v of input.votes) {
-    const h = byHash.get(v.hash) ?? { owners: new Set<string>(), support: new Set<string>() };
+    const h = byHash.get(v.hash) ?? { owners: new Set<string>(), support: new Set<string>(), networks: new Set<string>() };
     h.owners.add(v.owner);
-    if (v.standing) {
-      h.support.add(v.verifier ?? v.owner);
-      standingVerifiers.add(v.verifier ?? v.owner);
+    const verifier = v.verifier ?? v.owner;
+    // A second verifier on a network that already vouched for this hash adds nothing: one person's accounts behind one address.
+    if (v.standing && !h.support.has(verifier) && !(v.network && h.networks.has(v.network))) {
+      h.support.add(verifier);
+      if (v.network) h.networks.add(v.network);
     }
     byHash.set(v.hash, h);
   }
@@ -117,21 +121,26 @@ export interface CopyHolder {
   /** The quorum's unit (verifierOf); the owner when not given. */
   verifier?: string;
   machine?: string;
+  /** The network it ran from, where known. */
+  network?: string | null;
 }
 
 /**
  * The one rule copies of a task are placed by (the engine's planner, plan.ts, and the live market
  * as machines take work): a copy may not run where a copy of the same task ran or runs on a
- * machine of the same owner or the same verifier, or their agreement would prove nothing; a
+ * machine of the same owner, the same verifier or the same known network, or their agreement would prove nothing; a
  * copy verification added runs only on a machine of an account with standing. Returns the
  * holder that rules the machine out, `"standing"`, or null when it may run it.
  */
 export function copyConflict(
-  machine: { id: string; owner: string; verifier?: string; standing: boolean },
+  machine: { id: string; owner: string; verifier?: string; network?: string | null; standing: boolean },
   copy: { added: boolean; ranBy: readonly CopyHolder[] },
 ): CopyHolder | "standing" | null {
   const verifier = machine.verifier ?? machine.owner;
-  for (const h of copy.ranBy) if (h.machine === machine.id || h.owner === machine.owner || (h.verifier ?? h.owner) === verifier) return h;
+  for (const h of copy.ranBy) {
+    if (h.machine === machine.id || h.owner === machine.owner || (h.verifier ?? h.owner) === verifier) return h;
+    if (machine.network && h.network === machine.network) return h;
+  }
   if (copy.added && !machine.standing) return "standing";
   return null;
 }

@@ -141,6 +141,8 @@ export interface LiveJob {
   pricing: "posted" | "bid";
   /** k copies of each task; a task is done when a majority of copies agree on the output. */
   replicas: number;
+  /** Verification added copies to some of its tasks (their replica is at least `replicas`): other machines may have to take them. */
+  copiesAdded?: boolean | undefined;
   arrivedAt: number;
   /** The job's BenefitCurve, kept for re-evaluation while the job is delayed. */
   benefit: BenefitCurve;
@@ -188,6 +190,8 @@ export interface LiveTask {
   /** A copy that ran: its result, output hash and the owner of the machine that ran it. */
   resultId?: string | undefined;
   producerId?: string | undefined;
+  /** The network of the machine that ran it, where known: copies of one network count once. */
+  producerNetwork?: string | null | undefined;
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;

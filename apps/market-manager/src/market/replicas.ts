@@ -4,7 +4,7 @@
 // file applies it as machines take work, with the live market's owners, and gives the reasons a
 // consumer is told when it is what keeps their job waiting.
 import { copyConflict, programFailure } from "@cyclemarket/costbenefit";
-import { standingIn, verifierIn } from "./standing.ts";
+import { quorumNetwork, standingIn, verifierIn } from "./standing.ts";
 import type { Reason } from "./engine.ts";
 import type { LiveState, LiveTask } from "./live.ts";
 
@@ -22,13 +22,14 @@ function ownerOf(state: LiveState, copy: LiveTask): string {
 export function siblingOn(state: LiveState, task: LiveTask, machineId: string): LiveTask | undefined {
   // A task without copies has no sibling: said at once, as a lease asks it of every task in the queues it looks at.
   if ((state.jobs.get(task.jobId)?.replicas ?? 1) < 2 && state.copies(task).length < 2) return undefined;
-  const owner = state.machines.get(machineId)?.ownerId ?? `machine:${machineId}`;
+  const machine = state.machines.get(machineId);
+  const owner = machine?.ownerId ?? `machine:${machineId}`;
   const siblings = siblingsThatRan(state, task);
   const holders = siblings.map((c) => {
     const o = ownerOf(state, c);
-    return { owner: o, verifier: verifierIn(state, o), machine: c.machineId! };
+    return { owner: o, verifier: verifierIn(state, o), machine: c.machineId!, network: quorumNetwork(state, o, c.producerNetwork ?? state.machines.get(c.machineId!)?.network) };
   });
-  const hit = copyConflict({ id: machineId, owner, verifier: verifierIn(state, owner), standing: true }, { added: false, ranBy: holders });
+  const hit = copyConflict({ id: machineId, owner, verifier: verifierIn(state, owner), network: quorumNetwork(state, owner, machine?.network), standing: true }, { added: false, ranBy: holders });
   return hit && hit !== "standing" ? siblings[holders.findIndex((h) => h === hit)] : undefined;
 }
 

@@ -78,7 +78,7 @@ export async function restoreMarket(market: Market) {
           leases: { where: { status: { in: ["active", "expired"] } }, orderBy: { issuedAt: "desc" } },
           results: {
             orderBy: { createdAt: "desc" },
-            select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
+            select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true, network: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
           },
         },
       },
@@ -121,10 +121,11 @@ export async function restoreMarket(market: Market) {
       if (t.index >= held) continue;
       const task: LiveTask = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, bytes: t.stdin.length, machineId: null, state: "pending", attempts: t.attempts };
       state.tasks.set(t.id, task);
+      if (t.replica >= job.replicas) state.jobs.get(job.id)!.copiesAdded = true;
       if (t.status === "done") {
         // A copy that ran: it waits for its siblings to reach a quorum, or was judged already.
         const last = t.results.find((r) => r.failure === null);
-        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId, pieceMicro: last?.lease.pieceRateMicro });
+        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId, producerNetwork: last?.machine.network, pieceMicro: last?.lease.pieceRateMicro });
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
         if (last) owners.add(last.machine.ownerId);
         continue;

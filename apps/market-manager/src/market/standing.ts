@@ -52,6 +52,14 @@ export function verifierIn(state: LiveState, ownerId: string): string {
   return o && !o.trusted ? verifierOf({ id: o.id, email: o.email, emailConfirmed: o.emailConfirmed }) : `account:${ownerId}`;
 }
 
+/**
+ * The network a copy counts from in a quorum: the machine's (a public /24 or /48, where known),
+ * or none for an account the market trusts (a closed market's producers may share one network).
+ */
+export function quorumNetwork(state: LiveState, ownerId: string, network: string | null | undefined): string | null {
+  return state.owners.get(ownerId)?.trusted ? null : (network ?? null);
+}
+
 /** An account's standing from its rows (for views: the account may have no machine in memory). */
 export function standingOfRow(market: Market, u: { email: string; emailVerified: boolean; createdAt: Date; standing: FactCounts | null }, now = market.clock.now()): Standing {
   const facts = noFacts();

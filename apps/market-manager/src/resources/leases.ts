@@ -118,7 +118,7 @@ export function leaseNothing(market: Market, mine: LiveMachine, max: number): Le
 function workElsewhere(market: Market): boolean {
   const cached = market.resources.workElsewhere;
   if (cached.revision === market.revision) return cached.value;
-  const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
+  const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1 || j.copiesAdded === true) || spareTotal(market) > 0;
   market.resources.workElsewhere = { revision: market.revision, value: any };
   return any;
 }

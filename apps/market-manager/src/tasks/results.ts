@@ -8,7 +8,7 @@ import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
 import { confirmedFailure, spotChecked, taskOutcome, verifyCopies, type CopyVote, type Verdict } from "@cyclemarket/costbenefit";
-import { FactChanges, standingIn, verifierIn } from "../market/standing.ts";
+import { FactChanges, quorumNetwork, standingIn, verifierIn } from "../market/standing.ts";
 import { baseTaskId, replicaId } from "../market/live.ts";
 import { addTaskCopy } from "../db/sql/add-copy.ts";
 import { forfeitPay } from "./forfeit.ts";
@@ -85,9 +85,9 @@ export function prepareCompletion(market: Market, c: Completion) {
   let verdict: Verdict | null = null;
   if (c.ok) {
     const state = market.state;
-    const vote = (owner: string, hash: string): CopyVote => ({ hash, owner, verifier: verifierIn(state, owner), standing: standingIn(state, owner, now).has });
-    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => vote(t.producerId ?? t.machineId ?? t.id, t.outputHash!));
-    votes.push(vote(machine.ownerId, c.hash));
+    const vote = (owner: string, network: string | null | undefined, hash: string): CopyVote => ({ hash, owner, network: quorumNetwork(state, owner, network), verifier: verifierIn(state, owner), standing: standingIn(state, owner, now).has });
+    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => vote(t.producerId ?? t.machineId ?? t.id, t.producerNetwork, t.outputHash!));
+    votes.push(vote(machine.ownerId, machine.network, c.hash));
     // A single copy by an account with standing is spot-checked by a draw from the market's secret seed.
     const own = standingIn(state, machine.ownerId, now);
     const checked = copies.length > job.replicas || (copies.length === 1 && own.has && spotChecked(market.verification.seed, task.id, own.spotCheck));
@@ -259,6 +259,7 @@ export function prepareCompletion(market: Market, c: Completion) {
       // Waiting for a machine: the sweeper places it (market/sweeper.ts).
       const added: LiveTask = { id: addCopy.id, jobId: job.id, index: task.index, replica: addCopy.replica, bytes: task.bytes, machineId: null, state: "pending", attempts: 0 };
       market.state.tasks.set(added.id, added);
+      job.copiesAdded = true;
       market.state.enqueue(added, null);
     }
     if (c.late) market.state.lateLeases.delete(lease.id);
