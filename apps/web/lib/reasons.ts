@@ -277,6 +277,7 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "negative-price": () => "A price cannot be negative.",
   "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
   "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",
+  "register-elsewhere": (r) => `This machine registers with the Market Manager ${str(r, "managerId") ?? "named"} instead, which has more room.`,
   "not-your-machine": () => "That machine belongs to someone else.",
   "hash-mismatch": () => "The reported output hash does not match the output.",
   "output-too-large": (r) => `The task's output is over the limit (${number(num(r, "bytes"), 0)} bytes, at most ${number(num(r, "max"), 0)}).`,

@@ -4,6 +4,7 @@ import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller, type Context } from "../api/trpc.ts";
 import { checkReport, heardFrom, heartbeat, leaseHeard, reportAndLease, reportMany } from "../resources/leases.ts";
 import { checkOffer, joinOpportunistic } from "../resources/machines.ts";
+import { routeRegistration } from "../market/managers.ts";
 import { errorShapeOf, handToTrpc, resultReply } from "./trpc-direct.ts";
 import type { Gone } from "../tasks/report-batch.ts";
 import { opsOf } from "../ops/ops.ts";
@@ -42,6 +43,7 @@ const QUICK: Record<string, Quick> = {
     const parsed = RegisterRequest.safeParse(input);
     if (!parsed.success || parsed.data.kind === "dedicated") return null;
     checkOffer(parsed.data);
+    routeRegistration(services.market, parsed.data);
     return joinOpportunistic(services.market, caller, parsed.data);
   },
   "worker.report": (services, caller, input, signal) => {

@@ -1,6 +1,7 @@
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
+import { routeRegistration } from "../market/managers.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
@@ -30,6 +31,9 @@ export interface MachineOffer {
   /** The producer's controls and whether the machine's own conditions let it work now. */
   controls?: MachineControlsPatch | undefined;
   available?: boolean | undefined;
+  /** The worker can follow a `register-elsewhere` answer, and the manager it names (market/managers.ts). */
+  follow?: boolean | undefined;
+  manager?: string | undefined;
 }
 
 // The speeds believed (worker-runtime api.ts says why), checked here again for offers made in the process.
@@ -40,6 +44,7 @@ export const MAX_CONTRACT_DAYS = 90;
 /** The Resource Manager takes a machine's profile after its benchmark. */
 export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal, network: string | null = null) {
   checkOffer(offer);
+  routeRegistration(market, offer);
   // A dedicated offer is weighed against the market's budget for contracts and its state of the
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
@@ -135,6 +140,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     JSON.stringify(live.controls),
     live.localAvailable,
     network,
+    market.managerId,
   ]);
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
@@ -142,7 +148,18 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   market.log(`machine ${offer.name} (${shortId(id)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
   market.emit({ kind: "machine", machineId: id });
-  return { machineId: id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
+  // Only a worker that can follow is told where to go, and only in a market of several managers:
+  // with one, the address it reached the market at (a proxy, the web app) is the right one.
+  const manager = offer.follow && (market.managers?.alive().length ?? 0) > 1 ? market.managers!.self : undefined;
+  return {
+    machineId: id,
+    offer: dedicated ? verdict.reasons : undefined,
+    leaseTimeoutMs: market.settings.leaseTimeoutMs,
+    heartbeatIntervalMs: heartbeatInterval(market),
+    controls: live.controls,
+    // Where the machine's calls and work stream go: the manager that holds it.
+    ...(manager ? { managerId: manager.id, managerUrl: manager.url } : {}),
+  };
 }
 
 /**
@@ -153,10 +170,10 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
 const REGISTER_SQL = `
 INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "benchmarkSpeed", "memoryPerSlotMb", "bandwidthBps",
   "pricePerSecondMicro", "contractPriceMicro", "availableUntil", "contractPaidUntil", "userAgent",
-  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network)
+  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network, "managerId")
 VALUES ($1, $2, $3, $4, $5::"MachineKind", $6::int, $7::float8, $7::float8, $8::int, $9::float8,
   $10::bigint, $11::bigint, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14,
-  timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean, $18)`;
+  timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean, $18, $19)`;
 
 /** Markets with a placement of waiting tasks already queued: machines joining at once share one. */
 const placing = new WeakSet<Market>();
