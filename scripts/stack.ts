@@ -269,8 +269,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
  * registering through the web app (it is sent to the manager with the most room).
  */
 async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
-  const { loadConfig } = await import("../apps/market-manager/src/config.ts");
-  const { openDatabase } = await import("../apps/market-manager/src/db/database.ts");
   for (let i = 0; i < count; i++) {
     const { port, healthPort } = managerPorts(opts.marketPort, i);
     await assertPortFree(port, i === 0 ? "MARKET_PORT" : `MARKET_PORT (manager ${i + 1} uses MARKET_PORT+${2 * i})`);
@@ -280,11 +278,21 @@ async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
   const webUrl = `http://localhost:${opts.webPort}`;
   const tokenFile = join(opts.dataDir, "local-worker-token");
   const baseEnv = { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" };
-  const cfg = loadConfig({ ...process.env, ...baseEnv, MARKET_DATA_DIR: opts.dataDir, MARKET_PG_PORT: String(opts.pgPort) });
-  const database = await openDatabase(cfg, (line) => opts.log(`[database] ${line}`));
   const children: Record<string, ChildProcess> = {};
   process.once("exit", () => {
     for (const child of Object.values(children)) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  const db = fork(join(root, "scripts/database.ts"), [], {
+    execArgv: tsxLoader,
+    env: { ...process.env, ...baseEnv, MARKET_DATA_DIR: opts.dataDir, MARKET_PG_PORT: String(opts.pgPort) },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    detached: true,
+  });
+  children.database = db;
+  prefixed(db, "database", opts.log);
+  const database = await new Promise<{ url: string }>((resolve, reject) => {
+    db.once("message", (m: { url: string }) => resolve(m));
+    db.once("exit", (code) => reject(new Error(`the market's PostgreSQL did not start (exit ${code})`)));
   });
   const urls: string[] = [];
   const start = (i: number) => {
@@ -320,7 +328,7 @@ async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
   };
   const stopManagers = async () => {
     await Promise.all(Object.entries(children).filter(([name]) => name.startsWith("manager")).map(([, c]) => stopChild(c, 30_000)));
-    await database.stop();
+    await stopChild(children.database, 30_000);
   };
   let admin: Stack["admin"] = null;
   try {

@@ -74,6 +74,7 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
   const clientAt = (at: string): any =>
     createTRPCClient<any>({ links: [httpSubscriptionLink({ url: at + "/api/trpc", EventSource: NodeEventSource, eventSourceOptions: { headers } })] });
   const streams = new Set<{ open(): void; close(): void }>();
+  const currentUrl = () => current;
   const moveTo = (at: string) => {
     at = at.replace(/\/+$/, "");
     if (at === current) return;
@@ -130,10 +131,26 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
     watchWork: (input, handlers) => {
       const request = WorkStreamRequest.parse(input);
       let subscription: { unsubscribe(): void } | null = null;
-      // The stream follows the machine to its manager: opened again there when the calls move.
+      let opened = 0;
+      // The stream follows the machine to its manager: opened again there when the calls move,
+      // and what the one closed for the move says after (its end) is not the stream's.
       const stream = {
-        open: () => void (subscription = clientAt(current).live.work.subscribe(request, workStreamCallbacks(handlers))),
-        close: () => subscription?.unsubscribe(),
+        open: () => {
+          const mine = ++opened;
+          const current = (): boolean => mine === opened;
+          subscription = clientAt(currentUrl()).live.work.subscribe(
+            request,
+            workStreamCallbacks({
+              offer: (o) => current() && handlers.offer(o),
+              state: (st) => current() && handlers.state(st),
+              end: (e) => current() && handlers.end(e),
+            }),
+          );
+        },
+        close: () => {
+          opened++;
+          subscription?.unsubscribe();
+        },
       };
       streams.add(stream);
       stream.open();
