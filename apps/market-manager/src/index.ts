@@ -92,7 +92,6 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
   // Among the market's managers: its row stamped before it restores, so a manager taking over a
   // dead one and this one restarting under that name never both take the same rows (adopt.ts).
   market.managerId = cfg.MARKET_MANAGER_ID;
-  opsOf(market).metrics.registry.setDefaultLabels({ manager: cfg.MARKET_MANAGER_ID });
   const managers = new Managers(db, {
     id: cfg.MARKET_MANAGER_ID,
     url: cfg.MARKET_MANAGER_URL ?? `http://${cfg.MARKET_HOST}:${cfg.MARKET_PORT}`,
