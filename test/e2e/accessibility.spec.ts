@@ -87,10 +87,14 @@ test("every page, for every role, has no serious accessibility violation and fit
   const producerPage = await producerContext.newPage();
   await signUp(producerPage, "Axe Producer", `axe-producer-${Date.now()}@example.test`, "producer");
   await startProducing(producerPage);
-  const tasks = await producerContext.newPage();
+  // The buyer signs in a context of its own: one context shares its cookies, and the tab must
+  // keep calling the market as its producer.
+  const buyerContext = await browser.newContext();
+  const tasks = await buyerContext.newPage();
   await signUp(tasks, "Axe Buyer", `axe-buyer-${Date.now()}@example.test`, "consumer");
   await submitMonteCarlo(tasks, { tasks: 4, benefit: 20 });
   await expect(tasks.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
+  await buyerContext.close();
   const producing = { "/produce (producing)": await violations(producerPage) };
   await producerPage.getByRole("button", { name: "Stop producing" }).click();
   const producer = await check(producerPage, ["/produce", "/account", "/account/credits", "/jobs"]);

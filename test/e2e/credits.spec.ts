@@ -56,7 +56,8 @@ test("a user who also sells moves their earnings to their balance with one click
   const other = await (await browser.newContext()).newPage();
   await signUp(other, "Ida", `ida-${Date.now()}@example.test`);
   await trpc(other, "jobs.submit", {
-    name: "pays hedy", source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 100_000 }, taskCount: 4 }, benefit: { kind: "constant", value: 20 },
+    // Tasks long enough that the local worker, busy with one, leaves the rest for Hedy's cheaper machine to take.
+    name: "pays hedy", source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 50_000_000 }, taskCount: 8 }, benefit: { kind: "constant", value: 20 },
   });
   const stdout = Buffer.from("3 4\n").toString("base64");
   const outputHash = createHash("sha256").update("3 4\n").digest("hex");
@@ -102,8 +103,8 @@ test("a quote the balance cannot escrow says Not enough credits, what it would c
 
   // A big job worth far more than the balance: worth running, but its escrow does not fit.
   await page.getByLabel("Number of tasks").fill("200");
-  await page.getByLabel("Samples per task").fill("100000000");
-  await page.getByLabel("Benefit", { exact: true }).fill("5000");
+  await page.getByLabel("Samples per task").fill("1000000000");
+  await page.getByLabel("Benefit", { exact: true }).fill("50000");
   await page.getByRole("button", { name: "Get a quote" }).click();
   await expect(quote.getByTestId("decision-headline")).toHaveText(/^Not enough credits/);
   await expect(quote).not.toContainText("Admitted");

@@ -6,12 +6,12 @@ import { startProducing, submitMonteCarlo } from "./pages.ts";
 // job waits (the local Node worker does it alone), and takes work again once resumed.
 
 async function tabPausedInMarket(producer: Page, paused: boolean) {
-  const machinePrefix = (await producer.getByTestId("producer-machine-id").innerText()).trim();
+  const machineShortId = (await producer.getByTestId("producer-machine-id").innerText()).trim();
   await expect
     .poll(async () => {
       const res = await producer.request.get("/api/trpc/machines.list");
       const machines = (await res.json()).result.data as { id: string; controls: { paused: boolean }; offering: boolean }[];
-      const tab = machines.find((m) => m.id.startsWith(machinePrefix));
+      const tab = machines.find((m) => m.id.endsWith(machineShortId));
       return tab ? { paused: tab.controls.paused, offering: tab.offering } : null;
     })
     .toEqual({ paused, offering: !paused });

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
 import { clientFor } from "../support/market.ts";
-import { signUp, startManager, stopGently, stopLeftoverPostgres, tempDir, waitFor, type ManagerProcess } from "../support/processes.ts";
+import { sharedDatabase } from "../support/postgres.ts";
+import { signUp, startManager, stopGently, tempDir, waitFor, type ManagerProcess } from "../support/processes.ts";
 
 // A delayed job belongs to the engine, which asks it again when capacity arrives (Engine.tick).
 // The engine's state lives in memory only: a restarted Market Manager must hand it the delayed
@@ -9,18 +10,20 @@ import { signUp, startManager, stopGently, stopLeftoverPostgres, tempDir, waitFo
 
 const LEASE_TIMEOUT_MS = 30_000;
 const dataDir = tempDir("cyclemarket-delayed-");
+// The restart is the Market Manager's: its database is a clone on the run's shared PostgreSQL.
+const database = await sharedDatabase();
 let manager: ManagerProcess | undefined;
 
 afterAll(async () => {
   await stopGently(manager?.child);
-  await stopLeftoverPostgres(dataDir);
+  await database.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("a job delayed before the Market Manager restarts", () => {
   it("is still delayed after the restart and is admitted once a machine arrives", async () => {
-    manager = await startManager({ dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
-    const options = { port: manager.port, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS };
+    manager = await startManager({ dataDir, databaseUrl: database.url, leaseTimeoutMs: LEASE_TIMEOUT_MS });
+    const options = { port: manager.port, dataDir, databaseUrl: database.url, leaseTimeoutMs: LEASE_TIMEOUT_MS };
     const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const { jobId, decision } = await consumer.jobs.submit.mutate({
       name: "waits",

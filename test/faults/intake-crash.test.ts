@@ -32,7 +32,7 @@ describe("the Market Manager is killed with SIGKILL while a big job's tasks are 
     const stdin = Buffer.alloc(1024, 3).toString("base64");
     const job = { name: "bulk", source: { kind: "module", moduleHash: hash, workPerTask: 0.01, tasks: Array.from({ length: TASKS }, () => ({ stdin })) }, benefit: { kind: "constant", value: 20 } };
     const balanceBefore = (await consumer.ledger.statement.query()).consumerBalance;
-    const url = embeddedUrl(join(dataDir, "postgres"));
+    let url = embeddedUrl(join(dataDir, "postgres"));
 
     const answer = mutation(manager.url, "jobs.submit", job, auth).catch((e: unknown) => e);
     // The kill lands once some of the job's tasks are in the database and before all are.
@@ -47,6 +47,8 @@ describe("the Market Manager is killed with SIGKILL while a big job's tasks are 
     expect(await answer).toBeInstanceOf(Error); // no answer: the connection died with the market
 
     manager = await startManager({ dataDir, port: manager.port, leaseTimeoutMs: 30_000 });
+    // The restarted manager's PostgreSQL may listen on another port.
+    url = embeddedUrl(join(dataDir, "postgres"));
     expect(await consumer.jobs.list.query()).toEqual([]);
     await withDb(url, async (db) => {
       expect(await db.job.count()).toBe(0);

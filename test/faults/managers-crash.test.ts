@@ -5,7 +5,7 @@ import { expectMarketInvariants, withDb } from "../support/books.ts";
 import { killHard, signIn, signUp, startManager, startWorker, stopGently, tempDir, waitFor, type ManagerProcess, type WorkerProcess } from "../support/processes.ts";
 import { startEmbeddedPostgres, APP_ROLE, type EmbeddedDatabase } from "../../apps/market-manager/src/db/embedded.ts";
 import { applyMigrations } from "../../apps/market-manager/src/db/migrate.ts";
-import { grantAppTables } from "../../apps/market-manager/src/db/roles.ts";
+import { grantAppTables } from "../../apps/market-manager/src/db/sql/owner.ts";
 import { freePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 // Three Market Managers on one PostgreSQL (issue 47, docs/SCALING.md "Several managers"), five

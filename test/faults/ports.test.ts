@@ -3,7 +3,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { buildWebIfStale, startWebApp } from "../../scripts/stack.ts";
+import { startWebApp } from "../../scripts/stack.ts";
+import { buildWebOnce } from "../support/web-build.ts";
 import { freePort, onFreePort, PortTakenError } from "../../apps/market-manager/src/net/free-port.ts";
 import { startTestMarket } from "../support/market.ts";
 import { Output, exit, root, startManager, stopGently, stopLeftoverPostgres, tempDir, type ManagerProcess } from "../support/processes.ts";
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const [, held] = (await new Output(storm, "storm").next(/^holding (\d+)/, 60_000))!;
   console.log(`the storm holds ${held} loopback connections open and churns more meanwhile`);
   expect(Number(held)).toBeGreaterThanOrEqual(HELD_CONNECTIONS);
-  await buildWebIfStale(() => {});
+  await buildWebOnce();
 });
 
 afterAll(async () => {
@@ -67,7 +68,7 @@ describe("ports on a busy machine", () => {
 
   it("a market in a test starts beside the storm, its PostgreSQL moving off a taken port", async () => {
     const taken = await occupy();
-    const market = await startTestMarket({ MARKET_PG_PORT: String(taken) });
+    const market = await startTestMarket({ MARKET_PG_PORT: String(taken) }, { ownServer: true });
     try {
       const [row] = await market.manager.services.db.$queryRaw<{ port: string }[]>`SELECT current_setting('port') AS port`;
       expect(Number(row!.port)).not.toBe(taken);

@@ -1,16 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { expectMarketInvariants, withDb } from "../support/books.ts";
+import { sharedDatabase } from "../support/postgres.ts";
 import {
-  embeddedUrl,
   killHard,
   signIn,
   signUp,
   startManager,
   startWorker,
   stopGently,
-  stopLeftoverPostgres,
   tempDir,
   waitFor,
   type ManagerProcess,
@@ -25,19 +23,21 @@ const SAMPLES = 20_000_000; // a few hundred milliseconds a task, so the kill la
 const LEASE_TIMEOUT_MS = 3000;
 
 const dataDir = tempDir("cyclemarket-faults-");
+// Only the workers die here: the market's database is a clone on the run's shared PostgreSQL.
+const database = await sharedDatabase();
 let manager: ManagerProcess | undefined;
 const workers: WorkerProcess[] = [];
 
 afterAll(async () => {
   for (const w of workers) await stopGently(w.child);
   await stopGently(manager?.child);
-  await stopLeftoverPostgres(dataDir);
+  await database.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("a Node worker is killed with SIGKILL mid-task", () => {
   it("the market notices it departed, runs its task elsewhere, and never accepts its work after its death", async () => {
-    manager = await startManager({ dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
+    manager = await startManager({ dataDir, databaseUrl: database.url, leaseTimeoutMs: LEASE_TIMEOUT_MS });
     const admin = await signIn(manager.url, manager.admin!.email, manager.admin!.password);
     const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
@@ -49,8 +49,9 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
       benefit: { kind: "constant", value: 50 },
     });
     expect(decision.outcome).toBe("admitted");
-    // The second worker joins a busy market: its first lease comes at once, from the queue.
-    const victim = await startWorker(manager.url, token, "w1");
+    // The second worker joins a busy market: its first lease comes at once, from the queue. It asks
+    // half the first's price, so it may take the first's queued work whatever their benchmarks say.
+    const victim = await startWorker(manager.url, token, "w1", 0.5);
     workers.push(victim);
     const victimMachine = victim.machineIds()[0]!;
     await victim.out.next(/leased 1 task/, 30_000, true);
@@ -80,7 +81,7 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
     expect((job.result as { total: number }).total).toBe(SAMPLES * TASKS);
     expect(survivor.child.exitCode).toBeNull();
 
-    await withDb(embeddedUrl(join(dataDir, "postgres")), async (db) => {
+    await withDb(database.url, async (db) => {
       const { accepted } = await expectMarketInvariants(db, [jobId]);
       const machine = await db.machine.findUniqueOrThrow({ where: { id: victimMachine } });
       expect(machine).toMatchObject({ status: "departed", departReason: "missed-heartbeats" });

@@ -119,7 +119,7 @@ describe("a big job's tasks", () => {
 
   it("are refused whole, none written, when their job is not there", async () => {
     const rows = tasks(3);
-    await expect(insertTasks(db(), randomUUID(), rows)).rejects.toThrow(/jobId/);
+    await expect(insertTasks(market.manager.services.database, randomUUID(), rows)).rejects.toThrow(/jobId/);
     expect(await db().task.count({ where: { id: { in: rows.map((t) => t.id) } } })).toBe(0);
   });
 
@@ -135,7 +135,7 @@ describe("a big job's tasks", () => {
       env: index === 0 ? null : { QUOTE: '"', SLASH: "\\", EMPTY: "" },
       files: index === 2 ? { "/in/data.bin": Buffer.from([0, 1, 2, 92]).toString("base64") } : null,
     }));
-    await insertTasks(db(), jobId, rows);
+    await insertTasks(market.manager.services.database, jobId, rows);
     const stored = await db().task.findMany({ where: { jobId }, orderBy: { index: "asc" } });
     expect(stored.map((t) => ({ id: t.id, index: t.index, replica: t.replica, args: t.args, stdin: Buffer.from(t.stdin), env: t.env, files: t.files }))).toEqual(rows);
   });
@@ -143,8 +143,8 @@ describe("a big job's tasks", () => {
   it("go with their job when its intake is discarded, and a decided job keeps its own", async () => {
     const discarded = await jobInIntake();
     const kept = await jobInIntake();
-    await insertTasks(db(), discarded, tasks(3));
-    await insertTasks(db(), kept, tasks(3));
+    await insertTasks(market.manager.services.database, discarded, tasks(3));
+    await insertTasks(market.manager.services.database, kept, tasks(3));
     await db().job.update({ where: { id: kept }, data: { decidedAt: new Date(), status: "running" } });
     expect(await discardIntake(db(), discarded)).toBe(true);
     expect(await discardIntake(db(), kept)).toBe(false);

@@ -38,6 +38,17 @@ const leaseOne = async () => {
   return lease!;
 };
 
+/** A one-task job whose lease expires while its run's report is still held back. */
+async function reportHeldPastItsLease() {
+  const jobId = await submit(1);
+  const first = await leaseOne();
+  const late = await runLease(worker, machineId, first);
+  const live = market.manager.services.market;
+  live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
+  expect(await expireLeases(live)).toBe(1);
+  return { jobId, first, late };
+}
+
 describe("the bench's audit of the books", () => {
   it("counts a task whose failed run was not paid before its accepted run as whole, with the one payment", async () => {
     const jobId = await submit(1);
@@ -63,13 +74,8 @@ describe("the bench's audit of the books", () => {
   });
 
   it("counts a task whose late report was accepted after its lease expired, its piece held, as whole", async () => {
-    const jobId = await submit(1);
-    const first = await leaseOne();
-    const late = await runLease(worker, machineId, first);
     // The lease runs out while its report waits: the task is placed again and leased anew.
-    const live = market.manager.services.market;
-    live.state.leases.get(first.leaseId)!.expiresAt = live.clock.now() - 1;
-    expect(await expireLeases(live)).toBe(1);
+    const { jobId, first, late } = await reportHeldPastItsLease();
     const second = await leaseOne();
     expect(second.taskId).toBe(first.taskId);
     const again = await runLease(worker, machineId, second);
@@ -97,5 +103,19 @@ describe("the bench's audit of the books", () => {
     // The finished task's payment names its run, and that it did not fail.
     const whole = await db().ledgerEntry.findFirstOrThrow({ where: { jobId, kind: "payment" } });
     expect(whole.uniqueKey).toBe(`pay:${(await db().task.findUniqueOrThrow({ where: { id: done.taskId } })).acceptedResultId}`);
+  });
+
+  it("still accepts a late report as the task's first after the market restarted", async () => {
+    // What earlier tests left queued runs first, so the next lease is this job's.
+    for (let leases = await worker.worker.lease.mutate({ machineId, max: 2 }); leases.leases.length; leases = await worker.worker.lease.mutate({ machineId, max: 2 })) {
+      for (const l of leases.leases) await worker.worker.report.mutate(await runLease(worker, machineId, l));
+    }
+    const { jobId, late } = await reportHeldPastItsLease();
+    // The manager restarts while the report is on its way: the expired lease is read back with the job.
+    await market.restart();
+    expect((await worker.worker.report.mutate(late)).accepted).toBe(true);
+    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status).toBe("completed");
+    expect((await db().result.findFirstOrThrow({ where: { task: { jobId } } })).heldMicro).toBeGreaterThan(0n);
+    expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
   });
 });

@@ -59,11 +59,11 @@ describe("a job's outputs, a page at a time", () => {
 
   it("stop before the task whose output would pass the page's bytes, but always hold one", async () => {
     const db = market.manager.services.db;
-    expect((await acceptedOutputs(db, jobId, 0, 50, 300)).map((o) => o.index)).toEqual([0, 1]);
-    expect((await acceptedOutputs(db, jobId, 0, 50, 299)).map((o) => o.index)).toEqual([0]);
-    expect((await acceptedOutputs(db, jobId, 2, 50, 10)).map((o) => o.index)).toEqual([2]);
-    expect((await acceptedOutputs(db, jobId, 0, 50, Infinity)).map((o) => o.index)).toEqual([0, 1, 2, 3]);
-    expect(await acceptedOutputs(db, jobId, 4, 50)).toEqual([]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 0, 50, 300)).map((o) => o.index)).toEqual([0, 1]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 0, 50, 299)).map((o) => o.index)).toEqual([0]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 2, 50, 10)).map((o) => o.index)).toEqual([2]);
+    expect((await acceptedOutputs(market.manager.services.database.reads, jobId, 0, 50, Infinity)).map((o) => o.index)).toEqual([0, 1, 2, 3]);
+    expect(await acceptedOutputs(market.manager.services.database.reads, jobId, 4, 50)).toEqual([]);
   });
 });
 
@@ -84,6 +84,27 @@ describe("a job's progress", () => {
   it("of someone else's job is refused", async () => {
     const other = await market.signUp("other@example.test", ["consumer"]);
     await expect(other.jobs.progress.query({ jobId })).rejects.toThrow(/No such job/);
+  });
+});
+
+// Last: it takes "rack one" out of the market.
+describe("a job's tasks waiting for a machine", () => {
+  it("say so when every connected machine asks more for a task than the job's escrow has left", async () => {
+    const { jobId: dear } = await consumer.jobs.submit.mutate({
+      name: "priced on a cheap machine",
+      source: { kind: "upload", moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: ["a"], stdin: "" }, { args: ["b"], stdin: "" }], workPerTask: 1, memoryMbPerTask: 16 },
+      benefit: { kind: "constant", value: 40 },
+    });
+    expect((await consumer.jobs.get.query({ jobId: dear })).waiting).toEqual({ total: 0, reasons: [] });
+    // The machine it was priced on leaves; one asking a thousand times more takes its place.
+    await worker.worker.depart.mutate({ machineId });
+    const { machineId: pricey } = await worker.worker.register.mutate({ name: "rack two", kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 10, userAgent: "test" });
+    expect((await worker.worker.lease.mutate({ machineId: pricey, max: 4 })).leases).toEqual([]);
+    const job = await consumer.jobs.get.query({ jobId: dear });
+    expect(job.waiting.total).toBe(1);
+    const [reason] = job.waiting.reasons;
+    expect(reason).toMatchObject({ code: "budget-short", tasks: 2, cheapestPiece: 10, machinesConnected: 1 });
+    expect(reason?.code === "budget-short" && reason.left).toBeLessThan(10);
   });
 });
 

@@ -88,7 +88,7 @@ describe("worker lease round trip", () => {
     expect(sum._sum.balanceMicro).toBe(0n);
     // The market's profit is what it charged less what it paid the producer.
     const { marketBooks } = await import("../../apps/market-manager/src/ledger/statement.ts");
-    expect((await marketBooks(db)).profit).toBeCloseTo(job.charged! - paid, 6);
+    expect((await marketBooks(market.manager.services.database.reads)).profit).toBeCloseTo(job.charged! - paid, 6);
   });
 
   it("frees the slots of a machine running a job that is cancelled: the next job's task leases there at once", async () => {

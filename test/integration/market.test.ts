@@ -75,11 +75,15 @@ describe("admission and cancellation", () => {
     expect(decision.outcome).toBe("delayed");
     const joined = Date.now();
     const { machineId } = await worker.worker.register.mutate(machine);
-    await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
-    const { expectedCompletionAt } = await consumer.jobs.get.query({ jobId });
-    expect(expectedCompletionAt! - joined).toBeGreaterThan(1_000);
-    await consumer.jobs.cancel.mutate({ jobId });
-    await worker.worker.depart.mutate({ machineId });
+    // Whatever the outcome, the job and the machine go, or the next tests would find them.
+    try {
+      await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
+      const { expectedCompletionAt } = await consumer.jobs.get.query({ jobId });
+      expect(expectedCompletionAt! - joined).toBeGreaterThan(1_000);
+    } finally {
+      await consumer.jobs.cancel.mutate({ jobId });
+      await worker.worker.depart.mutate({ machineId });
+    }
   });
 
   it("gives up on a delayed job once it has waited the engine's maximum, with the engine's reason", async () => {
@@ -177,7 +181,7 @@ describe("admission and cancellation", () => {
 describe("machines' offers", () => {
   const dedicated = (contractPrice: number, departsAt: number) => ({ ...machine, name: `d-${contractPrice}`, kind: "dedicated" as const, slots: 4, contractPrice, departsAt });
 
-  it("buys a dedicated machine's time at a fair price and pays it for the time it was there, not the whole contract", async () => {
+  it("buys a dedicated machine's time at a fair price and pays nothing for heartbeats alone", async () => {
     const producer = await market.signUp("lessor@example.test", ["producer"]);
     const lessor = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
     const { machineId, offer } = await lessor.worker.register.mutate(dedicated(0.01, Date.now() + 60_000));
@@ -188,16 +192,14 @@ describe("machines' offers", () => {
     await new Promise((r) => setTimeout(r, 1500));
     await lessor.worker.heartbeat.mutate({ machineId, leaseIds: [] });
     await lessor.worker.depart.mutate({ machineId });
-    // About 1.5 s of a 60 s contract: a fortieth of it, and never the rest.
-    const paid = (await producer.ledger.statement.query()).producerBalance;
-    expect(paid).toBeGreaterThan(0.0002);
-    expect(paid).toBeLessThan(0.0005);
+    // Heard for 1.5 s, proved nothing (test/integration/dedicated-proof.test.ts pays what a result proves).
+    expect((await producer.ledger.statement.query()).producerBalance).toBe(0);
   });
 
   it("refuses a dedicated offer priced far above what its capacity is worth, storing nothing", async () => {
     const before = await market.manager.services.db.machine.count();
     const reason = await refusal(worker.worker.register.mutate(dedicated(1e9, Date.now() + 60_000)));
-    expect(reason).toMatchObject({ code: "offer-refused", why: "offer-too-expensive", contractPrice: 1e9 });
+    expect(reason).toMatchObject({ code: "offer-refused", refusal: { code: "offer-too-expensive", contractPrice: 1e9 } });
     expect(await market.manager.services.db.machine.count()).toBe(before);
   });
 

@@ -241,7 +241,13 @@ async function play(s: Strategy, honest: boolean, tag: string) {
       );
     }
     for (let round = 0; round < 12; round++) {
-      const { leases } = await p.worker.worker.lease.mutate({ machineId, max: 8 });
+      const answer = await p.worker.worker.lease.mutate({ machineId, max: 8 }).catch((e: unknown) => {
+        // A machine that lets its leases lapse is taken out of the market (missed-leases): the play ends there.
+        if (e instanceof TRPCClientError && (e.data as { reason?: { code?: string } } | undefined)?.reason?.code === "machine-departed") return null;
+        throw e;
+      });
+      if (!answer) break;
+      const { leases } = answer;
       if (!leases.length && round > 0) {
         const open = await db.job.count({ where: { id: { in: jobIds }, status: { in: ["admitted", "running"] } } });
         if (!open) break;

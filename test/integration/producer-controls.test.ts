@@ -130,7 +130,7 @@ describe("producer controls", () => {
 
   it("keeps the controls on the machine's record, from which a restarted market rebuilds them", async () => {
     const { machineId } = await worker.worker.register.mutate({ ...MACHINE, name: "kept", controls: { paused: true, schedule: "Mon-Fri 18:00-08:00" } });
-    const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: machineId } });
+    const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: machineId }, include: { owner: { select: { emailVerified: true } } } });
     expect(row.controls).toMatchObject({ paused: true, schedule: "Mon-Fri 18:00-08:00" });
     expect(liveMachineFromRow(row).controls).toMatchObject({ paused: true, schedule: "Mon-Fri 18:00-08:00", cpuLimit: 100 });
     await worker.worker.depart.mutate({ machineId });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
-import { inSequence } from "../../apps/market-manager/src/db/client.ts";
 
 // The journal's statements in order go on one connection without waiting for each other's
 // answers (db/client.ts Sequence): PostgreSQL must run them in the order sent, one that fails must
@@ -8,6 +7,7 @@ import { inSequence } from "../../apps/market-manager/src/db/client.ts";
 // writing reports and leases after PostgreSQL restarted.
 
 let market: TestMarket;
+const journal = () => market.manager.services.database.journal;
 const db = () => market.manager.services.db;
 
 beforeAll(async () => {
@@ -17,12 +17,12 @@ afterAll(() => market?.stop());
 
 /** A statement that sleeps `sleepMs`, then says when it was done (epoch seconds). */
 const run = async (sleepMs: number) =>
-  (await inSequence<{ at: number }>(db(), "probe-sleep", `SELECT extract(epoch FROM clock_timestamp())::float8 AS at FROM pg_sleep($1::float8)`, [sleepMs / 1000]))[0]!.at;
+  (await journal().rows<{ at: number }>("probe-sleep", `SELECT extract(epoch FROM clock_timestamp())::float8 AS at FROM pg_sleep($1::float8)`, [sleepMs / 1000]))[0]!.at;
 
 describe("the journal's connection", () => {
   it("runs statements sent at once in the order sent, and one that fails fails alone", async () => {
     // The first sleeps: were they run side by side, the others would be written before it.
-    const sent = [run(200), inSequence(db(), "probe-fails", "SELECT 1 / $1::int AS n", [0]), run(0), run(0)];
+    const sent = [run(200), journal().rows("probe-fails", "SELECT 1 / $1::int AS n", [0]), run(0), run(0)];
     const outcomes = await Promise.allSettled(sent);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/division by zero/);
@@ -33,7 +33,7 @@ describe("the journal's connection", () => {
   });
 
   it("opens a new connection once the database ended its own", async () => {
-    const pid = async () => (await inSequence<{ pid: number }>(db(), "probe-pid", "SELECT pg_backend_pid() AS pid", []))[0]!.pid;
+    const pid = async () => (await journal().rows<{ pid: number }>("probe-pid", "SELECT pg_backend_pid() AS pid", []))[0]!.pid;
     const before = await pid();
     // As a PostgreSQL restart or an administrator ends it.
     const ended = await db().$queryRawUnsafe<{ ok: boolean }[]>(`SELECT pg_terminate_backend(${before}) AS ok`);

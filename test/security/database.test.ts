@@ -17,7 +17,7 @@ beforeAll(async () => {
   takenPort = await freePort();
   squatter = createServer();
   await new Promise<void>((resolve) => squatter.listen(takenPort, "127.0.0.1", resolve));
-  market = await startTestMarket({ MARKET_PG_PORT: String(takenPort) });
+  market = await startTestMarket({ MARKET_PG_PORT: String(takenPort) }, { ownServer: true });
 });
 afterAll(async () => {
   await market?.stop();

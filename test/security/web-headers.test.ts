@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
-import { buildWebIfStale, startWebApp } from "../../scripts/stack.ts";
+import { startWebApp } from "../../scripts/stack.ts";
+import { buildWebOnce } from "../support/web-build.ts";
 import { onFreePort } from "../../apps/market-manager/src/net/free-port.ts";
 
 // Every page of the web app carries the security headers, and nothing says what serves it.
@@ -9,7 +10,7 @@ let web: ChildProcess;
 let base: string;
 
 beforeAll(async () => {
-  await buildWebIfStale(() => {});
+  await buildWebOnce();
   const env = { NEXT_TELEMETRY_DISABLED: "1", MARKET_API_URL: "http://127.0.0.1:9" };
   await onFreePort(async (port) => {
     web = await startWebApp({ port, host: "127.0.0.1", env, log: () => {} });

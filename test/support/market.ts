@@ -1,8 +1,9 @@
-// A real Market Manager for integration and fault tests: its own embedded PostgreSQL in a
-// temporary folder, the real HTTP API on a free port, and typed tRPC clients that sign in
+// A real Market Manager for integration and fault tests: a database of its own (cloned from the
+// run's migrated template on the shared PostgreSQL, postgres.ts, or its own embedded server in a
+// temporary folder), the real HTTP API on a free port, and typed tRPC clients that sign in
 // through Better Auth or authenticate with a worker's API token, exactly like the web app and
 // the Node worker do.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { verificationLink } from "./outbox.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { NodeEventSource } from "../../apps/worker-runtime/src/node/event-source
 import { loadConfig, startMarketManager, type AppRouter } from "../../apps/market-manager/src/index.ts";
 import { freePort } from "../../apps/market-manager/src/net/free-port.ts";
 import type { RunningManager } from "../../apps/market-manager/src/index.ts";
+import { cloneDatabase, removeDataFolder, type SharedPostgres } from "./postgres.ts";
 
 export const PUBLIC_URL = "http://localhost:3999";
 export { verificationLink };
@@ -65,12 +67,29 @@ export function clientFor(url: string, headers: Record<string, string>) {
   });
 }
 
-export async function startTestMarket(env: Record<string, string> = {}): Promise<TestMarket> {
+export interface TestMarketOptions {
+  /**
+   * Start an embedded PostgreSQL of the market's own in its data folder, as `npm start` does,
+   * for a test of that server itself (its port, its passwords, its socket). Otherwise the market
+   * runs on a clone of the run's migrated template on the shared server.
+   */
+  ownServer?: boolean;
+}
+
+export async function startTestMarket(env: Record<string, string> = {}, options: TestMarketOptions = {}): Promise<TestMarket> {
+  const ownSettings = Object.keys(env).filter((k) => k.startsWith("MARKET_PG_"));
+  if (ownSettings.length && !options.ownServer) throw new Error(`${ownSettings.join(", ")} set the market's own PostgreSQL: start it with { ownServer: true }`);
+  const shared = options.ownServer || env.DATABASE_URL ? null : await sharedPostgres();
   const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-test-"));
-  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
+  if (!shared) chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
+  const database = shared ? await cloneDatabase(shared) : null;
+  const removeData = async () => {
+    await database?.drop();
+    removeDataFolder(dataDir);
+  };
   const cfg = loadConfig({
     MARKET_DATA_DIR: dataDir,
-    MARKET_PG_PORT: String(await freePort()),
+    ...(database ? { DATABASE_URL: database.url } : { MARKET_PG_PORT: String(await freePort()) }),
     MARKET_PORT: "0",
     PUBLIC_URL,
     LOG_LEVEL: "silent",
@@ -79,9 +98,9 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
   });
   // MARKET_LOG=1 shows the market's log (and the stacks of its 500s) while a test runs.
   const log = process.env.MARKET_LOG ? (line: string) => console.log(`[market] ${line}`) : () => {};
-  // A market that does not start (a taken port, a bad setting) leaves no data folder behind.
-  let manager = await startMarketManager(cfg, log).catch((error: unknown) => {
-    rmSync(dataDir, { recursive: true, force: true });
+  // A market that does not start (a taken port, a bad setting) leaves no database or folder behind.
+  let manager = await startMarketManager(cfg, log).catch(async (error: unknown) => {
+    await removeData();
     throw error;
   });
   const url = `http://127.0.0.1:${manager.port}`;
@@ -93,6 +112,9 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     },
     async restart() {
       await manager.stop();
+      // The stop leaves the migration runner's idle session, which holds its lock on the
+      // database until it times out; stopping an own server ended it, as this does on the shared one.
+      await database?.disconnect();
       manager = await startMarketManager({ ...cfg, MARKET_PORT: manager.port }, log);
     },
     outbox,
@@ -106,9 +128,15 @@ export async function startTestMarket(env: Record<string, string> = {}): Promise
     },
     async stop() {
       await manager.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await removeData();
     },
   };
+}
+
+/** The run's shared server, when the test's project started one (vitest.config.ts). */
+async function sharedPostgres(): Promise<SharedPostgres | null> {
+  const { inject } = await import("vitest");
+  return inject("sharedPostgres") ?? null;
 }
 
 /**

@@ -1,13 +1,14 @@
 // npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--json] [--profile] [--follow]
+// npm run -s bench:dispatch -- --vs-graphile-worker [--workers K --slots S --tasks N --jobTasks J --rounds R --localQueue Q --batchDelay D --poolSize C] [--json] [--profile] [--statements]
 //
 // Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
 // sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
 // every worker idles on its work stream; the time from the submission leaving the consumer to a
 // worker holding the lease. W probes go first and are not counted: a manager just started runs its
-// first submissions before its code is compiled for speed (one run's p50 over probes 1-20, 21-50,
-// 51-100 and 101-300: 10.8, 8.3, 6.7 and 6.2-6.6 ms), and a market that has run for a minute does
-// not. Then throughput: N trivial tasks in jobs of J, end to end (decisions,
-// leases, reports, payments, settlements), and the Market Manager's CPU per task. Last, the books.
+// first submissions before its code is compiled for speed, slower than later ones, and a market
+// that has run for a minute does not. Then throughput: N trivial tasks in jobs of J, end to end
+// (decisions, leases, reports, payments, settlements), and the Market Manager's CPU per task. Last,
+// the books.
 //
 // Slots default to 32: a Node worker runs a task per hardware thread, and the servers that sell
 // cycles have 16 to 64 of them. With 4 slots per worker the bench measured round trips (40 tasks
@@ -22,9 +23,24 @@
 // as the SDK's `results()` does) until the job ends; `followedOutputs` counts what it was sent.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { compareWithGraphileWorker } from "./vs-graphile-worker.ts";
 import { args, consumer, print, producerToken, profileFile, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
 
-const opt = args({ workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50 }, ["statements", "follow"]);
+const opt = args(
+  // The last four are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, and graphile-worker's local queue, completion batch delay (ms) and connections per runner.
+  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4 },
+  ["statements", "follow", "vs-graphile-worker"],
+);
+if (opt["vs-graphile-worker"]) {
+  try {
+    // Rounds long enough to be more than their start and end: 20,000 tasks unless told.
+    await compareWithGraphileWorker({ ...opt, tasks: process.argv.includes("--tasks") ? opt.tasks : 20_000 });
+  } catch (e) {
+    console.error(`bench:dispatch --vs-graphile-worker stopped: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  }
+  process.exit(process.exitCode ?? 0);
+}
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 

@@ -69,6 +69,8 @@ export interface BenchManager {
   pid: number;
   /** CPU time (user + system) of the manager and of its PostgreSQL, in ms. */
   cpu(): { managerMs: number; postgresMs: number };
+  /** The write-ahead log's position now (pg_current_wal_lsn), in bytes: two of them apart are what a load wrote to the log. */
+  walLsn(): Promise<bigint>;
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
   /** The books, the machines departed for missed heartbeats, and how late the manager's event loop ran (ms). */
@@ -85,14 +87,14 @@ export interface BenchManager {
 
 const TICK_MS = 1000 / 100; // /proc reports CPU in clock ticks of 10 ms on Linux
 
-function procCpuMs(pid: number): number {
+export function procCpuMs(pid: number): number {
   // Fields 14 and 15 of proc(5)'s stat: user and system time.
   const fields = procStat(pid);
   return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
 }
 
 /** Every process under `root` (PostgreSQL's postmaster and backends under the manager). */
-function descendants(root: number): number[] {
+export function descendants(root: number): number[] {
   const parent = new Map<number, number>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -168,6 +170,17 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
       pgPids = descendants(pid);
       return { managerMs: procCpuMs(pid), postgresMs: pgPids.reduce((s, p) => s + procCpuMs(p), 0) };
     },
+    walLsn() {
+      return new Promise((resolve) => {
+        const on = (m: { kind: string; lsn: string }) => {
+          if (m.kind !== "wal") return;
+          child.off("message", on);
+          resolve(lsnBytes(m.lsn));
+        };
+        child.on("message", on);
+        child.send({ kind: "wal" });
+      });
+    },
     rssMb() {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       return m ? Number(m[1]) / 1024 : 0;
@@ -194,6 +207,12 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
       });
     },
   };
+}
+
+/** A log position as PostgreSQL writes it ("16/B374D848": the high and low 32 bits in hex), in bytes. */
+export function lsnBytes(lsn: string): bigint {
+  const [hi, lo] = lsn.split("/");
+  return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
 }
 
 // ---- people

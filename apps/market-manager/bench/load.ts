@@ -262,8 +262,8 @@ function windows(timings: Timings, started: number, seconds: number) {
 /**
  * /healthz asked every 100 ms, as a load balancer's health check would ask it: from a thread of
  * its own, so the answer's time is the manager's and the connection's, not the wait for this
- * process's event loop, busy with a thousand simulated machines (late p99 about 70 ms in the
- * mixed load, which the probe counted when it ran on that loop). Asked on the health port
+ * process's event loop, busy with a thousand simulated machines (a wait the probe counted when
+ * it ran on that loop). Asked on the health port
  * (`healthz`: MARKET_HEALTH_PORT, answered by a thread of the manager's own) and on the market's
  * port (`healthzMarketPort`: answered by the market's thread, after the calls before it).
  */

@@ -67,7 +67,10 @@ process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) 
       process.send!({ kind: "calls-started" });
     });
   }
-  else if (msg.kind === "audit") {
+  else if (msg.kind === "wal") {
+    // Where the write-ahead log stands: the bench subtracts two of these around a load.
+    void manager.services.db.$queryRawUnsafe<{ lsn: string }[]>("SELECT pg_current_wal_lsn()::text AS lsn").then(([row]) => process.send!({ kind: "wal", lsn: row!.lsn }));
+  } else if (msg.kind === "audit") {
     const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
     void (async () => {
       const costs = statements ? await statements.since() : undefined;

@@ -5,7 +5,7 @@ import { createApiToken, TokenCache, userForToken } from "./auth/tokens.ts";
 import { SessionCache } from "./auth/session-cache.ts";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.ts";
-import { createDb } from "./db/client.ts";
+import { Database } from "./db/client.ts";
 import { openDatabase } from "./db/database.ts";
 import { createAuth } from "./auth/auth.ts";
 import { consoleMailer } from "./auth/mailer.ts";
@@ -59,7 +59,8 @@ export interface StartOptions {
 /** Opens (or starts) the database, rebuilds the market and serves the API. */
 export async function startMarketManager(cfg: Config, log: Log, options: StartOptions = {}): Promise<RunningManager> {
   const database = await openDatabase(cfg, log);
-  const db = createDb(database.url);
+  const connections = new Database(database.url);
+  const db = connections.db;
   // The market is made just below; a verification can only arrive once the server listens.
   let market: Market | undefined;
   const auth = createAuth({
@@ -70,7 +71,7 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
     onVerified: async (userId) => void (market && (await ensureStartingCredits(market, userId))),
     rateLimit: { rules: authRules(cfg), defaultMax: cfg.AUTH_REQUESTS_PER_MINUTE, addressHeader: CLIENT_ADDRESS_HEADER },
   });
-  market = new Market(db, createEngine(), systemClock, log, {
+  market = new Market(connections, createEngine(), systemClock, log, {
     leaseTimeoutMs: cfg.LEASE_TIMEOUT_MS,
     startingCreditsMicro: 0n, // from the settings, just below
     terms: DEFAULT_TERMS,
@@ -106,10 +107,10 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
   await restoreMarket(market);
   managers.ready = true;
   opsOf(market).restored = true;
-  const services: Services = { config: cfg, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache(), modules: new ModuleDownloads(db) };
+  const services: Services = { config: cfg, database: connections, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache(), modules: new ModuleDownloads(db) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
-  intakePoolOf(db).warm();
+  intakePoolOf(market).warm();
   const stopSweeper = startSweeper(market, 1000);
   const stopSampler = startSampler(market, cfg.HISTORY_SAMPLE_MS);
   const server = createServer(services);
@@ -135,8 +136,8 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
     stopSweeper();
     stopSampler();
     if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
-    closeIntake(db);
-    await db.$disconnect();
+    closeIntake(market);
+    await connections.close();
     await database.stop();
     throw isAddressInUse(e) ? new PortTakenError(cfg.MARKET_PORT, "MARKET_PORT") : e;
   }
@@ -158,8 +159,8 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
       await market.serial(async () => {});
       await market.liveness.flush().catch(() => {});
       await services.tokens.close();
-      closeIntake(db);
-      await db.$disconnect();
+      closeIntake(market);
+      await connections.close();
       await database.stop();
     },
   };
@@ -185,7 +186,8 @@ async function ensureLocalWorkerToken(services: Services, file: string) {
   const user =
     (await services.db.user.findUnique({ where: { email } })) ??
     (await services.auth.api.signUpEmail({ body: { email, password: randomBytes(18).toString("base64url"), name: "Local worker" } })).user;
-  await services.db.user.update({ where: { id: user.id }, data: { roles: ["producer"] } });
+  // The operator's own machine has standing: its address is the market's, nothing to confirm.
+  await services.db.user.update({ where: { id: user.id }, data: { roles: ["producer"], emailVerified: true } });
   const { token } = await createApiToken(services.db, user.id, "local worker");
   writeFileSync(file, token, { mode: 0o600 });
 }

@@ -1,5 +1,5 @@
 import type { Config } from "./config.ts";
-import type { Db } from "./db/client.ts";
+import type { Database, Db } from "./db/client.ts";
 import type { Auth } from "./auth/auth.ts";
 import type { Market } from "./market/market.ts";
 import type { Quotas } from "./limits/quotas.ts";
@@ -19,6 +19,9 @@ export type { Log, LogFields } from "./log.ts";
 /** Everything a handler may depend on, passed in rather than imported. */
 export interface Services {
   config: Config;
+  /** The market's ways to its database (db/client.ts Database): `reads` for the pages' prepared reads. */
+  database: Database;
+  /** Prisma: database.db. */
   db: Db;
   auth: Auth;
   market: Market;

@@ -1,11 +1,12 @@
 "use client";
 import { credits, relative, time } from "@/lib/format";
-import { describeReason, reasonsOf } from "@/lib/reasons";
+import { describeReason, type MarketReason } from "@/lib/reasons";
 import { Badge, cx } from "./ui";
 
 export interface DecisionRecord {
   outcome: string;
-  reasons?: unknown;
+  /** The market's reasons, as its vocabulary types them (the API checks them against it). */
+  reasons: MarketReason[];
   completionAt?: string | number | null;
   price?: number | null;
   priceParts?: { producerPayments: number; congestion: number; fee: number } | null;
@@ -62,10 +63,9 @@ const FRAMES: Record<string, string> = {
   rejected: "border-rose-200 bg-rose-50",
 };
 
-export function asDecision(value: unknown): DecisionRecord | null {
-  if (typeof value !== "object" || value === null) return null;
-  const outcome = (value as { outcome?: unknown }).outcome;
-  return typeof outcome === "string" ? (value as DecisionRecord) : null;
+/** A job's stored decision (its outcome and reasons checked by the API) as the view reads it. */
+export function asDecision(value: { outcome: string; reasons: MarketReason[] } | null): DecisionRecord | null {
+  return value as DecisionRecord | null;
 }
 
 /** What the price is made of: what producers will be paid, the congestion the job adds, the market's fee. */
@@ -83,10 +83,9 @@ function PriceParts({ parts, terms, price }: { parts: NonNullable<DecisionRecord
 
 /** A refusal for want of credits: the market would run the job, but the balance cannot escrow it. */
 function shortOfCredits(decision: DecisionRecord) {
-  const short = decision.outcome === "rejected" ? reasonsOf(decision).find((r) => r.code === "insufficient-credits") : undefined;
+  const short = decision.outcome === "rejected" ? decision.reasons.find((r) => r.code === "insufficient-credits") : undefined;
   if (!short) return null;
-  const n = (key: string) => (typeof short[key] === "number" ? (short[key] as number) : null);
-  return { price: n("price"), needed: n("needed"), balance: n("balance"), missing: n("missing") };
+  return { price: short.price ?? null, needed: short.needed, balance: short.balance ?? null, missing: short.missing ?? null };
 }
 
 /**
@@ -94,7 +93,7 @@ function shortOfCredits(decision: DecisionRecord) {
  * its completion time is what was quoted: the page's live estimate is shown elsewhere.
  */
 export function DecisionView({ decision, title, testId, quoted }: { decision: DecisionRecord; title: string; testId?: string; quoted?: boolean }) {
-  const reasons = reasonsOf(decision);
+  const reasons = decision.reasons;
   const short = shortOfCredits(decision);
   return (
     <section

@@ -20,7 +20,8 @@ export const clientCommand = (origin: string) => `npm install ${origin}${CLIENT_
 
 function Command({ text, testId }: { text: string; testId: string }) {
   return (
-    <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid={testId}>
+    // Focusable: a long command scrolls sideways, and a keyboard must reach all of it.
+    <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid={testId} tabIndex={0} aria-label="Command">
       {text}
     </pre>
   );

@@ -1,6 +1,6 @@
-import { JobFileProblem, checkJobRequest, describeJobReason, jobRequest, modulePath, type JobFile, type JobRequest, type ReadFile } from "@cyclemarket/client/job-file";
+import { JobFileProblem, checkJobRequest, jobReasonWords, jobRequest, modulePath, type JobFile, type JobRequest, type ReadFile } from "@cyclemarket/client/job-file";
 import type { useTRPCClient } from "@/lib/trpc";
-import { describeReason, isReason } from "@/lib/reasons";
+import { describeAnyReason, isReason } from "@/lib/reasons";
 
 // A job file becomes what the API takes, in the browser: its module is uploaded once (PUT
 // /api/modules, raw bytes) unless the market holds it already or the file names it by hash, and
@@ -15,21 +15,21 @@ export async function requestForJobFile(client: ReturnType<typeof useTRPCClient>
     const module = path === null ? null : read(path);
     const hash = module ? await sha256(module) : (job.module as { sha256: string }).sha256;
     const held = await client.jobs.module.query({ hash });
-    if (!module && !held) throw new NotSent(describeJobReason({ code: "module-unknown", hash })!);
+    if (!module && !held) throw new NotSent(jobReasonWords({ code: "module-unknown", hash }));
     if (module && !held) {
       const res = await fetch("/api/modules", { method: "PUT", body: new Uint8Array(module), headers: { "content-type": "application/wasm" } });
       if (!res.ok) {
         const body = (await res.json().catch(() => null)) as { error?: { message?: string; data?: { reason?: unknown } } } | null;
         const reason = body?.error?.data?.reason;
-        throw new NotSent(isReason(reason) ? describeReason(reason) : (body?.error?.message ?? `The upload failed (HTTP ${res.status}).`));
+        throw new NotSent(isReason(reason) ? describeAnyReason(reason) : (body?.error?.message ?? `The upload failed (HTTP ${res.status}).`));
       }
     }
     const request = jobRequest(job, hash, read);
     const refused = checkJobRequest(request);
-    if (refused) throw new NotSent(describeJobReason(refused) ?? refused.code);
+    if (refused) throw new NotSent(jobReasonWords(refused));
     return request;
   } catch (e) {
-    if (e instanceof JobFileProblem) throw new NotSent(describeJobReason(e.reason) ?? e.message);
+    if (e instanceof JobFileProblem) throw new NotSent(jobReasonWords(e.reason));
     throw e;
   }
 }

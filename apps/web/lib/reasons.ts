@@ -1,23 +1,30 @@
 // Reasons are data (a code and the numbers behind it); this is the one place they become words.
 // Every page renders decisions, refusals and failures through describeReason.
 // The table of sentences is keyed by the market's vocabulary (MarketReasonCode, from the engine
-// package): a code the market can give without a sentence here does not compile.
+// package) and each sentence is given its code's fields as the vocabulary types them: a code
+// without a sentence, or a field renamed on one side only, does not compile.
 import { credits, dateTime, number, seconds } from "./format";
-import { describeJobReason } from "@cyclemarket/client/job-file";
+import { jobReasonWords } from "@cyclemarket/client/job-file";
+import type { ModuleRefusal } from "@cyclemarket/worker-runtime";
 import { OUTAGE_WORDS, isOutage } from "./outage";
-import { JobFileReason, type MarketReasonCode, type SandboxFailure } from "@cyclemarket/costbenefit";
+import {
+  Exclusions,
+  MarketReason,
+  ModuleReason,
+  SandboxFailure,
+  type LimitName,
+  type MarketReasonCode,
+  type MarketReasonOf,
+  type OfferRefusal,
+  type RunFailure,
+} from "@cyclemarket/costbenefit";
 
-export type Reason = { code: string; [detail: string]: unknown };
+export type { MarketReason };
 
-const num = (r: Reason, key: string): number | null => (typeof r[key] === "number" ? (r[key] as number) : null);
-const str = (r: Reason, key: string): string | null => (typeof r[key] === "string" ? (r[key] as string) : null);
+/** A sentence for each code of the vocabulary, given that code's fields. */
+type Sentences = { [C in MarketReasonCode]: (r: MarketReasonOf<C>) => string };
 
-/** An instant of a reason: milliseconds since the epoch, as every time on the wire is. */
-function instant(value: number | null): string {
-  return value == null ? "an unknown time" : dateTime(value);
-}
-
-const EXCLUSION_WORDS: Record<string, string> = {
+const EXCLUSION_WORDS: Record<Exclude<keyof Exclusions, "inspected">, string> = {
   unavailable: "switched off by their producers (paused, outside their schedule, or in use)",
   memory: "too little memory",
   reputation: "too low a reputation",
@@ -28,26 +35,22 @@ const EXCLUSION_WORDS: Record<string, string> = {
   memoryFull: "with their memory in use",
 };
 
-function exclusions(value: unknown): string {
-  if (typeof value !== "object" || value === null) return "";
-  const parts = Object.entries(value as Record<string, unknown>)
-    .filter(([k, v]) => k !== "inspected" && typeof v === "number" && v > 0)
-    .map(([k, v]) => `${v} ${EXCLUSION_WORDS[k] ?? k}`);
+function exclusions(counts: Exclusions): string {
+  const parts = (Object.keys(EXCLUSION_WORDS) as (keyof typeof EXCLUSION_WORDS)[]).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${EXCLUSION_WORDS[k]}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
-const plural = (n: number | null, one: string, many: string) => `${n ?? "?"} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const listed = (xs: number[]) => (xs.length <= 1 ? String(xs[0] ?? "?") : `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`);
 
 /** The engine names copy r >= 1 of task t `${t}~${r}`; task ids mean nothing to a consumer. */
-function whichTask(taskId: string | null): string {
-  const copy = taskId ? /~(\d+)$/.exec(taskId) : null;
+function whichTask(taskId: string): string {
+  const copy = /~(\d+)$/.exec(taskId);
   return copy ? `copy ${Number(copy[1]) + 1} of a task` : "one of the tasks";
 }
 
 /** "the one that ran copy 1", "the ones running copies 1 and 2": the machines a waiting copy may not use. */
-function holders(value: unknown): string {
-  const copies = Array.isArray(value) ? (value as unknown[]).filter((c): c is { copy: number; state?: unknown } => typeof c === "object" && c !== null && typeof (c as { copy?: unknown }).copy === "number") : [];
+function holders(copies: MarketReasonOf<"needs-another-machine">["copiesOnMachines"]): string {
   const numbers = copies.map((c) => c.copy);
   const running = copies.every((c) => c.state === "leased");
   const ran = copies.every((c) => c.state !== "leased");
@@ -56,19 +59,18 @@ function holders(value: unknown): string {
   return `the ${one ? "one" : "ones"} ${verb} ${one ? "copy" : "copies"} ${listed(numbers)}`;
 }
 
-/** Module refusals by the sandbox's own code; the market sends them as `module-<code>`. */
-const MODULE_REFUSALS = {
-  "too-large": (r) => `The module is over the size limit: ${number(num(r, "bytes"), 0)} bytes, the limit is ${number(num(r, "maxBytes"), 0)}.`,
+/** Module refusals by the sandbox's own code (its fields as the sandbox gives them); the market sends them as `module-<code>`. */
+const MODULE_REFUSALS: { [C in ModuleRefusal["code"]]: (r: Omit<Extract<ModuleRefusal, { code: C }>, "code">) => string } = {
+  "too-large": (r) => `The module is over the size limit: ${number(r.bytes, 0)} bytes, the limit is ${number(r.maxBytes, 0)}.`,
   "not-wasm": () => "The file is not a WebAssembly module (it does not start with the WebAssembly header).",
-  "invalid-wasm": (r) => `The file is not valid WebAssembly${str(r, "detail") ? `: ${str(r, "detail")}` : ""}.`,
-  "forbidden-import": (r) =>
-    `The module imports ${str(r, "module") ?? "?"}.${str(r, "name") ?? "?"}, which the sandbox does not allow: only WASI preview 1 calls are served.`,
+  "invalid-wasm": (r) => `The file is not valid WebAssembly${r.detail ? `: ${r.detail}` : ""}.`,
+  "forbidden-import": (r) => `The module imports ${r.module}.${r.name}, which the sandbox does not allow: only WASI preview 1 calls are served.`,
   "no-start": () => "The module has no _start function: it must be a WASI command.",
-  "bad-start-signature": (r) => `The module's _start must take and return nothing (it takes ${num(r, "params")} and returns ${num(r, "results")}).`,
+  "bad-start-signature": (r) => `The module's _start must take and return nothing (it takes ${r.params} and returns ${r.results}).`,
   "no-memory": () => "The module does not export its memory.",
-  "unsupported-memory": (r) => `The module's memory is not supported (${str(r, "feature") ?? "unknown feature"}).`,
-  "memory-too-large": (r) => `The module starts with ${num(r, "initialPages")} pages of memory; the limit is ${num(r, "maxMemoryPages")} pages.`,
-} satisfies Record<string, (r: Reason) => string>;
+  "unsupported-memory": (r) => `The module's memory is not supported (${r.feature}).`,
+  "memory-too-large": (r) => `The module starts with ${r.initialPages} pages of memory; the limit is ${r.maxMemoryPages} pages.`,
+};
 
 const SANDBOX_FAILURES: Record<SandboxFailure, string> = {
   trap: "the program crashed (a WebAssembly trap)",
@@ -83,14 +85,13 @@ const SANDBOX_FAILURES: Record<SandboxFailure, string> = {
 };
 
 /** A failed run's code as the market records it (a sandbox failure, or `exit:N`), in words. */
-export function failureWords(code: string): string {
-  if (Object.hasOwn(SANDBOX_FAILURES, code)) return SANDBOX_FAILURES[code as SandboxFailure];
+export function failureWords(code: RunFailure): string {
   const exit = /^exit:(-?\d+)$/.exec(code);
-  return exit ? `the program exited with code ${exit[1]}` : code;
+  return exit ? `the program exited with code ${exit[1]}` : SANDBOX_FAILURES[code as SandboxFailure];
 }
 
 /** The market's limits (the README's table), as a person would name them. */
-const LIMIT_WORDS: Record<string, string> = {
+const LIMIT_WORDS: Record<LimitName, string> = {
   "quotes-per-minute": "quotes a minute",
   "submissions-per-minute": "job submissions a minute",
   "queued-tasks-per-user": "tasks of yours waiting in the market",
@@ -99,20 +100,44 @@ const LIMIT_WORDS: Record<string, string> = {
   "calls-per-batch": "calls in one request",
   "sign-ins-per-minute": "sign-in attempts a minute from this address",
   "sign-ups-per-minute": "sign-ups a minute from this address",
+  "password-changes-per-minute": "password changes a minute from this address",
+  "verification-emails-per-minute": "confirmation emails a minute from this address",
+  "password-resets-per-minute": "password reset requests a minute from this address",
   "auth-requests-per-minute": "account requests a minute from this address",
   "auth-body-bytes": "bytes in one account request",
 };
-const limitWords = (r: Reason) => LIMIT_WORDS[str(r, "limit") ?? ""] ?? str(r, "limit") ?? "requests";
+const limitWords = (limit: LimitName) => LIMIT_WORDS[limit];
 
-/** Job file reasons: the client package holds their words, for the CLI too. */
-const JOB_FILE_WORDS = Object.fromEntries(
-  JobFileReason.options.map((o) => [o.shape.code.value, (r: Reason) => describeJobReason(r) ?? `${r.code}.`]),
-) as Record<JobFileReason["code"], (r: Reason) => string>;
+const percent = (fraction: number, digits: number) => number(fraction * 100, digits);
 
-const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
-  ...JOB_FILE_WORDS,
-  "module-too-large": (r) => describeJobReason(r) ?? MODULE_REFUSALS["too-large"](r),
-  "module-unknown": (r) => describeJobReason(r) ?? `You have not uploaded a module with hash ${str(r, "hash") ?? "?"}: upload its bytes first.`,
+/** The engine's refusal of a dedicated machine's offer, as its producer reads it. */
+function offerRefusal(r: OfferRefusal): string {
+  switch (r.code) {
+    case "offer-too-expensive":
+      return `The market does not buy this machine's time: the offer of ${credits(r.contractPrice)} is more than the ${credits(r.value)} the capacity is worth to it.`;
+    case "offer-unaffordable":
+      return `The market does not buy this machine's time at that price. ${DESCRIBE["offer-unaffordable"](r)}`;
+    case "offer-expired":
+      return `The market does not buy this machine's time at that price. ${DESCRIBE["offer-expired"](r)}`;
+    case "offer-over-standing":
+      return `The market does not buy this machine's time yet. ${DESCRIBE["offer-over-standing"](r)}`;
+  }
+}
+
+const DESCRIBE: Sentences = {
+  "file-name-refused": jobReasonWords,
+  "input-file-name-refused": jobReasonWords,
+  "too-many-files": jobReasonWords,
+  "too-many-env": jobReasonWords,
+  "stdin-too-large": jobReasonWords,
+  "task-files-too-large": jobReasonWords,
+  "job-input-too-large": jobReasonWords,
+  "not-base64": jobReasonWords,
+  "input-file-missing": jobReasonWords,
+  "no-lines": jobReasonWords,
+  "too-many-lines": jobReasonWords,
+  "module-too-large": jobReasonWords,
+  "module-unknown": jobReasonWords,
   "module-not-wasm": MODULE_REFUSALS["not-wasm"],
   "module-invalid-wasm": MODULE_REFUSALS["invalid-wasm"],
   "module-forbidden-import": MODULE_REFUSALS["forbidden-import"],
@@ -121,206 +146,185 @@ const DESCRIBE: Record<MarketReasonCode, (r: Reason) => string> = {
   "module-no-memory": MODULE_REFUSALS["no-memory"],
   "module-unsupported-memory": MODULE_REFUSALS["unsupported-memory"],
   "module-memory-too-large": MODULE_REFUSALS["memory-too-large"],
-  "token-scope": (r) => describeJobReason(r)!,
-  "token-cannot-mint": (r) => describeJobReason(r)!,
-  "scope-needs-role": (r) => describeJobReason(r)!,
-  "request-too-large": (r) => describeJobReason(r)!,
-  "invalid-input": (r) =>
-    (Array.isArray(r.issues) ? (r.issues as { path?: string[]; message?: string }[]) : [])
-      .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)
-      .join(" ") || "Something in the request is not valid.",
+  "token-scope": jobReasonWords,
+  "token-cannot-mint": jobReasonWords,
+  "scope-needs-role": jobReasonWords,
+  "request-too-large": jobReasonWords,
+  "invalid-input": (r) => r.issues.map((i) => `${fieldName(i.path)}${i.message}`).join(" ") || "Something in the request is not valid.",
   "database-unavailable": () => "The market's database cannot be reached right now; the page reconnects by itself.",
-  "internal-error": (r) => `The market could not complete this request; try again. If it keeps failing, quote request ${str(r, "requestId") ?? "(unknown)"} to the admin.`,
-  "limit-reached": (r) => {
-    const retry = num(r, "retryAfterSeconds");
-    return `You reached a limit: at most ${number(num(r, "max"), 0)} ${limitWords(r)}.${retry ? ` Try again in ${seconds(retry)}.` : ""}`;
-  },
-  "market-busy": (r) => `The market is busy right now (over ${number(num(r, "max"), 0)} calls waiting); try again in ${seconds(num(r, "retryAfterSeconds") ?? 1)}.`,
+  "internal-error": (r) => `The market could not complete this request; try again. If it keeps failing, quote request ${r.requestId ?? "(unknown)"} to the admin.`,
+  "limit-reached": (r) => `You reached a limit: at most ${number(r.max, 0)} ${limitWords(r.limit)}.${r.retryAfterSeconds ? ` Try again in ${seconds(r.retryAfterSeconds)}.` : ""}`,
+  "market-busy": (r) => `The market is busy right now (over ${number(r.max, 0)} calls waiting); try again in ${seconds(r.retryAfterSeconds)}.`,
   "client-gone": () => "The request was closed before the market reached it; nothing was done.",
-  "batch-too-large": (r) => `One request may carry at most ${number(num(r, "max"), 0)} calls.`,
-  "body-too-large": (r) => `That is too large to send: at most ${number(num(r, "max"), 0)} ${limitWords(r)}.`,
-  profitable: (r) =>
-    `Worth running: the benefit of ${credits(num(r, "benefit"))} beats the marginal cost of ${credits(num(r, "marginalCost"))}` +
-    `, completing at ${instant(num(r, "completionAt"))}.`,
+  "batch-too-large": (r) => `One request may carry at most ${number(r.max, 0)} calls.`,
+  "body-too-large": (r) => `That is too large to send: at most ${number(r.max, 0)} ${limitWords(r.limit)}.`,
+  profitable: (r) => `Worth running: the benefit of ${credits(r.benefit)} beats the marginal cost of ${credits(r.marginalCost)}, completing at ${dateTime(r.completionAt)}.`,
   unprofitable: (r) =>
-    `Not worth running now: the benefit of ${credits(num(r, "benefit"))} does not cover the marginal cost of ${credits(num(r, "marginalCost"))}` +
-    (num(r, "completionAt") != null ? ` (best completion at ${instant(num(r, "completionAt"))})` : "") +
-    (num(r, "benefitNeeded") != null ? `. A benefit above ${credits(num(r, "benefitNeeded"))} at that completion would be admitted now.` : "."),
+    `Not worth running now: the benefit of ${credits(r.benefit)} does not cover the marginal cost of ${credits(r.marginalCost)}` +
+    ` (best completion at ${dateTime(r.completionAt)})` +
+    (r.benefitNeeded != null ? `. A benefit above ${credits(r.benefitNeeded)} at that completion would be admitted now.` : "."),
   // The share policies (the Millennium paper, 001, 002, 004): the terms the job was given and what they bought.
   tickets: (r) =>
-    `Admitted with ${number(num(r, "tickets"), 2)} tickets (its share of the market's slots); ${plural(num(r, "freeSlots"), "slot is", "slots are")} free, ` +
-    `${number(num(r, "usagePerTicket"), 3)} seconds of use per ticket so far.`,
-  "waiting-for-slot": (r) => `Waiting for a free slot: ${plural(num(r, "freeSlots"), "slot is", "slots are")} free and ${plural(num(r, "jobsAhead"), "job is", "jobs are")} ahead of it.`,
-  "over-p-max": (r) => `${whichTask(str(r, "taskId"))} ran ${seconds(num(r, "runSeconds"))}, past the longest a task may run under this policy (${seconds(num(r, "pMaxSeconds"))}), and was stopped.`,
-  "least-usage-per-ticket": (r) => `Its turn: the job with the least use per ticket (${number(num(r, "usagePerTicket"), 3)} s per ticket) gets the next free slot.`,
+    `Admitted with ${number(r.tickets, 2)} tickets (its share of the market's slots); ${plural(r.freeSlots, "slot is", "slots are")} free, ` +
+    `${number(r.usagePerTicket, 3)} seconds of use per ticket so far.`,
+  "waiting-for-slot": (r) => `Waiting for a free slot: ${plural(r.freeSlots, "slot is", "slots are")} free and ${plural(r.jobsAhead, "job is", "jobs are")} ahead of it.`,
+  "over-p-max": (r) => `${whichTask(r.taskId)} ran ${seconds(r.runSeconds)}, past the longest a task may run under this policy (${seconds(r.pMaxSeconds)}), and was stopped.`,
+  "least-usage-per-ticket": (r) => `Its turn: the job with the least use per ticket (${number(r.usagePerTicket, 3)} s per ticket) gets the next free slot.`,
   "opportunity-cost": (r) =>
-    `Admitted at ${credits(num(r, "ratePerMinute"))} a minute against a machine price of ${credits(num(r, "nodePricePerMinute"))} a minute: ` +
-    `a ${number((num(r, "share") ?? 0) * 100, 0)}% share, expected to cost ${credits(num(r, "expectedCharge"))}.`,
-  "over-budget": (r) => `Its expected charge of ${credits(num(r, "expectedCharge"))} is over its budget of ${credits(num(r, "budget"))}.`,
+    `Admitted at ${credits(r.ratePerMinute)} a minute against a machine price of ${credits(r.nodePricePerMinute)} a minute: ` +
+    `a ${percent(r.share, 0)}% share, expected to cost ${credits(r.expectedCharge)}.`,
+  "over-budget": (r) => `Its expected charge of ${credits(r.expectedCharge)} is over its budget of ${credits(r.budget)}.`,
   "continuous-bid": (r) =>
-    `Bidding ${credits(num(r, "bidPerSecond"))} a second (a budget of ${credits(num(r, "budget"))} over ${seconds(num(r, "intervalSeconds"))}) against ` +
-    `${credits(num(r, "hostBidsPerSecond"))} a second of other bids: a ${number((num(r, "share") ?? 0) * 100, 0)}% share, expected to cost ${credits(num(r, "expectedCharge"))}.`,
-  rebid: (r) => `Bids recomputed from progress (${number((num(r, "progressBefore") ?? 0) * 100, 0)}% to ${number((num(r, "progressAfter") ?? 0) * 100, 0)}%).`,
-  reservation: (r) =>
-    `Reserved ${number((num(r, "fraction") ?? 0) * 100, 1)}% of the market's compute (${number((num(r, "reservedFraction") ?? 0) * 100, 1)}% reserved in all, ` +
-    `${number((num(r, "bookableFraction") ?? 0) * 100, 1)}% bookable).`,
-  "reservations-full": (r) =>
-    `Its reservation of ${number((num(r, "fraction") ?? 0) * 100, 1)}% does not fit: ${number((num(r, "reservedFraction") ?? 0) * 100, 1)}% is reserved of ` +
-    `${number((num(r, "bookableFraction") ?? 0) * 100, 1)}% bookable.`,
+    `Bidding ${credits(r.bidPerSecond)} a second (a budget of ${credits(r.budget)} over ${seconds(r.intervalSeconds)}) against ` +
+    `${credits(r.hostBidsPerSecond)} a second of other bids: a ${percent(r.share, 0)}% share, expected to cost ${credits(r.expectedCharge)}.`,
+  rebid: (r) => `Bids recomputed from progress (${percent(r.progressBefore, 0)}% to ${percent(r.progressAfter, 0)}%).`,
+  reservation: (r) => `Reserved ${percent(r.fraction, 1)}% of the market's compute (${percent(r.reservedFraction, 1)}% reserved in all, ${percent(r.bookableFraction, 1)}% bookable).`,
+  "reservations-full": (r) => `Its reservation of ${percent(r.fraction, 1)}% does not fit: ${percent(r.reservedFraction, 1)}% is reserved of ${percent(r.bookableFraction, 1)}% bookable.`,
   "reservation-unplaceable": (r) =>
-    `No machine has room for ${whichTask(str(r, "taskId"))} at ${number(num(r, "ratePerSecond"), 3)} work a second (the largest spare is ${number(num(r, "largestSpare"), 3)}).`,
-  "charged-price": (r) => `Charged the posted price of ${credits(num(r, "price"))} (the benefit at completion was ${credits(num(r, "benefit"))}).`,
-  "always-admit": (r) =>
-    `Admitted outright: the benefit of ${credits(num(r, "benefit"))} exceeds the highest cost the market can charge (${credits(num(r, "highestPossibleCost"))}).`,
-  "no-admission-control": (r) => `The ${str(r, "policy") ?? "current"} policy admits every job (marginal cost ${credits(num(r, "marginalCost"))}).`,
+    `No machine has room for ${whichTask(r.taskId)} at ${number(r.ratePerSecond, 3)} work a second (the largest spare is ${number(r.largestSpare, 3)}).`,
+  "charged-price": (r) => `Charged the posted price of ${credits(r.price)} (the benefit at completion was ${credits(r.benefit)}).`,
+  "always-admit": (r) => `Admitted outright: the benefit of ${credits(r.benefit)} exceeds the highest cost the market can charge (${credits(r.highestPossibleCost)}).`,
+  "no-admission-control": (r) => `The ${r.policy} policy admits every job (marginal cost ${credits(r.marginalCost)}).`,
   "no-feasible-machine": (r) =>
-    `No machine can run ${whichTask(str(r, "taskId"))}${num(r, "deadlineAt") != null ? ` by ${instant(num(r, "deadlineAt"))}` : ""}` +
-    `${exclusions(r.exclusions)}${r.linkFull === true ? "; the market's network link is full" : ""}.`,
+    `No machine can run ${whichTask(r.taskId)}${r.deadlineAt != null ? ` by ${dateTime(r.deadlineAt)}` : ""}` +
+    `${exclusions(r.exclusions)}${r.linkFull ? "; the market's network link is full" : ""}.`,
   "no-machines": () => "There are no machines in the market right now.",
-  "needs-more-machines": (r) => {
-    const replicas = num(r, "replicas");
-    const owners = num(r, "ownersConnected") ?? num(r, "machinesConnected");
-    const missing = replicas != null && owners != null ? replicas - owners : null;
-    return (
-      `Each task runs as ${replicas ?? "several"} copies, each on a machine of a different owner so that the copies verify each other, ` +
-      `and ${plural(owners, "owner has", "owners have")} machines connected: the job waits for machines of ${plural(missing, "more owner", "more owners")}.`
-    );
-  },
+  "needs-more-machines": (r) =>
+    `Each task runs as ${r.replicas} copies, each on a machine of a different owner so that the copies verify each other, ` +
+    `and ${plural(r.ownersConnected, "owner has", "owners have")} machines connected: the job waits for machines of ${plural(r.replicas - r.ownersConnected, "more owner", "more owners")}.`,
   "needs-another-machine": (r) =>
-    `Copy ${num(r, "copy") ?? "?"} of task ${num(r, "taskIndex") ?? "?"} needs a machine of another owner than ${holders(r.copiesOnMachines)}; ` +
-    `${plural(num(r, "machinesConnected"), "machine", "machines")} of ${plural(num(r, "ownersConnected"), "owner", "owners")} connected. It runs as soon as a machine of another owner connects.`,
+    `Copy ${r.copy} of task ${r.taskIndex} needs a machine of another owner than ${holders(r.copiesOnMachines)}; ` +
+    `${plural(r.machinesConnected, "machine", "machines")} of ${plural(r.ownersConnected, "owner", "owners")} connected. It runs as soon as a machine of another owner connects.`,
+  "budget-short": (r) =>
+    `${plural(r.tasks, "task waits", "tasks wait")} for a machine that asks less: the cheapest of the ${plural(r.machinesConnected, "machine", "machines")} connected ` +
+    `asks ${credits(r.cheapestPiece)} for a task, more than the ${credits(r.left)} the job's escrow has left for its tasks. The market never pays producers more than you put in escrow.`,
   "cannot-become-profitable": (r) =>
-    `It can never pay off: even at the earliest completion (${instant(num(r, "earliestCompletionAt"))}) the benefit of ${credits(num(r, "benefitAtEarliest"))} is below the lowest possible cost of ${credits(num(r, "lowestPossibleCost"))}.`,
-  "max-wait-exceeded": (r) => `It waited ${seconds(num(r, "waitedSeconds"))} for capacity, longer than the maximum of ${seconds(num(r, "maxDelaySeconds"))}.`,
-  "waited-too-long": (r) => {
-    const waited = num(r, "waitedMs");
-    const max = num(r, "maxDelayMs");
-    return `It waited ${seconds(waited == null ? null : waited / 1000)} for capacity, longer than the maximum of ${seconds(max == null ? null : max / 1000)}.`;
-  },
+    `It can never pay off: even at the earliest completion (${dateTime(r.earliestCompletionAt)}) the benefit of ${credits(r.benefitAtEarliest)} is below the lowest possible cost of ${credits(r.lowestPossibleCost)}.`,
+  "max-wait-exceeded": (r) => `It waited ${seconds(r.waitedSeconds)} for capacity, longer than the maximum of ${seconds(r.maxDelaySeconds)}.`,
+  "waited-too-long": (r) => `It waited ${seconds(r.waitedMs / 1000)} for capacity, longer than the maximum of ${seconds(r.maxDelayMs / 1000)}.`,
   "capacity-changed": () => "The market changed while deciding; the decision was made again.",
   "pilot-tasks": (r) =>
-    `Provisional: priced after ${plural(num(r, "pilots"), "pilot task", "pilot tasks")}${num(r, "atMost") != null ? `, at most ${credits(num(r, "atMost"))}` : ""}. ` +
-    `The job gave no work estimate, so its first ${plural(num(r, "pilots"), "task runs", "tasks run")} as pilots of ${num(r, "tasks") ?? "?"}; ` +
-    `they are priced at a provisional ${seconds(num(r, "provisionalWorkPerTask"))} of reference work each (the most a task can do within its ${seconds(num(r, "wallSeconds"))} limit), and the rest is planned from what they measure.`,
+    `Provisional: priced after ${plural(r.pilots, "pilot task", "pilot tasks")}${r.atMost != null ? `, at most ${credits(r.atMost)}` : ""}. ` +
+    `The job gave no work estimate, so its first ${plural(r.pilots, "task runs", "tasks run")} as pilots of ${r.tasks}; ` +
+    `they are priced at a provisional ${seconds(r.provisionalWorkPerTask)} of reference work each (the most a task can do within its ${seconds(r.wallSeconds)} limit), and the rest is planned from what they measure.`,
   "planned-from-pilots": (r) =>
-    `The rest of the job is planned from its ${plural(num(r, "pilots"), "pilot", "pilots")}: ${seconds(num(r, "measuredWorkPerTask"))} of reference work per task measured over ${plural(num(r, "runs"), "run", "runs")} ` +
-    `(provisional estimate ${seconds(num(r, "provisionalWorkPerTask"))}).`,
+    `The rest of the job is planned from its ${plural(r.pilots, "pilot", "pilots")}: ${seconds(r.measuredWorkPerTask)} of reference work per task measured over ${plural(r.runs, "run", "runs")} ` +
+    `(provisional estimate ${seconds(r.provisionalWorkPerTask)}).`,
   "remainder-rejected": (r) =>
-    `Only the ${plural(num(r, "pilots"), "pilot", "pilots")} ran: the rest of the job was not admitted, so it was settled for the pilots alone (${credits(num(r, "paidToProducers"))} paid to producers).`,
+    `Only the ${plural(r.pilots, "pilot", "pilots")} ran: the rest of the job was not admitted, so it was settled for the pilots alone (${credits(r.paidToProducers)} paid to producers).`,
   // The service's own codes in the decision log (market-manager ops/decision-codes.ts).
   "machine-left": () => "The machine left the market: its producer stopped it.",
+  "missed-leases": () => "The machine kept answering but did not take the tasks queued for it, or let its leases lapse without a result, so the market took it out and placed its tasks elsewhere.",
   "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",
   "contract-ended": () => "The machine's dedicated contract ended, so it left the market.",
   "placed-again": () => "Placed again: the tasks had lost their machine (it left, their lease expired or a run failed).",
-  rebalance: (r) => `Moved to lower the cost from ${number(num(r, "costBefore"))} to ${number(num(r, "costAfter"))}.`,
-  "load-balance": (r) => `Moved to balance load (${number(num(r, "loadBefore"))} to ${number(num(r, "loadAfter"))}).`,
+  rebalance: (r) => `Moved to lower the cost from ${number(r.costBefore)} to ${number(r.costAfter)}.`,
+  "load-balance": (r) => `Moved to balance load (${number(r.loadBefore)} to ${number(r.loadAfter)}).`,
   "idle-take": (r) =>
-    str(r, "why") === "holder-may-not-run"
+    r.why === "holder-may-not-run"
       ? "Taken by an idle machine: the machine it waited on may not run it, because its owner ran another copy of the task."
-      : str(r, "why") === "dearer"
-        ? `Left where it was: the idle machine asks ${credits(num(r, "takerAsk"))} per reference second of work, more than the ${credits(num(r, "holderAsk"))} of the machine it waits on.`
-        : `Taken by an idle machine that asks no more (${credits(num(r, "takerAsk"))} per reference second of work) than the one it waited on (${credits(num(r, "holderAsk"))}).`,
-  "memory-ushering": (r) => `Moved for memory: ${number(num(r, "memoryUsedMb"), 0)} of ${number(num(r, "memoryMaxMb"), 0)} MB in use.`,
-  "offer-accepted": (r) => `The offer of ${credits(num(r, "contractPrice"))} is accepted: the capacity is worth ${credits(num(r, "value"))} to the market.`,
-  "offer-too-expensive": (r) => `The offer of ${credits(num(r, "contractPrice"))} is refused: the capacity is worth only ${credits(num(r, "value"))} to the market.`,
+      : r.why === "dearer"
+        ? `Left where it was: the idle machine asks ${credits(r.takerAsk)} per reference second of work, more than the ${credits(r.holderAsk)} of the machine it waits on.`
+        : `Taken by an idle machine that asks no more (${credits(r.takerAsk)} per reference second of work) than the one it waited on (${credits(r.holderAsk)}).`,
+  "memory-ushering": (r) => `Moved for memory: ${number(r.memoryUsedMb, 0)} of ${number(r.memoryMaxMb, 0)} MB in use.`,
+  "offer-accepted": (r) => `The offer of ${credits(r.contractPrice)} is accepted: the capacity is worth ${credits(r.value)} to the market.`,
+  "offer-too-expensive": (r) => `The offer of ${credits(r.contractPrice)} is refused: the capacity is worth only ${credits(r.value)} to the market.`,
   "offer-expired": () => "The offer ends before it could be used.",
+  "offer-over-standing": (r) =>
+    `The offer of ${credits(r.contractPrice)} is refused: the market may promise this account at most ${credits(r.ceiling)} in contracts at once (its contracts still owe ${credits(r.promised)}); confirming your address and results the market accepts raise it.`,
   "offer-unaffordable": (r) =>
-    `The offer of ${credits(num(r, "contractPrice"))} is refused: the market can commit only ${credits(num(r, "budget"))} more to dedicated contracts from its reserve and earnings.`,
+    `The offer of ${credits(r.contractPrice)} is refused: the market can commit only ${credits(r.budget)} more to dedicated contracts from its reserve and earnings.`,
   "already-verified": () => "Your email address is already confirmed.",
-  "too-many-signups": (r) =>
-    `Too many sign-ups from this ${str(r, "scope") ?? "address"}: at most ${number(num(r, "limit"), 0)} every ${number(num(r, "windowMinutes"), 0)} minutes.`,
-  "offer-too-long": (r) => `A dedicated offer may last at most ${number(num(r, "maxDays"), 0)} days; this one lasts ${number(num(r, "days"), 1)}.`,
+  "too-many-signups": (r) => `Too many sign-ups from this ${r.scope}: at most ${number(r.limit, 0)} every ${number(r.windowMinutes, 0)} minutes.`,
+  "offer-too-long": (r) => `A dedicated offer may last at most ${number(r.maxDays, 0)} days; this one lasts ${number(r.days, 1)}.`,
   "escrow-exhausted": (r) =>
-    `The job stopped: its producers were paid ${credits(num(r, "paidToProducers"))} for their time, all of the ${credits(num(r, "escrow"))} held for it. ` +
+    `The job stopped: its producers were paid ${credits(r.paidToProducers)} for their time, all of the ${credits(r.escrow)} held for it. ` +
     "Its tasks take far longer than their work estimate; submit it again with a larger estimate or benefit.",
-  "charged-benefit": (r) => `Charged the benefit at completion, ${credits(num(r, "benefit"))}.`,
+  "charged-benefit": (r) => `Charged the benefit at completion, ${credits(r.benefit)}.`,
   "charged-measured-work": (r) =>
-    `The tasks' measured work was over the estimate's tolerance: charged ${credits(num(r, "charge"))} for it instead of the quoted ${credits(num(r, "price"))} ` +
-    `(never more than the ${credits(num(r, "maxSpend"))} you allowed).`,
+    `The tasks' measured work was over the estimate's tolerance: charged ${credits(r.charge)} for it instead of the quoted ${credits(r.price)} ` +
+    `(never more than the ${credits(r.maxSpend)} you allowed).`,
   "lateness-relief": (r) =>
-    `The job finished late: ${credits((num(r, "fromLateProducers") ?? 0) + (num(r, "fromMarketDowntime") ?? 0))} came off the charge, ` +
-    `${credits(num(r, "fromLateProducers"))} from the producers who were late and ${credits(num(r, "fromMarketDowntime"))} from the market for its own downtime.`,
+    `The job finished late: ${credits(r.fromLateProducers + r.fromMarketDowntime)} came off the charge, ` +
+    `${credits(r.fromLateProducers)} from the producers who were late and ${credits(r.fromMarketDowntime)} from the market for its own downtime.`,
   "lateness-unfunded": (r) =>
-    `The job finished later than its benefit allowed by ${credits(num(r, "owed"))}, but no late producer or downtime of the market's caused it, so the quote stands for that part.`,
-  "lateness-consumers-own": (r) =>
-    `No relief for lateness (${credits(num(r, "owed"))}): the tasks' measured work was over the declared estimate, so the lateness was the job's own.`,
-  "offer-refused": (r) => {
-    const why = str(r, "why");
-    const price = num(r, "contractPrice");
-    const value = num(r, "value");
-    if (price != null && value != null) return `The market does not buy this machine's time: the offer of ${credits(price)} is more than the ${credits(value)} the capacity is worth to it.`;
-    const inner = why && why !== "offer-refused" && hasWords(why) ? ` ${describeReason({ ...r, code: why })}` : "";
-    return `The market does not buy this machine's time at that price.${inner}`;
-  },
+    `The job finished later than its benefit allowed by ${credits(r.owed)}, but no late producer or downtime of the market's caused it, so the quote stands for that part.`,
+  "lateness-consumers-own": (r) => `No relief for lateness (${credits(r.owed)}): the tasks' measured work was over the declared estimate, so the lateness was the job's own.`,
+  "offer-refused": (r) => (r.refusal ? offerRefusal(r.refusal) : "The market does not buy this machine's time at that price."),
   "offer-in-the-past": () => "The offer ends before now: a dedicated machine must stay for some time.",
   "incomplete-offer": () => "A dedicated machine must say when it leaves and what the whole contract costs.",
   "insufficient-credits": (r) => {
-    const balance = num(r, "balance");
-    const needed = num(r, "needed");
-    const account = str(r, "account");
-    if (account === "market") {
-      return `The market's reserve cannot cover ${credits(needed)}: its account holds ${credits(balance)} and may go no lower than ${credits(num(r, "floor"))}. Raise the reserve in the settings first.`;
-    }
-    if (account === "producer") return `Your producer earnings are ${credits(balance)}: less than the ${credits(needed)} asked to move.`;
-    const price = num(r, "price");
-    const missing = num(r, "missing") ?? (balance != null && needed != null ? Math.max(0, needed - balance) : null);
-    const cost = price != null ? `It would cost ${credits(price)}, and while it runs the market holds ${credits(needed)} of your balance in escrow (the price and a contingency for runs that take longer, at most the highest benefit)` : `The job needs ${credits(needed)} in escrow while it runs`;
-    const have = balance != null ? `; your balance is ${credits(balance)}${missing != null ? `, so ${credits(missing)} is missing` : ""}` : "";
+    if (r.account === "market") return `The market's reserve cannot cover ${credits(r.needed)}. Raise the reserve in the settings first.`;
+    if (r.account === "producer") return `Your producer earnings${r.balance != null ? ` are ${credits(r.balance)}:` : " are"} less than the ${credits(r.needed)} asked to move.`;
+    const missing = r.missing ?? (r.balance != null ? Math.max(0, r.needed - r.balance) : null);
+    const cost =
+      r.price != null
+        ? `It would cost ${credits(r.price)}, and while it runs the market holds ${credits(r.needed)} of your balance in escrow (the price and a contingency for runs that take longer, at most the highest benefit)`
+        : `The job needs ${credits(r.needed)} in escrow while it runs`;
+    const have = r.balance != null ? `; your balance is ${credits(r.balance)}${missing != null ? `, so ${credits(missing)} is missing` : ""}` : "";
     return `${cost}${have}. Lower the benefit curve, move your producer earnings to your balance, or wait for running jobs to settle.`;
   },
   "no-earnings-to-move": () => "You have no producer earnings to move.",
-  "not-a-consumer": (r) => `${str(r, "email") ?? "This user"} is not a consumer: only consumers spend credits.`,
-  "job-finished": (r) => `This job is already ${str(r, "status") ?? "finished"}; there is nothing to cancel.`,
+  "not-a-consumer": (r) => `${r.email} is not a consumer: only consumers spend credits.`,
+  "job-finished": (r) => `This job is already ${r.status}; there is nothing to cancel.`,
   "no-quorum": () => "The replicas' outputs did not agree: no output hash reached a majority.",
 
-  "implausible-speed": (r) => `A benchmark speed of ${number(num(r, "speed"))} is not believable (the range is ${number(num(r, "min"))} to ${number(num(r, "max"))}).`,
+  "implausible-speed": (r) => `A benchmark speed of ${number(r.speed)} is not believable (the range is ${number(r.min)} to ${number(r.max)}).`,
   "negative-price": () => "A price cannot be negative.",
   "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
   "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",
-  "register-elsewhere": (r) => `This machine registers with the Market Manager ${str(r, "managerId") ?? "named"} instead, which has more room.`,
+  "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
   "not-your-machine": () => "That machine belongs to someone else.",
   "hash-mismatch": () => "The reported output hash does not match the output.",
-  "output-too-large": (r) => `The task's output is over the limit (${number(num(r, "bytes"), 0)} bytes, at most ${number(num(r, "max"), 0)}).`,
-  "no-output": (r) => `Task ${num(r, "index") ?? "?"} has no accepted output yet.`,
-  "not-found": (r) => `No such ${str(r, "what") ?? "thing"}, or it is not yours.`,
+  "output-too-large": (r) => `The task's output is over the limit (${number(r.bytes, 0)} bytes, at most ${number(r.max, 0)}).`,
+  "no-output": (r) => `Task ${r.index} has no accepted output yet.`,
+  "not-found": (r) => `No such ${r.what}, or it is not yours.`,
   "bad-example-params": () => "The example's parameters are not valid.",
   "task-failed": (r) => {
-    const cause = str(r, "cause");
-    if (cause === "failure-limit") return `The job stopped at its limit of tasks whose failure machines of other owners reproduced (the last was task ${num(r, "taskIndex") ?? "?"}): see the failed runs below.`;
-    const why = cause ? failureWords(cause) : num(r, "exitCode") ? `the program exited with code ${num(r, "exitCode")}` : "it failed";
-    return `Task ${num(r, "taskIndex") ?? "?"} failed ${num(r, "attempts") ?? "several"} times: ${why}.`;
+    if (r.cause === "failure-limit") return `The job stopped at its limit of tasks whose failure machines of other owners reproduced (the last was task ${r.taskIndex}): see the failed runs below.`;
+    const why = r.cause ? failureWords(r.cause) : r.exitCode ? `the program exited with code ${r.exitCode}` : "it failed";
+    return `Task ${r.taskIndex} failed ${r.attempts} times: ${why}.`;
   },
 };
 
-/** Whether a code has words of its own (the rest fall back to the code and its numbers). */
-export function hasWords(code: string): boolean {
-  return Object.hasOwn(DESCRIBE, code) || Object.hasOwn(MODULE_REFUSALS, code) || Object.hasOwn(SANDBOX_FAILURES, code);
+/** One clear sentence for a reason of the market's vocabulary, from its typed fields. */
+export function describeReason(reason: MarketReason): string {
+  return (DESCRIBE[reason.code] as (r: MarketReason) => string)(reason);
 }
 
-/** One clear sentence for a reason; a code from outside the vocabulary falls back to the code and its numbers. */
-export function describeReason(reason: Reason): string {
-  const known = Object.hasOwn(DESCRIBE, reason.code) ? DESCRIBE[reason.code as MarketReasonCode] : undefined;
-  if (known) return known(reason);
-  // A module refusal as the sandbox names it (the worker's own checks, before any upload).
-  const moduleRefusal = Object.hasOwn(MODULE_REFUSALS, reason.code) ? MODULE_REFUSALS[reason.code as keyof typeof MODULE_REFUSALS] : undefined;
-  if (moduleRefusal) return moduleRefusal(reason);
-  const sandbox = Object.hasOwn(SANDBOX_FAILURES, reason.code) ? SANDBOX_FAILURES[reason.code as SandboxFailure] : undefined;
-  if (sandbox) return `${sandbox[0]!.toUpperCase()}${sandbox.slice(1)}.`;
-  const details = Object.entries(reason)
+/** The reason as the vocabulary types it, or null when it is none of its reasons (or not a reason). */
+export function asReason(value: unknown): MarketReason | null {
+  const checked = MarketReason.safeParse(value);
+  return checked.success ? checked.data : null;
+}
+
+/**
+ * Words for a reason that arrived as untyped data (a worker's event, an HTTP error's body): a reason
+ * of the vocabulary in its sentence, a module refusal or a run's failure by the sandbox's own code
+ * in theirs; anything else as its code and numbers.
+ */
+export function describeAnyReason(value: { code: string; [detail: string]: unknown }): string {
+  const known = asReason(value);
+  if (known) return describeReason(known);
+  const module = ModuleReason.safeParse({ ...value, code: `module-${value.code}` });
+  if (module.success) return describeReason(module.data);
+  const sandbox = SandboxFailure.safeParse(value.code);
+  if (sandbox.success) return sandboxWords(sandbox.data);
+  const details = Object.entries(value)
     .filter(([k, v]) => k !== "code" && (typeof v === "number" || typeof v === "string" || typeof v === "boolean"))
     .map(([k, v]) => `${k} ${typeof v === "number" ? number(v, 4) : String(v)}`);
-  return `${reason.code}${details.length ? ` (${details.join(", ")})` : ""}.`;
+  return `${value.code}${details.length ? ` (${details.join(", ")})` : ""}.`;
 }
 
-export function isReason(value: unknown): value is Reason {
+/** A run's failure by the sandbox's code, as a sentence. */
+export function sandboxWords(code: SandboxFailure): string {
+  const words = SANDBOX_FAILURES[code];
+  return `${words[0]!.toUpperCase()}${words.slice(1)}.`;
+}
+
+/** Whether a value is shaped as a reason at all (a code), before it is read as one. */
+export function isReason(value: unknown): value is { code: string; [detail: string]: unknown } {
   return typeof value === "object" && value !== null && typeof (value as { code?: unknown }).code === "string";
-}
-
-/** The reasons of a stored decision, whatever shape it arrived in. */
-export function reasonsOf(decision: unknown): Reason[] {
-  if (typeof decision !== "object" || decision === null) return [];
-  const reasons = (decision as { reasons?: unknown }).reasons;
-  return Array.isArray(reasons) ? reasons.filter(isReason) : [];
 }
 
 const TRPC_CODES: Record<string, string> = {
@@ -335,7 +339,7 @@ const TRPC_CODES: Record<string, string> = {
 /** Any error from the API (or the network) as sentences for a person. */
 export function describeError(error: unknown): string {
   const data = (error as { data?: { reason?: unknown; zodIssues?: unknown; code?: string } } | null)?.data;
-  if (data && isReason(data.reason)) return describeReason(data.reason);
+  if (data && isReason(data.reason)) return describeAnyReason(data.reason);
   if (data && Array.isArray(data.zodIssues) && data.zodIssues.length > 0) {
     return (data.zodIssues as { path?: string[]; message?: string }[])
       .map((i) => `${fieldName(i.path ?? [])}${i.message ?? "is not valid"}`)

@@ -3,6 +3,7 @@
 // using the same schemas as inputs and outputs; the producer loop (producer.ts) only sees the
 // WorkerApi interface, so it runs the same against the real service or an in-memory fake.
 import { z } from "zod";
+import { OFFER_LIMITS } from "@cyclemarket/costbenefit/offer-limits";
 import { nameText, storableText } from "./text.ts";
 import { MachineControls, MachineControlsPatch } from "./controls/machine-controls.ts";
 
@@ -12,21 +13,16 @@ const WireId = storableText(100, "An id");
 export const MachineKind = z.enum(["opportunistic", "dedicated"]);
 export type MachineKind = z.infer<typeof MachineKind>;
 
-/** The most a machine may ask per second of use, and for a whole dedicated contract (credits). */
-export const MAX_PRICE_PER_SECOND = 1_000_000;
-export const MAX_CONTRACT_PRICE = 1_000_000_000;
-/** The smallest price above nothing: one micro-credit, the ledger's unit (a smaller one would be paid as 0). */
-export const MIN_PRICE = 0.000001;
-/**
- * A slot's benchmark speed, in reference machines: a browser or server claiming more than
- * MAX_SPEED is not believed (the benchmark kernel cannot run that fast on any hardware we know
- * of), and one under MIN_SPEED would take a hundred times a task's estimate.
- */
-export const MIN_SPEED = 0.01;
-export const MAX_SPEED = 50;
-/** A machine's network, in bytes per second. */
-export const MIN_BANDWIDTH = 1000;
-export const MAX_BANDWIDTH = 1e12;
+// The offers the market believes are the engine's (costbenefit offer-limits.ts); the wire refuses
+// the rest here with a message naming the range.
+export const MIN_PRICE = OFFER_LIMITS.minPrice;
+export const MAX_PRICE_PER_SECOND = OFFER_LIMITS.maxPricePerSecond;
+export const MAX_CONTRACT_PRICE = OFFER_LIMITS.maxContractPrice;
+export const MIN_SPEED = OFFER_LIMITS.minSpeed;
+export const MAX_SPEED = OFFER_LIMITS.maxSpeed;
+export const MIN_BANDWIDTH = OFFER_LIMITS.minBandwidth;
+export const MAX_BANDWIDTH = OFFER_LIMITS.maxBandwidth;
+const { minSlots: MIN_SLOTS, maxSlots: MAX_SLOTS, minMemoryPerSlotMb: MIN_MEMORY, maxMemoryPerSlotMb: MAX_MEMORY } = OFFER_LIMITS;
 
 /** A price field: 0, or from one micro-credit to `max` credits; the refusal names the range. */
 const price = (what: string, max: number, unit: string) => {
@@ -44,10 +40,10 @@ export const RegisterRequest = z.object({
   name: nameText(100, "A machine's name"),
   kind: MachineKind,
   /** Tasks the machine runs at once (Web Workers or worker threads). */
-  slots: z.number().int().min(1, "A machine runs at least 1 task at once.").max(256, "A machine runs at most 256 tasks at once."),
+  slots: z.number().int().min(MIN_SLOTS, `A machine runs at least ${MIN_SLOTS} task at once.`).max(MAX_SLOTS, `A machine runs at most ${MAX_SLOTS} tasks at once.`),
   /** Normalized work units per second of one slot (benchmark.ts); the reference machine is 1.0. */
   speed: z.number({ error: SPEED_RANGE }).min(MIN_SPEED, SPEED_RANGE).max(MAX_SPEED, SPEED_RANGE),
-  memoryPerSlotMb: z.number().int().min(16, "Each slot needs at least 16 MB.").max(1_048_576, "At most 1 TB per slot."),
+  memoryPerSlotMb: z.number().int().min(MIN_MEMORY, `Each slot needs at least ${MIN_MEMORY} MB.`).max(MAX_MEMORY, "At most 1 TB per slot."),
   bandwidthBytesPerSecond: z.number({ error: BANDWIDTH_RANGE }).min(MIN_BANDWIDTH, BANDWIDTH_RANGE).max(MAX_BANDWIDTH, BANDWIDTH_RANGE),
   /** Credits asked per second of successful use (opportunistic machines). */
   pricePerSecond: price("A price", MAX_PRICE_PER_SECOND, " per second"),

@@ -4,7 +4,7 @@
 // `cyclemarket.pace` import now and then; the import measures how long the task ran since its last
 // rest and sleeps for the matching share (controls/pacer.ts). Two countdowns decide when: each
 // function gets a new local, counted down at every iteration of its loops (a local stays in a
-// register: a tight loop pays about a tenth more, where a global cost it a quarter); and one new
+// register, so a tight loop pays far less than with a global); and one new
 // global is counted down at every function entry, so code that spends its time in calls of short
 // functions is paced too. The module's own behaviour is unchanged: the checks touch only the new
 // local and global, and leave the stack as they found it.

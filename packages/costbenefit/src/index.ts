@@ -7,13 +7,13 @@ export { BenefitCurve, benefitAt, cappedBenefit, maxBenefit, minBenefit, breakpo
 export { resourceCost, resourceMarginalCost, marginalCost, resourceCostSlopeLn, unitsToCredits, expectedPayment, defaultPriceConstant } from "./cost.ts";
 export type { MarginalCost, MarginalCostInput } from "./cost.ts";
 // Inputs and outputs, one zod schema and its type under one name
-export { MachineProfile, OpportunisticMachine, DedicatedMachine, DedicatedOffer } from "./machine.ts";
+export { MachineProfile, OpportunisticMachine, DedicatedMachine, DedicatedOffer, UNMEASURED_BANDWIDTH } from "./machine.ts";
 export type { MachineProfileInput } from "./machine.ts";
 export { Job, TaskDemand, PendingTask } from "./job.ts";
 export type { JobInput } from "./job.ts";
 export { MarketSettings } from "./settings.ts";
 export type { MarketSettingsInput } from "./settings.ts";
-export { Reason, Exclusions } from "./reasons.ts";
+export { Reason, Exclusions, OfferRefusal } from "./reasons.ts";
 export type { ReasonCode } from "./reasons.ts";
 export { Decision, Admitted, Delayed, Rejected, Placement, WorkPrice, Replacement, Move, TickResult, OfferDecision } from "./decision.ts";
 // The live state and how decisions change it
@@ -21,7 +21,9 @@ export { MarketState } from "./state/market-state.ts";
 export type { MachineView, DelayedJob, StateSeen } from "./state/market-state.ts";
 export { commitDecision, commitReplacement } from "./commit.ts";
 // Policies
-export { createPolicy, buildPolicy } from "./policies/policy.ts";
+export { createPolicy, createLivePolicy, buildPolicy } from "./policies/policy.ts";
+export { contractCeiling, contractOverStanding, CONTRACT_CEILING_NEW, CONTRACT_CEILING_CONFIRMED, CONTRACT_CEILING_PER_RESULT } from "./policies/purchase.ts";
+export type { ContractStanding } from "./policies/purchase.ts";
 export type { Policy } from "./policies/policy.ts";
 export { PolicyProfile } from "./policies/profile.ts";
 export type { PolicyProfileInput } from "./policies/profile.ts";
@@ -33,6 +35,7 @@ export {
   DEFAULT_TERMS,
   LEASES_PER_SLOT,
   leaseRoom,
+  leaseRoomLeft,
   pieceRate,
   leaseTerm,
   vouchedSeconds,
@@ -63,9 +66,21 @@ export type { Asked } from "./policies/outcomes.ts";
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";
 export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
-export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, LimitName, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
-export type { MarketReasonCode } from "./vocabulary.ts";
+export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, RunFailure, LimitName, PathProblem, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
+export type { MarketReasonCode, MarketReasonOf } from "./vocabulary.ts";
 export { quorumOf, tallyCopies } from "./quorum.ts";
 export type { CopyVote, Tally } from "./quorum.ts";
-export { idleTake, idleTakeOrder, spareFrom } from "./policies/idle-take.ts";
+export { idleTake, idleTakeOrder, spareFrom, spareTasks } from "./policies/idle-take.ts";
 export type { Holder, TakeInput } from "./policies/idle-take.ts";
+// What a reported run does to its task and job: decided, run again, given up (the attempt and failure limits)
+export { taskOutcome } from "./task-outcome.ts";
+export type { TaskOutcomeInput, TaskOutcome } from "./task-outcome.ts";
+// Which runs measure a job's work and a machine's speed; what a contradicted estimate is charged
+export { workSampleOf, speedAfterRun, contradictedWork, measuredWorkCharge, SPEED_CHANGE_NOISE } from "./measured-work.ts";
+export type { RunOf, JobOf, SpeedRunInput } from "./measured-work.ts";
+// The escrow of a pilot job's rest
+export { remainderEscrow, remainderMaxSpend } from "./remainder-escrow.ts";
+export type { RemainderEscrowInput } from "./remainder-escrow.ts";
+// The machine offers the market believes (also the package's "./offer-limits" entry, for the worker's wire schema)
+export { OFFER_LIMITS, offerFault } from "./offer-limits.ts";
+export type { OfferFault } from "./offer-limits.ts";

@@ -7,6 +7,12 @@ import { MAX_CREDITS, MAX_SECONDS } from "./benefit.ts";
 const finite = z.number().refine(Number.isFinite, { message: "must be a finite number" });
 const positive = finite.refine((v) => v > 0, { message: "must be positive" });
 
+/**
+ * The bandwidth planned for a machine whose link to the market is not measured (browsers cannot
+ * measure theirs yet): a modest link, so input-heavy tasks do not count on more.
+ */
+export const UNMEASURED_BANDWIDTH = 1_000_000;
+
 const common = {
   id: z.string().min(1).max(200),
   /** Tasks the machine runs at once (Web Workers or worker threads). */
@@ -14,8 +20,8 @@ const common = {
   /** Normalized work units per second per slot; the reference machine is 1.0. */
   speed: positive.refine((v) => v <= 1e4, { message: "must be at most 10000 (reference machine is 1)" }),
   memoryPerSlotMb: positive.refine((v) => v <= 1e7, { message: "must be at most 1e7 MB" }),
-  /** Bytes per second between the machine and the market (measured). */
-  bandwidthBytesPerSecond: positive.refine((v) => v <= 1e12, { message: "must be at most 1e12 B/s" }),
+  /** Bytes per second between the machine and the market, as measured; UNMEASURED_BANDWIDTH until it is. */
+  bandwidthBytesPerSecond: positive.refine((v) => v <= 1e12, { message: "must be at most 1e12 B/s" }).default(UNMEASURED_BANDWIDTH),
   /** In [0, 1]; placement skips machines below the policy's minimum. */
   reputation: finite.refine((v) => v >= 0 && v <= 1, { message: "must be between 0 and 1" }).default(1),
   /**

@@ -28,6 +28,19 @@ describe("verification by a quorum of owners", () => {
     expect(tallyCopies([...votes, { hash: "real", owner: "bob" }], 3, false)).toEqual({ agreed: null, owners: 0, rerun: true });
   });
 
+  it("needs an owner with standing in the quorum: two fresh accounts agreeing are no proof", () => {
+    const fresh = [
+      { hash: "forged", owner: "sybil-1", standing: false },
+      { hash: "forged", owner: "sybil-2", standing: false },
+    ];
+    expect(tallyCopies(fresh, 3, true)).toEqual({ agreed: null, owners: 0, rerun: false });
+    expect(tallyCopies([...fresh, { hash: "real", owner: "ann", standing: true }], 3, false).agreed).toBeNull();
+    // One owner with standing agreeing makes it a quorum.
+    expect(tallyCopies([fresh[0]!, { hash: "forged", owner: "ann", standing: true }], 3, true)).toEqual({ agreed: "forged", owners: 2, rerun: false });
+    // A task without copies is judged as before (its owner's standing is not a quorum's question).
+    expect(tallyCopies([fresh[0]!], 1, false).agreed).toBe("forged");
+  });
+
   it("waits while copies are still out, and runs them all again once none agree", () => {
     const split = [
       { hash: "a", owner: "ann" },

@@ -62,6 +62,8 @@ export const DEFAULT_TERMS: SettlementTerms = SettlementTerms.parse({});
  */
 export const LEASES_PER_SLOT = 2;
 export const leaseRoom = (offeredSlots: number) => LEASES_PER_SLOT * Math.max(0, offeredSlots);
+/** Leases a machine may still take while it holds `held`: its room less what it holds, never below 0. */
+export const leaseRoomLeft = (offeredSlots: number, held: number) => Math.max(0, leaseRoom(offeredSlots) - held);
 
 /**
  * The piece rate of a lease, fixed when it is handed out: the machine's ask (credits per reference

@@ -5,12 +5,13 @@
 // the web app keys its sentences by `MarketReasonCode`, so a code without words does not compile.
 // Instants are milliseconds since the epoch on the wire; durations carry their unit in their name.
 import { z } from "zod";
-import { Reason } from "./reasons.ts";
+import { OfferRefusal, Reason } from "./reasons.ts";
 import { ChargeReason } from "./settlement.ts";
 
 const num = z.number();
 const str = z.string();
-const reason = <C extends string, S extends z.ZodRawShape>(code: C, shape: S) => z.looseObject({ code: z.literal(code), ...shape });
+// Strict: a field no schema declares is refused, so a renamed field fails at the API's edge as well as in the type check.
+const reason = <C extends string, S extends z.ZodRawShape>(code: C, shape: S) => z.object({ code: z.literal(code), ...shape }).strict();
 
 /** The market's limits, as the README's table names them; a `limit-reached` refusal names one. */
 export const LimitName = z.enum([
@@ -22,10 +23,21 @@ export const LimitName = z.enum([
   "calls-per-batch",
   "sign-ins-per-minute",
   "sign-ups-per-minute",
+  "password-changes-per-minute",
+  "verification-emails-per-minute",
+  "password-resets-per-minute",
   "auth-requests-per-minute",
   "auth-body-bytes",
 ]);
 export type LimitName = z.infer<typeof LimitName>;
+
+/** How a run failed in the sandbox (a `task-failed` reason's `cause`). */
+export const SandboxFailure = z.enum(["trap", "timeout", "output-limit", "memory-limit", "invalid-module", "crashed", "aborted", "nonzero-exit", "no-quorum"]);
+export type SandboxFailure = z.infer<typeof SandboxFailure>;
+
+/** A failed run as the market records it: the sandbox's failure, or the program's exit code (`exit:3`). */
+export const RunFailure = z.union([SandboxFailure, z.templateLiteral(["exit:", z.number().int()])]);
+export type RunFailure = z.infer<typeof RunFailure>;
 
 /** What the Market Manager refuses or records by its own rules (the engine decides the rest). */
 export const ServiceReason = z.discriminatedUnion("code", [
@@ -34,13 +46,14 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("internal-error", { requestId: str.nullable() }),
   // The database could not be reached: not a fault of the request; pages say they are reconnecting.
   reason("database-unavailable", { requestId: str.nullable() }),
-  reason("limit-reached", { limit: str, max: num, retryAfterSeconds: num }),
-  reason("batch-too-large", { limit: str, max: num, calls: num }),
-  reason("body-too-large", { limit: str, max: num }),
+  // A queued-tasks refusal says how many wait and how many the job adds; an account route's, its window.
+  reason("limit-reached", { limit: LimitName, max: num, retryAfterSeconds: num, queued: num.optional(), adding: num.optional(), windowSeconds: num.optional() }),
+  reason("batch-too-large", { limit: z.literal("calls-per-batch"), max: num, calls: num }),
+  reason("body-too-large", { limit: LimitName, max: num }),
   reason("request-too-large", { bytes: num, maxBytes: num }),
   reason("too-many-signups", { scope: z.enum(["address", "network"]), limit: num, windowMinutes: num, retryAfterSeconds: num }),
   reason("not-found", { what: str }),
-  reason("market-busy", { limit: str, max: num, retryAfterSeconds: num }),
+  reason("market-busy", { limit: z.literal("queued-calls"), max: num, retryAfterSeconds: num }),
   reason("client-gone", {}),
   reason("already-verified", {}),
   // Tokens.
@@ -50,7 +63,13 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // Money.
   // `account` names whose balance fell short (a consumer's unless said); a quote adds the price it
   // would charge and what is missing beside what escrow needs.
-  reason("insufficient-credits", { needed: num, balance: num.optional(), account: str.optional(), price: num.optional(), missing: num.optional() }),
+  reason("insufficient-credits", {
+    needed: num,
+    balance: num.optional(),
+    account: z.enum(["consumer", "producer", "market", "escrow"]).optional(),
+    price: num.optional(),
+    missing: num.optional(),
+  }),
   reason("no-earnings-to-move", {}),
   reason("not-a-consumer", { email: str }),
   reason("escrow-exhausted", { escrow: num, paidToProducers: num, taskIndex: num }),
@@ -58,8 +77,25 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("job-finished", { status: str }),
   reason("bad-example-params", {}),
   reason("needs-more-machines", { replicas: num, machinesConnected: num, ownersConnected: num }),
-  reason("needs-another-machine", { taskIndex: num, copy: num, machinesConnected: num, ownersConnected: num }),
-  reason("task-failed", { taskIndex: num, attempts: num, cause: str.nullable().optional(), exitCode: num.nullable().optional() }),
+  // `copiesOnMachines`: the copies whose owners it may not use, and whether each ran or is running.
+  reason("needs-another-machine", {
+    taskIndex: num,
+    copy: num,
+    copiesOnMachines: z.array(z.object({ copy: num, state: z.enum(["pending", "queued", "leased", "done", "failed"]) }).strict()),
+    machinesConnected: num,
+    ownersConnected: num,
+  }),
+  // `cause`: the last run's failure, or the job's limit of reproduced failures; `stderr` its first characters.
+  // Tasks no connected machine may lease: the cheapest asks more for one (`cheapestPiece`) than
+  // the job's escrow has `left` beyond what it paid, holds and promised.
+  reason("budget-short", { tasks: num, left: num, cheapestPiece: num, machinesConnected: num }),
+  reason("task-failed", {
+    taskIndex: num,
+    attempts: num,
+    cause: z.union([RunFailure, z.literal("failure-limit")]).nullable().optional(),
+    exitCode: num.nullable().optional(),
+    stderr: str.optional(),
+  }),
   reason("no-quorum", {}),
   // A job without a work estimate whose remainder the engine did not admit after its pilots ran.
   reason("remainder-rejected", { pilots: num, tasks: num, paidToProducers: num }),
@@ -69,7 +105,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("incomplete-offer", {}),
   reason("offer-in-the-past", { departsAt: num, now: num }),
   reason("offer-too-long", { days: num, maxDays: num }),
-  reason("offer-refused", { why: str }),
+  // The engine's refusal of a dedicated offer (null when it gave none).
+  reason("offer-refused", { refusal: OfferRefusal.nullable() }),
   reason("machine-departed", { machineId: str }),
   // A market of several managers: the machine is to register with this one (market/managers.ts).
   reason("register-elsewhere", { managerId: str, managerUrl: str }),
@@ -82,23 +119,28 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("machine-left", {}),
   reason("missed-heartbeats", {}),
   reason("contract-ended", {}),
+  reason("missed-leases", {}),
   reason("placed-again", {}),
   // A decision recorded before the engine owned the wait rule: kept so old records still read.
   reason("waited-too-long", { waitedMs: num, maxDelayMs: num }),
 ]);
 export type ServiceReason = z.infer<typeof ServiceReason>;
 
+/** What is wrong with a file name a task gives (the client's sandbox-path.ts finds it). */
+export const PathProblem = z.enum(["empty", "absolute", "parent", "root", "nul", "backslash", "too-long"]);
+export type PathProblem = z.infer<typeof PathProblem>;
+
 /** What is wrong with a job file or its tasks (the client checks the same before sending). */
 export const JobFileReason = z.discriminatedUnion("code", [
-  reason("file-name-refused", { task: num, name: str, problem: str }),
-  reason("input-file-name-refused", { task: num, name: str, problem: str }),
+  reason("file-name-refused", { task: num, name: str, problem: PathProblem }),
+  reason("input-file-name-refused", { task: num, name: str, problem: PathProblem }),
   reason("too-many-files", { task: num, files: num, max: num }),
   reason("too-many-env", { task: num, count: num, max: num }),
   reason("stdin-too-large", { task: num, bytes: num, maxBytes: num }),
   reason("task-files-too-large", { task: num, bytes: num, maxBytes: num }),
   reason("job-input-too-large", { bytes: num, maxBytes: num }),
   reason("not-base64", { task: num, field: str }),
-  reason("input-file-missing", { path: str }),
+  reason("input-file-missing", { path: str, detail: str.optional() }),
   reason("no-lines", { path: str }),
   reason("too-many-lines", { path: str, lines: num, max: num }),
 ]);
@@ -108,25 +150,24 @@ export type JobFileReason = z.infer<typeof JobFileReason>;
 export const ModuleReason = z.discriminatedUnion("code", [
   reason("module-too-large", { bytes: num, maxBytes: num }),
   reason("module-unknown", { hash: str }),
-  reason("module-not-wasm", {}),
+  reason("module-not-wasm", { bytes: num }),
   reason("module-invalid-wasm", { detail: str }),
-  reason("module-forbidden-import", { module: str, name: str }),
+  reason("module-forbidden-import", { module: str, name: str, kind: z.enum(["function", "table", "memory", "global", "tag"]) }),
   reason("module-no-start", {}),
   reason("module-bad-start-signature", { params: num, results: num }),
   reason("module-no-memory", {}),
-  reason("module-unsupported-memory", { feature: str }),
+  reason("module-unsupported-memory", { feature: z.enum(["shared", "memory64", "several"]) }),
   reason("module-memory-too-large", { initialPages: num, maxMemoryPages: num }),
 ]);
 export type ModuleReason = z.infer<typeof ModuleReason>;
 
-/** How a run failed in the sandbox (a `task-failed` reason's `cause`). */
-export const SandboxFailure = z.enum(["trap", "timeout", "output-limit", "memory-limit", "invalid-module", "crashed", "aborted", "nonzero-exit", "no-quorum"]);
-export type SandboxFailure = z.infer<typeof SandboxFailure>;
 
 /** Every reason and refusal the market can give. */
-export const MarketReason = z.union([Reason, ChargeReason, ServiceReason, JobFileReason, ModuleReason]);
+export const MarketReason = z.discriminatedUnion("code", [Reason, ChargeReason, ServiceReason, JobFileReason, ModuleReason]);
 export type MarketReason = z.infer<typeof MarketReason>;
 export type MarketReasonCode = MarketReason["code"];
+/** The reason of one code, its fields typed: what a sentence for that code is given. */
+export type MarketReasonOf<C extends MarketReasonCode> = Extract<MarketReason, { code: C }>;
 
 function codesOf(u: { options: readonly { shape: { code: { value: unknown } } }[] }): string[] {
   return u.options.map((o) => o.shape.code.value as string);

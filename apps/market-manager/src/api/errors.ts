@@ -33,3 +33,6 @@ export const refuse = {
   /** The caller went away before its turn: nobody hears this answer, and nothing was done. */
   gone: () => new Refusal("CLIENT_CLOSED_REQUEST", { code: "client-gone" }, "The client closed the request before the market reached it; nothing was done."),
 };
+
+/** A reason written where nothing else types it (a JSON column): the literal is checked against the vocabulary. */
+export const reasonOf = (reason: Reason): Reason => reason;

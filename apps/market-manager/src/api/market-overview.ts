@@ -12,17 +12,19 @@ export async function marketOverview(db: Db, market: Market) {
     orderBy: [{ status: "asc" }, { registeredAt: "desc" }],
     // The dashboard pages through them; a thousand machines are a few hundred kilobytes.
     take: 2000,
-    include: { owner: { select: { email: true } } },
+    include: { owner: { select: { email: true, emailVerified: true } } },
   });
   const jobs = await jobSummaries(db, {});
   return {
-    books: await marketBooks(db),
+    books: await marketBooks(market.resources.database.reads),
     machines: machines.map((m) => {
       const live = market.state.machines.get(m.id);
       return {
         id: m.id,
         name: m.name,
         owner: m.owner.email,
+        /** The owner's standing: a confirmed address (its copies count in a replica quorum). */
+        ownerConfirmed: m.owner.emailVerified,
         kind: m.kind,
         status: m.status,
         slots: m.slots,

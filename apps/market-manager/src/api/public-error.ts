@@ -1,5 +1,6 @@
 import type { TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { MarketReason } from "@cyclemarket/costbenefit";
 import { Refusal, type Reason } from "./errors.ts";
 
 /**
@@ -25,7 +26,17 @@ export function publicError(shape: TRPCDefaultErrorShape, error: TRPCError, requ
     message = `The market could not complete this request (request ${requestId ?? "unknown"}).`;
     reason = { code: "internal-error", requestId };
   }
-  return { ...shape, message, data: { ...data, reason, zodIssues: issues, requestId } };
+  return { ...shape, message, data: { ...data, reason: publicReason(reason, requestId), zodIssues: issues, requestId } };
+}
+
+/**
+ * The reason as the vocabulary types it: the API's contract with the web app, the SDK and the CLI.
+ * A reason outside it is the market's own fault, answered as one (and a test's refusal fails).
+ */
+export function publicReason(reason: Reason | null, requestId: string | null): Reason | null {
+  if (reason === null) return null;
+  const checked = MarketReason.safeParse(reason);
+  return checked.success ? checked.data : { code: "internal-error", requestId };
 }
 
 const DATABASE_AWAY_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08006", "P1001", "P1002", "P1017"]);

@@ -1,8 +1,9 @@
+import type { LimitName } from "@cyclemarket/costbenefit";
 import type { Config } from "../config.ts";
 
 /** A rule of the auth library's limiter, per client address, with the name a refusal gives it. */
 export interface AuthRule {
-  limit: string;
+  limit: LimitName;
   window: number;
   max: number;
 }

@@ -1,9 +1,8 @@
 // The sign-in library keeps each call's context in AsyncLocalStorage. On this Node, a storage that
 // has run once stays enabled, and while any is enabled every promise the process makes runs a
-// hook to carry it along: with the market's thousands of promises a second that was 3-4% of the
-// manager's thread under the mixed load (bench:load --profile) and 15-23% of its CPU per task
-// in bench:dispatch, for sign-ins and session reads (one per signed-in user every ten seconds at
-// most, session-cache.ts). So the library's storages are enabled only while one of its
+// hook to carry it along: with the market's thousands of promises a second that cost a visible
+// share of the manager's CPU per task (bench:dispatch --profile shows it), for sign-ins and
+// session reads that are rare (one per signed-in user every ten seconds at most, session-cache.ts). So the library's storages are enabled only while one of its
 // calls is running: each entry point counts itself in and out, and when the last one is out they
 // are disabled (the next call's run enables them again). Its calls are all awaited by their
 // caller (no background work outlives them without the optional background handler, which the

@@ -1,7 +1,7 @@
-// Signed-in callers by their session cookie, for a few seconds. Reading a browser session costs
-// the auth library's signed-cookie check and its session query, then the user's row: measured at
-// 3 to 5 ms of a 1-task submission's 14 on the development machine, more than its admission. A
-// caller seen a moment ago is answered from memory instead, as API tokens are (tokens.ts).
+// Signed-in callers by their session cookie, for a few seconds. Reading a browser session costs the
+// auth library's signed-cookie check and its session query, then the user's row: more than a small
+// submission's admission. A caller seen a moment ago is answered from memory instead, as API tokens
+// are (tokens.ts).
 //
 // What could make a cached caller wrong is forgotten at once in this process: every request to
 // the auth routes but reading the session (sign-out, revocations, a password change, email

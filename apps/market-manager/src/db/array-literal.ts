@@ -4,9 +4,8 @@
  * for it, byte for byte (`pg/lib/utils.js` prepareValue: every element quoted, `\` and `"`
  * escaped, null and undefined as NULL), escaping only an element that holds one of the two. `pg`
  * runs two regular-expression replacements over every element; a group's report statement sends
- * thousands of them (ids, hashes, base64 outputs). In a profile of bench:dispatch (20,000 tasks)
- * the driver's conversions took 309 ms of the manager's 4.3 s of CPU; with this, 202 (92 of them
- * here). Anything else (not an array, or an array holding bytes, dates, arrays or objects) is
+ * thousands of them (ids, hashes, base64 outputs), and those conversions showed in the manager's
+ * CPU profile (bench:dispatch --profile). Anything else (not an array, or an array holding bytes, dates, arrays or objects) is
  * returned as it is, for `pg` to prepare.
  */
 export function preparedParameter(value: unknown): unknown {
@@ -28,8 +27,7 @@ export function preparedParameter(value: unknown): unknown {
  * Whether every element is written as it is between quotes: text without `\` or `"`, numbers,
  * bigints, booleans. Such an array (a group's ids, hashes and base64 outputs, its amounts) is
  * written with one `join` instead of a string grown element by element, which made a piece of
- * garbage for every element (in bench:dispatch's allocation profile, 71 of the 656 MB the market
- * allocated for 20,000 tasks were these literals).
+ * garbage for every element, a visible part of what the market allocates a task.
  */
 function plain(values: unknown[]): boolean {
   for (let i = 0; i < values.length; i++) {

@@ -15,10 +15,8 @@ import { procFile, procStat } from "./proc.ts";
  * to PostgreSQL). Batch-scheduled, the backend takes the same share of the cores (the same weight
  * as any process) but does not preempt on waking: it runs once the manager waits for its next
  * event, or at the end of its time slice. The statement is answered a little later; the calls
- * around it are not held up for it. Measured on two cores (bench:load, 1,000 machines, 50
- * consumers, alternating runs with and without): the heartbeat's median 18-33 ms against 37-45,
- * the job page's 56-109 against 135-215; bench:dispatch 3,221 and 3,527 tasks/s against 2,887 and
- * 3,254.
+ * around it are not held up for it: on two cores, calls' latencies fall and dispatch rises
+ * (bench:load and bench:dispatch, alternating runs with and without, with MARKET_PG_BATCH=0).
  *
  * Any process may move its own processes to SCHED_BATCH (root any process): the server's
  * postmaster is moved, and so every backend it starts later (they inherit its policy), and its

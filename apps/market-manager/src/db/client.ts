@@ -6,30 +6,59 @@ import { preparedParameter } from "./array-literal.ts";
 export type Db = PrismaClient;
 export * as Prisma from "./generated/client.ts";
 
-const pools = new WeakMap<Db, pg.Pool>();
-const readers = new WeakMap<Db, pg.Pool>();
-const sequences = new WeakMap<Db, Sequence>();
-
+/** A Prisma client over a pool of its own, closed with the client (test support reads the books so). */
 export function createDb(url: string): Db {
-  // The pool is made here so its connection counts can be read for /metrics (poolOf).
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  pools.set(db, pool);
-  // The pages' prepared reads (a job page, its outputs and progress, a statement, a balance). An
-  // idle connection that breaks (the database restarted) leaves the pool, which opens a new one
-  // for the next statement; unheard, its error would end the process.
-  const reader = new pg.Pool({ connectionString: url, max: READER_CONNECTIONS, options: `${KEY_LOOKUPS_ONLY} ${GENERIC_PLANS}` });
-  reader.on("error", () => {});
-  readers.set(db, reader);
-  const sequence = new Sequence(url);
-  sequences.set(db, sequence);
-  const disconnect = db.$disconnect.bind(db);
-  db.$disconnect = async () => {
-    await disconnect();
-    await reader.end().catch(() => {});
-    await sequence.end();
-  };
-  return db;
+  return prismaOver(new pg.Pool({ connectionString: url, max: 10 }));
+}
+
+const prismaOver = (pool: pg.Pool): Db => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+
+/**
+ * The market's ways to its database, one for each kind of work: `db` (Prisma) for transactions
+ * and the ORM's reads and writes; `reads` for the pages' prepared reads, on connections of their
+ * own; `journal` for the journal's statements in the order decided (market/journal.ts). `shared`
+ * prepares a statement on Prisma's own connections, outside any transaction (a machine's
+ * registration); `pool` is those connections, whose counts /metrics reads.
+ */
+export class Database {
+  readonly pool: pg.Pool;
+  readonly db: Db;
+  readonly reads: Prepared;
+  readonly shared: Prepared;
+  readonly journal: Sequence;
+
+  constructor(readonly url: string) {
+    this.pool = new pg.Pool({ connectionString: url, max: 10 });
+    this.db = prismaOver(this.pool);
+    this.shared = new Prepared(this.pool);
+    // An idle connection that breaks (the database restarted) leaves the pool, which opens a new
+    // one for the next statement; unheard, its error would end the process.
+    const reader = new pg.Pool({ connectionString: url, max: READER_CONNECTIONS, options: `${KEY_LOOKUPS_ONLY} ${GENERIC_PLANS}` });
+    reader.on("error", () => {});
+    this.reads = new Prepared(reader);
+    this.journal = new Sequence(url);
+  }
+
+  /** Closes every connection: Prisma's (with its pool), the readers', the journal's. */
+  async close() {
+    await this.db.$disconnect();
+    await this.reads.end();
+    await this.journal.end();
+  }
+}
+
+/** Statements prepared once per connection of `pool` under their name. */
+export class Prepared {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The rows of the statement named `name`. */
+  async rows<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return (await this.pool.query({ name, text, values })).rows as T[];
+  }
+
+  async end() {
+    await this.pool.end().catch(() => {});
+  }
 }
 
 /**
@@ -37,29 +66,23 @@ export function createDb(url: string): Db {
  * leases, jobs and accounts by id, a job's rows by job, an account's postings by account): a
  * sequential scan is never the plan wanted. A prepared statement keeps the generic plan it made
  * early, when the tables were small, and one such plan scanned every task of the market for each
- * group (bench:dispatch, 20,000 tasks: 130 ms a statement, 112 of them the scan, against 22 with
- * the index); the job page's, on the shared pool, took 5.6 ms a poll on average against 0.7 with
- * the indexes (bench:load, 1,000 machines and 50 consumers, `pg_stat_statements`), half of
- * PostgreSQL's time under that load. Discouraging sequential scans keeps the index whatever the
+ * group, and the job page's, on the shared pool, did the same for every poll: most of PostgreSQL's
+ * time under load went there (`--statements` of the benches shows it). Discouraging sequential scans keeps the index whatever the
  * plan's age. Prisma's own queries (the shared pool) are planned afresh each time and keep them.
  */
 const KEY_LOOKUPS_ONLY = "-c enable_seqscan=off";
 
 /**
  * The pages' reads keep one plan per statement and connection. Left to choose, PostgreSQL planned
- * the job page afresh at every poll (a custom plan for the job's id, 0.15 ms) and the plan it made
- * ran slower than the generic one: bench:load's closed load (1,000 machines, 50 consumers, 90 s,
- * `--statements`), two alternating pairs, the job page 0.82-0.98 ms of execution and 0.15 of
- * planning a poll against 0.68-0.72 and 0.02, its progress 0.20-0.21 and 0.03-0.04 against
- * 0.17-0.18 and 0.00; its outputs and the balance the same either way. Each statement finds its
+ * the job page afresh at every poll (a custom plan for the job's id) and the plan it made ran no
+ * faster than the generic one, planning included (bench:load --statements, alternating pairs). Each statement finds its
  * rows by key (KEY_LOOKUPS_ONLY), so one plan serves every job and account, and PostgreSQL makes
  * it again when autovacuum's statistics of its tables change. The journal's statements keep the
- * choice: its report statement ran slower on the generic plan (6.8-7.1 ms against 6.0-6.3 for
- * groups of about 25 reports, its arrays then still unnested in FROM), whose arrays it assumes hold ten.
+ * choice: its report statement ran slower on the generic plan, whose arrays it assumes hold ten.
  */
 const GENERIC_PLANS = "-c plan_cache_mode=force_generic_plan";
 
-/** Connections for the pages' prepared reads (readerOf): a poll holds one for a millisecond or two. */
+/** Connections for the pages' prepared reads (Database.reads): a poll holds one briefly. */
 const READER_CONNECTIONS = 4;
 
 /**
@@ -113,30 +136,6 @@ function letGo(client: pg.PoolClient, error?: Error) {
   if (held.letGo) return;
   held.letGo = true;
   client.release(error ?? true);
-}
-
-/**
- * The rows of a journal's entry in order (market/journal.ts), sent on its connection (Sequence)
- * after every one before it; through Prisma's raw query for a client made otherwise.
- */
-export function inSequence<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const sequence = sequences.get(db);
-  return sequence ? sequence.rows<T>(name, text, values) : db.$queryRawUnsafe<T[]>(text, ...values);
-}
-
-/** The connections the pages' prepared reads run on (createDb); null for a client made otherwise. */
-export const readerOf = (db: Db): pg.Pool | null => readers.get(db) ?? null;
-
-/** The connection pool behind a client made by createDb. */
-export const poolOf = (db: Db): pg.Pool | null => pools.get(db) ?? null;
-
-/**
- * The rows of a statement sent straight through `pool` (the pages' readers, readerOf) and
- * prepared once per connection under `name`; through Prisma's
- * raw query for a client made otherwise (its `pool` is null).
- */
-export async function preparedRows<T>(db: Db, pool: pg.Pool | null, name: string, text: string, values: unknown[]): Promise<T[]> {
-  return pool ? ((await pool.query({ name, text, values })).rows as T[]) : db.$queryRawUnsafe<T[]>(text, ...values);
 }
 
 /** Bytes as Prisma's Bytes fields take them (a plain ArrayBuffer-backed view). */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { APP_ROLE, startEmbeddedPostgres } from "./embedded.ts";
-import { grantAppTables } from "./roles.ts";
+import { grantAppTables } from "./sql/owner.ts";
 import { applyMigrations } from "./migrate.ts";
 
 export interface Database {
@@ -22,7 +22,7 @@ export async function openDatabase(cfg: Config, log: (line: string) => void): Pr
   const pg = await startEmbeddedPostgres({ dataDir: join(cfg.MARKET_DATA_DIR, "postgres"), port: cfg.MARKET_PG_PORT, log, statements: cfg.MARKET_PG_STATEMENTS === "1", batch: cfg.MARKET_PG_BATCH === "1" });
   log(`embedded PostgreSQL on port ${pg.port}, data in ${join(cfg.MARKET_DATA_DIR, "postgres")}${pg.batchScheduled ? ", scheduled as batch work" : ""}`);
   try {
-    // Migrations as the owner; the application then connects as its own role (roles.ts).
+    // Migrations as the owner; the application then connects as its own role (sql/owner.ts).
     const appliedMigrations = await applyMigrations(pg.ownerUrl);
     if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
     await grantAppTables(pg.ownerUrl, APP_ROLE);

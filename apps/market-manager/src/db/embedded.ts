@@ -1,14 +1,14 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { ensureAppRole, runAsOwner, setPassword } from "./roles.ts";
+import { ensureAppRole, setPassword, trackStatements } from "./sql/owner.ts";
 import { placeForServerUser, type Placement } from "./placement.ts";
 import { freePort } from "../net/free-port.ts";
 import { scheduleAsBatch } from "./batch-scheduling.ts";
 import { procFile, procStat } from "./proc.ts";
 
 export interface EmbeddedDatabase {
-  /** The application's connection: a role that is not a superuser (roles.ts). */
+  /** The application's connection: a role that is not a superuser (sql/owner.ts). */
   url: string;
   /** The owner's connection, for migrations and for granting the application its rights. */
   ownerUrl: string;
@@ -67,7 +67,7 @@ export async function startEmbeddedPostgres(opts: {
       ownerPassword.commit();
       await ensureAppRole(ownerUrl, APP_ROLE, appPassword.value);
       appPassword.commit();
-      if (opts.statements) await runAsOwner(ownerUrl, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      if (opts.statements) await trackStatements(ownerUrl);
       const batchScheduled = opts.batch === false ? false : await scheduleAsBatch(databaseDir, opts.log);
       return {
         url: `postgresql://${APP_ROLE}:${encodeURIComponent(appPassword.value)}@127.0.0.1:${port}/${DATABASE}`,
@@ -90,7 +90,7 @@ export async function startEmbeddedPostgres(opts: {
  * than the host's C library. Its order is then the same on every host and survives the C
  * library's upgrades (an index built under one library's order is corrupt under another's), and
  * comparing two keys (every id here is text) is a comparison of bytes: under the host's locale it
- * went through the C library's collation, a tenth of PostgreSQL's CPU in bench:dispatch. Upper
+ * went through the C library's collation, a visible share of PostgreSQL's CPU. Upper
  * and lower case still follow Unicode. A folder made before keeps the locale it was made with.
  */
 const INITDB_FLAGS = ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"];

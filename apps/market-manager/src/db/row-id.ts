@@ -12,13 +12,13 @@ import { v7 } from "uuid";
  * lease, its result, its payment's entry and two postings, each with its keys). Random ids put
  * each entry on a random leaf of its index; ids that grow with time put them on the last leaf,
  * which PostgreSQL keeps at hand (its B-tree's rightmost-leaf fast path) instead of searching the
- * tree for each, and keep the pages being written few and hot. In `bench:dispatch --tasks 20000`
- * PostgreSQL's CPU per task fell by about a quarter (docs/SCALING.md).
+ * tree for each, and keep the pages being written few and hot, which PostgreSQL's CPU per task
+ * in `bench:dispatch` shows.
  *
  * The layout is the `uuid` package's; the randomness is drawn from a pool filled 256 ids at a time
  * and the counter is kept here as the package keeps its own (a fresh random start each
  * millisecond, plus one per id within it), because its default draws 16 bytes through web crypto
- * for every id: about 4.7 µs an id against 0.3 here, on the market's thread.
+ * for every id, many times the cost of this, on the market's thread.
  */
 const POOL_IDS = 256;
 const pool = new Uint8Array(16 * POOL_IDS);
@@ -59,8 +59,7 @@ const text = Buffer.from("00000000-0000-0000-0000-000000000000", "latin1");
 /**
  * A UUID's 16 bytes as its text, lower-case with its four dashes, as the `uuid` package's
  * `stringify` writes it. That one joins 16 pieces of two characters and lower-cases the
- * result: 17 strings of garbage an id, and the market makes about five ids a task (in
- * bench:dispatch's allocation profile, 110 of the 656 MB the market allocated for 20,000 tasks).
+ * result: 17 strings of garbage an id, and the market makes about five ids a task.
  * This writes the characters into one buffer and makes the one string.
  */
 export function uuidText(b: Uint8Array): string {

@@ -27,11 +27,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 const JOIN_PER_TURN = 1024 * 1024;
 
 /**
- * The chunks in one buffer, a megabyte per turn of the event loop: joined in one go, a 13 MB
- * submission was a copy of 13 MB that held every other call on the market's thread for 20 to
- * 50 ms. (Sizing the buffer from the declared length as chunks arrive would cost no copy, but
- * would let a client that sends nothing have the market set aside the limit per connection.) A
- * big body gets memory of its own, so it moves to an intake thread without a copy (held-body.ts).
+ * The chunks in one buffer, a megabyte per turn of the event loop: joined in one go, a big
+ * submission was one long copy that held every other call on the market's thread. (Sizing the
+ * buffer from the declared length as chunks arrive would cost no copy, but would let a client that
+ * sends nothing have the market set aside the limit per connection.) A big body gets memory of its
+ * own, so it moves to an intake thread without a copy (held-body.ts).
  */
 async function join(chunks: Buffer[], size: number): Promise<Buffer> {
   if (size <= JOIN_PER_TURN) return Buffer.concat(chunks, size);

@@ -41,7 +41,7 @@ async function serve(services: Services, req: IncomingMessage, res: ServerRespon
   if (!job) return sendRefusal(res, "NOT_FOUND", { code: "not-found", what: "job" }, "No such job.");
   if (match.length === 4) {
     const index = Number(match[2]);
-    const [row] = await acceptedOutputs(services.db, job.id, index, 1, Infinity);
+    const [row] = await acceptedOutputs(services.database.reads, job.id, index, 1, Infinity);
     if (!row || row.index !== index) return sendRefusal(res, "NOT_FOUND", { code: "no-output", index }, `Task ${index} has no accepted output yet.`);
     const bytes = match[3] === "stdout" ? row.stdout : row.stderr;
     res.writeHead(200, {
@@ -67,7 +67,7 @@ async function streamArchive(services: Services, res: ServerResponse, job: { id:
   const manifest = [];
   let from = 0;
   for (;;) {
-    const page = await acceptedOutputs(services.db, job.id, from, ARCHIVE_PAGE);
+    const page = await acceptedOutputs(services.database.reads, job.id, from, ARCHIVE_PAGE);
     for (const r of page) {
       await write(tarEntry(`${r.index}.out`, r.stdout, now));
       await write(tarEntry(`${r.index}.err`, r.stderr, now));

@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 
 // `/healthz` on a listener of its own thread (MARKET_HEALTH_PORT). The market's `/healthz` is
 // answered by the market's thread, after every call that arrived before it: under a full load
-// (bench:load's closed load, the two cores busy) its p99 was 93-169 ms, so a load balancer
+// (bench:load's closed load, the cores busy) it can take far longer than a probe's timeout, so a load balancer
 // checking it with a short timeout would take a busy but healthy market out of rotation, its
 // machines' calls moving to managers as busy. This thread answers at once whatever the market's
 // thread is doing, and still answers for it: the market's thread marks a shared clock every

@@ -2,17 +2,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { BodyTooLarge, readBody } from "./body.ts";
 import { sendRefusal } from "./respond.ts";
 
-// A job's submission or quote can be 13 MB of JSON (10,000 tasks with their inputs). Read here,
+// A job's submission or quote can be megabytes of JSON (10,000 tasks with their inputs). Read here,
 // its body is handed unparsed to the procedure, which has an intake thread parse and check it
 // (tasks/intake-pool.ts) once the caller is known to be signed in and within its quotas; parsed
-// here, on the market's thread, it held every other user's call for 0.1 to 0.5 s.
+// here, on the market's thread, it held every other user's call while it was parsed.
 
 /** The procedures whose input is parsed off the market's thread. */
 const OFF_THREAD = new Set(["jobs.submit", "jobs.quote"]);
 
 /**
- * A smaller body is parsed on the market's thread, as any call's: in a millisecond or two, and
- * without waiting behind a big job in an intake thread.
+ * A smaller body is parsed on the market's thread, as any call's: quickly, and without waiting
+ * behind a big job in an intake thread.
  */
 export const OFF_THREAD_MIN_BYTES = 256 * 1024;
 

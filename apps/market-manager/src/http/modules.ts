@@ -33,7 +33,7 @@ export async function uploadModule(services: Services, req: IncomingMessage, res
       skipDuplicates: true,
     });
     // Whoever sends the bytes may name them by hash in a job from now on, the first sender or not.
-    await grantModuleRight(services.db, hash, caller.id);
+    await grantModuleRight(services.market, hash, caller.id);
     sendJson(res, count ? 201 : 200, { hash, size: bytes.length, stored: count > 0 });
   } catch (e) {
     sendThrown(res, e, services);

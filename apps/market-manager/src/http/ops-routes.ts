@@ -1,6 +1,9 @@
 import type http from "node:http";
 import type { Services } from "../services.ts";
 import { opsOf } from "../ops/ops.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { reachable } from "../db/sql/reachable.ts";
 
 /** How long /readyz waits for the database before it says it is not ready. */
 const DATABASE_CHECK_MS = 2000;
@@ -14,7 +17,7 @@ async function databaseReachable(services: Services): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DATABASE_CHECK_MS)));
   try {
-    return await Promise.race([services.db.$queryRaw`SELECT 1`.then(() => true as const), timeout]);
+    return await Promise.race([runStatement(viaPrisma(services.db), reachable, {}).then(() => true as const), timeout]);
   } catch {
     return false;
   } finally {

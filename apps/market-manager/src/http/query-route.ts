@@ -7,9 +7,9 @@ const PREFIX = "/api/trpc/";
 
 /**
  * What an open job page and every page's header poll (apps/web: `jobs.get` every second, the
- * progress chart, the outputs as tasks finish, the balance): with 50 consumers watching their
- * jobs, about 200 calls a second, each of which cost the market about a millisecond of tRPC's HTTP
- * adapter (a web Request with its streams and abort signals) before its procedure ran.
+ * progress chart, the outputs as tasks finish, the balance): many calls a second from consumers
+ * watching their jobs, each of which cost the market tRPC's HTTP adapter (a web Request with its
+ * streams and abort signals) before its procedure ran, more than the procedure itself.
  */
 const PAGE_QUERIES = new Set(["jobs.get", "jobs.progress", "jobs.outputs", "ledger.balance"]);
 

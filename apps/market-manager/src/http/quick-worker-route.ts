@@ -1,6 +1,7 @@
 import type http from "node:http";
 import { HeartbeatRequest, LeaseRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
 import type { Services } from "../services.ts";
+import type { Reason } from "../api/errors.ts";
 import { createContext, requireScope, type Caller, type Context } from "../api/trpc.ts";
 import { checkReport, heardFrom, heartbeat, leaseHeard, reportAndLease, reportMany } from "../resources/leases.ts";
 import { checkOffer, joinOpportunistic } from "../resources/machines.ts";
@@ -67,7 +68,7 @@ const WAITING = new Set([...REPORTS, "worker.lease"]);
 /**
  * The calls every machine makes all the time, answered without tRPC's per-request machinery (a
  * web Request, its streams and abort signal, the middleware chain), which costs several times the
- * call itself (bench/call-costs.ts): `worker.heartbeat` (10,000 machines: a thousand a second),
+ * call itself (bench/call-costs.ts): `worker.heartbeat` (a thousand a second from 10,000 machines),
  * `worker.lease`, `worker.report` and `worker.reportMany`, the call of every finished task, and
  * `worker.register`, which a thousand machines joining at once all make in their first seconds.
  * The answer has exactly the bytes tRPC would send (no
@@ -101,7 +102,7 @@ export function quickWorkerRoute(services: Services, req: http.IncomingMessage, 
   });
   req.once("error", () => {}); // the client went away: nothing to answer
   req.once("end", () => {
-    if (size > MAX_BODY_BYTES && !reports) return void res.writeHead(413, { "content-type": "application/json", connection: "close" }).end(JSON.stringify({ error: { message: "A heartbeat, a lease or a registration call is small.", data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: { code: "request-too-large", bytes: size, maxBytes: MAX_BODY_BYTES } } } }));
+    if (size > MAX_BODY_BYTES && !reports) return void tooLarge(res, size);
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
     void answer(services, req, res, text, batch, requestId, procedure, quick, WAITING.has(procedure)).then((done) => {
       if (done) return;
@@ -157,4 +158,11 @@ function gone(res: http.ServerResponse): Gone {
     if (!res.writableFinished) left.aborted = true;
   });
   return left;
+}
+
+/** A heartbeat, lease or registration call past its size, refused in tRPC's error shape. */
+function tooLarge(res: http.ServerResponse, bytes: number) {
+  const reason: Reason = { code: "request-too-large", bytes, maxBytes: MAX_BODY_BYTES };
+  res.writeHead(413, { "content-type": "application/json", connection: "close" });
+  res.end(JSON.stringify({ error: { message: "A heartbeat, a lease or a registration call is small.", data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason } } }));
 }

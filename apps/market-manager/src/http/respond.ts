@@ -4,6 +4,7 @@ import type { Reason } from "../api/errors.ts";
 import type { Services } from "../services.ts";
 import { createContext, requireScope, type Caller } from "../api/trpc.ts";
 import { Refusal } from "../api/errors.ts";
+import { publicReason } from "../api/public-error.ts";
 
 // The plain HTTP routes beside tRPC (module upload, downloads) answer refusals in tRPC's error
 // shape, so the SDK, the web app and curl read the same `error.data.reason` everywhere.
@@ -14,7 +15,7 @@ export type RefusalCode = keyof typeof STATUS;
 
 export function sendRefusal(res: ServerResponse, code: RefusalCode, reason: Reason | null, message: string) {
   res.writeHead(STATUS[code], { "content-type": "application/json", connection: "close" });
-  res.end(JSON.stringify({ error: { message, code: RPC[code], data: { code, httpStatus: STATUS[code], reason, zodIssues: null } } }));
+  res.end(JSON.stringify({ error: { message, code: RPC[code], data: { code, httpStatus: STATUS[code], reason: publicReason(reason, null), zodIssues: null } } }));
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown) {
@@ -50,11 +51,11 @@ export async function consumerOf(services: Services, req: IncomingMessage, res: 
 export function refuseHttp(
   res: ServerResponse,
   status: number,
-  body: { code: string; message: string; reason: { code: string; retryAfterSeconds?: number; [k: string]: unknown } },
+  body: { code: string; message: string; reason: Reason },
   requestId: string,
 ) {
   const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId };
-  if (body.reason.retryAfterSeconds !== undefined) headers["retry-after"] = String(body.reason.retryAfterSeconds);
+  if ("retryAfterSeconds" in body.reason) headers["retry-after"] = String(body.reason.retryAfterSeconds);
   res.writeHead(status, headers);
-  res.end(JSON.stringify({ ...body, requestId }));
+  res.end(JSON.stringify({ ...body, reason: publicReason(body.reason, requestId), requestId }));
 }

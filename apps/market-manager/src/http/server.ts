@@ -131,9 +131,9 @@ export function createServer(services: Services) {
   // their connections (the Node worker's keep-alive agent, browsers). A connection idle for
   // Node's default 5 s was closed between two calls of the same machine, so a fleet opened
   // connections by the hundred a second, and a busy Node server accepts one new connection per
-  // turn of its event loop: they waited in the listen queue for seconds (bench:load, 1,000
-  // machines: heartbeats on new connections up to 8 s, on kept ones a few ms; a new connection's
-  // /healthz as long). Clients read the timeout from the Keep-Alive header and close first.
+  // turn of its event loop: they waited in the listen queue for seconds while calls on kept
+  // connections took milliseconds (bench:load shows it with 1,000 machines). Clients read the
+  // timeout from the Keep-Alive header and close first.
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   return server;

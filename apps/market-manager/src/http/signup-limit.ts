@@ -1,3 +1,4 @@
+import type { MarketReasonOf } from "@cyclemarket/costbenefit";
 import { isIP } from "node:net";
 
 // Sign-ups are rate-limited per client address (client-address.ts) and per network (the
@@ -31,7 +32,7 @@ export function signupLimiter(limits: SignupLimits, now: () => number) {
   };
   return {
     /** Null when the sign-up may go ahead, else the refusal to send. */
-    check(address: string): { code: "too-many-signups"; scope: "address" | "network"; limit: number; windowMinutes: number; retryAfterSeconds: number } | null {
+    check(address: string): MarketReasonOf<"too-many-signups"> | null {
       const network = networkOf(address);
       const scope = !hit(`a:${address}`, limits.perAddress) ? "address" : !hit(`n:${network}`, limits.perNetwork) ? "network" : null;
       if (!scope) return null;

@@ -10,11 +10,11 @@ const PATH = "/api/trpc/jobs.submit";
 /**
  * `jobs.submit` of a small job (a body read on the market's thread, see held-body.ts), called
  * through the router's own procedure (its middleware, quotas, input schema and error formatter)
- * without tRPC's HTTP adapter, whose per-request machinery (a web Request, its body stream,
- * abort signals) cost about 2 ms before the procedure ran: a submission to an idle machine is
- * the market's latency-bound path. The answer, success or refusal, is the adapter's to the byte
- * (trpc-direct.ts). A request it cannot read as one JSON call (a batch of several, a body that
- * is not JSON, credentials that cannot be checked now) is handed to tRPC before anything is
+ * without tRPC's HTTP adapter, whose per-request machinery (a web Request, its body stream, abort
+ * signals) costs more than the procedure's own work for a small job: a submission to an idle
+ * machine is the market's latency-bound path. The answer, success or refusal, is the adapter's to
+ * the byte (trpc-direct.ts). A request it cannot read as one JSON call (a batch of several, a body
+ * that is not JSON, credentials that cannot be checked now) is handed to tRPC before anything is
  * done, with the body already read. Returns false when the request is not such a call.
  */
 export function submitRoute(services: Services, req: http.IncomingMessage, res: http.ServerResponse, trpc: (req: http.IncomingMessage, res: http.ServerResponse) => void, requestId: string): boolean {

@@ -30,7 +30,7 @@ const serialize = (v: unknown) => JSON.stringify(apiConfig.transformer.output.se
  * the Node worker's and the browser's unchanged tRPC clients read it as before. The stream
  * itself is the router's procedure (its middleware: the caller's role and scope, the machine
  * its own, the stream quotas). tRPC's own writer passes each event through an async generator
- * chain, two web stream transforms and a writable stream: about 2.4 ms from a lease's commit to
+ * chain, two web stream transforms and a writable stream, a delay between a lease's commit and
  * its worker, and a ping that costs several times what it writes. A request it cannot read (an
  * input that is not JSON, credentials that cannot be checked now) is handed to tRPC unchanged.
  */

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
 import { toCredits } from "./ledger.ts";
 import { DAY, earnedHourly, HOUR } from "./statement.ts";
 
@@ -15,8 +15,8 @@ export function buckets(points: { at: number; micro: bigint }[], from: number, n
 }
 
 /** What a producer earned (run payments and contracts) per hour over two days and per day over thirty. */
-export async function earningsSeries(db: Db, userId: string, now: number) {
+export async function earningsSeries(reads: Prepared, userId: string, now: number) {
   // Summed per hour by PostgreSQL (at most 720 rows), then into the chart's hours and days.
-  const points = await earnedHourly(db, userId, Math.floor((now - 29 * DAY) / DAY) * DAY);
+  const points = await earnedHourly(reads, userId, Math.floor((now - 29 * DAY) / DAY) * DAY);
   return { hourly: buckets(points, now - 47 * HOUR, now, HOUR), daily: buckets(points, now - 29 * DAY, now, DAY) };
 }

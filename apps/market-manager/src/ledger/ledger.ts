@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.ts";
 import { Refusal, type Reason } from "../api/errors.ts";
-import { FloorCrossed, runStatement, type Runner } from "../db/sql/statement.ts";
+import { FloorCrossed, runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
 import { applyLedger, ledgerParams } from "../db/sql/ledger-rows.ts";
 import { MARKET_OWNER, type AccountRef, type Entry } from "./entries.ts";
 
@@ -15,12 +16,6 @@ export const MICRO = 1_000_000n;
 
 export type { AccountRef, Posting, Entry } from "./entries.ts";
 export { MARKET_OWNER } from "./entries.ts";
-
-/** A transaction's way to run a statement of db/sql. */
-export const txRunner =
-  (tx: Tx): Runner =>
-  (_name, text, values) =>
-    tx.$queryRawUnsafe(text, ...values);
 
 /**
  * A debit the ledger refused (it would take an account below its floor). A refusal like any
@@ -43,7 +38,7 @@ export class LedgerError extends Refusal {
  */
 export async function post(tx: Tx, entry: Entry): Promise<boolean> {
   try {
-    const [row] = await runStatement(txRunner(tx), applyLedger, ledgerParams([entry]));
+    const [row] = await runStatement(viaPrisma(tx), applyLedger, ledgerParams([entry]));
     return (row?.posted ?? 0) > 0;
   } catch (e) {
     if (!(e instanceof FloorCrossed)) throw e;

@@ -2,32 +2,15 @@
 // engine needs from the ledger and the market's own records (the escrow, the late runs' held
 // pieces, the market's downtime), asks the engine, and posts the one entry entries.ts writes for
 // the answer. It decides nothing of its own.
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob } from "../market/live.ts";
 import { balance, post, toCredits, toMicro, type Tx } from "./ledger.ts";
 import { settlement, type Entry } from "./entries.ts";
 import { relatedProducers } from "../auth/related-accounts.ts";
-import { contradictedCharge } from "./contradicted.ts";
-
-/**
- * What producers were paid for job $1 so far, as text: the producers' postings of its payment
- * entries (from its escrow or, for what the escrow did not cover, from the market). One definition
- * for the settlement and the job page (tasks/views.ts).
- */
-export const PAID_FOR_JOB_SQL = paidForJobSql("$1");
-
-/** PAID_FOR_JOB_SQL for the job named by a column or expression of the statement it is part of, as a bigint. */
-export function paidForJobSql(job: string) {
-  return `SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
-     WHERE e."jobId" = ${job} AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind"`;
-}
-
-/** What producers were paid for a job so far (PAID_FOR_JOB_SQL). */
-export async function paidForJob(tx: Tx, jobId: string): Promise<bigint> {
-  const [row] = await tx.$queryRawUnsafe<{ paid: string }[]>(`SELECT (${PAID_FOR_JOB_SQL}) AS paid`, jobId);
-  return BigInt(row!.paid);
-}
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { heldByProducer, jobDeposit, latePieces } from "../db/sql/job-money.ts";
 
 /** The job's part of the market's downtime while it ran: the seconds between its arrival and `now` the market was down. */
 export function downtimeDuring(market: Market, from: number, to: number): number {
@@ -41,8 +24,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
   const curve = job.benefit as BenefitCurve;
   const took = (now - job.arrivedAt) / 1000;
   const down = downtimeDuring(market, job.arrivedAt, now);
-  const measured = measuredWork(job.workSamples, market.settings.terms.workOwnersNeeded) ?? job.declaredWorkPerTask;
-  const contradicted = job.pricing === "posted" && estimateContradicted(market.settings.terms, job.declaredWorkPerTask, measured);
+  const measured = contradictedWork(market.settings.terms, { pricing: job.pricing, declaredWork: job.declaredWorkPerTask, samples: job.workSamples });
   const price = toCredits(job.priceMicro);
   return {
     pricing: job.pricing,
@@ -50,7 +32,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
     maxSpend: toCredits(job.maxSpendMicro ?? job.priceMicro),
     benefit: benefitAt(curve, took),
     benefitWithoutDowntime: benefitAt(curve, Math.max(0, took - down)),
-    contradicted: contradicted ? { charge: contradictedCharge(job, price, measured) } : null,
+    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured) },
     held,
     took,
   };
@@ -84,12 +66,10 @@ export function completedEntry(job: LiveJob, heldInEscrow: bigint, s: Settlement
 
 /** The held pieces of a job's late runs, in the order they were accepted, each marked if tied to the consumer. */
 async function heldPieces(tx: Tx, job: LiveJob): Promise<HeldPiece[]> {
-  const rows = await tx.$queryRaw<{ ownerId: string; network: string | null; held: bigint }[]>`
-    SELECT m."ownerId", m.network, r."heldMicro" AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
-    WHERE t."jobId" = ${job.id} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`;
+  const rows = await runStatement(viaPrisma(tx), latePieces, { jobId: job.id });
   if (!rows.length) return [];
   const related = await relatedProducers(tx, { consumerId: job.ownerId, network: job.submitNetwork }, rows);
-  return rows.map((r) => ({ producerId: r.ownerId, amount: toCredits(r.held), related: related.has(r.ownerId) }));
+  return rows.map((r) => ({ producerId: r.ownerId, amount: toCredits(BigInt(r.held)), related: related.has(r.ownerId) }));
 }
 
 /** Settles a completed job in `tx` by the engine's rule; returns what the consumer was charged. */
@@ -110,14 +90,12 @@ export type UnfinishedWhy = "cancelled" | "failed" | "escrow-exhausted" | "remai
  */
 export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: UnfinishedWhy }): Promise<bigint> {
   const inEscrow = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const [deposit] = await tx.$queryRaw<{ escrow: bigint }[]>`SELECT "escrowMicro" AS escrow FROM "Job" WHERE id = ${s.jobId}`;
-  const held = await tx.$queryRaw<{ ownerId: string; held: bigint }[]>`
-    SELECT m."ownerId", sum(r."heldMicro")::bigint AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
-    WHERE t."jobId" = ${s.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`;
-  const heldPaid = held.map((h) => ({ producerId: h.ownerId, amount: h.held }));
+  const [deposit] = await runStatement(viaPrisma(tx), jobDeposit, { jobId: s.jobId });
+  const held = await runStatement(viaPrisma(tx), heldByProducer, { jobId: s.jobId });
+  const heldPaid = held.map((h) => ({ producerId: h.ownerId, amount: BigInt(h.held) }));
   const toProducers = heldPaid.reduce((t, h) => t + h.amount, 0n);
   const refund = inEscrow - toProducers;
-  const charged = (deposit?.escrow ?? inEscrow) - refund;
+  const charged = (deposit ? BigInt(deposit.escrow) : inEscrow) - refund;
   await post(
     tx,
     settlement({ jobId: s.jobId, consumerId: s.consumerId, held: inEscrow, refund, heldPaid, memo: { why: s.why, chargeMicro: charged.toString() } }),

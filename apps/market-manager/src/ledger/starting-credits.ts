@@ -53,12 +53,9 @@ export function rolesChosen(market: Market, userId: string): void {
 
 /**
  * Users the market has seen granted (a grant is never taken back): a consumer's page asks at
- * every balance poll, and the grant's lookup was a query each time (bench:load, 50 consumers:
- * about 30 a second).
+ * every balance poll, and the grant's lookup would be a query each time.
  */
-const granted = new WeakMap<Market, Set<string>>();
-const grantedOf = (market: Market) => granted.get(market) ?? (granted.set(market, new Set()), granted.get(market)!);
+const grantedOf = (market: Market) => market.resources.granted;
 
 /** Verified users found not to have chosen their roles yet (forgotten when they choose). */
-const unchosen = new WeakMap<Market, Set<string>>();
-const unchosenOf = (market: Market) => unchosen.get(market) ?? (unchosen.set(market, new Set()), unchosen.get(market)!);
+const unchosenOf = (market: Market) => market.resources.unchosen;

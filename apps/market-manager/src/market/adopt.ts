@@ -3,6 +3,9 @@ import type { ManagerView } from "./managers.ts";
 import { loadMarket } from "./restore.ts";
 import { discardIntake, INTAKE } from "../tasks/intake.ts";
 import { opsOf } from "../ops/ops.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { claimDeadManager, moveManagerJobs, moveManagerMachines } from "../db/sql/market-managers.ts";
 
 /**
  * Takes over a dead manager (silent past the timeout): its row is claimed, and its active
@@ -22,15 +25,11 @@ export async function takeOver(market: Market, dead: ManagerView): Promise<boole
   const me = managers.self.id;
   const timeoutMs = managers.self.timeoutMs;
   const moved = await market.db.$transaction(async (tx) => {
-    const claimed = await tx.$queryRaw<{ silentMs: number }[]>`
-      UPDATE market_manager SET "claimedBy" = ${me}, "claimedAt" = now()
-      WHERE id = ${dead.id} AND id <> ${me} AND "claimedBy" IS NULL AND "heartbeatAt" < now() - ${timeoutMs}::float8 * interval '1 millisecond'
-      RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentMs"`;
+    const run = viaPrisma(tx);
+    const claimed = await runStatement(run, claimDeadManager, { me, dead: dead.id, timeoutMs });
     if (!claimed.length) return null;
-    const machines = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE "Machine" SET "managerId" = ${me} WHERE "managerId" = ${dead.id} AND status = 'active' RETURNING id`;
-    const jobs = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE "Job" SET "managerId" = ${me} WHERE "managerId" = ${dead.id} AND status IN ('admitted', 'running', 'delayed') RETURNING id`;
+    const machines = await runStatement(run, moveManagerMachines, { from: dead.id, to: me });
+    const jobs = await runStatement(run, moveManagerJobs, { from: dead.id, to: me });
     return { silentMs: claimed[0]!.silentMs, machineIds: machines.map((m) => m.id), jobIds: jobs.map((j) => j.id) };
   });
   if (!moved) return false;

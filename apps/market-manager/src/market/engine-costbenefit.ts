@@ -4,7 +4,7 @@ import {
   askedNow,
   commitDecision,
   commitReplacement,
-  createPolicy,
+  createLivePolicy,
   createRng,
   decidePilots,
   decideRemainder,
@@ -36,23 +36,11 @@ export function wireReason(reason: Reason): Reason {
 }
 const wire = (reasons: readonly Reason[]) => reasons.map(wireReason);
 const MICRO = 1_000_000;
-// Browsers cannot measure their bandwidth to us yet; assume a modest link until they do.
-const DEFAULT_BANDWIDTH = 1_000_000;
 
-/**
- * The policy as the live market runs it. Rebalancing moves a queued task whenever that lowers
- * the total cost without finishing later (docs/DESIGN.md "Rebalancing"); the lab's default minimum gain
- * of 10% would keep an idle machine idle next to a long queue, because with an hour's horizon the
- * costs of a few seconds of backlog differ by far less than that.
- */
-function livePolicy(name: string): Policy {
-  const base = createPolicy(name);
-  return base.profile.migration.rule === "rebalance" ? createPolicy(name, { migration: { ...base.profile.migration, minGain: 0 } }) : base;
-}
-
-// The engine plans on the capacity the producer offers now (its controls), not on the hardware.
+// The engine plans on the capacity the producer offers now (its controls), not on the hardware;
+// no link is measured yet, so the engine plans each at its unmeasured bandwidth.
 function profileOf(m: LiveMachine) {
-  const common = { id: m.id, owner: m.ownerId, slots: m.slots, ...offeredCapacity(m), bandwidthBytesPerSecond: DEFAULT_BANDWIDTH, reputation: m.reputation };
+  const common = { id: m.id, owner: m.ownerId, slots: m.slots, ...offeredCapacity(m), reputation: m.reputation };
   return m.kind === "dedicated"
     ? { ...common, kind: "dedicated" as const, contractPrice: Number(m.contractPriceMicro ?? 0n) / MICRO, departureAt: sec(m.departsAt ?? 0) }
     : { ...common, kind: "opportunistic" as const, pricePerSecond: Number(m.pricePerSecondMicro) / MICRO };
@@ -61,7 +49,7 @@ function profileOf(m: LiveMachine) {
 /** The live market's engine: one MarketState kept in step with the database, one policy. */
 export function createEngine(policyName = "miserly", settings: MarketSettingsInput = {}, seed = 1): Engine & { state: MarketState; policy: Policy } {
   const state = new MarketState(settings);
-  let policy = livePolicy(policyName);
+  let policy = createLivePolicy(policyName);
   const rng = createRng(seed);
   // What each decision saw: the service writes a decision down before it commits it here, and a
   // machine may join or a task finish meanwhile (commitDecision's `seen`).
@@ -99,7 +87,7 @@ export function createEngine(policyName = "miserly", settings: MarketSettingsInp
     },
     configure(config) {
       state.updateSettings({ horizonSeconds: config.horizonSeconds, priceConstant: config.priceConstant, pricing: config.pricing, feeFraction: config.feeFraction, maxDelaySeconds: config.maxDelaySeconds });
-      if (config.policy !== policy.name) policy = livePolicy(config.policy);
+      if (config.policy !== policy.name) policy = createLivePolicy(config.policy);
     },
     addMachine(m: LiveMachine, now: number) {
       state.upsertMachine(profileOf(m), at(now));

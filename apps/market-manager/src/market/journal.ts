@@ -4,7 +4,7 @@
  * statement here; the lock is free again at once, and the next step is decided while PostgreSQL
  * runs this one. Entries run one at a time, in the order they were added (except that an
  * admission yields to the reports and leases added while it waits: YIELD_PASSES), on one
- * connection of the market's own (db/client.ts inSequence): an entry can rely on every entry sent
+ * connection of the market's own (db/client.ts Database.journal): an entry can rely on every entry sent
  * before it having run, and kill -9 at any moment leaves a prefix of them, in the order sent,
  * committed. An entry's `applied` moves memory once its statement committed, before that of any
  * entry sent after it, and says so to whoever waits (a worker is answered only then); `failed`
@@ -16,8 +16,7 @@
  * applied either way (the next group is decided while one runs; the marks of what moves ahead,
  * live.ts, keep it from taking what they take), so sending it early changes only when PostgreSQL
  * has it: sent once the one ahead was answered, each waited for a turn of the event loop between
- * the two, PostgreSQL idle meanwhile (bench:dispatch, 20,000 tasks: 2,810-3,090 tasks/s with the
- * manager idle half the time, 3,320-3,450 sent at once).
+ * the two, PostgreSQL idle meanwhile, and dispatch was slower for it (bench:dispatch, alternating).
  *
  * Every other step of the market (a departure, a cancellation, the sweeper's) waits for the
  * journal to be idle before it runs (Market.serial), so it sees memory with every write applied,
@@ -27,15 +26,10 @@
  * one connection, pipelined with the reports and leases around it, and the reports and leases
  * decided while it waits to be sent go ahead of it (YIELD_PASSES). Admissions ran side by side on
  * connections of their own, every other entry waiting for them to be applied and they for every
- * entry before them: with 1,000 machines and 50 consumers submitting about 35 jobs a second, the
- * reports' groups waited for that barrier (bench:load, 90 s: a report p50 85 ms and p99 382 ms
- * with a group waiting up to 109 ms for its turn to be decided; in order: 59 and 207 ms, the wait
- * 56 ms), and side-by-side admissions of one consumer waited for each other's lock on the
- * consumer's account row (a 1,000-task admission 71 ms, 43 of them that wait). A big job's
- * admission (tens of ms of PostgreSQL for a thousand placements) holds the entries behind it in
- * order; twenty of them submitted at once (bench:dispatch, 20,000 tasks) went no slower so than
- * with big jobs' admissions alone side by side (alternating: 4,050 and 4,063 tasks/s against
- * 4,197 and 3,778).
+ * entry before them: under a mixed load the reports' groups waited for that barrier, and
+ * side-by-side admissions of one consumer waited for each other's lock on the consumer's account
+ * row (bench:load shows both). A big job's admission holds the entries behind it in order; many
+ * submitted at once went no slower so than side by side (bench:dispatch, alternating).
  */
 export interface JournalEntry<T> {
   /** What the entry writes ("reports", "leases", "admission", "moves"): its label in the journal's metrics. */
@@ -57,7 +51,7 @@ export interface JournalEntry<T> {
 
 /**
  * Entries in order sent at once, at most, on the one connection that runs them in turn
- * (db/client.ts inSequence): a group's reports and its leases, and the next group's reports
+ * (db/client.ts Database.journal): a group's reports and its leases, and the next group's reports
  * behind them.
  */
 export const MAX_IN_SEQUENCE = 3;

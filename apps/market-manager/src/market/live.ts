@@ -1,7 +1,7 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import { leaseRoom, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
+import { leaseRoomLeft, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
 import { TaskQueue } from "./task-queue.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
@@ -30,6 +30,24 @@ export interface LiveMachine {
   contractStartAt: number | null;
   contractPaidUntil: number | null;
   contractPaidMicro: bigint;
+  /**
+   * When the machine last proved it was there: a result of a task it leased was accepted. A
+   * dedicated contract is paid up to this moment, never for heartbeats alone.
+   */
+  provenAt: number | null;
+  /**
+   * Since when it has had queued work and room to run it without asking for any (null while it
+   * asks, or has nothing to ask for): past the lease timeout the market takes it out (sweeper.ts).
+   */
+  waitingSince: number | null;
+  /**
+   * Its leases that expired since its last accepted result: a machine that takes work and lets
+   * more than a round of its slots' leases lapse, delivering nothing, is taken out (sweeper.ts), or
+   * it could hold a task through expiry after expiry as the cheapest machine it is placed on again.
+   */
+  unprovenExpiries: number;
+  /** Its owner's account has standing: the address was confirmed when the machine joined. */
+  ownerStanding: boolean;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: TaskQueue;
   leases: Set<string>;
@@ -46,8 +64,8 @@ export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailab
 /** Slots the machine offers now: none while its capacity is switched off. */
 export const offeredSlots = (m: LiveMachine) => (offering(m) ? m.slots : 0);
 
-/** The most leases a machine holds at once (the engine's rule). */
-export const leaseRoomOf = (m: LiveMachine) => leaseRoom(offeredSlots(m));
+/** Leases a machine may still take while it holds `held` (the engine's leaseRoomLeft): by default, those it holds now. */
+export const leaseRoomOf = (m: LiveMachine, held = m.leases.size) => leaseRoomLeft(offeredSlots(m), held);
 
 /** The machine's ask in micro-credits per reference second of work (its price per second over its benchmark speed). */
 export const askOf = (m: Pick<LiveMachine, "pricePerSecondMicro" | "benchmarkSpeed">) => Number(m.pricePerSecondMicro) / (m.benchmarkSpeed > 0 ? m.benchmarkSpeed : 1);
@@ -145,6 +163,8 @@ export interface LiveTask {
   /** A copy that ran: its result, output hash and the owner of the machine that ran it. */
   resultId?: string | undefined;
   producerId?: string | undefined;
+  /** Whether the account that ran it had standing then (a confirmed address): its vote in a quorum (costbenefit tallyCopies). */
+  producerStanding?: boolean | undefined;
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;
@@ -334,8 +354,8 @@ export class LiveState {
 
   /**
    * A job's owner as memory knows it: a live job's, or one that left memory lately (its page asks
-   * a few more times once it finished: bench:load, 50 consumers, one Prisma query a job, about 40
-   * a second, before these were kept). An owner never changes, so a kept one is never stale.
+   * a few more times once it finished, each a query of its own before these were kept). An owner
+   * never changes, so a kept one is never stale.
    */
   ownerOf(jobId: string): string | undefined {
     return this.jobs.get(jobId)?.ownerId ?? this.endedOwners.get(jobId);
@@ -365,8 +385,8 @@ export class LiveState {
 
   /**
    * The machines holding queued tasks, without a walk over every machine: an idle machine looks
-   * for work to take there at each lease, and with 1,000 machines the walk was most of a lease's
-   * cost (bench:load, a CPU profile: 2.1 s of 90 s in pickTasks). Machines are kept from their
+   * for work to take there at each lease, and with many machines the walk was most of a lease's
+   * cost (bench:load --profile shows it in pickTasks). Machines are kept from their
    * first queued task and let go here once their queue is found empty or they left the market.
    */
   holders(): LiveMachine[] {

@@ -1,6 +1,9 @@
 import type { Market } from "./market.ts";
 import type { Db } from "../db/client.ts";
 import { refuse } from "../api/errors.ts";
+import { runStatement, type Runner } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { joinManager, machineManager, managerMoved, managerRows, stampManager, takeUnownedJobs, takeUnownedMachines } from "../db/sql/market-managers.ts";
 
 // Several Market Managers over one market (the Java Market paper, section 4.4: several schedulers,
 // each over a subset of the producers). They find each other in PostgreSQL, not through a
@@ -40,20 +43,6 @@ export interface ManagerIdentity {
 /** Tasks settled by this manager since it started, as its heartbeat reports them. */
 export type TasksDone = () => number;
 
-interface Row {
-  id: string;
-  url: string;
-  healthUrl: string | null;
-  machines: number;
-  jobs: number;
-  capacity: number;
-  tasksDone: bigint;
-  startedAt: Date;
-  heartbeatAt: Date;
-  claimedBy: string | null;
-  ageMs: number;
-}
-
 export class Managers {
   /** Restored: it may take over dead managers now (before, its own market is still being read). */
   ready = false;
@@ -63,10 +52,14 @@ export class Managers {
   private sent = new Map<string, number>();
   private lastDone = new Map<string, { done: number; at: number }>();
 
+  private run: Runner;
+
   constructor(
-    private db: Db,
+    db: Db,
     readonly self: ManagerIdentity,
-  ) {}
+  ) {
+    this.run = viaPrisma(db);
+  }
 
   /**
    * Joins the market (again): its row stamped now and no longer taken over. A survivor taking it
@@ -75,11 +68,7 @@ export class Managers {
    */
   async join(): Promise<void> {
     const { id, url, healthUrl, capacity } = this.self;
-    await this.db.$executeRaw`
-      INSERT INTO market_manager (id, url, "healthUrl", capacity, "startedAt", "heartbeatAt")
-      VALUES (${id}, ${url}, ${healthUrl}, ${capacity}::int, now(), now())
-      ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, "healthUrl" = EXCLUDED."healthUrl", capacity = EXCLUDED.capacity,
-        "startedAt" = now(), "heartbeatAt" = now(), machines = 0, jobs = 0, "tasksDone" = 0, "claimedBy" = NULL, "claimedAt" = NULL`;
+    await runStatement(this.run, joinManager, { id, url, healthUrl, capacity });
     await this.refresh();
   }
 
@@ -87,7 +76,7 @@ export class Managers {
   async moved(url: string, healthUrl: string | null): Promise<void> {
     this.self.url = url;
     this.self.healthUrl = healthUrl;
-    await this.db.$executeRaw`UPDATE market_manager SET url = ${url}, "healthUrl" = ${healthUrl} WHERE id = ${this.self.id}`;
+    await runStatement(this.run, managerMoved, { id: this.self.id, url, healthUrl });
   }
 
   /**
@@ -95,9 +84,8 @@ export class Managers {
    * written by a manager of an older version) become this one's; each row once, whoever asks first.
    */
   async takeUnowned(): Promise<void> {
-    const me = this.self.id;
-    await this.db.$executeRaw`UPDATE "Machine" SET "managerId" = ${me} WHERE "managerId" IS NULL AND status = 'active'`;
-    await this.db.$executeRaw`UPDATE "Job" SET "managerId" = ${me} WHERE "managerId" IS NULL AND status IN ('admitted', 'running', 'delayed')`;
+    await runStatement(this.run, takeUnownedMachines, { managerId: this.self.id });
+    await runStatement(this.run, takeUnownedJobs, { managerId: this.self.id });
   }
 
   /**
@@ -106,18 +94,13 @@ export class Managers {
    * its own, and it must stop rather than act on it.
    */
   async beat(holds: { machines: number; jobs: number; tasksDone: number }): Promise<boolean> {
-    const stamped = await this.db.$queryRaw<{ id: string }[]>`
-      UPDATE market_manager SET "heartbeatAt" = now(), machines = ${holds.machines}::int, jobs = ${holds.jobs}::int, "tasksDone" = ${BigInt(holds.tasksDone)}
-      WHERE id = ${this.self.id} AND "claimedBy" IS NULL RETURNING id`;
+    const stamped = await runStatement(this.run, stampManager, { id: this.self.id, machines: holds.machines, jobs: holds.jobs, tasksDone: String(Math.round(holds.tasksDone)) });
     await this.refresh();
     return stamped.length > 0;
   }
 
   private async refresh(): Promise<void> {
-    const rows = await this.db.$queryRaw<Row[]>`
-      SELECT id, url, "healthUrl", machines, jobs, capacity, "tasksDone", "startedAt", "heartbeatAt", "claimedBy",
-        (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "ageMs"
-      FROM market_manager ORDER BY id`;
+    const rows = await runStatement(this.run, managerRows, {});
     const now = Date.now();
     this.sent.clear();
     this.view = rows.map((r) => {
@@ -133,8 +116,8 @@ export class Managers {
         jobs: r.jobs,
         capacity: r.capacity,
         tasksDone: done,
-        startedAt: r.startedAt.getTime(),
-        heartbeatAt: r.heartbeatAt.getTime(),
+        startedAt: r.startedAt,
+        heartbeatAt: r.heartbeatAt,
         alive: r.claimedBy === null && r.ageMs <= this.self.timeoutMs,
         claimedBy: r.claimedBy,
         tasksPerSecond,
@@ -192,11 +175,7 @@ export class Managers {
  * the machine is not in the market (or not the caller's): register again.
  */
 export async function whereIs(market: Market, ownerId: string, machineId: string) {
-  const [row] = await market.db.$queryRaw<{ managerId: string | null; url: string | null; alive: boolean | null }[]>`
-    SELECT m."managerId", mm.url,
-      (mm."claimedBy" IS NULL AND mm."heartbeatAt" >= now() - ${market.managers?.self.timeoutMs ?? 0}::float8 * interval '1 millisecond') AS alive
-    FROM "Machine" m LEFT JOIN market_manager mm ON mm.id = m."managerId"
-    WHERE m.id = ${machineId} AND m."ownerId" = ${ownerId} AND m.status = 'active'`;
+  const [row] = await runStatement(viaPrisma(market.db), machineManager, { machineId, ownerId, timeoutMs: market.managers?.self.timeoutMs ?? 0 });
   if (!row) return { managerId: null, managerUrl: null, alive: false };
   return { managerId: row.managerId, managerUrl: row.url, alive: row.alive === true };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Market, STEP_SLICE_MS } from "./market.ts";
-import type { Db } from "../db/client.ts";
+import type { Database, Db } from "../db/client.ts";
 import type { Engine } from "./engine.ts";
 import type { ManagerSettings } from "./market.ts";
 
@@ -9,7 +9,7 @@ import type { ManagerSettings } from "./market.ts";
 // heartbeat, a /healthz, a new connection are not held for the whole burst.
 
 const market = () =>
-  new Market({} as Db, {} as Engine, { now: () => Date.now() }, () => {}, { leaseTimeoutMs: 30_000, startingCreditsMicro: 0n, terms: {} as ManagerSettings["terms"], maxDelayMs: 60_000 });
+  new Market({ db: {} as Db } as Database, {} as Engine, { now: () => Date.now() }, () => {}, { leaseTimeoutMs: 30_000, startingCreditsMicro: 0n, terms: {} as ManagerSettings["terms"], maxDelayMs: 60_000 });
 
 /** Keeps the thread busy, as a decision does. */
 const busy = (ms: number) => {

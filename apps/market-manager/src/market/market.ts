@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { SettlementTerms } from "@cyclemarket/costbenefit";
-import type { Db } from "../db/client.ts";
+import type { Database, Db } from "../db/client.ts";
 import type { Clock } from "../clock.ts";
 import type { Log } from "../log.ts";
 import type { AdminSettings } from "./admin-settings.ts";
@@ -12,6 +12,7 @@ import { Liveness } from "../resources/liveness.ts";
 import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
 import { Journal } from "./journal.ts";
+import { MarketResources } from "./market-resources.ts";
 import type { Managers } from "./managers.ts";
 
 /** The Market Manager of a market run by one (and the name the first of several takes). */
@@ -72,16 +73,22 @@ export class Market {
   managers: Managers | null = null;
   /** The market's own downtime (ms since the epoch), read at start: the only lateness its account pays for. */
   outages: { startedAt: number; endedAt: number }[] = [];
+  /** Everything else this market keeps: its ways to the database, metrics, caches and counts (market-resources.ts). */
+  readonly resources: MarketResources;
+  /** Prisma (resources.database.db): transactions and the ORM's reads and writes. */
+  readonly db: Db;
 
   constructor(
-    readonly db: Db,
+    database: Database,
     readonly engine: Engine,
     readonly clock: Clock,
     readonly log: Log,
     readonly settings: ManagerSettings,
   ) {
     this.events.setMaxListeners(0);
-    this.liveness = new Liveness(db);
+    this.resources = new MarketResources(database);
+    this.db = database.db;
+    this.liveness = new Liveness(this.db);
     this.journal = new Journal(log);
     this.state.onQueued = (machineId) => this.queued(machineId);
   }

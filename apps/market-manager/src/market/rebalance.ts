@@ -6,6 +6,8 @@ import { inOrder } from "../tasks/report-batch.ts";
 import { toJson } from "../db/client.ts";
 import type { RunStatement } from "../tasks/report-rows.ts";
 import { rowId } from "../db/row-id.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { moveTasks } from "../db/sql/task-rows.ts";
 
 /**
  * docs/DESIGN.md "Rebalancing": when the policy finds a queued, unstarted task that would cost less
@@ -45,29 +47,16 @@ export function rebalance(market: Market, proposed: MoveRecord[], now: number): 
   return moves.length;
 }
 
-/** The moves and their entries in the decision log, one statement; a task leased meanwhile keeps its row. */
-const MOVES_SQL = `
-WITH moved AS (
-  UPDATE "Task" t SET "machineId" = m.machine
-  FROM unnest($1::text[], $2::text[]) AS m(id, machine) WHERE t.id = m.id AND t.id = ANY($1::text[]) AND t.status = 'queued'::"TaskStatus"
-  RETURNING 1
-), decisions AS (
-  INSERT INTO "MarketDecision" (id, at, outcome, "jobId", "machineId", "userId", tasks, reasons, detail)
-  SELECT d.id, timestamp 'epoch' + d.at * interval '1 millisecond', 'move'::"DecisionOutcome", d.job, d.machine, d.owner, 1, d.reasons::jsonb, d.detail::jsonb
-  FROM unnest($8::text[], $3::float8[], $4::text[], $2::text[], $5::text[], $6::text[], $7::text[]) AS d(id, at, job, machine, owner, reasons, detail)
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM decisions) AS decisions`;
-
+/** The moves and their entries in the decision log, one statement (db/sql/task-rows.ts moveTasks). */
 function writeMoves(run: RunStatement, moves: MoveRecord[], decisions: DecisionEntry[]) {
-  return run("rebalance", MOVES_SQL, [
-    moves.map((m) => m.taskId),
-    moves.map((m) => m.toMachineId),
-    decisions.map((d) => d.at),
-    decisions.map((d) => d.jobId ?? null),
-    decisions.map((d) => d.userId ?? null),
-    decisions.map((d) => JSON.stringify(toJson(d.reasons))),
-    decisions.map((d) => JSON.stringify(toJson(d.detail))),
-    decisions.map(() => rowId()),
-  ]);
+  return runStatement(run, moveTasks, {
+    taskIds: moves.map((m) => m.taskId),
+    machineIds: moves.map((m) => m.toMachineId),
+    decisionIds: decisions.map(() => rowId()),
+    at: decisions.map((d) => d.at),
+    jobIds: decisions.map((d) => d.jobId ?? null),
+    userIds: decisions.map((d) => d.userId ?? null),
+    reasons: decisions.map((d) => JSON.stringify(toJson(d.reasons))),
+    details: decisions.map((d) => JSON.stringify(toJson(d.detail))),
+  });
 }

@@ -3,20 +3,24 @@
 // pilots were measured to do. This file applies that decision and records it; the rule is the
 // engine's. Asked from the market's tick, so a restart between the pilots and the rest loses
 // nothing: the pilots' results, price and count are in the job's row (restore.ts).
-import { loweredBenefit, type BenefitCurve, type PilotRun } from "@cyclemarket/costbenefit";
+import { loweredBenefit, maxBenefit, remainderEscrow, remainderMaxSpend, type BenefitCurve, type PilotRun } from "@cyclemarket/costbenefit";
 import type { Market } from "./market.ts";
 import type { LiveJob, LivePilots, LiveTask } from "./live.ts";
 import type { Decision, JobSpec } from "./engine.ts";
-import { decisionRecord, escrowOf, plannedBenefit } from "../tasks/jobs.ts";
+import { decisionRecord, plannedBenefit } from "../tasks/jobs.ts";
 import { jobDecisionEntries, recordDecisions } from "../ops/decisions.ts";
 import { timedSettlement } from "../ops/ops.ts";
 import { toJson } from "../db/client.ts";
+import { reasonOf } from "../api/errors.ts";
 import { balance, post, toCredits, toMicro } from "../ledger/ledger.ts";
 import { settleUnfinished } from "../ledger/settlement.ts";
 import { escrow } from "../ledger/entries.ts";
 import { queueOnMachines } from "../tasks/intake.ts";
 import { jobEnded, remainderAdmitted } from "./transitions.ts";
 import { shortId } from "@cyclemarket/client/job-file";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { tasksFrom } from "../db/sql/task-rows.ts";
 
 type PilotJob = LiveJob & { pilots: LivePilots };
 type DecisionRecord = ReturnType<typeof decisionRecord>;
@@ -51,9 +55,7 @@ export async function admitRemainder(market: Market, jobId: string) {
   const now = market.clock.now();
   pilots.asked = market.engine.remainderAsked(pilots.asked, now);
   // Each task's input size without its input: the engine plans the network on it, as at submission.
-  const rows = await market.db.$queryRaw<{ id: string; index: number; replica: number; bytes: number }[]>`
-    SELECT "id", "index", "replica", octet_length("stdin") AS "bytes" FROM "Task"
-    WHERE "jobId" = ${jobId} AND "index" >= ${pilots.count} ORDER BY "index", "replica"`;
+  const rows = await runStatement(viaPrisma(market.db), tasksFrom, { jobId, fromIndex: pilots.count });
   const spec: JobSpec = {
     id: jobId,
     arrivedAt: job.arrivedAt,
@@ -64,15 +66,22 @@ export async function admitRemainder(market: Market, jobId: string) {
   const runs = pilotRuns(job);
   const asked = market.engine.decideRemainder(spec, { count: pilots.count, runs, priceCredits: toCredits(pilots.priceMicro), terms: market.settings.terms }, job.wallMs, now);
   let decision: Decision = asked.decision;
-  const benefit = loweredBenefit(job.benefit as BenefitCurve, toCredits(pilots.priceMicro));
-  const pricing = job.pricing;
-  // A maxSpend is the job's whole: what the pilots were priced at is spent of it already.
-  const maxSpend = job.maxSpendMicro === null ? undefined : Math.max(0, toCredits(job.maxSpendMicro - pilots.priceMicro));
-  const rest = decision.outcome === "admitted" ? escrowOf(benefit, decision, pricing, maxSpend) : 0n;
-  // The pilots have run: what their escrow holds beyond their price (the contingency for their
-  // runs) now backs the rest, so only the difference is taken from the consumer's balance.
-  const spare = job.escrowMicro > pilots.priceMicro ? job.escrowMicro - pilots.priceMicro : 0n;
-  const needed = rest > spare ? rest - spare : 0n;
+  const pilotPrice = toCredits(pilots.priceMicro);
+  const maxSpend = remainderMaxSpend(job.maxSpendMicro === null ? undefined : toCredits(job.maxSpendMicro), pilotPrice);
+  // What the rest's escrow takes from the consumer's balance, beyond what the pilots' escrow spares (the engine's rule).
+  const needed =
+    decision.outcome === "admitted"
+      ? toMicro(
+          remainderEscrow({
+            pricing: job.pricing,
+            price: decision.price,
+            maxBenefit: maxBenefit(loweredBenefit(job.benefit as BenefitCurve, pilotPrice)),
+            maxSpend: job.maxSpendMicro === null ? undefined : toCredits(job.maxSpendMicro),
+            pilotPrice,
+            pilotEscrow: toCredits(job.escrowMicro),
+          }).needed,
+        )
+      : 0n;
   if (decision.outcome === "admitted" && (await balance(market.db, { kind: "consumer", userId: job.ownerId })) < needed) {
     decision = { outcome: "rejected", reasons: [...decision.reasons.filter((r) => r.code === "planned-from-pilots"), { code: "insufficient-credits", needed: toCredits(needed) }] };
   }
@@ -150,7 +159,7 @@ async function settlePilotsAlone(market: Market, job: PilotJob, record: Decision
         decidedAt: new Date(now),
         completedAt: new Date(now),
         chargedMicro: paid,
-        result: toJson({ error: { code: "remainder-rejected", pilots: job.pilots.count, tasks: job.taskCount, paidToProducers: toCredits(paid) } }),
+        result: toJson({ error: reasonOf({ code: "remainder-rejected", pilots: job.pilots.count, tasks: job.taskCount, paidToProducers: toCredits(paid) }) }),
       },
     });
   });

@@ -1,5 +1,5 @@
 import { BenefitCurve, type WorkSample } from "@cyclemarket/costbenefit";
-import { priceAtWorkOf } from "../ledger/contradicted.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
 import type { Market } from "./market.ts";
 import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";
@@ -10,14 +10,15 @@ import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
 import { discardUnfinishedIntake } from "../tasks/intake.ts";
 import { rowId } from "../db/row-id.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { escrowAndHeld } from "../db/sql/job-money.ts";
 
 /** What a job's escrow paid producers so far and holds for lateness, as the ledger has it. */
 async function paidAndHeld(market: Market, jobId: string, escrowMicro: bigint) {
-  const [row] = await market.db.$queryRaw<{ inEscrow: bigint | null; held: bigint | null }[]>`
-    SELECT (SELECT "balanceMicro" FROM "LedgerAccount" WHERE "jobId" = ${jobId}) AS "inEscrow",
-      (SELECT sum(r."heldMicro")::bigint FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${jobId} AND r."heldMicro" > 0) AS held`;
-  const held = row?.held ?? 0n;
-  return { paidMicro: escrowMicro - (row?.inEscrow ?? 0n) - held, heldMicro: held };
+  const [row] = await runStatement(viaPrisma(market.db), escrowAndHeld, { jobId });
+  const held = BigInt(row?.held ?? 0);
+  return { paidMicro: escrowMicro - BigInt(row?.inEscrow ?? 0) - held, heldMicro: held };
 }
 
 /** A job's stored work samples (Job.workSamples), as memory holds them. */
@@ -75,7 +76,7 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
   const { db, state } = market;
   const machineWhere = "managerId" in rows ? { managerId: rows.managerId } : { id: { in: rows.machineIds } };
   const jobWhere = "managerId" in rows ? { managerId: rows.managerId } : { id: { in: rows.jobIds } };
-  const machines = await db.machine.findMany({ where: { status: "active", ...machineWhere } });
+  const machines = await db.machine.findMany({ where: { status: "active", ...machineWhere }, include: { owner: { select: { emailVerified: true } } } });
   for (const row of machines) {
     const live = liveMachineFromRow(row);
     machineJoined(market, live);
@@ -88,7 +89,8 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
         where: { status: { in: ["pending", "queued", "leased", "done"] } },
         orderBy: { index: "asc" },
         include: {
-          leases: { where: { status: "active" } },
+          // The active lease, and expired ones whose late result may still be the task's first.
+          leases: { where: { status: { in: ["active", "expired"] } }, orderBy: { issuedAt: "desc" } },
           results: {
             orderBy: { createdAt: "desc" },
             select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
@@ -150,7 +152,14 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
         task.failures = failures;
         state.rerunsElsewhere.add(task.id);
       }
-      const lease = t.leases[0];
+      const lease = t.leases.find((l) => l.status === "active");
+      if (job.replicas === 1) {
+        for (const l of t.leases) {
+          if (l.status !== "expired") continue;
+          const { id, machineId, pieceRateMicro, pilot, ahead } = l;
+          state.lateLeases.set(id, { id, taskId: t.id, jobId: job.id, machineId, issuedAt: l.issuedAt.getTime(), expiresAt: l.expiresAt.getTime(), pieceRateMicro, pilot, ahead });
+        }
+      }
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {
         const { id, machineId, pieceRateMicro, pilot, ahead } = lease;
         const terms = { issuedAt: lease.issuedAt.getTime(), expiresAt: lease.expiresAt.getTime(), pieceRateMicro, pilot, ahead };

@@ -1,8 +1,8 @@
 import { setImmediate as letCallsIn } from "node:timers/promises";
 import type { Market } from "./market.ts";
-import type { LiveMachine } from "./live.ts";
+import { leaseRoomOf, type LiveMachine } from "./live.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
-import { expireLeases } from "../resources/leases.ts";
+import { expireLeases, leasableQueued } from "../resources/leases.ts";
 import { answerDelayed } from "../tasks/jobs.ts";
 import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
@@ -25,10 +25,21 @@ export async function tick(market: Market) {
   // Silence is judged again when the departure's turn comes: a heartbeat that arrived while it
   // waited for the lock keeps the machine (liveness is when heartbeats arrive, not when the queue gets to them).
   const silent = (m: LiveMachine) => market.clock.now() - m.lastHeartbeatAt > market.settings.leaseTimeoutMs;
+  // Heartbeats without leases prove nothing: a machine that has had work queued and room to run
+  // it, and has not asked for any for the lease timeout, is taken out and its tasks go elsewhere.
+  // Nor do leases it takes and lets lapse: more than a round of its slots expired with no result between.
+  const deaf = (m: LiveMachine) =>
+    (m.waitingSince !== null && market.clock.now() - m.waitingSince > market.settings.leaseTimeoutMs) || m.unprovenExpiries > m.slots;
   for (const m of [...market.state.machines.values()]) {
+    if (m.queue.length > 0 && leaseRoomOf(m) > 0 && leasableQueued(market, m, now)) m.waitingSince ??= now;
+    else m.waitingSince = null;
     if (silent(m)) {
       await market.serial(async () => {
         if (market.state.machines.get(m.id) === m && silent(m)) await departMachine(market, m.id, "missed-heartbeats");
+      });
+    } else if (deaf(m)) {
+      await market.serial(async () => {
+        if (market.state.machines.get(m.id) === m && deaf(m)) await departMachine(market, m.id, "missed-leases");
       });
     } else if (m.departsAt !== null && m.departsAt <= now) {
       await market.serial(() => departMachine(market, m.id, "contract-ended"));

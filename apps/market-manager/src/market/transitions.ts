@@ -150,7 +150,9 @@ export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTas
 
 /** A copy that ran to a result on this machine: done in memory, its load gone from the engine. */
 export function taskDone(market: Market, task: LiveTask, machine: LiveMachine, result: { resultId: string; outputHash: string; seconds: number }, now: number): void {
-  Object.assign(task, { state: "done", resultId: result.resultId, outputHash: result.outputHash, producerId: machine.ownerId });
+  Object.assign(task, { state: "done", resultId: result.resultId, outputHash: result.outputHash, producerId: machine.ownerId, producerStanding: machine.ownerStanding });
+  machine.provenAt = now;
+  machine.unprovenExpiries = 0;
   market.engine.taskFinished(task.id, machine.id, result.seconds, now);
 }
 

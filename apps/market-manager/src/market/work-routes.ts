@@ -1,7 +1,8 @@
-import { idleTake } from "@cyclemarket/costbenefit";
+import { idleTake, spareTasks } from "@cyclemarket/costbenefit";
 import type { MarketEvent } from "./market-event.ts";
 import { askOf, leaseRoomOf, offeredSlots, type LiveMachine, type LiveState } from "./live.ts";
 import type { Lease } from "@cyclemarket/worker-runtime";
+import type { MarketResources } from "./market-resources.ts";
 
 /** Idle machines one event looks at, at most, for spare work: the cost of an event stays bounded. */
 export const MAX_IDLE_LOOKS = 256;
@@ -10,18 +11,16 @@ export const MAX_IDLE_LOOKS = 256;
 const mayTake = (taker: LiveMachine, holder: LiveMachine) =>
   idleTake({ takerAsk: askOf(taker), holderAsk: askOf(holder), holderMayNotRun: false }).take;
 
-/** Queued tasks a machine cannot start itself right now: an idle machine may take them (rebalancing). */
-export const spare = (m: LiveMachine) => Math.max(0, m.queue.length - Math.max(0, offeredSlots(m) - m.leases.size));
+/** Queued tasks a machine cannot start itself right now: an idle machine may take them (the engine's spareTasks). */
+export const spare = (m: LiveMachine) => spareTasks({ queueLength: m.queue.length, offeredSlots: offeredSlots(m), leasesRunning: m.leases.size });
 
 /** The market's spare queued tasks, counted once per version of the live state (the streams' offers and the lease calls that find nothing ask it). */
-const spareAt = new WeakMap<object, { revision: number; total: number }>();
-
-export function spareTotal(market: { readonly state: LiveState; readonly revision: number }): number {
-  const cached = spareAt.get(market);
-  if (cached?.revision === market.revision) return cached.total;
+export function spareTotal(market: { readonly state: LiveState; readonly revision: number; readonly resources: Pick<MarketResources, "spareTasks"> }): number {
+  const cached = market.resources.spareTasks;
+  if (cached.revision === market.revision) return cached.value;
   let total = 0;
   for (const m of market.state.holders()) total += spare(m);
-  spareAt.set(market, { revision: market.revision, total });
+  market.resources.spareTasks = { revision: market.revision, value: total };
   return total;
 }
 
@@ -139,7 +138,7 @@ export class WorkRoutes {
     for (const id of this.idle) {
       if (spareTasks <= 0 || looked++ >= MAX_IDLE_LOOKS) break;
       const m = this.market.state.machines.get(id);
-      const room = m ? leaseRoomOf(m) - m.leases.size : 0;
+      const room = m ? leaseRoomOf(m) : 0;
       if (!m || room <= 0) {
         // It can lease nothing now; any change to it (resumed, a task done) is its own event.
         this.idle.delete(id);

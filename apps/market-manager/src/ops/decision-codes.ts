@@ -6,6 +6,7 @@ export const DEPARTURE_CODES = {
   left: "machine-left",
   "missed-heartbeats": "missed-heartbeats",
   "contract-ended": "contract-ended",
+  "missed-leases": "missed-leases",
 } as const;
 
 /** A task that lost its machine (departure, expired lease, failed run) was given another. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { DecisionOutcome } from "../db/generated/enums.ts";
+import { Reasons } from "../tasks/stored-reasons.ts";
 
 export const DecisionFilter = z.object({
   jobId: z.string().uuid("Not a job id.").optional(),
@@ -55,7 +56,7 @@ export async function listDecisions(db: Db, f: DecisionFilter) {
       machineName: name(machines, r.machineId, "name"),
       user: name(users, r.userId, "email"),
       tasks: r.tasks,
-      reasons: r.reasons as { code: string; [k: string]: unknown }[],
+      reasons: Reasons.parse(r.reasons),
       detail: (r.detail ?? null) as Record<string, unknown> | null,
     })),
     next: rows.length > f.pageSize && last ? `${last.at.getTime()}_${last.id}` : null,

@@ -1,5 +1,4 @@
 import type { Market } from "../market/market.ts";
-import { poolOf } from "../db/client.ts";
 import { Metrics } from "./metrics.ts";
 
 /**
@@ -15,14 +14,12 @@ export interface Ops {
   restored: boolean;
 }
 
-const all = new WeakMap<Market, Ops>();
-
+/** The market's Ops (market.resources), made on first use. */
 export function opsOf(market: Market): Ops {
-  let ops = all.get(market);
+  let ops = market.resources.ops;
   if (!ops) {
-    const metrics = new Metrics(market.state, poolOf(market.db));
-    ops = { metrics, interval: { admissions: 0, delays: 0, rejections: 0 }, restored: false };
-    all.set(market, ops);
+    const metrics = new Metrics(market.state, market.resources.database.pool);
+    ops = market.resources.ops = { metrics, interval: { admissions: 0, delays: 0, rejections: 0 }, restored: false };
     market.journal.observe = (kind, stage, seconds) => metrics.journal.observe({ kind, stage }, seconds);
   }
   return ops;

@@ -3,7 +3,9 @@ import type { JobSpec } from "../market/engine.ts";
 import { TIERS, type Sample } from "./rollup.ts";
 import { runRollup } from "./history.ts";
 import { opsOf } from "./ops.ts";
-import { CREDIT_MOVES_SQL } from "../ledger/statement.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { marketTotals } from "../db/sql/market-books.ts";
 
 /**
  * The reference task whose price the history follows: one task of a minute's work on the
@@ -25,35 +27,6 @@ function referencePrice(market: Market, now: number): number | null {
 }
 
 /**
- * The ledger's running totals, read without walking the ledger, in one statement (one snapshot):
- * every 5 s a walk of the postings cost in proportion to the market's whole history (bench:load
- * 1,000 x 50 --statements: 139 ms a sample after two minutes, growing). Producers' accounts
- * receive only payments and contracts and give only what their owners move to their consumer
- * balances, so their balances and those moves are what producers were paid (as marketBooks counts
- * it); a consumer's starting credits are the one entry under `grant:<user>`, found by that key from
- * the consumer accounts, and admins' grants and the moves are read by their own index (CREDIT_MOVES_SQL).
- *
- * What consumers were charged: the charges of the jobs settled after `$1` (ms since the epoch),
- * and of those settled by `$2` as well. A job's charge is written once, with the time it was
- * settled (completedAt), by the statement that settles it (a report group's, a job's failure, a
- * cancellation); the sum over every job grew with the market's history (29.5 ms a sample after
- * five minutes of the mixed load, 12,000 jobs), so the jobs settled long enough ago are summed
- * once and kept (`chargedKept`), and each sample reads by the completedAt index only the jobs since.
- */
-const TOTALS_SQL = `SELECT
-  (SELECT coalesce(sum("balanceMicro"), 0) FROM "LedgerAccount" WHERE kind = 'producer'::"AccountKind")::text AS paid,
-  (SELECT coalesce(max("balanceMicro"), 0) FROM "LedgerAccount" WHERE kind = 'market'::"AccountKind")::text AS market,
-  (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerAccount" a
-     JOIN "LedgerEntry" e ON e."uniqueKey" = 'grant:' || a."userId"
-     JOIN "LedgerPosting" p ON p."entryId" = e.id AND p."accountId" = a.id
-   WHERE a.kind = 'consumer'::"AccountKind")::text AS granted,
-  ${CREDIT_MOVES_SQL},
-  c.since, c.kept
-  FROM (SELECT coalesce(sum("chargedMicro"), 0)::text AS since,
-      coalesce(sum("chargedMicro") FILTER (WHERE "completedAt" <= timestamp 'epoch' + $2::float8 * interval '1 millisecond'), 0)::text AS kept
-    FROM "Job" WHERE "completedAt" > timestamp 'epoch' + $1::float8 * interval '1 millisecond') c`;
-
-/**
  * How long after its settlement time a job's charge is kept out of the running sum: far longer
  * than a settling statement takes to commit (milliseconds; seconds under load), so a charge is
  * read after it committed. A job settled at t whose statement commits after t + SETTLED_LAG_MS
@@ -62,19 +35,16 @@ const TOTALS_SQL = `SELECT
  */
 const SETTLED_LAG_MS = 30_000;
 
-/** Per market: the charges of the jobs settled by `through`, summed once. */
-const chargedKept = new WeakMap<Market, { through: number; sum: bigint }>();
-
-/** The ledger's running totals now (TOTALS_SQL); `charged` for every job settled so far. */
+/**
+ * The ledger's running totals now (db/sql/market-books.ts marketTotals); `charged` for every job
+ * settled so far. The sum over every job grows with the market's history, so the jobs settled
+ * long enough ago are summed once and kept (`chargedKept`), and each sample reads only those since.
+ */
 async function readTotals(market: Market, now: number) {
-  const kept = chargedKept.get(market) ?? { through: 0, sum: 0n };
+  const kept = market.resources.chargedKept;
   const through = Math.max(kept.through, now - SETTLED_LAG_MS);
-  const [row] = await market.db.$queryRawUnsafe<{ paid: string; market: string; granted: string; adminGranted: string; movedFromEarnings: string; since: string; kept: string }[]>(
-    TOTALS_SQL,
-    kept.through,
-    through,
-  );
-  chargedKept.set(market, { through, sum: kept.sum + BigInt(row!.kept) });
+  const [row] = await runStatement(viaPrisma(market.db), marketTotals, { after: kept.through, through });
+  market.resources.chargedKept = { through, sum: kept.sum + BigInt(row!.kept) };
   return {
     charged: kept.sum + BigInt(row!.since),
     paid: BigInt(row!.paid) + BigInt(row!.movedFromEarnings),

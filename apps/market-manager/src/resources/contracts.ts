@@ -5,14 +5,19 @@ import { post, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.t
 import { contract } from "../ledger/entries.ts";
 
 // Dedicated contracts are paid as the capacity is delivered (costbenefit `contractAccrual`): at
-// most once a minute while the machine is heard, and once more when it leaves, for the time up to
-// its last heartbeat. What a machine that leaves early never delivered is never paid.
+// most once a minute, and once more when the machine leaves, for the time up to the last moment it
+// proved it was there (a result of its accepted: LiveMachine.provenAt). Heartbeats prove nothing:
+// a machine that only heartbeats is never paid, and one that does not take the tasks queued for
+// it is taken out of the market (sweeper.ts). What a machine never proved is never paid.
 export const CONTRACT_ACCRUAL_MS = 60_000;
 
 const nothing = () => {};
 
+/** Up to when a machine's contract may be paid: the last moment it proved it was there. */
+export const provenUntil = (m: LiveMachine): number => m.provenAt ?? 0;
+
 /**
- * Pays a dedicated machine its share of the contract for presence heard up to `upTo` (ms), in
+ * Pays a dedicated machine its share of the contract for the time proven up to `upTo` (ms), in
  * `tx`; returns what to apply to memory once `tx` has committed.
  */
 export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Promise<() => void> {
@@ -32,8 +37,7 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
   if (amount > left) amount = left;
   if (amount <= 0n || paidUntil <= from) return nothing;
   await post(tx, contract({ machineId: m.id, producerId: m.ownerId, amount, fromMs: from, toMs: paidUntil }));
-  // Heartbeats reach the database lazily (liveness.ts); the presence a payment is for is recorded with it.
-  await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount }, lastHeartbeatAt: new Date(upTo) } });
+  await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount } } });
   return () => {
     m.contractPaidUntil = paidUntil;
     m.contractPaidMicro += amount;
@@ -41,13 +45,13 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
 }
 
 /**
- * After the market was down it could not hear its dedicated machines: they are paid up to the
- * last heartbeat it heard, and the outage itself is not paid.
+ * After the market was down it could not hear its dedicated machines: they are paid up to what
+ * they proved before, and the outage itself is not paid.
  */
 export async function resumeContract(market: Market, m: LiveMachine, now: number): Promise<void> {
   if (m.kind !== "dedicated") return;
   const apply = await market.db.$transaction(async (tx) => {
-    const apply = await accrueContract(tx, m, m.lastHeartbeatAt);
+    const apply = await accrueContract(tx, m, provenUntil(m));
     await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(Math.max(now, m.contractPaidUntil ?? 0)) } });
     return apply;
   });
@@ -55,14 +59,14 @@ export async function resumeContract(market: Market, m: LiveMachine, now: number
   m.contractPaidUntil = Math.max(now, m.contractPaidUntil ?? 0);
 }
 
-/** The sweeper's accrual: every dedicated machine not paid for a minute is paid up to its last heartbeat. */
+/** The sweeper's accrual: every dedicated machine not paid for a minute is paid up to what it proved. */
 export async function accrueContracts(market: Market): Promise<void> {
   const now = market.clock.now();
   for (const m of market.state.machines.values()) {
     if (m.kind !== "dedicated" || now - (m.contractPaidUntil ?? m.contractStartAt ?? now) < CONTRACT_ACCRUAL_MS) continue;
     await market.serial(async () => {
       if (!market.state.machines.has(m.id)) return;
-      (await market.db.$transaction((tx) => accrueContract(tx, m, m.lastHeartbeatAt)))();
+      (await market.db.$transaction((tx) => accrueContract(tx, m, provenUntil(m))))();
     });
   }
 }

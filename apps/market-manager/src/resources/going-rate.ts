@@ -1,5 +1,7 @@
-import type { Db } from "../db/client.ts";
-import { preparedRows, readerOf } from "../db/client.ts";
+import type { Prepared } from "../db/client.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { producersEarnedSince } from "../db/sql/producer-earnings.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
 import { toCredits } from "../ledger/ledger.ts";
@@ -11,16 +13,6 @@ const SIMILAR_SPEED = 2;
 const FEWEST_SIMILAR = 3;
 /** Owners whose last hour is read, at most: the statement stays one index range each. */
 const MAX_OWNERS = 50;
-
-/**
- * What each of these producers ($1, their ids) earned since $2 (ms since the epoch): their
- * producer accounts' credits, read by the index (accountId, createdAt), one range per owner.
- */
-const EARNED_SINCE_SQL = `
-SELECT a."userId" AS owner, coalesce(sum(p."amountMicro") FILTER (WHERE p."amountMicro" > 0), 0)::text AS micro
-FROM "LedgerAccount" a LEFT JOIN "LedgerPosting" p ON p."accountId" = a.id AND p."createdAt" >= timestamp 'epoch' + $2::float8 * interval '1 millisecond'
-WHERE a.kind = 'producer'::"AccountKind" AND a."userId" = ANY($1::text[])
-GROUP BY a."userId"`;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -34,7 +26,7 @@ const median = (xs: number[]) => {
  * of them, and what they earned in the last hour, each machine its owner's last hour shared
  * evenly between the owner's machines in the market now.
  */
-export async function goingRate(market: Market, db: Db, callerId: string, speed: number | null, now: number) {
+export async function goingRate(market: Market, reads: Prepared, callerId: string, speed: number | null, now: number) {
   const others = [...market.state.machines.values()].filter((m) => m.kind === "opportunistic" && m.ownerId !== callerId);
   const like = speed === null ? [] : others.filter((m) => m.speed <= speed * SIMILAR_SPEED && m.speed >= speed / SIMILAR_SPEED);
   const similar = like.length >= FEWEST_SIMILAR;
@@ -44,7 +36,7 @@ export async function goingRate(market: Market, db: Db, callerId: string, speed:
   const perOwner = new Map<string, number>();
   for (const m of machines) perOwner.set(m.ownerId, (perOwner.get(m.ownerId) ?? 0) + 1);
   const owners = [...perOwner.keys()].slice(0, MAX_OWNERS);
-  const rows = await preparedRows<{ owner: string; micro: string }>(db, readerOf(db), "going-rate-earned", EARNED_SINCE_SQL, [owners, now - HOUR]);
+  const rows = await runStatement(prepared(reads), producersEarnedSince, { producerIds: owners, since: now - HOUR });
   // Each owner's hour split over all its machines in the market (not only the similar ones).
   const machinesOf = new Map<string, number>();
   for (const m of market.state.machines.values()) if (perOwner.has(m.ownerId)) machinesOf.set(m.ownerId, (machinesOf.get(m.ownerId) ?? 0) + 1);

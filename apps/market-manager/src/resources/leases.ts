@@ -32,7 +32,7 @@ export function leaseLimits(stored: unknown) {
 }
 
 /** A machine's lease call waiting for its group (tasks/report-batch.ts). */
-interface Ask extends LeaseAsk<LeaseAnswer> {
+export interface LeaseCall extends LeaseAsk<LeaseAnswer> {
   caller: Caller;
   machineId: string;
   max: number;
@@ -98,20 +98,18 @@ export function heardFrom(market: Market, caller: Caller, machineId: string): Li
  * must go to the group.
  */
 export function leaseNothing(market: Market, mine: LiveMachine, max: number): LeaseAnswer | null {
-  const room = Math.min(max, leaseRoomOf(mine) - mine.leases.size);
+  const room = Math.min(max, leaseRoomOf(mine));
   if (room > 0 && (mine.queue.length > 0 || workElsewhere(market))) return null;
   market.workRoutes.leasedNothing(mine.id);
   return { leases: [] };
 }
 
 /** Whether any machine holds queued work another machine could take, counted once per version of the live state. */
-const elsewhereAt = new WeakMap<Market, { revision: number; any: boolean }>();
-
 function workElsewhere(market: Market): boolean {
-  const cached = elsewhereAt.get(market);
-  if (cached?.revision === market.revision) return cached.any;
+  const cached = market.resources.workElsewhere;
+  if (cached.revision === market.revision) return cached.value;
   const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
-  elsewhereAt.set(market, { revision: market.revision, any });
+  market.resources.workElsewhere = { revision: market.revision, value: any };
   return any;
 }
 
@@ -122,7 +120,7 @@ function some<T>(items: Iterable<T>, test: (item: T) => boolean): boolean {
 
 /** A lease decided in memory, waiting for its rows. */
 interface Planned {
-  ask: Ask;
+  ask: LeaseCall;
   machine: LiveMachine;
   picked: LiveTask[];
   taken: Taken[];
@@ -138,7 +136,7 @@ interface Planned {
  * nothing moved and every ask of the group fails (the worker asks again). Picks at once, before
  * the returned promise, which resolves once the statement was written and memory moved.
  */
-function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
+function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
   const now = market.clock.now();
   const claimed = new Set<LiveTask>();
   const plans: Planned[] = [];
@@ -156,30 +154,32 @@ function leaseAsks(market: Market, asks: Ask[]): Promise<void> {
       ask.fail(e);
       continue;
     }
+    // The worker asks for work (the market's own ask for its stream is not the worker asking).
+    if (!ask.onlyIdle) machine.waitingSince = null;
     // A stream's ask after the machine's own call in the same group: that call was served first.
     if (ask.onlyIdle && (held(market, machine) > 0 || plans.some((p) => p.machine === machine))) {
       ask.done({ leases: [] });
       continue;
     }
-    const room = Math.max(0, Math.min(ask.max, leaseRoomOf(machine) - held(market, machine)));
-    const found = pickTasks(market, machine, room, claimed);
+    const room = Math.min(ask.max, leaseRoomOf(machine, held(market, machine)));
     const ahead = held(market, machine);
-    const picked: LiveTask[] = [];
     const terms: LeaseTerms[] = [];
-    for (const t of found.picked) {
-      const term = leaseTermsOfTask(market, machine, t, ahead + picked.length, now);
-      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) continue;
-      picked.push(t);
+    // A task whose job cannot pay this machine's piece is passed over, not leased: the tasks
+    // behind it in the queue still are.
+    const found = pickTasks(market, machine, room, claimed, (t) => {
+      const term = leaseTermsOfTask(market, machine, t, ahead + terms.length, now);
+      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) return false;
       terms.push(term);
-    }
+      return true;
+    });
+    const picked = found.picked;
     if (!picked.length) {
       market.workRoutes.leasedNothing(machine.id);
       ask.done({ leases: [] });
       continue;
     }
     for (const t of picked) claimed.add(t);
-    const taken = found.taken.filter((x) => picked.some((t) => t.id === x.taskId));
-    plans.push({ ask, machine, picked, taken, leaseIds: picked.map(() => rowId()), terms });
+    plans.push({ ask, machine, picked, taken: found.taken, leaseIds: picked.map(() => rowId()), terms });
   }
   if (!plans.length) return Promise.resolve();
   const picked = plans.flatMap((p) => p.picked);
@@ -219,6 +219,25 @@ function withinBudget(market: Market, jobId: string, piece: bigint, promised: Ma
   if (piece > left) return false;
   promised.set(jobId, group + piece);
   return true;
+}
+
+/** How many of a machine's queued tasks `leasableQueued` looks at. */
+const LEASABLE_LOOKS = 64;
+
+/**
+ * Whether the machine has queued work it could lease now: a task its job can pay this machine's
+ * piece for. A machine whose queue holds only tasks it cannot be paid for is not failing to ask.
+ */
+export function leasableQueued(market: Market, machine: LiveMachine, now: number): boolean {
+  let looked = 0;
+  for (const id of machine.queue) {
+    if (looked++ >= LEASABLE_LOOKS) return true;
+    const task = market.state.tasks.get(id);
+    if (task?.state !== "queued") continue;
+    const piece = leaseTermsOfTask(market, machine, task, held(market, machine), now).pieceRateMicro;
+    if (withinBudget(market, task.jobId, piece, new Map())) return true;
+  }
+  return false;
 }
 
 /** Memory once a group's lease rows are written, and each ask's answer. */
@@ -331,6 +350,9 @@ function ranHere(market: Market, task: LiveTask, machineId: string, picked: Live
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
+/** How many unaffordable tasks one lease call passes over before it gives up looking. */
+const MAX_PASSED_OVER = 1024;
+
 /** A task an idle machine took from another machine's queue, and the engine's reason it could. */
 interface Taken {
   taskId: string;
@@ -344,14 +366,25 @@ interface Taken {
  * allows (a copy its holder may never run; other work only from a machine that asks no less).
  * Each machine is left what it can start itself right now.
  */
-function pickTasks(market: Market, machine: LiveMachine, room: number, claimed: Set<LiveTask>): { picked: LiveTask[]; taken: Taken[] } {
+function pickTasks(
+  market: Market,
+  machine: LiveMachine,
+  room: number,
+  claimed: Set<LiveTask>,
+  fits: (task: LiveTask) => boolean,
+): { picked: LiveTask[]; taken: Taken[] } {
   const picked: LiveTask[] = [];
   const taken: Taken[] = [];
+  let passedOver = 0;
   const takeFrom = (ids: Iterable<string>, from?: { machineId: string; reason: Reason }) => {
     for (const id of ids) {
-      if (picked.length >= room) return;
+      if (picked.length >= room || passedOver >= MAX_PASSED_OVER) return;
       const task = market.state.tasks.get(id);
       if (task?.state === "queued" && !task.leasing && !claimed.has(task) && !picked.includes(task) && !ranHere(market, task, machine.id, picked)) {
+        if (!fits(task)) {
+          passedOver += 1;
+          continue;
+        }
         picked.push(task);
         if (from) taken.push({ taskId: task.id, fromMachineId: from.machineId, reason: from.reason });
       }
@@ -426,13 +459,9 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
 
 export type { TaskReport } from "../tasks/task-report.ts";
 
-/** Each market's reports and lease calls waiting for their group commit. */
-const batches = new WeakMap<Market, ReportBatch<Ask>>();
-
-function batchOf(market: Market): ReportBatch<Ask> {
-  let batch = batches.get(market);
-  if (!batch) batches.set(market, (batch = new ReportBatch<Ask>(market, (asks) => leaseAsks(market, asks))));
-  return batch;
+/** The market's reports and lease calls waiting for their group commit (made on first use). */
+function batchOf(market: Market): ReportBatch<LeaseCall> {
+  return (market.resources.leaseCalls ??= new ReportBatch<LeaseCall>(market, (asks) => leaseAsks(market, asks)));
 }
 
 const sha256 = (bytes: Uint8Array) => digest("sha256", bytes, "hex");
@@ -584,7 +613,11 @@ export async function expireLeases(market: Market) {
     });
     for (const lease of expired) {
       market.state.leases.delete(lease.id);
-      market.state.machines.get(lease.machineId)?.leases.delete(lease.id);
+      const machine = market.state.machines.get(lease.machineId);
+      if (machine) {
+        machine.leases.delete(lease.id);
+        machine.unprovenExpiries += 1;
+      }
       const task = market.state.tasks.get(lease.taskId);
       if (task && (market.state.jobs.get(task.jobId)?.replicas ?? 1) === 1) market.state.lateLeases.set(lease.id, lease);
     }

@@ -1,4 +1,7 @@
 import type { Db } from "../db/client.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { heardMachines } from "../db/sql/machine-rows.ts";
 
 /** Heard heartbeats reach PostgreSQL this often, all in one statement. */
 export const LIVENESS_FLUSH_MS = 1000;
@@ -25,10 +28,7 @@ export class Liveness {
     this.machines = new Map();
     try {
       // Times go as epoch milliseconds and become the columns' UTC timestamps in SQL.
-      await this.db.$executeRaw`
-        UPDATE "Machine" m SET "lastHeartbeatAt" = timestamp 'epoch' + v.ms * interval '1 millisecond'
-        FROM unnest(${[...machines.keys()]}::text[], ${[...machines.values()]}::float8[]) AS v(id, ms)
-        WHERE m.id = v.id AND m."lastHeartbeatAt" < timestamp 'epoch' + v.ms * interval '1 millisecond'`;
+      await runStatement(viaPrisma(this.db), heardMachines, { machineIds: [...machines.keys()], at: [...machines.values()] });
     } catch (e) {
       for (const [id, at] of machines) if (!this.machines.has(id)) this.machines.set(id, at);
       throw e;

@@ -1,3 +1,4 @@
+import { OfferRefusal, contractOverStanding } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
@@ -8,13 +9,17 @@ import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { toMicro } from "../ledger/ledger.ts";
-import { accrueContract, contractBudget } from "./contracts.ts";
+import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
+import { accountStanding } from "./standing.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
-import { MachineControls, MAX_SPEED, MIN_SPEED, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
+import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
+import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
-import { poolOf, preparedRows } from "../db/client.ts";
 import { shortId } from "@cyclemarket/client/job-file";
+import { runStatement } from "../db/sql/statement.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { registerMachine as registerMachineStatement } from "../db/sql/machine-rows.ts";
 
 export interface MachineOffer {
   name: string;
@@ -36,8 +41,6 @@ export interface MachineOffer {
   manager?: string | undefined;
 }
 
-// The speeds believed (worker-runtime api.ts says why), checked here again for offers made in the process.
-export { MAX_SPEED, MIN_SPEED };
 /** The longest dedicated contract the market considers. */
 export const MAX_CONTRACT_DAYS = 90;
 
@@ -61,21 +64,17 @@ export async function joinOpportunistic(market: Market, caller: Caller, offer: M
   return answer;
 }
 
-/** Refuses an offer no market takes, whatever it holds: an unbelievable speed, a negative price, a dedicated offer without its terms. */
+/** Refuses an offer no market takes, whatever it holds (the engine's offerFault): its reason names the limit. */
 export function checkOffer(offer: MachineOffer) {
-  if (!(offer.speed >= MIN_SPEED && offer.speed <= MAX_SPEED)) {
-    throw refuse.badRequest(
-      { code: "implausible-speed", speed: offer.speed, min: MIN_SPEED, max: MAX_SPEED },
-      `A benchmark speed of ${offer.speed} is not believable (the range is ${MIN_SPEED} to ${MAX_SPEED} times the reference machine).`,
-    );
-  }
-  if (offer.pricePerSecond < 0) {
-    throw refuse.badRequest({ code: "negative-price", price: offer.pricePerSecond }, "A price cannot be negative.");
-  }
-  const dedicated = offer.kind === "dedicated";
-  if (dedicated && (offer.departsAt === undefined || offer.contractPrice === undefined)) {
-    throw refuse.badRequest({ code: "incomplete-offer" }, "A dedicated machine must say when it leaves and what the whole contract costs.");
-  }
+  const fault = offerFault(offer);
+  if (fault === null) return;
+  const message =
+    fault.code === "implausible-speed"
+      ? `A benchmark speed of ${fault.speed} is not believable (the range is ${fault.min} to ${fault.max} times the reference machine).`
+      : fault.code === "negative-price"
+        ? "A price cannot be negative."
+        : "A dedicated machine must say when it leaves and what the whole contract costs.";
+  throw refuse.badRequest(fault, message);
 }
 
 async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, dedicated: boolean, network: string | null) {
@@ -108,6 +107,10 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     contractStartAt: dedicated ? now : null,
     contractPaidUntil: dedicated ? now : null,
     contractPaidMicro: 0n,
+    provenAt: null,
+    waitingSince: null,
+    unprovenExpiries: 0,
+    ownerStanding: caller.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: now,
@@ -118,30 +121,36 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   // would itself put on that capacity right after accepting it.
   const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
   if (!verdict.accept) {
-    const reason = verdict.reasons[0] ?? { code: "offer-refused" };
-    throw refuse.conflict({ ...reason, code: "offer-refused", why: reason.code }, "The market does not buy this machine's time at that price.");
+    const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
+    throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
   }
-  await preparedRows(market.db, poolOf(market.db), "register-machine", REGISTER_SQL, [
+  if (dedicated) {
+    // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
+    const standing = await accountStanding(market, caller);
+    const over = contractOverStanding(offer.contractPrice!, { confirmed: standing.confirmed, acceptedResults: standing.acceptedResults }, standing.contractsOwed);
+    if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
+  }
+  await runStatement(prepared(market.resources.database.shared), registerMachineStatement, {
     id,
-    caller.id,
-    caller.tokenId ?? null,
-    offer.name,
-    offer.kind,
-    offer.slots,
-    offer.speed,
-    offer.memoryPerSlotMb,
-    offer.bandwidthBytesPerSecond,
-    String(live.pricePerSecondMicro),
-    contractPriceMicro === null ? null : String(contractPriceMicro),
-    dedicated ? offer.departsAt! : null,
-    dedicated ? now : null,
-    offer.userAgent.slice(0, 300),
+    ownerId: caller.id,
+    apiTokenId: caller.tokenId ?? null,
+    name: offer.name,
+    kind: offer.kind,
+    slots: offer.slots,
+    speed: offer.speed,
+    memoryPerSlotMb: offer.memoryPerSlotMb,
+    bandwidthBps: offer.bandwidthBytesPerSecond,
+    pricePerSecond: String(live.pricePerSecondMicro),
+    contractPrice: contractPriceMicro === null ? null : String(contractPriceMicro),
+    availableUntil: dedicated ? offer.departsAt! : null,
+    contractPaidUntil: dedicated ? now : null,
+    userAgent: offer.userAgent.slice(0, 300),
     now,
-    JSON.stringify(live.controls),
-    live.localAvailable,
+    controls: JSON.stringify(live.controls),
+    localAvailable: live.localAvailable,
     network,
-    market.managerId,
-  ]);
+    managerId: market.managerId,
+  });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
   machineJoined(market, live);
@@ -162,19 +171,6 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   };
 }
 
-/**
- * A machine's row as it registers, one prepared statement straight through the pool: through the
- * client's create it was a third of a registration's cost on the market's thread
- * (bench/call-costs.ts), and a thousand machines joining make a thousand of them.
- */
-const REGISTER_SQL = `
-INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "benchmarkSpeed", "memoryPerSlotMb", "bandwidthBps",
-  "pricePerSecondMicro", "contractPriceMicro", "availableUntil", "contractPaidUntil", "userAgent",
-  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network, "managerId")
-VALUES ($1, $2, $3, $4, $5::"MachineKind", $6::int, $7::float8, $7::float8, $8::int, $9::float8,
-  $10::bigint, $11::bigint, timestamp 'epoch' + $12::float8 * interval '1 millisecond', timestamp 'epoch' + $13::float8 * interval '1 millisecond', $14,
-  timestamp 'epoch' + $15::float8 * interval '1 millisecond', timestamp 'epoch' + $15::float8 * interval '1 millisecond', $16::jsonb, $17::boolean, $18, $19)`;
-
 /** Markets with a placement of waiting tasks already queued: machines joining at once share one. */
 const placing = new WeakSet<Market>();
 
@@ -182,9 +178,8 @@ const placing = new WeakSet<Market>();
  * Tasks that waited for a machine (none fitted, or there were none) are offered to the machines
  * now in the market, in one step of the market however many machines join meanwhile. Only when
  * such tasks exist: the step waits for the journal to be idle, and every report, lease and
- * admission behind it waits with it (bench:load, 1,000 machines joining over 45 s beside 50
- * consumers, no task waiting for a machine at any time: 763 such steps, each holding the market's
- * next decisions for a median 9.5 ms and up to 274 ms, 11.9 s in all, a quarter of the joining).
+ * admission behind it waits with it, and a step at every join held the market's next decisions
+ * for a large part of a fleet's joining (bench:load with machines joining over time shows it).
  */
 function placePendingSoon(market: Market) {
   if (placing.has(market) || !market.state.hasPendingTasks()) return;
@@ -201,7 +196,7 @@ export function heartbeatInterval(market: Market): number {
   return Math.max(500, Math.floor(market.settings.leaseTimeoutMs / 3));
 }
 
-export function liveMachineFromRow(row: MachineRow): LiveMachine {
+export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: boolean } }): LiveMachine {
   return {
     id: row.id,
     ownerId: row.ownerId,
@@ -219,6 +214,11 @@ export function liveMachineFromRow(row: MachineRow): LiveMachine {
     contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
     contractPaidUntil: row.contractPaidUntil?.getTime() ?? null,
     contractPaidMicro: row.contractPaidMicro,
+    // What it proved before the restart was paid then; from here it proves itself again.
+    provenAt: null,
+    waitingSince: null,
+    unprovenExpiries: 0,
+    ownerStanding: row.owner.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
@@ -241,7 +241,7 @@ export function ownMachine(market: Market, caller: Caller, machineId: string): L
  * A machine leaves (it said so, or it missed heartbeats for the lease timeout): its running and
  * queued tasks go back to the engine and are placed again.
  */
-export async function departMachine(market: Market, machineId: string, reason: "left" | "missed-heartbeats" | "contract-ended") {
+export async function departMachine(market: Market, machineId: string, reason: keyof typeof DEPARTURE_CODES) {
   const machine = market.state.machines.get(machineId);
   if (!machine) return;
   const now = market.clock.now();
@@ -261,9 +261,9 @@ export async function departMachine(market: Market, machineId: string, reason: "
   let paid = () => {};
   try {
     requeue = await market.db.$transaction(async (tx) => {
-      // A dedicated machine is paid for the presence heard up to its last heartbeat; the rest of
-      // its contract, never delivered, is never paid.
-      paid = await accrueContract(tx, machine, machine.lastHeartbeatAt);
+      // A dedicated machine is paid for the time it proved up to its last accepted result; the
+      // rest of its contract, never delivered, is never paid.
+      paid = await accrueContract(tx, machine, provenUntil(machine));
       await tx.machine.update({
         where: { id: machineId },
         data: { status: "departed", departedAt: new Date(now), departReason: reason },

@@ -19,8 +19,7 @@ export type AdmissionLeases = NonNullable<Admission["leases"]>;
  * Machines an admission still being written leases to (planned, not yet applied): memory does not
  * show those leases yet, so another admission decided meanwhile must not count the machine idle.
  */
-const planned = new WeakMap<Market, Map<string, number>>();
-const plannedOn = (market: Market) => planned.get(market) ?? (planned.set(market, new Map()), planned.get(market)!);
+const plannedOn = (market: Market) => market.resources.admissionLeases;
 
 /**
  * Which of the placed tasks (of `live`, the copies that may run now) are leased at admission, to
@@ -36,7 +35,7 @@ export function planAdmissionLeases(market: Market, placed: Map<string, string>,
     if (left === undefined) {
       const m = market.state.machines.get(machineId);
       const max = market.workRoutes.streamLeaseMax(machineId);
-      // Idle and waiting: nothing leased or queued, and a stream that takes leases open.
+      // Idle and waiting: nothing leased or queued, and a stream that takes leases open; its room is then whole.
       left = m && max > 0 && m.leases.size === 0 && m.queue.length === 0 && !busy.has(machineId) ? Math.min(max, leaseRoomOf(m)) : 0;
     }
     if (left > 0) {

@@ -6,17 +6,19 @@ import { toCredits } from "../ledger/ledger.ts";
 import { TASK_CHUNK } from "./intake.ts";
 import { jobEnded } from "../market/transitions.ts";
 import { shortId } from "@cyclemarket/client/job-file";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { abandonJobLeases, cancelledJob, failLeasedTasks, failUnstartedTasks, lockTimeout } from "../db/sql/cancel-job.ts";
 
 /** A job that left the live market on its consumer's word, its cancellation not yet committed. */
-interface Ending {
+export interface Ending {
   ownerId: string;
   at: number;
   /** The cancellation's transaction under way, shared by every call that asks for it meanwhile. */
   write?: Promise<bigint>;
 }
 
-const endings = new WeakMap<Market, Map<string, Ending>>();
-const endingsOf = (market: Market) => endings.get(market) ?? endings.set(market, new Map()).get(market)!;
+const endingsOf = (market: Market) => market.resources.endings;
 
 /** Attempts at a cancellation's transaction before the call fails (a later cancel tries again). */
 const WRITE_ATTEMPTS = 5;
@@ -63,16 +65,15 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
         // Outside the market's lock this transaction can meet the lock's own on a ledger account
         // (the market's, the consumer's), locked in another order by an admission: it gives way
         // rather than wait (and never holds a step of the lock in a deadlock), and is tried again.
-        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
+        const run = viaPrisma(tx);
+        await runStatement(run, lockTimeout, { timeout: `${LOCK_WAIT_MS}ms` });
         // Running tasks end with the job; its unstarted tasks (all 10,000 of a big job, say) are
         // marked after the answer, in chunks: nothing reads a cancelled job's tasks as work.
-        // Raw statements: no query of the client's to build and compile on the market's thread;
-        // instants bound as milliseconds since the epoch, as admission.ts does.
-        await tx.$executeRaw`UPDATE "Lease" SET status = 'abandoned', "endedAt" = timestamp 'epoch' + ${e.at}::float8 * interval '1 millisecond'
-          WHERE status = 'active' AND "taskId" IN (SELECT id FROM "Task" WHERE "jobId" = ${jobId})`;
-        await tx.$executeRaw`UPDATE "Task" SET status = 'failed', "machineId" = NULL WHERE "jobId" = ${jobId} AND status = 'leased'`;
+        // Raw statements: no query of the client's to build and compile on the market's thread.
+        await runStatement(run, abandonJobLeases, { jobId, at: e.at });
+        await runStatement(run, failLeasedTasks, { jobId });
         const charge = await timedSettlement(market, "cancelled", () => settleUnfinished(tx, { jobId, consumerId: e.ownerId, why: "cancelled" }));
-        await tx.$executeRaw`UPDATE "Job" SET status = 'cancelled', "completedAt" = timestamp 'epoch' + ${e.at}::float8 * interval '1 millisecond', "chargedMicro" = ${charge} WHERE id = ${jobId}`;
+        await runStatement(run, cancelledJob, { jobId, at: e.at, charged: String(charge) });
         return charge;
       });
       endingsOf(market).delete(jobId);
@@ -91,16 +92,10 @@ async function commitCancellation(market: Market, jobId: string, e: Ending): Pro
   }
 }
 
-/**
- * A cancelled job's tasks that never started, failed a chunk at a time outside the market's lock.
- * One statement per chunk, the chunk chosen in the database: reading the ids and sending them
- * back had the client build and compile a 1,000-value query on the market's thread (issue 16).
- */
+/** A cancelled job's tasks that never started, failed a chunk at a time outside the market's lock (failUnstartedTasks). */
 async function failUnstarted(market: Market, jobId: string) {
   for (;;) {
-    const failed = await market.db.$executeRaw`
-      UPDATE "Task" SET status = 'failed', "machineId" = NULL
-      WHERE id IN (SELECT id FROM "Task" WHERE "jobId" = ${jobId} AND status IN ('pending', 'queued') LIMIT ${TASK_CHUNK})`;
-    if (failed === 0) return;
+    const [row] = await runStatement(viaPrisma(market.db), failUnstartedTasks, { jobId, chunk: TASK_CHUNK });
+    if (!row || row.failed === 0) return;
   }
 }

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { Refusal, type Reason } from "../api/errors.ts";
-import { poolOf, type Db } from "../db/client.ts";
+import type { Market } from "../market/market.ts";
 import type { PreparedJob, SubmissionHead } from "./submission.ts";
 
 // The market's side of the intake threads (intake-thread.ts). A submission over HTTP is parsed,
@@ -115,7 +115,7 @@ export class IntakePool {
   }
 
   /**
-   * Starts one thread (loading its modules takes it a second or more of CPU): at the market's
+   * Starts one thread (loading its modules takes it long): at the market's
    * start, so the first big submission does not wait for it, and again after one failed.
    */
   warm(): this {
@@ -149,22 +149,13 @@ export class IntakePool {
   }
 }
 
-const pools = new WeakMap<Db, IntakePool>();
-
-/** The intake threads of the market whose database is `db` (started on the first submission). */
-export function intakePoolOf(db: Db): IntakePool {
-  let pool = pools.get(db);
-  if (!pool) {
-    const url = poolOf(db)?.options.connectionString;
-    if (!url) throw new Error("the market's database client has no connection string for its intake threads");
-    pool = new IntakePool(url);
-    pools.set(db, pool);
-  }
-  return pool;
+/** The market's intake threads (market.resources), started on the first submission. */
+export function intakePoolOf(market: Market): IntakePool {
+  return (market.resources.intakePool ??= new IntakePool(market.resources.database.url));
 }
 
 /** Stops the intake threads of a market that is stopping. */
-export function closeIntake(db: Db) {
-  pools.get(db)?.close();
-  pools.delete(db);
+export function closeIntake(market: Market) {
+  market.resources.intakePool?.close();
+  market.resources.intakePool = undefined;
 }

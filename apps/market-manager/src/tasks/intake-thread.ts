@@ -3,11 +3,12 @@ import pg from "pg";
 import { z } from "zod";
 import { Refusal } from "../api/errors.ts";
 import { insertTasks } from "./intake.ts";
+import { onConnection } from "../db/sql/runners.ts";
 import { SubmitJob, headOf, prepareSubmission, rowsOf, type TaskInputs, type PlannedTask } from "./submission.ts";
 import type { IntakeAnswer, IntakeAsk } from "./intake-pool.ts";
 
 // An intake thread: parses and checks a submission's request body and writes its tasks with a
-// connection of its own, so that a 10,000-task job (13 MB of JSON) never holds the market's
+// connection of its own, so that a 10,000-task job (megabytes of JSON) never holds the market's
 // thread. The market's thread gets back only what the engine needs (intake-pool.ts).
 
 const { databaseUrl } = workerData as { databaseUrl: string };
@@ -58,7 +59,7 @@ async function store(ask: Extract<IntakeAsk, { op: "store" }>): Promise<IntakeAn
   if (!entry) return { id: ask.id, ok: false, kind: "error", message: "The submission is no longer held by its intake thread." };
   held.delete(ask.handle);
   clearTimeout(entry.timer);
-  await insertTasks((sql, values) => db.query(sql, values), ask.jobId, rowsOf(entry.tasks, entry.inputs, ask.replicas));
+  await insertTasks(onConnection(db), ask.jobId, rowsOf(entry.tasks, entry.inputs, ask.replicas));
   return { id: ask.id, ok: true };
 }
 

@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import { setImmediate as letCallsIn } from "node:timers/promises";
 import { countDecisions, jobDecisionEntries } from "../ops/decisions.ts";
 import { opsOf } from "../ops/ops.ts";
@@ -82,11 +81,11 @@ interface Intake {
   rows: (() => NewTask[]) | null;
 }
 
-async function prepare(db: Db, userId: string, submission: Submission, maxModuleBytes: number): Promise<Intake> {
+async function prepare(market: Market, userId: string, submission: Submission, maxModuleBytes: number): Promise<Intake> {
   if (submission instanceof StagedSubmission) {
     const { head, job } = submission;
     try {
-      if (head.source.kind === "module") await namedModule(db, userId, job, maxModuleBytes);
+      if (head.source.kind === "module") await namedModule(market, userId, job, maxModuleBytes);
     } catch (e) {
       submission.drop();
       throw e;
@@ -94,18 +93,18 @@ async function prepare(db: Db, userId: string, submission: Submission, maxModule
     return { head, job, writeTasks: (jobId) => submission.store(jobId, head.replicas), discard: () => submission.drop(), rows: null };
   }
   const { job, inputs } = prepareSubmission(submission, maxModuleBytes);
-  if (submission.source.kind === "module") await namedModule(db, userId, job, maxModuleBytes);
+  if (submission.source.kind === "module") await namedModule(market, userId, job, maxModuleBytes);
   const head = headOf(submission);
   const rows = () => rowsOf(job.tasks, inputs, head.replicas);
-  return { head, job, writeTasks: (jobId) => insertTasks(db, jobId, rows()), discard: () => {}, rows };
+  return { head, job, writeTasks: (jobId) => insertTasks(market.resources.database, jobId, rows()), discard: () => {}, rows };
 }
 
 /**
  * A module named by hash: the caller sent its bytes, or it is a shipped example's, whose bytes the
  * job then carries so it is stored if no example job stored it yet.
  */
-async function namedModule(db: Db, userId: string, job: PreparedJob, maxModuleBytes: number) {
-  await requireModuleRight(db, job.moduleHash, userId);
+async function namedModule(market: Market, userId: string, job: PreparedJob, maxModuleBytes: number) {
+  await requireModuleRight(market, job.moduleHash, userId);
   const bytes = shippedModule(job.moduleHash);
   if (bytes && !job.moduleBytes) Object.assign(job, { moduleBytes: bytes, imports: checkModule(bytes, maxModuleBytes).info.imports });
 }
@@ -166,7 +165,7 @@ export function decisionRecord(market: Market, d: Decision, replicas: number, ma
  */
 export async function quoteJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number) {
   const consumerId = caller.id;
-  const { head: input, job, discard } = await prepare(market.db, caller.id, submission, maxModuleBytes);
+  const { head: input, job, discard } = await prepare(market, caller.id, submission, maxModuleBytes);
   discard();
   const now = market.clock.now();
   const pilots = pilotsOf(job);
@@ -191,7 +190,7 @@ export async function quoteJob(market: Market, caller: Caller, submission: Submi
  * inside it the engine decides and the decision, escrow and placements are written.
  */
 export async function submitJob(market: Market, caller: Caller, submission: Submission, maxModuleBytes: number, network: string | null = null) {
-  const intake = await prepare(market.db, caller.id, submission, maxModuleBytes);
+  const intake = await prepare(market, caller.id, submission, maxModuleBytes);
   const { head: input, job } = intake;
   const jobId = rowId();
   const copies = copiesOf(job, input.replicas);
@@ -200,7 +199,7 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
   try {
     // A small job is stored by its admission's own statement (admission.ts INLINE_INTAKE_TASKS).
     const inline = intake.rows && copies.length <= INLINE_INTAKE_TASKS ? inlineIntake(market, input, job, intake.rows()) : undefined;
-    if (inline) await storeModule(market.db, caller.id, job);
+    if (inline) await storeModule(market, caller.id, job);
     else await storeIntake(market, caller.id, intake, jobId);
     // Decided from memory, its statement written while the next decision is made.
     const { answer: decision, needed } = await market.pipelined(() => admit(market, caller, input, job, jobId, copies, inline, network));
@@ -223,33 +222,22 @@ export async function submitJob(market: Market, caller: Caller, submission: Subm
 }
 
 /**
- * Modules this process has stored: a module row is never removed, so a submission sending one of
- * them again (every example job does) skips sending its bytes to the database. The 10,000 stored
- * last are known; one forgotten only costs a statement.
- */
-const stored = new WeakMap<Db, LRUCache<string, true>>();
-
-function storedModules(db: Db) {
-  let known = stored.get(db);
-  if (!known) stored.set(db, (known = new LRUCache<string, true>({ max: 10_000 })));
-  return known;
-}
-
-/**
  * The job's module, unless this process stored it before; a consumer who sent its bytes (not an
  * example's) may name it by hash from then on (module-rights.ts).
  */
-async function storeModule(db: Db, ownerId: string, job: PreparedJob) {
+async function storeModule(market: Market, ownerId: string, job: PreparedJob) {
+  const { db } = market;
+  const stored = market.resources.storedModules;
   const bytes = job.moduleBytes;
-  if (bytes && !storedModules(db).has(job.moduleHash)) {
+  if (bytes && !stored.has(job.moduleHash)) {
     // One statement (ON CONFLICT DO NOTHING): two submissions of one new module at once both succeed.
     await db.module.createMany({
       data: { hash: job.moduleHash, bytes: toBytes(bytes), size: bytes.length, imports: toJson(job.imports), ownerId },
       skipDuplicates: true,
     });
-    storedModules(db).set(job.moduleHash, true);
+    stored.set(job.moduleHash, true);
   }
-  if (bytes && job.example === null && !shippedModule(job.moduleHash)) await grantModuleRight(db, job.moduleHash, ownerId);
+  if (bytes && job.example === null && !shippedModule(job.moduleHash)) await grantModuleRight(market, job.moduleHash, ownerId);
 }
 
 /** A small job's row and tasks as its admission's statement writes them (admission.ts InlineIntake). */
@@ -275,7 +263,7 @@ function inlineIntake(market: Market, input: SubmissionHead, job: PreparedJob, t
 /** The job's module, its row (in intake, see INTAKE) and every copy of every task, chunk by chunk. */
 async function storeIntake(market: Market, ownerId: string, { head: input, job, writeTasks }: Intake, jobId: string) {
   const db = market.db;
-  await storeModule(db, ownerId, job);
+  await storeModule(market, ownerId, job);
   await db.job.create({
     data: {
       id: jobId,
@@ -431,7 +419,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
  * service adds none of its own. One step of the market's lock per job, so other calls are served
  * between big jobs: before each step the event loop reads what arrived meanwhile (setImmediate
  * runs after the poll for I/O), else the steps of jobs still delayed, which wait on nothing,
- * would follow each other in one turn (five 10,000-task jobs: 150 ms and more without a read).
+ * would follow each other in one turn, holding every other call while several big jobs are asked.
  */
 export async function answerDelayed(market: Market, tick: Pick<TickDecision, "reevaluate" | "reject">) {
   for (const { jobId, reasons } of tick.reject) {

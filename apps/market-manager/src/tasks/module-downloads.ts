@@ -11,8 +11,8 @@ export const MODULE_DOWNLOAD_CACHE_BYTES = 64 * 1024 * 1024;
  * new program asks for the program once, so a job spread over a thousand machines is a thousand
  * fetches of the same bytes within seconds. Each fetch read them from PostgreSQL, where a bytea
  * column travels as hex text that the driver decodes into a string and then into bytes, and
- * encoded them to base64 again: 15-20 ms of the market's thread for a 1 MB program, most of it
- * the driver's decoding of 2 MB of hex (a profile of 200 fetches). A program is stored once under
+ * encoded them to base64 again, all on the market's thread, most of it the driver's decoding of
+ * the hex. A program is stored once under
  * its hash and never changes or leaves, so what is kept is always right; fetches of a program not
  * kept share one read. A hash not stored is refused and not remembered: a program stored later is
  * served at its next fetch.

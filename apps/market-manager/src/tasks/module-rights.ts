@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
-import type { Db } from "../db/client.ts";
+import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveState } from "../market/live.ts";
 import { refuse } from "../api/errors.ts";
 import { EXAMPLES, exampleModule, type ExampleName } from "./examples.ts";
@@ -24,20 +23,13 @@ const examples = () =>
 /** The bytes of a shipped example's module, by its hash; null for any other hash. */
 export const shippedModule = (hash: string): Uint8Array | null => examples().get(hash) ?? null;
 
-/**
- * Rights this process has seen, `hash userId`: a right is never taken back, so a consumer who
- * names the same module job after job asks PostgreSQL once. One forgotten costs a lookup.
- */
-const known = new WeakMap<Db, LRUCache<string, true>>();
-function knownRights(db: Db) {
-  let rights = known.get(db);
-  if (!rights) known.set(db, (rights = new LRUCache<string, true>({ max: 50_000 })));
-  return rights;
-}
+// Rights this process has seen (market.resources.moduleRights): a right is never taken back, so a
+// consumer who names the same module job after job asks PostgreSQL once.
 
 /** Records that `userId` sent the bytes of the stored module `hash` (stored first: the right names it). */
-export async function grantModuleRight(db: Db, hash: string, userId: string): Promise<void> {
-  const rights = knownRights(db);
+export async function grantModuleRight(market: Market, hash: string, userId: string): Promise<void> {
+  const { db } = market;
+  const rights = market.resources.moduleRights;
   if (rights.has(`${hash} ${userId}`)) return;
   // One statement (ON CONFLICT DO NOTHING): the same bytes sent twice at once both succeed.
   await db.moduleUpload.createMany({ data: { hash, userId }, skipDuplicates: true });
@@ -45,9 +37,10 @@ export async function grantModuleRight(db: Db, hash: string, userId: string): Pr
 }
 
 /** Whether `userId` may name the module `hash` in a job: they sent its bytes, or it is a shipped example's. */
-export async function mayUseModule(db: Db, hash: string, userId: string): Promise<boolean> {
+export async function mayUseModule(market: Market, hash: string, userId: string): Promise<boolean> {
   if (examples().has(hash)) return true;
-  const rights = knownRights(db);
+  const { db } = market;
+  const rights = market.resources.moduleRights;
   if (rights.has(`${hash} ${userId}`)) return true;
   const row = await db.moduleUpload.findUnique({ where: { hash_userId: { hash, userId } }, select: { hash: true } });
   if (row) rights.set(`${hash} ${userId}`, true);
@@ -58,8 +51,8 @@ export async function mayUseModule(db: Db, hash: string, userId: string): Promis
  * A job names a module by hash: its owner must have sent those bytes. A module someone else sent is
  * refused in the same words as one never sent, so the answer does not tell whether it exists.
  */
-export async function requireModuleRight(db: Db, hash: string, userId: string): Promise<void> {
-  if (!(await mayUseModule(db, hash, userId))) {
+export async function requireModuleRight(market: Market, hash: string, userId: string): Promise<void> {
+  if (!(await mayUseModule(market, hash, userId))) {
     throw refuse.badRequest({ code: "module-unknown", hash }, `You have not uploaded a module with hash ${hash}; upload its bytes first (PUT /api/modules).`);
   }
 }

@@ -3,7 +3,6 @@ import { refuse } from "../api/errors.ts";
 import { completeTask, prepareCompletion, type CompletionStep } from "./results.ts";
 import type { Completion } from "./results.ts";
 import { paidBy, PlainRows, plainRow, plainRowsApplied, writePlainRows, type PlainRow, type RunStatement } from "./report-rows.ts";
-import { inSequence } from "../db/client.ts";
 import { opsOf } from "../ops/ops.ts";
 
 /** Reports (and lease asks) that share one group commit at most. */
@@ -314,7 +313,7 @@ interface PlainGroupRow {
   row: PlainRow;
 }
 
-/** The journal's entries in order, sent on its one connection after every entry before them (db/client.ts inSequence). */
+/** The journal's entries in order, sent on its one connection after every entry before them (db/client.ts Database.journal). */
 export function inOrder(market: Market): RunStatement {
-  return (name, text, values) => inSequence(market.db, name, text, values);
+  return (name, text, values) => market.resources.database.journal.rows(name, text, values);
 }

@@ -7,6 +7,7 @@ import { piece, type Entry } from "../ledger/entries.ts";
 import { ledgerParams } from "../db/sql/ledger-rows.ts";
 import { plainReports } from "../db/sql/plain-reports.ts";
 import { runStatement, type Runner } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
 import { machineChanged } from "../market/transitions.ts";
 import { countedOutputs } from "./examples.ts";
 import { rowId } from "../db/row-id.ts";
@@ -108,7 +109,7 @@ export class PlainRows {
   async flush() {
     const rows = this.rows;
     this.rows = [];
-    if (rows.length) await writePlainRows(this.market, (_name, text, values) => this.tx.$queryRawUnsafe(text, ...values), rows);
+    if (rows.length) await writePlainRows(this.market, viaPrisma(this.tx), rows);
   }
 }
 

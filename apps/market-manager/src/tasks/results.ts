@@ -6,11 +6,17 @@ import type { TaskReport } from "./task-report.ts";
 import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
-import { confirmedFailure, tallyCopies } from "@cyclemarket/costbenefit";
+import { reasonOf } from "../api/errors.ts";
+import { confirmedFailure, tallyCopies, taskOutcome } from "@cyclemarket/costbenefit";
 import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
 import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
 import { contradictedAfter, measureRun, overSpendLimit, runPiece, splitPiece, type RunMeasure } from "./run-pay.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { addWorkSample } from "../db/sql/task-rows.ts";
+import { heldForJob } from "../db/sql/job-money.ts";
+import { acceptedStdouts } from "../db/sql/job-outputs.ts";
 
 export interface Completion {
   machine: LiveMachine;
@@ -74,8 +80,10 @@ export function prepareCompletion(market: Market, c: Completion) {
   let agreedOwners = 0;
   let rerun: LiveTask[] = [];
   if (c.ok && !agreed) {
-    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id }));
-    votes.push({ hash: c.hash, owner: machine.ownerId });
+    const votes = copies
+      .filter((t) => t !== task && t.state === "done" && t.outputHash)
+      .map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id, standing: t.producerStanding ?? false }));
+    votes.push({ hash: c.hash, owner: machine.ownerId, standing: machine.ownerStanding });
     const tally = tallyCopies(votes, job.replicas, copies.some((t) => t !== task && t.state !== "done"));
     agreed = tally.agreed;
     agreedOwners = tally.owners;
@@ -88,13 +96,17 @@ export function prepareCompletion(market: Market, c: Completion) {
   const failures = [...(task.failures ?? []), ...(failure ? [{ ...failure, resultId: "" }] : [])];
   const confirmed = failure ? confirmedFailure(failures) : null;
   const taskFails = confirmed !== null;
-  const failedTasks = job.failedTasks + (taskFails ? 1 : 0);
-  const succeeded = job.tasksDone + (decidesNow ? 1 : 0);
-  // Every task decided: completed if any succeeded; a job whose every task failed has failed.
-  const allDecided = (decidesNow || taskFails) && succeeded + failedTasks >= job.taskCount;
-  const finishesJob = allDecided && succeeded > 0;
-  const stopsOnFailures = taskFails && !finishesJob && (allDecided || failedTasks >= terms.confirmedFailureLimit);
-  const givesUp = stopsOnFailures || (failure !== null && !taskFails && failures.length >= terms.maxAttempts) || (rerun.length > 0 && task.attempts >= terms.maxAttempts);
+  // Decided, run again or given up, and whether the job ends: the engine's attempt and failure limits.
+  const { succeeded, failedTasks, finishesJob, stopsOnFailures, givesUp } = taskOutcome(terms, {
+    decidesNow,
+    failureConfirmed: taskFails,
+    failedRuns: failure ? failures.length : 0,
+    copiesDisagree: rerun.length > 0,
+    attempts: task.attempts,
+    tasksDone: job.tasksDone,
+    failedTasks: job.failedTasks,
+    taskCount: job.taskCount,
+  });
   // A job whose measured work contradicted its estimate stops once what that work is charged is
   // over the consumer's maxSpend, or its escrow cannot pay another piece like this one.
   const budgetAfter = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id) + lease.pieceRateMicro - (decidesNow ? pieceMicro : 0n);
@@ -257,7 +269,7 @@ async function withdrawRerun(market: Market, tx: Tx, task: LiveTask, now: number
 /** A run's work sample and, where it measured the machine, its speed, written with its result. */
 async function recordMeasure(market: Market, tx: Tx, job: LiveJob, machine: LiveMachine, m: RunMeasure) {
   if (m.sample !== null) {
-    await tx.$executeRaw`UPDATE "Job" SET "workSamples" = "workSamples" || ${JSON.stringify([m.sample])}::jsonb, "workPerTask" = ${m.workPerTask}::float8 WHERE id = ${job.id}`;
+    await runStatement(viaPrisma(tx), addWorkSample, { jobId: job.id, samples: JSON.stringify([m.sample]), workPerTask: m.workPerTask });
     job.workSamples.push(m.sample);
     job.workPerTask = m.workPerTask;
   }
@@ -291,9 +303,8 @@ class PiecePayer {
   private async escrowFree(): Promise<bigint> {
     if (this.free !== null) return this.free;
     const inEscrow = await balance(this.tx, { kind: "escrow", jobId: this.job.id });
-    const [row] = await this.tx.$queryRaw<{ held: bigint | null }[]>`
-      SELECT sum(r."heldMicro")::bigint AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${this.job.id} AND r."heldMicro" > 0`;
-    return (this.free = inEscrow - (row?.held ?? 0n));
+    const [row] = await runStatement(viaPrisma(this.tx), heldForJob, { jobId: this.job.id });
+    return (this.free = inEscrow - BigInt(row?.held ?? 0));
   }
 
   async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; reportedSeconds: number }) {
@@ -357,12 +368,9 @@ async function setReputation(market: Market, tx: Tx, machineId: string, next: (r
 
 async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {
   const job = market.state.jobs.get(jobId)!;
-  // Each task's accepted output (any accepted copy's: they agree), in task order, in one raw
-  // statement: the model queries' per-row work for a job of thousands of tasks showed in the profile.
-  const outputs = await tx.$queryRaw<{ stdout: Uint8Array | null }[]>`
-    SELECT (SELECT r.stdout FROM "Task" t JOIN "Result" r ON r."taskId" = t.id AND r.accepted
-            WHERE t."jobId" = ${jobId} AND t.index = o.index LIMIT 1) AS stdout
-    FROM "Task" o WHERE o."jobId" = ${jobId} AND o.replica = 0 ORDER BY o.index`;
+  // Each task's accepted output in task order, in one statement: the model queries' per-row work
+  // for a job of thousands of tasks showed in the profile.
+  const outputs = await runStatement(viaPrisma(tx), acceptedStdouts, { jobId });
   const texts = outputs.map((o) => (o.stdout ? Buffer.from(o.stdout).toString("utf8") : ""));
   const charged = await timedSettlement(market, "completed", () => settleCompleted(tx, market, job, now));
   await tx.job.update({
@@ -389,10 +397,11 @@ async function failJob(market: Market, tx: Tx, jobId: string, task: LiveTask, c:
       completedAt: new Date(now),
       chargedMicro: charged,
       result: toJson({
-        error:
+        error: reasonOf(
           why === "escrow-exhausted"
             ? { code: "escrow-exhausted", escrow: toCredits(job.escrowMicro), paidToProducers: toCredits(charged), taskIndex: task.index }
             : { code: "task-failed", cause, taskIndex: task.index, attempts: task.attempts, exitCode: c.report.exitCode, stderr: c.stderr.toString("utf8").slice(0, 2000) },
+        ),
       }),
     },
   });

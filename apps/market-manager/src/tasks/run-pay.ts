@@ -3,12 +3,11 @@
 // for, up to the most its lease states), where that piece is paid from, and the run's sample of
 // its job's work and of its machine's speed. Pure functions of memory; results.ts and
 // report-rows.ts write what they answer.
-import { estimateContradicted, measuredSpeed, measuredWork, pilotPay, workAtLease, workSample, type WorkSample } from "@cyclemarket/costbenefit";
+import { contradictedWork, measuredWork, measuredWorkCharge, pilotPay, speedAfterRun, workAtLease, workSampleOf, type WorkSample } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import { askOf, type LiveJob } from "../market/live.ts";
 import { toMicro } from "../ledger/ledger.ts";
 import type { Completion } from "./results.ts";
-import { contradictedCharge } from "../ledger/contradicted.ts";
 
 /** What the run is paid if accepted, in micro-credits. */
 export function runPiece(market: Market, c: Pick<Completion, "lease" | "machine" | "report">, now: number): bigint {
@@ -25,29 +24,30 @@ export function runPiece(market: Market, c: Pick<Completion, "lease" | "machine"
   return vouched < lease.pieceRateMicro ? vouched : lease.pieceRateMicro;
 }
 
+/** The work measured so far when it contradicts the consumer's estimate (the engine's contradictedWork), else undefined. */
+const contradictedBy = (market: Market, job: LiveJob, samples: readonly WorkSample[] = job.workSamples) =>
+  contradictedWork(market.settings.terms, { pricing: job.pricing, declaredWork: job.declaredWorkPerTask, samples });
+
 /** Whether the work measured so far contradicts the consumer's estimate. */
 export function contradicted(market: Market, job: LiveJob): boolean {
-  if (job.pricing !== "posted") return false;
-  const measured = measuredWork(job.workSamples, market.settings.terms.workOwnersNeeded);
-  return measured !== undefined && estimateContradicted(market.settings.terms, job.declaredWorkPerTask, measured);
+  return contradictedBy(market, job) !== undefined;
 }
 
 /** Whether the estimate is contradicted once `measure`'s sample is counted too. */
 export function contradictedAfter(market: Market, job: LiveJob, measure: RunMeasure | null): boolean {
-  return contradicted(market, measure?.sample ? { ...job, workSamples: [...job.workSamples, measure.sample] } : job);
+  return contradictedBy(market, job, measure?.sample ? [...job.workSamples, measure.sample] : job.workSamples) !== undefined;
 }
 
 /**
- * Whether what the measured work would be charged (ledger/contradicted.ts) is over the most the
+ * Whether what the measured work would be charged (costbenefit measuredWorkCharge) is over the most the
  * consumer allows, once `measure` is counted: the job stops there, rather than complete for less
  * than the work it turned out to be.
  */
 export function overSpendLimit(market: Market, job: LiveJob, measure: RunMeasure | null): boolean {
-  const samples = measure?.sample ? [...job.workSamples, measure.sample] : job.workSamples;
-  const measured = measuredWork(samples, market.settings.terms.workOwnersNeeded);
-  if (job.pricing !== "posted" || measured === undefined || !estimateContradicted(market.settings.terms, job.declaredWorkPerTask, measured)) return false;
+  const measured = contradictedBy(market, job, measure?.sample ? [...job.workSamples, measure.sample] : job.workSamples);
+  if (measured === undefined) return false;
   const price = Number(job.priceMicro) / 1e6;
-  return contradictedCharge(job, price, measured) > Number(job.maxSpendMicro ?? job.priceMicro) / 1e6;
+  return measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured) > Number(job.maxSpendMicro ?? job.priceMicro) / 1e6;
 }
 
 /**
@@ -69,10 +69,9 @@ export interface RunMeasure {
 }
 
 /**
- * A run on time of a machine not tied to the consumer measures its job's work (its first
- * `workSamplesKept` such runs: costbenefit workSample, the market's clock lowered by the claim); a
- * run of known work that started at once and is long enough to measure lowers (never raises past
- * its benchmark) its machine's speed. Null when it measures nothing.
+ * A run on time measures its job's work when the engine says its machine may (workSampleOf: not
+ * tied to the consumer, among the first `workSamplesKept`), and its machine's speed when it is a
+ * run of known work that started at once (speedAfterRun). Null when it measures nothing.
  */
 export function measureRun(market: Market, c: Pick<Completion, "lease" | "machine" | "report" | "task" | "late">, now: number): RunMeasure | null {
   const t = market.settings.terms;
@@ -80,17 +79,23 @@ export function measureRun(market: Market, c: Pick<Completion, "lease" | "machin
   if (!job || c.late) return null;
   const { machine, lease } = c;
   const observedSeconds = (now - lease.issuedAt) / 1000;
-  const independent = machine.ownerId !== job.ownerId && (job.submitNetwork === null || machine.network !== job.submitNetwork);
-  const sample = independent && job.workSamples.length < t.workSamplesKept ? { owner: machine.ownerId, work: workSample({ observedSeconds, reportedSeconds: c.report.elapsedMs / 1000, speed: machine.speed }) } : null;
+  const sample = workSampleOf(
+    t,
+    { observedSeconds, reportedSeconds: c.report.elapsedMs / 1000, owner: machine.ownerId, speed: machine.speed, network: machine.network },
+    { owner: job.ownerId, submitNetwork: job.submitNetwork, samplesTaken: job.workSamples.length },
+  );
   const samples = sample === null ? job.workSamples : [...job.workSamples, sample];
   // A provisional job's pilots only gather samples: the rest is planned from them (remainder.ts).
   const workPerTask = job.pilots?.phase === "provisional" ? job.workPerTask : workAtLease(t, job.declaredWorkPerTask, samples);
-  const known = measuredWork(samples, t.workOwnersNeeded);
-  let speed: number | null = null;
-  if (known !== undefined && !lease.pilot && lease.ahead < machine.slots && known / machine.speed >= t.speedSampleMinSeconds) {
-    const next = measuredSpeed(t, { benchmark: machine.benchmarkSpeed, current: machine.speed }, { work: known, observedSeconds });
-    if (Math.abs(next - machine.speed) > 0.02 * machine.speed) speed = next;
-  }
+  const speed = speedAfterRun(t, {
+    knownWork: measuredWork(samples, t.workOwnersNeeded),
+    pilot: lease.pilot,
+    ahead: lease.ahead,
+    slots: machine.slots,
+    observedSeconds,
+    speed: machine.speed,
+    benchmark: machine.benchmarkSpeed,
+  });
   if (sample === null && speed === null) return null;
   return { sample, workPerTask, speed };
 }

@@ -1,3 +1,5 @@
+import type { TaskErrorCode } from "@cyclemarket/worker-runtime";
+
 /** A worker's report of one run, naming the lease it ran under (worker.report). Its own file: leases.ts takes it and results.ts completes it. */
 export interface TaskReport {
   machineId: string;
@@ -7,5 +9,5 @@ export interface TaskReport {
   stderr: string;
   outputHash: string;
   elapsedMs: number;
-  error?: { code: string; message?: string } | undefined;
+  error?: { code: TaskErrorCode; message?: string } | undefined;
 }

@@ -1,15 +1,19 @@
-import type { Db } from "../db/client.ts";
 import type { Reason } from "../market/engine.ts";
 import { refuse } from "../api/errors.ts";
-import type { LiveState } from "../market/live.ts";
+import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
+import { leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
-import type { JobStatus } from "../db/generated/client.ts";
-import { benefitAt, estimateContradicted, measuredWork, settleJob, type BenefitCurve, type MarketReason, type WorkSample } from "@cyclemarket/costbenefit";
-import { preparedRows, readerOf } from "../db/client.ts";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type RunFailure } from "@cyclemarket/costbenefit";
+import type { Db, Prepared } from "../db/client.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { jobPage, type FailedRunsRow, type JobPageRow, type PageJob } from "../db/sql/job-page.ts";
+import { outputsAt as outputsAtStatement, outputsPage, type OutputRow } from "../db/sql/job-outputs.ts";
 import { copyNeedsAnotherMachine, replicaShortfall } from "../market/replicas.ts";
 import { toCredits } from "../ledger/ledger.ts";
-import { downtimeDuring, PAID_FOR_JOB_SQL } from "../ledger/settlement.ts";
-import { contradictedCharge, priceAtWorkOf } from "../ledger/contradicted.ts";
+import { downtimeDuring } from "../ledger/settlement.ts";
+import { priceAtWorkOf } from "../ledger/price-at-work.ts";
+import { Reasons, chargeReasons, jobFailure, runFailures, storedDecision } from "./stored-reasons.ts";
 
 // What the API shows of jobs: plain JSON (instants in milliseconds since the epoch, as in the
 // decisions; credits as numbers for display); the exact integer amounts stay in the ledger.
@@ -41,103 +45,18 @@ export async function jobSummaries(db: Db, where: { ownerId?: string }) {
 }
 
 /**
- * What a job's page shows, in one statement (one round trip, one snapshot): the job's row, the
- * escrow's balance, the tasks by status, the machines that ran accepted results with their
- * counts, and what the job has paid producers. Through the pool, prepared once per connection: a
- * job page is polled every second while its job runs; the job's row was a Prisma query of its own
- * before the rest (bench:load, 50 consumers: about 56 a second). Read in one snapshot, a page
- * never shows a job admitted a moment ago with the escrow it had before (nothing).
- * Every part starts from the job's own rows and reaches others by key: the accepted results are
- * those its tasks name (a copy names its own when it agreed), where a join of the results to the
- * tasks let the statement's cached plan read every result of the market for each page
- * (bench:load --statements: 7 ms a page after 60 s, a third of PostgreSQL's time, growing).
- */
-/** Tasks with failed runs a job's page lists, the first by index. */
-const MAX_FAILED_TASKS_SHOWN = 20;
-
-const JOB_PAGE_SQL = `
-SELECT
-  (SELECT json_build_object(
-     'id', j.id, 'name', j.name, 'example', j.example, 'status', j.status::text, 'benefit', j.benefit,
-     'decision', j.decision, 'replicas', j.replicas, 'taskCount', j."taskCount", 'tasksDone', j."tasksDone",
-     'workPerTask', j."workPerTask", 'declaredWorkPerTask', j."declaredWorkPerTask", 'workEstimate', j."workEstimate",
-     'pilotCount', j."pilotCount", 'pricing', j.pricing, 'result', j.result,
-     'quotedPriceMicro', j."quotedPriceMicro"::text, 'chargedMicro', j."chargedMicro"::text,
-     'escrowMicro', j."escrowMicro"::text, 'maxSpendMicro', j."maxSpendMicro"::text, 'workSamples', j."workSamples",
-     'submittedAt', (extract(epoch FROM j."submittedAt") * 1000)::float8,
-     'decidedAt', (extract(epoch FROM j."decidedAt") * 1000)::float8,
-     'expectedCompletionAt', (extract(epoch FROM j."expectedCompletionAt") * 1000)::float8,
-     'completedAt', (extract(epoch FROM j."completedAt") * 1000)::float8)
-   FROM "Job" j WHERE j.id = $1) AS job,
-  (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = $1) AS escrow,
-  (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (SELECT status::text AS status, count(*)::int AS n FROM "Task" WHERE "jobId" = $1 GROUP BY status) s) AS counts,
-  (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
-     FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = $1 GROUP BY r."machineId") c
-     JOIN "Machine" m ON m.id = c."machineId") AS machines,
-  (${PAID_FOR_JOB_SQL}) AS paid,
-  (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || $1) AS settlement,
-  (SELECT coalesce(json_agg(f ORDER BY f."taskIndex"), '[]'::json) FROM (
-     SELECT t.index AS "taskIndex", min(t.status::text) AS status, count(*)::int AS runs, count(*) FILTER (WHERE r."failureConfirmed")::int AS confirmed,
-       array_agg(DISTINCT r.failure ORDER BY r.failure) AS codes
-     FROM "Task" t JOIN "Result" r ON r."taskId" = t.id
-     WHERE t."jobId" = $1 AND (t.attempts > 1 OR t.status = 'failed'::"TaskStatus") AND r.failure IS NOT NULL
-     GROUP BY t.index ORDER BY t.index LIMIT ${MAX_FAILED_TASKS_SHOWN}) f) AS failures`;
-
-/** A job's row as the page statement reads it: instants in ms since the epoch, micro-credits as decimal text. */
-interface PageJob {
-  id: string;
-  name: string;
-  example: string | null;
-  status: JobStatus;
-  benefit: BenefitCurve;
-  decision: unknown;
-  replicas: number;
-  taskCount: number;
-  tasksDone: number;
-  workPerTask: number;
-  declaredWorkPerTask: number | null;
-  workEstimate: string;
-  pilotCount: number | null;
-  pricing: string;
-  result: unknown;
-  quotedPriceMicro: string | null;
-  chargedMicro: string | null;
-  escrowMicro: string;
-  maxSpendMicro: string | null;
-  workSamples: WorkSample[];
-  submittedAt: number;
-  decidedAt: number | null;
-  expectedCompletionAt: number | null;
-  completedAt: number | null;
-}
-
-interface JobPageRow {
-  job: PageJob | null;
-  escrow: string | null;
-  counts: Record<string, number>;
-  machines: { id: string; name: string; kind: string; tasks: number }[];
-  paid: string;
-  /** The settlement entry's memo (ledger/settlement.ts): what the job was charged and why. */
-  settlement: { chargeMicro?: string; terms?: unknown[]; why?: string } | null;
-  failures: FailedRuns[];
-}
-
-/**
  * A task's failed runs: their failure codes (a trap, a limit, `exit:N`), how many there were, and
  * how many a machine of another owner reproduced (those, and only those, are the program's: paid
  * and counted towards the job's failure limit). `status` is the task's now (it may have succeeded
  * on a run after an unconfirmed failure).
  */
-export interface FailedRuns {
-  taskIndex: number;
-  status: string;
-  runs: number;
-  confirmed: number;
-  codes: string[];
+export interface FailedRuns extends Omit<FailedRunsRow, "codes"> {
+  codes: RunFailure[];
 }
 
-async function jobPageRow(db: Db, jobId: string): Promise<JobPageRow> {
-  const [row] = await preparedRows<JobPageRow>(db, readerOf(db), "job-page", JOB_PAGE_SQL, [jobId]);
+/** What a job's page shows, read in one statement (db/sql/job-page.ts). */
+async function jobPageRow(reads: Prepared, jobId: string): Promise<JobPageRow> {
+  const [row] = await runStatement(prepared(reads), jobPage, { jobId });
   return row!;
 }
 
@@ -146,13 +65,13 @@ const micro = (text: string | null) => (text === null ? null : BigInt(text));
 /** A job's page: its row and the rest, read in one statement (jobPageRow). */
 export async function jobView(market: Market, jobId: string) {
   const { db, state } = market;
-  const page = await jobPageRow(db, jobId);
+  const page = await jobPageRow(market.resources.database.reads, jobId);
   const j = page.job;
   if (!j) throw refuse.notFound("job");
   const counts = page.counts;
   const escrow = BigInt(page.escrow ?? 0);
   const [waiting, verified] = await Promise.all([
-    waitingForMachines(db, state, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
+    waitingForMachines(market, j.id, (counts.queued ?? 0) + (counts.pending ?? 0)),
     j.replicas > 1 ? verification(db, j.id, j.replicas) : null,
   ]);
   const estimated = estimate(market, j, BigInt(page.paid));
@@ -162,7 +81,7 @@ export async function jobView(market: Market, jobId: string) {
     example: j.example,
     status: j.status,
     benefit: j.benefit,
-    decision: j.decision,
+    decision: storedDecision(j.decision),
     replicas: j.replicas,
     taskCount: j.taskCount,
     tasksDone: j.tasksDone,
@@ -184,16 +103,18 @@ export async function jobView(market: Market, jobId: string) {
     charged: credits(micro(j.chargedMicro)),
     /** The most the consumer allowed it to be charged (the quote unless they set maxSpend). */
     maxSpend: credits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro)),
-    /** Why it was charged what it was, once settled: the engine's charge reasons (MarketReason). */
-    chargeReasons: (page.settlement?.terms ?? []) as MarketReason[],
+    /** Why it was charged what it was, once settled: the engine's charge reasons. */
+    chargeReasons: chargeReasons(page.settlement?.terms),
     /** What the job's escrow account holds now: what it can still be charged while it runs, else 0. */
     escrowHeld: credits(escrow)!,
     waiting,
     result: j.result,
+    /** Why it failed, when it did: the reason its result stores. */
+    failure: jobFailure(j.result),
     machines: page.machines,
     verification: verified,
     /** The tasks with failed runs (the first by index) and what failed; `failureLimit` confirmed failures stop the job. */
-    failures: { tasks: page.failures, failureLimit: market.settings.terms.confirmedFailureLimit },
+    failures: { tasks: page.failures.map((f) => ({ ...f, codes: runFailures(f.codes) })), failureLimit: market.settings.terms.confirmedFailureLimit },
     estimate: estimated,
     /** A delayed job is given up at this time if the market still cannot run it. */
     givesUpAt: j.status === "delayed" ? j.submittedAt + market.settings.maxDelayMs : null,
@@ -227,15 +148,15 @@ function estimate(market: Market, j: PageJob, paid: bigint) {
   const took = (now - j.submittedAt) / 1000;
   const price = toCredits(micro(j.quotedPriceMicro) ?? 0n);
   const declared = j.declaredWorkPerTask ?? j.workPerTask;
-  const measured = measuredWork(j.workSamples, t.workOwnersNeeded);
-  const contradicted = j.pricing !== "bid" && measured !== undefined && estimateContradicted(t, declared, measured);
+  const pricing = j.pricing === "bid" ? "bid" : "posted";
+  const measured = contradictedWork(t, { pricing, declaredWork: declared, samples: j.workSamples });
   const c = settleJob({
-    pricing: j.pricing === "bid" ? "bid" : "posted",
+    pricing,
     price,
     maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
     benefit: benefitAt(j.benefit, took),
     benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
-    contradicted: contradicted ? { charge: contradictedCharge({ declaredWorkPerTask: declared, priceAtWork: priceAtWorkOf(j.decision) }, price, measured) } : null,
+    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: declared, priceAtWork: priceAtWorkOf(j.decision) }, measured) },
     held: [],
   });
   return {
@@ -264,28 +185,60 @@ async function verification(db: Db, jobId: string, replicas: number) {
 const MAX_WAITING_REASONS = 20;
 
 /**
- * Why the job's tasks wait for machines, read from the live market: a delayed job asking for more
- * copies than there are owners with machines, or copies that every connected machine is barred
- * from because its owner ran another copy of the same task. The first few reasons, and how many there are.
+ * Why the job's tasks wait for machines, read from the live market: every connected machine asks
+ * more for a task than the job's escrow has left, a delayed job asks for more copies than there
+ * are owners with machines, or copies that every connected machine is barred from because its
+ * owner ran another copy of the same task. The first few reasons, and how many there are.
  */
-async function waitingForMachines(db: Db, state: LiveState, jobId: string, waitingCopies: number) {
+async function waitingForMachines(market: Market, jobId: string, waitingCopies: number) {
+  const { db, state } = market;
   const job = state.jobs.get(jobId);
   const none = { total: 0, reasons: [] as Reason[] };
-  if (!job || job.replicas < 2) return none;
+  if (!job) return none;
+  const short = budgetShort(market, job, waitingCopies);
+  const replicas = job.replicas < 2 ? [] : await copiesWaiting(db, state, job, waitingCopies);
+  const reasons = short ? [short, ...replicas] : replicas;
+  return { total: reasons.length, reasons: Reasons.parse(reasons.slice(0, MAX_WAITING_REASONS)) };
+}
+
+/** Copies of a replicated job that wait for a machine of another owner (or a delayed job's shortfall of owners). */
+async function copiesWaiting(db: Db, state: LiveState, job: LiveJob, waitingCopies: number): Promise<Reason[]> {
   if (job.status === "delayed") {
     const shortfall = replicaShortfall(state, job.replicas);
-    return shortfall ? { total: 1, reasons: [shortfall] } : none;
+    return shortfall ? [shortfall] : [];
   }
   // A copy is barred only from the owners that ran one of its k - 1 siblings: with k owners or
   // more connected, some machine can always take it.
-  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return none;
-  const open = await db.task.findMany({ where: { jobId, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
-  const reasons = open.flatMap(({ id }) => {
+  if (waitingCopies === 0 || new Set([...state.machines.values()].map((m) => m.ownerId)).size >= job.replicas) return [];
+  const open = await db.task.findMany({ where: { jobId: job.id, status: { in: ["queued", "pending"] } }, orderBy: [{ index: "asc" }, { replica: "asc" }], select: { id: true } });
+  return open.flatMap(({ id }) => {
     const task = state.tasks.get(id);
     const reason = task && copyNeedsAnotherMachine(state, task);
     return reason ? [reason] : [];
   });
-  return { total: reasons.length, reasons: reasons.slice(0, MAX_WAITING_REASONS) };
+}
+
+/**
+ * Tasks of a running job that no connected machine may lease for want of budget: the cheapest
+ * machine asks more for a task than the job's escrow has left beyond what it paid, holds for late
+ * runs and promised to live leases (leases.ts withinBudget refuses such a lease), so they wait for
+ * a machine that asks less. Null when some machine's piece fits, or nothing waits.
+ */
+function budgetShort(market: Market, job: LiveJob, waitingCopies: number): Reason | null {
+  const { state } = market;
+  if (waitingCopies === 0 || (job.status !== "admitted" && job.status !== "running")) return null;
+  let cheapest: LiveMachine | null = null;
+  for (const m of state.machines.values()) {
+    // A dedicated machine is paid by its contract: its pieces cost the job nothing.
+    if (m.kind === "dedicated") return null;
+    if (!cheapest || askOf(m) < askOf(cheapest)) cheapest = m;
+  }
+  if (!cheapest) return null;
+  const pilot = job.pilots?.phase === "provisional";
+  const piece = leaseTermsOf(market, cheapest, job, pilot, 0, market.clock.now()).pieceRateMicro;
+  const left = job.escrowMicro - job.paidMicro - job.heldMicro - state.leases.promised(job.id);
+  if (piece === 0n || piece <= left) return null;
+  return { code: "budget-short", tasks: waitingCopies, left: toCredits(left > 0n ? left : 0n), cheapestPiece: toCredits(piece), machinesConnected: state.machines.size };
 }
 
 /** Bytes of stdout and stderr one page of outputs carries at most (at least one task is always sent). */
@@ -296,41 +249,9 @@ export const OUTPUT_PAGE_BYTES = 8 * 1024 * 1024;
  * its copies agreed (all agreeing copies are accepted and identical; the lowest copy stands for
  * them). A page stops at `limit` tasks or `maxBytes` of output, whichever comes first.
  */
-export async function acceptedOutputs(db: Db, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
-  const values = [jobId, fromIndex, limit, Number.isFinite(maxBytes) ? maxBytes : null];
-  const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs", OUTPUTS_PAGE_SQL, values);
+export async function acceptedOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number, maxBytes = OUTPUT_PAGE_BYTES): Promise<TaskOutput[]> {
+  const rows = await runStatement(prepared(reads), outputsPage, { jobId, fromIndex, limit, maxBytes: Number.isFinite(maxBytes) ? maxBytes : null });
   return outputsFrom(rows);
-}
-
-/**
- * A page of outputs in one statement, through the pool and prepared once per connection (a job's
- * page reads it each time its count of finished tasks moves: it was four queries through Prisma).
- * At most `replicas` accepted copies per task, so that many rows per task hold `limit` tasks; the
- * page is the tasks in index order while their outputs' running total stays within the bytes
- * (the first task always).
- */
-const OUTPUTS_PAGE_SQL = `
-WITH copies AS (
-  SELECT t.index, t.replica, t.args, t."acceptedResultId" AS result FROM "Task" t
-  WHERE t."jobId" = $1 AND t.index >= $2 AND t."acceptedResultId" IS NOT NULL
-  ORDER BY t.index, t.replica
-  LIMIT $3::int * coalesce((SELECT replicas FROM "Job" WHERE id = $1), 0)
-), tasks AS (
-  SELECT DISTINCT ON (index) index, args, result FROM copies ORDER BY index, replica
-), page AS (
-  SELECT t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", r."machineId",
-    row_number() OVER w AS n, sum(octet_length(r.stdout) + octet_length(r.stderr)) OVER w AS used
-  FROM (SELECT * FROM tasks ORDER BY index LIMIT $3) t JOIN "Result" r ON r.id = t.result
-  WINDOW w AS (ORDER BY t.index)
-)
-SELECT p.index, p.args, p."exitCode", p.stdout, p.stderr, p."outputHash", p."elapsedMs", p."machineId", m.name AS "machineName"
-FROM page p JOIN "Machine" m ON m.id = p."machineId"
-WHERE p.n = 1 OR $4::bigint IS NULL OR p.used <= $4::bigint
-ORDER BY p.index`;
-
-interface OutputRow extends Omit<TaskOutput, "stdout" | "stderr"> {
-  stdout: Uint8Array;
-  stderr: Uint8Array;
 }
 
 const outputsFrom = (rows: OutputRow[]): TaskOutput[] => rows.map((r) => ({ ...r, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) }));
@@ -348,19 +269,9 @@ export interface TaskOutput {
   machineName: string;
 }
 
-/**
- * The accepted outputs of a job's tasks at `indices`, in index order (tasks not yet accepted left
- * out): one statement on the pages' readers, prepared once per connection, where a stream of the
- * job's outputs made two Prisma queries for each 16 tasks it sent (api/live/job.ts).
- */
-const OUTPUTS_AT_SQL = `
-SELECT DISTINCT ON (t.index) t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", r."machineId", m.name AS "machineName"
-FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" JOIN "Machine" m ON m.id = r."machineId"
-WHERE t."jobId" = $1 AND t.index = ANY($2::int[])
-ORDER BY t.index, t.replica`;
-
-export async function outputsAt(db: Db, jobId: string, indices: number[]): Promise<TaskOutput[]> {
-  const rows = await preparedRows<OutputRow>(db, readerOf(db), "job-outputs-at", OUTPUTS_AT_SQL, [jobId, indices]);
+/** The accepted outputs of a job's tasks at `indices`, in index order (tasks not yet accepted left out). */
+export async function outputsAt(reads: Prepared, jobId: string, indices: number[]): Promise<TaskOutput[]> {
+  const rows = await runStatement(prepared(reads), outputsAtStatement, { jobId, indices });
   return outputsFrom(rows);
 }
 
@@ -380,8 +291,8 @@ export function asText(bytes: Buffer): string | null {
  * The API's view of outputs: bytes travel as base64 beside their SHA-256, so binary output
  * (compressed data, images, numeric arrays) arrives byte for byte; text outputs come as text too.
  */
-export async function jobOutputs(db: Db, jobId: string, fromIndex: number, limit: number) {
-  return (await acceptedOutputs(db, jobId, fromIndex, limit)).map(outputView);
+export async function jobOutputs(reads: Prepared, jobId: string, fromIndex: number, limit: number) {
+  return (await acceptedOutputs(reads, jobId, fromIndex, limit)).map(outputView);
 }
 
 /** One accepted output as the API sends it (jobs.outputs and the results stream alike). */

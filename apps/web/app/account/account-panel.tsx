@@ -15,7 +15,8 @@ type Created = RouterOutputs["account"]["tokens"]["create"];
 
 export function AccountPanel({ me }: { me: Me }) {
   return (
-    <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
+    // minmax(0, …): a long install command scrolls inside its column instead of widening the page.
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[20rem_minmax(0,1fr)]">
       <div className="space-y-6">
         <Card title="You">
           <dl className="space-y-2 text-sm">

@@ -212,7 +212,8 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4">
                   <bdi className="block font-medium text-slate-900">{m.name}</bdi>
                   <span className="block text-xs text-slate-500">
-                    {m.owner} · <span className="font-mono">{shortId(m.id)}</span>
+                    {m.owner}
+                    {m.ownerConfirmed ? "" : " (address not confirmed: no standing)"} · <span className="font-mono">{shortId(m.id)}</span>
                   </span>
                 </td>
                 <td className="py-2 pr-4">

@@ -13,7 +13,7 @@ import {
 import { useTRPCClient } from "@/lib/trpc";
 import { createProducerApi, departOnUnload } from "@/lib/producer-api";
 import { credits, number, seconds, time } from "@/lib/format";
-import { describeReason } from "@/lib/reasons";
+import { describeAnyReason, sandboxWords } from "@/lib/reasons";
 import { isOutage } from "@/lib/outage";
 import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
 import { awayFor } from "@/components/connection-banner";
@@ -22,6 +22,7 @@ import { EarningsCard, useEarnings, useReadAfterPayments } from "./earnings-card
 import { GoingRate } from "./going-rate";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
+import { StandingCard } from "./standing-card";
 import { shortId } from "@cyclemarket/client/job-file";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";
@@ -152,7 +153,7 @@ function onEvent(state: State, e: ProducerEvent): State {
           at: Date.now(),
           elapsedMs: e.elapsedMs,
           outcome: e.error ? "failed" : "finished",
-          detail: e.error ? describeReason({ code: e.error.code }) : e.restedMs ? `rested ${seconds(e.restedMs / 1000)} of it for the CPU limit` : null,
+          detail: e.error ? sandboxWords(e.error.code) : e.restedMs ? `rested ${seconds(e.restedMs / 1000)} of it for the CPU limit` : null,
         }),
       };
     case "reported": {
@@ -165,7 +166,7 @@ function onEvent(state: State, e: ProducerEvent): State {
         at: Date.now(),
         elapsedMs,
         outcome: e.accepted ? "accepted" : prior?.outcome === "failed" ? "failed" : "refused",
-        detail: e.reason ? describeReason(e.reason) : (prior?.detail ?? null),
+        detail: e.reason ? describeAnyReason(e.reason) : (prior?.detail ?? null),
       };
       return {
         ...state,
@@ -472,6 +473,7 @@ export function ProducerPanel() {
         </Card>
 
         <EarningsCard />
+        <StandingCard />
 
         <OtherMachines thisMachineId={state.machineId} />
 

@@ -38,8 +38,9 @@ const CALL_SOCKETS = 4096;
 // Every connection a burst opened is kept while it is idle (the agent's default keeps 256 and
 // closes the rest): a connection closed after a burst is opened again at the next one, and a busy
 // Node server accepts one new connection per turn of its event loop, so a host running many
-// machines that reconnects by the hundred waits seconds for the market to take them (the bench's
-// heartbeats did, up to 8 s, with the market idle half the time). The market keeps them as long (http/server.ts KEEP_ALIVE_MS).
+// machines that reconnects by the hundred waits seconds for the market to take them, even with the
+// market idle much of the time (bench:load shows it). The market keeps them as long (http/server.ts
+// KEEP_ALIVE_MS).
 const callAgent = <A>(Agent: new (o: http.AgentOptions) => A) => new Agent({ keepAlive: true, maxSockets: CALL_SOCKETS, maxFreeSockets: CALL_SOCKETS });
 const callAgents = { "http:": callAgent(http.Agent), "https:": callAgent(https.Agent) };
 const streamAgents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };

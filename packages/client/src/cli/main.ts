@@ -8,9 +8,10 @@ import { call, connect, type CycleMarket } from "../sdk/market.ts";
 import { MarketError, marketError } from "../sdk/errors.ts";
 import { isFinal, type JobView, type Progress } from "../sdk/job.ts";
 import { marketClient } from "../sdk/trpc.ts";
-import { shortId, type Reason } from "../job-file/index.ts";
+import { shortId } from "../job-file/index.ts";
 import { readLogin, saveLogin } from "./config.ts";
-import { describeDecisionReason, smallestAdmittedBenefit } from "./decision-words.ts";
+import { describeDecisionReason, failureCauseWords, smallestAdmittedBenefit } from "./decision-words.ts";
+import type { MarketReason } from "@cyclemarket/costbenefit";
 
 export const EXIT = { ok: 0, jobNotCompleted: 1, usage: 2, refused: 3, unreachable: 4 } as const;
 
@@ -145,8 +146,7 @@ async function fullJobId(market: CycleMarket, target: string): Promise<string> {
 const when = (at: unknown) => (typeof at === "number" || typeof at === "string" ? new Date(at).toLocaleString() : "unknown");
 /** Credits as the pages show them: to 3 decimals, and to 2 significant digits where that would read 0. */
 const price = (credits: number) => (credits === 0 || Math.abs(credits) >= 0.0005 ? Number(credits.toFixed(3)) : Number(credits.toPrecision(2)));
-const reasonsOf = (decision: unknown): Reason[] => ((decision as { reasons?: Reason[] } | null)?.reasons ?? []);
-const because = (reasons: Reason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
+const because = (reasons: MarketReason[]) => (reasons.length ? `: ${reasons.map(describeDecisionReason).join("; ")}` : "");
 
 /** A decision on a job without a work estimate is provisional: it prices only the pilots. */
 const provisionalPilots = (d: { provisional: boolean; pilots: number | null }) => (d.provisional ? (d.pilots ?? 0) : null);
@@ -216,19 +216,18 @@ function printStatus(job: JobView, io: Io): number {
   const w = job.workEstimate;
   if (w.kind === "provisional") io.out(`Work per task: provisional (${w.pilots} pilot tasks run first; the rest is planned from their measured time).\n`);
   if (w.kind === "measured") io.out(`Work per task: ${Number(w.workPerTask.toFixed(3))} s of reference CPU, measured by ${w.pilots} pilot tasks.\n`);
-  const error = (job.result as { error?: Reason } | null)?.error;
-  if (job.status === "rejected") io.out(`Rejected${because(reasonsOf(job.decision))}.\n`);
-  if (job.status === "delayed") io.out(`Delayed${because(reasonsOf(job.decision))}.\n`);
+  const error = job.failure;
+  if (job.status === "rejected") io.out(`Rejected${because(job.decision?.reasons ?? [])}.\n`);
+  if (job.status === "delayed") io.out(`Delayed${because(job.decision?.reasons ?? [])}.\n`);
   if (error) io.out(`Failed: ${describeFailure(error)}\n`);
   if (!isFinal(job.status) || job.status === "completed") return EXIT.ok;
   return EXIT.jobNotCompleted;
 }
 
-function describeFailure(error: Reason): string {
+function describeFailure(error: MarketReason): string {
   if (error.code !== "task-failed") return describeDecisionReason(error);
-  const cause = typeof error.cause === "string" ? describeDecisionReason({ code: error.cause, exitCode: error.exitCode }) : "it failed";
-  const stderr = typeof error.stderr === "string" && error.stderr ? `\n${error.stderr}` : "";
-  return `task ${error.taskIndex} failed after ${error.attempts} attempts: ${cause}.${stderr}`;
+  const stderr = error.stderr ? `\n${error.stderr}` : "";
+  return `task ${error.taskIndex} failed after ${error.attempts} attempts: ${failureCauseWords(error)}.${stderr}`;
 }
 
 /** A bar redrawn in place on a terminal; in a log, one line each time another tenth is done. */

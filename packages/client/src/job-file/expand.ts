@@ -5,16 +5,13 @@ import { toBase64, utf8 } from "./base64.ts";
 import type { InputFiles, JobFile, ListedTask, Stdin } from "./job-file.ts";
 import type { JobRequest, TaskRequest } from "./job-request.ts";
 import { JOB_LIMITS as L } from "./limits.ts";
-import { sandboxPathProblem, type PathProblem } from "./sandbox-path.ts";
+import type { JobFileReason } from "./reason.ts";
+import { sandboxPathProblem } from "./sandbox-path.ts";
 
 /** Reads a file named in the job file (a path relative to it); throws JobFileProblem when it cannot. */
 export type ReadFile = (path: string) => Uint8Array;
 
-export type JobFileReason =
-  | { code: "input-file-missing"; path: string; detail?: string }
-  | { code: "input-file-name-refused"; task: number; name: string; problem: PathProblem }
-  | { code: "no-lines"; path: string }
-  | { code: "too-many-lines"; path: string; lines: number; max: number };
+export type { JobFileReason } from "./reason.ts";
 
 /** A job file that cannot become a request, with its reason as data. */
 export class JobFileProblem extends Error {

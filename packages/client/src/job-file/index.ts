@@ -7,6 +7,6 @@ export { Sha256Hex, EnvName, TaskLimits, TaskRequest, ModuleSource, JobRequest, 
 export { FromFile, Base64Bytes, JobModule, Stdin, InputFiles, ListedTask, CountedTasks, PerLineTasks, JobTasks, JobFile, type JobFileInput } from "./job-file.ts";
 export { checkJobRequest, type JobRefusal } from "./refusal.ts";
 export { listTasks, taskRequest, jobRequest, modulePath, cachedReader, JobFileProblem, type ReadFile, type JobFileReason } from "./expand.ts";
-export { describeJobReason } from "./words.ts";
+export { describeJobReason, jobReasonWords } from "./words.ts";
 export { shortId, SHORT_ID_LENGTH } from "./short-id.ts";
-export type { Reason } from "./reason.ts";
+export type { Reason, ClientReason, ClientReasonCode } from "./reason.ts";

@@ -3,16 +3,10 @@
 import { JOB_LIMITS as L } from "./limits.ts";
 import { base64Bytes } from "./base64.ts";
 import type { JobRequest } from "./job-request.ts";
-import { sandboxPathProblem, type PathProblem } from "./sandbox-path.ts";
+import type { JobRefusal } from "./reason.ts";
+import { sandboxPathProblem } from "./sandbox-path.ts";
 
-export type JobRefusal =
-  | { code: "file-name-refused"; task: number; name: string; problem: PathProblem }
-  | { code: "too-many-files"; task: number; files: number; max: number }
-  | { code: "too-many-env"; task: number; count: number; max: number }
-  | { code: "stdin-too-large"; task: number; bytes: number; maxBytes: number }
-  | { code: "task-files-too-large"; task: number; bytes: number; maxBytes: number }
-  | { code: "job-input-too-large"; bytes: number; maxBytes: number }
-  | { code: "not-base64"; task: number; field: string };
+export type { JobRefusal } from "./reason.ts";
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { checkJobRequest, describeJobReason, JobFileProblem, jobRequest, modulePath, type JobFile, type JobRequest } from "../job-file/index.ts";
+import { checkJobRequest, jobReasonWords, JobFileProblem, jobRequest, modulePath, type JobFile, type JobRequest } from "../job-file/index.ts";
 import { httpError, marketError, MarketError } from "./errors.ts";
 import { loadJobFile, parseJobFile, type LoadedJobFile } from "./load.ts";
 import { apiBase, marketClient, type MarketClient } from "./trpc.ts";
@@ -51,8 +51,8 @@ export class CycleMarket {
     if (path !== null) return requestOf(loaded, (await this.uploadModule(wrap(() => loaded.read(path)))).hash);
     const hash = (loaded.job.module as { sha256: string }).sha256;
     if (!(await call(() => this.api.jobs.module.query({ hash })))) {
-      const reason = { code: "module-unknown", hash };
-      throw new MarketError("refused", describeJobReason(reason)!, reason);
+      const reason = { code: "module-unknown" as const, hash };
+      throw new MarketError("refused", jobReasonWords(reason), reason);
     }
     return requestOf(loaded, hash);
   }
@@ -96,7 +96,7 @@ function load(source: JobSource): LoadedJobFile {
 function requestOf(loaded: LoadedJobFile, hash: string): JobRequest {
   const request = wrap(() => jobRequest(loaded.job as JobFile, hash, loaded.read));
   const problem = checkJobRequest(request);
-  if (problem) throw new MarketError("refused", describeJobReason(problem) ?? problem.code, problem);
+  if (problem) throw new MarketError("refused", jobReasonWords(problem), problem);
   return request;
 }
 
@@ -104,7 +104,7 @@ function wrap<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof JobFileProblem) throw new MarketError("refused", describeJobReason(e.reason) ?? e.message, e.reason);
+    if (e instanceof JobFileProblem) throw new MarketError("refused", jobReasonWords(e.reason), e.reason);
     throw e;
   }
 }

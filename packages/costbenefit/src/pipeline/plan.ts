@@ -78,7 +78,7 @@ function sortedOrder(job: Job): number[] {
  * The order of the last few big jobs asked about: sorting 10,000 task ids was most of what asking
  * a delayed job again cost. Reused when the job has the very same task ids and work figures, in
  * the same order (checked in one pass, far cheaper than the sort) or in any other (each task
- * takes the place its id had, checked against its work; a tenth of the sort).
+ * takes the place its id had, checked against its work; still far cheaper than the sort).
  */
 interface SortedTasks {
   ids: string[];

@@ -56,3 +56,8 @@ export function idleTakeOrder<H extends Holder>(holders: readonly H[]): H[] {
 export function spareFrom(h: Holder): number {
   return Math.max(0, h.offeredSlots - h.leasesRunning);
 }
+
+/** Queued tasks a holder cannot start itself right now, beyond what its own free slots take next: what idle machines may take. */
+export function spareTasks(h: Holder): number {
+  return Math.max(0, h.queueLength - spareFrom(h));
+}

@@ -30,6 +30,18 @@ export function createPolicy(name: PolicyName | string, overrides: Partial<Polic
   return buildPolicy(name, parseProfile(name, { ...base, ...overrides, ...migration }));
 }
 
+/**
+ * The policy as a live market runs it. Rebalancing moves a queued task whenever that lowers the
+ * total cost without finishing later (docs/DESIGN.md "Rebalancing"): the lab's default minimum
+ * gain of 10% would keep an idle machine idle next to a long queue, because with an hour's horizon
+ * the costs of a few seconds of backlog differ by far less than that. The lab and the simulator
+ * keep the profiles as the papers give them.
+ */
+export function createLivePolicy(name: PolicyName | string): Policy {
+  const base = createPolicy(name);
+  return base.profile.migration.rule === "rebalance" ? createPolicy(name, { migration: { ...base.profile.migration, minGain: 0 } }) : base;
+}
+
 const SHARE_BUILDERS: Record<ShareRule, (name: string, profile: PolicyProfile) => Policy> = {
   tickets: buildTicketsPolicy,
   "opportunity-cost": buildOpportunityCostPolicy,

@@ -5,6 +5,37 @@ import type { OfferDecision } from "../decision.ts";
 import { DedicatedOffer, type DedicatedOfferInput } from "../machine.ts";
 import type { MarketState } from "../state/market-state.ts";
 
+/** What one account's record is, for the contracts the market may promise it. */
+export interface ContractStanding {
+  /** The account confirmed its address. */
+  confirmed: boolean;
+  /** Results of its machines the market accepted. */
+  acceptedResults: number;
+}
+
+/** What any account may be promised in contracts at once, and what a confirmed one may. */
+export const CONTRACT_CEILING_NEW = 1;
+export const CONTRACT_CEILING_CONFIRMED = 10;
+/** What each accepted result adds to it, up to CONTRACT_CEILING_MAX. */
+export const CONTRACT_CEILING_PER_RESULT = 0.1;
+export const CONTRACT_CEILING_MAX = 1_000_000;
+
+/**
+ * The most the market may owe one account in dedicated contracts at once (credits): a contract is
+ * paid from the market's own account for capacity the machine has yet to prove, so an account that
+ * has proved little is promised little. It grows with the results the market accepted from it.
+ */
+export function contractCeiling(s: ContractStanding): number {
+  const base = s.confirmed ? CONTRACT_CEILING_CONFIRMED : CONTRACT_CEILING_NEW;
+  return Math.min(CONTRACT_CEILING_MAX, base + CONTRACT_CEILING_PER_RESULT * Math.max(0, s.acceptedResults));
+}
+
+/** A dedicated offer the account's standing does not cover (`promised`: what its contracts still owe it), or null. */
+export function contractOverStanding(contractPrice: number, s: ContractStanding, promised: number) {
+  const ceiling = contractCeiling(s);
+  return contractPrice + promised > ceiling ? { code: "offer-over-standing" as const, contractPrice, ceiling, promised } : null;
+}
+
 /**
  * Accept iff the contract price is at most the value of the compute the machine adds over
  * [now, dp), priced at the market's current unit quote: the cheapest linearized marginal cost

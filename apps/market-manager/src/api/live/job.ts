@@ -49,12 +49,10 @@ export type OutputEvent = { kind: "output"; output: ReturnType<typeof outputView
  * `decided`); the first time, after the job ends or when memory holds another copy of the job
  * (the manager started again), from PostgreSQL, from the lowest index not yet sent. That place is
  * taken before PostgreSQL is read, so a task decided meanwhile is found by one or the other (and
- * sent once). The outputs are read 16 tasks to a statement (outputsAt). Following a
- * 10,000-task job to its end cost more than running it (bench:dispatch --jobTasks 10000 --follow:
- * 1,849 tasks/s against 4,180 unfollowed, the manager's CPU per task 0.54 against 0.21 ms) while
- * each look read every task from the lowest not yet sent to the job's end, and the outputs took
- * two Prisma queries for each 16 tasks; now 2,606 and 2,684 tasks/s, 0.34-0.37 ms per task (most
- * of the rest is each output's own server-sent event).
+ * sent once). The outputs are read 16 tasks to a statement (outputsAt). Following a big job to
+ * its end cost more than running it while each look read every task from the lowest not yet sent
+ * to the job's end (bench:dispatch --jobTasks 10000 --follow measures it); most of what is left is
+ * each output's own server-sent event.
  */
 export async function* jobResults(market: Market, jobId: string, resumeAt: string | null, signal: AbortSignal | undefined) {
   const db = market.db;
@@ -84,7 +82,7 @@ export async function* jobResults(market: Market, jobId: string, resumeAt: strin
     fresh.sort((a, b) => a - b);
     for (let k = 0; k < fresh.length; k += CHUNK_TASKS) {
       // The lowest accepted copy of each task stands for them (outputsAt).
-      for (const out of await outputsAt(db, jobId, fresh.slice(k, k + CHUNK_TASKS))) {
+      for (const out of await outputsAt(market.resources.database.reads, jobId, fresh.slice(k, k + CHUNK_TASKS))) {
         sent.add(out.index);
         for (; sent.has(prefix); prefix++) sent.delete(prefix);
         yield tracked(String(prefix), { kind: "output", output: outputView(out) } satisfies OutputEvent);

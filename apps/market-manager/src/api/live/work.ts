@@ -12,7 +12,7 @@ import type { Lease } from "@cyclemarket/worker-runtime";
  * hint that turns out empty costs one empty lease.
  */
 export function workOnOffer(market: Market, machine: LiveMachine): number {
-  const room = leaseRoomOf(machine) - machine.leases.size;
+  const room = leaseRoomOf(machine);
   if (room <= 0) return 0;
   return Math.min(room, machine.queue.length + spareTotal(market) - spare(machine));
 }

@@ -33,7 +33,7 @@ const SubmissionInput = {
 /** After the caller's quota checks: a held body goes to an intake thread (`keep`: its tasks wait there to be stored). */
 const offThread = async (ctx: Context, keep: boolean) => {
   const held = ctx.heldBody;
-  return held ? intakePoolOf(ctx.services.db).prepare(held.bytes, { batch: held.batch, keep, maxModuleBytes: ctx.services.config.MAX_MODULE_BYTES }) : null;
+  return held ? intakePoolOf(ctx.services.market).prepare(held.bytes, { batch: held.batch, keep, maxModuleBytes: ctx.services.config.MAX_MODULE_BYTES }) : null;
 };
 
 export const JobRef = z.object({ jobId: z.string().uuid("Not a job id.") });
@@ -106,7 +106,7 @@ export const jobsRouter = router({
    */
   module: consumerProcedure.input(ModuleRef).query(async ({ ctx, input }) => {
     const { db } = ctx.services;
-    if (!(await mayUseModule(db, input.hash, ctx.caller.id))) return null;
+    if (!(await mayUseModule(ctx.services.market, input.hash, ctx.caller.id))) return null;
     const shipped = shippedModule(input.hash);
     if (shipped) return { hash: input.hash, size: shipped.length };
     return db.module.findUnique({ where: { hash: input.hash }, select: { hash: true, size: true } });
@@ -114,7 +114,7 @@ export const jobsRouter = router({
   list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
   get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.market, input.jobId)),
   /** When its tasks were done, against its benefit curve (the job page's chart). */
-  progress: jobOwnerProcedure.query(({ ctx, input }) => jobProgress(ctx.services.db, input.jobId)),
+  progress: jobOwnerProcedure.query(({ ctx, input }) => jobProgress(ctx.services.database.reads, input.jobId)),
   /** The market's decisions about this job, newest first. */
   decisions: jobOwnerProcedure
     .input(DecisionFilter.pick({ cursor: true, pageSize: true, outcome: true }))
@@ -122,7 +122,7 @@ export const jobsRouter = router({
   cancel: jobOwnerProcedure.mutation(({ ctx, input }) => cancelJob(ctx.services.market, input.jobId)),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
-    .query(({ ctx, input }) => jobOutputs(ctx.services.db, input.jobId, input.fromIndex, input.limit)),
+    .query(({ ctx, input }) => jobOutputs(ctx.services.database.reads, input.jobId, input.fromIndex, input.limit)),
   /** The job file that submits this job again ("Run again"): the module by hash, every task written out. */
   jobFile: jobOwnerProcedure.query(({ ctx, input }) => jobFileOf(ctx.services.db, input.jobId)),
   /** The job's view each time its status or task counts change; ends when the job has ended. */

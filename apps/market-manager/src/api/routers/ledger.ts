@@ -17,19 +17,19 @@ async function grantAtLook(ctx: { caller: Caller; services: Services }) {
 export const ledgerRouter = router({
   statement: signedInProcedure.query(async ({ ctx }) => {
     await grantAtLook(ctx);
-    return statement(ctx.services.db, ctx.caller.id);
+    return statement(ctx.services.database.reads, ctx.caller.id);
   }),
   /** The balances and what running jobs hold, without the statement's lines: what a page's header polls. */
   balance: signedInProcedure.query(async ({ ctx }) => {
     await grantAtLook(ctx);
-    return balances(ctx.services.db, ctx.caller.id);
+    return balances(ctx.services.database.reads, ctx.caller.id);
   }),
   /** A producer's earnings per hour over the last day, and what its work sold for. */
-  earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
+  earnings: signedInProcedure.query(({ ctx }) => producerEarnings(ctx.services.database.reads, ctx.caller.id, ctx.services.clock.now())),
   /** The same earnings per hour over two days and per day over thirty, for the earnings chart. */
-  earningsSeries: signedInProcedure.query(({ ctx }) => earningsSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
+  earningsSeries: signedInProcedure.query(({ ctx }) => earningsSeries(ctx.services.database.reads, ctx.caller.id, ctx.services.clock.now())),
   /** Moves the caller's producer earnings (all, or `credits` of them) to their consumer balance. */
   transferEarnings: consumerSessionProcedure.input(EarningsTransfer).mutation(({ ctx, input }) => transferEarnings(ctx.services.db, ctx.caller.id, input)),
   /** What the consumer was charged for its jobs per hour over two days and per day over thirty, for the spending chart. */
-  spendingSeries: signedInProcedure.query(({ ctx }) => spendingSeries(ctx.services.db, ctx.caller.id, ctx.services.clock.now())),
+  spendingSeries: signedInProcedure.query(({ ctx }) => spendingSeries(ctx.services.database.reads, ctx.caller.id, ctx.services.clock.now())),
 });

@@ -3,6 +3,7 @@ import { MachineControlsPatch, storableText } from "@cyclemarket/worker-runtime"
 import { producerProcedure, router } from "../trpc.ts";
 import { listOwnMachines, setMachineControls } from "../../resources/controls.ts";
 import { goingRate } from "../../resources/going-rate.ts";
+import { accountStanding } from "../../resources/standing.ts";
 
 export const SetMachineControls = z.object({
   machineId: storableText(100, "A machine id"),
@@ -19,7 +20,9 @@ export const machinesRouter = router({
   /** What other producers' machines (of a speed like this one's) ask and earned in the last hour: beside the price field on /produce. */
   goingRate: producerProcedure
     .input(GoingRate)
-    .query(({ ctx, input }) => goingRate(ctx.services.market, ctx.services.db, ctx.caller.id, input.speed ?? null, ctx.services.clock.now())),
+    .query(({ ctx, input }) => goingRate(ctx.services.market, ctx.services.database.reads, ctx.caller.id, input.speed ?? null, ctx.services.clock.now())),
+  /** The caller's standing: what the market verified of them, and what it lets them do (replica quorums, contracts). */
+  standing: producerProcedure.query(({ ctx }) => accountStanding(ctx.services.market, ctx.caller)),
   /** Pause, resume, limit: the market applies it at once; the machine's worker hears it at its next heartbeat. */
   setControls: producerProcedure.input(SetMachineControls).mutation(({ ctx, input }) =>
     setMachineControls(ctx.services.market, ctx.caller, input.machineId, { controls: input.controls }),

@@ -92,5 +92,5 @@ SELECT
   CASE WHEN NOT (SELECT ok FROM ledger_all_new) THEN market_refuse('ledger-entry-exists')
     WHEN (SELECT count(*) FROM ledger_accounts a JOIN s ON a.key = 'escrow:' || s.job WHERE a.balance = 0) <> cardinality(${p.settledJobs}::text[])
     THEN market_refuse('settlement-differs') END AS unsettled,
-  ${ledgerChecks(p)} AS checked, (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM ledger_postings) AS postings`,
+  ${ledgerChecks(p)} AS checked, (SELECT count(*) FROM results)::int AS results, (SELECT count(*) FROM ledger_postings)::int AS postings`,
 );

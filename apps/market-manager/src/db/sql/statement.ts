@@ -3,8 +3,9 @@
 // The text reads `${p.jobId}` where it takes a parameter; `statement` turns the names into
 // PostgreSQL's positional placeholders in the order they first appear, and `valuesOf` lays an
 // object of values out in that order, so a statement's parameters are an object checked by the
-// compiler, never a list counted by hand. `statements.test.ts` prepares every one of them on a
-// migrated database.
+// compiler, never a list counted by hand. A statement is sent on the connection its caller picks
+// (runners.ts). test/integration/statements.test.ts prepares every one of them on a migrated
+// database, and one-home.test.ts fails on SQL anywhere else in the Market Manager.
 
 /** What a statement's text sees of its parameters: each name is its placeholder (`$n`). */
 export type Placeholders<P> = { readonly [K in keyof P]-?: string };
@@ -40,7 +41,7 @@ export function statement<P extends object, R = Record<string, unknown>>(name: s
   return s;
 }
 
-/** Every statement made so far (the modules of this folder import them all: index.ts). */
+/** Every statement made so far: those of every module of this folder once each is imported (statements.test.ts). */
 export const allStatements = (): readonly Statement<object, unknown>[] => registered;
 
 /** The values of `params` in the order of `s`'s placeholders; a missing one is an error, not a NULL. */

@@ -63,7 +63,10 @@ export function CreditsPanel() {
           </div>
         }
       >
-        <div className={shown.length > 0 ? "-mx-5 -mb-5 overflow-x-auto rounded-b-xl" : undefined}>
+        <div
+          className={shown.length > 0 ? "-mx-5 -mb-5 overflow-x-auto rounded-b-xl" : undefined}
+          {...(shown.length > 0 ? { tabIndex: 0, role: "region", "aria-label": "Statement lines" } : {})}
+        >
           <StatementTable lines={shown} />
         </div>
       </Card>

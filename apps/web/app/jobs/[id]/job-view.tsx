@@ -14,7 +14,7 @@ import {
 } from "@cyclemarket/worker-runtime";
 import { useTRPC, useTRPCClient, type RouterOutputs } from "@/lib/trpc";
 import { dateTime, number, relative, seconds } from "@/lib/format";
-import { describeError, describeReason, errorCode, failureWords, isReason } from "@/lib/reasons";
+import { describeError, describeReason, errorCode, failureWords } from "@/lib/reasons";
 import { DecisionView, asDecision } from "@/components/decision";
 import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar } from "@/components/ui";
 import { CancelJob } from "./cancel-job";
@@ -61,7 +61,7 @@ function JobDetails({ job }: { job: Job }) {
   const decision = asDecision(job.decision);
   const example = ExampleName.safeParse(job.example);
   const finished = !UNFINISHED.has(job.status);
-  const failure = resultError(job.result);
+  const failure = job.failure;
   // The one live estimate the page shows (Timing, the chart): the market's, never before this moment
   // (the page's last read of it may be a second old).
   const eta = job.estimate ? Math.max(job.estimate.completionAt, Date.now()) : null;
@@ -113,7 +113,7 @@ function JobDetails({ job }: { job: Job }) {
           {failure ? (
             <Alert tone="error" title="The job failed">
               {describeReason(failure)}
-              {typeof failure.stderr === "string" && failure.stderr.trim() ? (
+              {failure.code === "task-failed" && failure.stderr?.trim() ? (
                 <pre className="mt-2 max-h-40 overflow-auto rounded bg-rose-100/60 p-2 text-xs">{failure.stderr}</pre>
               ) : null}
             </Alert>
@@ -284,11 +284,6 @@ function finalResult(result: unknown, kind: ExampleName): ExampleResult | null {
   return (result as { kind?: unknown }).kind === kind ? (result as ExampleResult) : null;
 }
 
-function resultError(result: unknown) {
-  const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : null;
-  return isReason(error) ? error : null;
-}
-
 function exampleTitle(name: ExampleName): string {
   return { montecarlo: "Monte Carlo pi", mandelbrot: "Mandelbrot tiles", primes: "Prime counting" }[name];
 }
@@ -385,7 +380,7 @@ function MonteCarloView({ result, done, actions }: { result: MonteCarloResult; d
           <dt className="text-slate-500">Samples</dt>
           <dd className="tabular-nums">{number(result.total, 0)}</dd>
           <dt className="text-slate-500">Tasks combined</dt>
-          <dd className="tabular-nums">{result.tasks}</dd>
+          <dd className="tabular-nums" data-testid="tasks-combined">{result.tasks}</dd>
         </dl>
       </div>
       {result.invalidOutputs ? <p className="mt-3 text-xs text-amber-700">{result.invalidOutputs} task outputs could not be read and were left out.</p> : null}

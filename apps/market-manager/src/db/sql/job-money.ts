@@ -1,0 +1,50 @@
+// What a job's ledger and results say it paid, holds and took in: the reads its settlement, its
+// pieces' payer and its restore make.
+import { statement } from "./statement.ts";
+
+interface JobParams {
+  jobId: string;
+}
+
+/**
+ * What producers were paid for the job named by `job` (a placeholder, column or expression of the
+ * statement it is part of) so far, as text: the producers' postings of its payment entries (from
+ * its escrow or, for what the escrow did not cover, from the market). One definition for the
+ * settlement and the job page (job-page.ts).
+ */
+export const paidForJobSql = (job: string) =>
+  `SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p JOIN "LedgerEntry" e ON e.id = p."entryId" JOIN "LedgerAccount" a ON a.id = p."accountId"
+     WHERE e."jobId" = ${job} AND e.kind = 'payment' AND a.kind = 'producer'::"AccountKind"`;
+
+/** The held pieces of a job's late runs, in the order they were accepted, with who ran them and from where. */
+export const latePieces = statement<JobParams, { ownerId: string; network: string | null; held: string }>(
+  "late-pieces",
+  (p) => `
+SELECT m."ownerId", m.network, r."heldMicro"::text AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`,
+);
+
+/** The held pieces of a job's late runs summed by the producer who ran them. */
+export const heldByProducer = statement<JobParams, { ownerId: string; held: string }>(
+  "held-by-producer",
+  (p) => `
+SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`,
+);
+
+/** What the consumer put in the job's escrow (Job.escrowMicro); no row for a job that is not there. */
+export const jobDeposit = statement<JobParams, { escrow: string }>("job-deposit", (p) => `SELECT "escrowMicro"::text AS escrow FROM "Job" WHERE id = ${p.jobId}`);
+
+/** What the job's late runs hold in its escrow, all together (null: nothing). */
+export const heldForJob = statement<JobParams, { held: string | null }>(
+  "held-for-job",
+  (p) => `SELECT sum(r."heldMicro")::text AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0`,
+);
+
+/** What the job's escrow account holds now and what its late runs hold of it (null: no account, nothing held). */
+export const escrowAndHeld = statement<JobParams, { inEscrow: string | null; held: string | null }>(
+  "escrow-and-held",
+  (p) => `
+SELECT (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = ${p.jobId}) AS "inEscrow",
+  (SELECT sum(r."heldMicro")::text FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0) AS held`,
+);
