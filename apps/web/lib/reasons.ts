@@ -273,6 +273,7 @@ const DESCRIBE: Sentences = {
   "negative-price": () => "A price cannot be negative.",
   "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
   "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",
+  "machine-moved": (r) => `This machine is held by the Market Manager ${r.managerId} now, to share the machines among the managers; its worker follows.`,
   "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
   "not-your-machine": () => "That machine belongs to someone else.",
   "hash-mismatch": () => "The reported output hash does not match the output.",

@@ -1,6 +1,7 @@
 import type { Market } from "./market.ts";
 import type { ManagerView } from "./managers.ts";
 import { loadMarket } from "./restore.ts";
+import { handOff, HANDOFF_COOLDOWN_BEATS, pickUpHanded } from "./machine-handoff.ts";
 import { discardIntake, INTAKE } from "../tasks/intake.ts";
 import { opsOf } from "../ops/ops.ts";
 import { runStatement } from "../db/sql/statement.ts";
@@ -60,8 +61,9 @@ export async function takeOver(market: Market, dead: ManagerView): Promise<boole
 export const MANAGER_BEAT_MS = 1000;
 
 /**
- * Stamps this manager's row every MANAGER_BEAT_MS and takes over any manager silent past the
- * timeout. `fenced` is called when this manager finds it was itself taken over (it was silent too
+ * Stamps this manager's row every MANAGER_BEAT_MS, takes over any manager silent past the
+ * timeout, reads in machines handed to it, and hands idle machines to managers below the fair
+ * share (machine-handoff.ts). `fenced` is called when this manager finds it was itself taken over (it was silent too
  * long, say stopped by its host): what it held belongs to another now.
  */
 export function startManagerBeat(market: Market, fenced: () => void): () => void {
@@ -69,6 +71,8 @@ export function startManagerBeat(market: Market, fenced: () => void): () => void
   if (!managers) return () => {};
   let running = false;
   let stopped = false;
+  /** Stamps left before this manager may hand machines away again (machine-handoff.ts). */
+  let cooldown = 0;
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = true;
@@ -81,7 +85,11 @@ export function startManagerBeat(market: Market, fenced: () => void): () => void
         fenced();
         return;
       }
-      if (managers.ready) for (const dead of managers.dead()) await takeOver(market, dead);
+      if (!managers.ready) return;
+      for (const dead of managers.dead()) await takeOver(market, dead);
+      await pickUpHanded(market);
+      if (cooldown > 0) cooldown--;
+      else if ((await handOff(market)) > 0) cooldown = HANDOFF_COOLDOWN_BEATS;
     })()
       .catch((e: unknown) => market.log(`managers' heartbeat failed: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => (running = false));

@@ -43,6 +43,9 @@ export interface ManagerIdentity {
 /** Tasks settled by this manager since it started, as its heartbeat reports them. */
 export type TasksDone = () => number;
 
+/** Machines handed away whose new manager a manager remembers, to tell their workers. */
+const MAX_REMEMBERED_HANDOFFS = 100_000;
+
 export class Managers {
   /** Restored: it may take over dead managers now (before, its own market is still being read). */
   ready = false;
@@ -152,6 +155,25 @@ export class Managers {
       }
     }
     return best;
+  }
+
+  /** Machines this manager handed to another (machine-handoff.ts): their workers' calls here are told where they went. */
+  private handed = new Map<string, { managerId: string; managerUrl: string }>();
+
+  /** `machineId` was handed to `to`. Bounded: a worker that calls after many more handoffs is told its machine is unknown, and registers again. */
+  movedAway(machineId: string, to: ManagerView): void {
+    this.handed.set(machineId, { managerId: to.id, managerUrl: to.url });
+    if (this.handed.size > MAX_REMEMBERED_HANDOFFS) this.handed.delete(this.handed.keys().next().value!);
+  }
+
+  /** A machine handed away and handed back again is this manager's once more. */
+  cameBack(machineId: string): void {
+    this.handed.delete(machineId);
+  }
+
+  /** The manager `machineId` was handed to, if this one handed it away. */
+  whereMoved(machineId: string): { managerId: string; managerUrl: string } | undefined {
+    return this.handed.get(machineId);
   }
 
   /** A registration was sent to `id`: its room is smaller by one until the next view. */

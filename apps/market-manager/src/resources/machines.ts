@@ -231,6 +231,9 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
 export function ownMachine(market: Market, caller: Caller, machineId: string): LiveMachine {
   const machine = market.state.machines.get(machineId);
   if (!machine) {
+    // Handed to another manager (market/machine-handoff.ts): the worker's calls go there now.
+    const moved = market.managers?.whereMoved(machineId);
+    if (moved) throw refuse.conflict({ code: "machine-moved", machineId, ...moved }, `This machine is held by the Market Manager ${moved.managerId} now; call it at ${moved.managerUrl}.`);
     throw refuse.conflict({ code: "machine-departed", machineId }, "This machine is no longer in the market; register again.");
   }
   if (machine.ownerId !== caller.id) throw refuse.forbidden({ code: "not-your-machine", machineId }, "This machine belongs to someone else.");

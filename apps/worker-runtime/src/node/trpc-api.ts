@@ -48,6 +48,21 @@ const elsewhere = (e: unknown): { managerId: string; managerUrl: string } | null
     : null;
 };
 
+const reasonCode = (e: unknown): unknown => (e as { data?: { reason?: { code?: unknown } } } | null)?.data?.reason?.code;
+
+/** The market's answer that the machine is held by another Market Manager now, and its address. */
+const movedTo = (e: unknown): string | null => {
+  const reason = (e as { data?: { reason?: { code?: unknown; managerUrl?: unknown } } } | null)?.data?.reason;
+  return reason?.code === "machine-moved" && typeof reason.managerUrl === "string" ? reason.managerUrl : null;
+};
+
+/**
+ * How long after its machine was handed to another manager the worker takes that manager's "no
+ * such machine" as "not yet": the new manager reads handed machines in at its next stamp, every
+ * second (market-manager's machine-handoff.ts).
+ */
+export const HANDOFF_GRACE_MS = 15_000;
+
 /**
  * The worker's calls over HTTP. `url` is the market's front door (the web app, or any Market
  * Manager): a market of several managers answers the registration with the manager that holds
@@ -55,6 +70,8 @@ const elsewhere = (e: unknown): { managerId: string; managerUrl: string } | null
  * answering (it died), the front door is asked which manager holds the machine now (another
  * takes it over once the dead one's timeout passed), and the calls follow; until then they fail
  * as any unanswered call does, and the producer loop tries them again, its tasks still running.
+ * A machine handed from one manager to another while both run is answered `machine-moved` by the
+ * first, and its calls and work stream follow it.
  */
 export function createTrpcApi(url: string, token: string): WorkerApi {
   const front = url.replace(/\/+$/, "");
@@ -84,12 +101,32 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
       s.open();
     }
   };
-  /** A call to the machine's manager; with no answer, the front door says where the machine is now, and the call is made there once. */
+  /** When the machine was last handed to another manager: until that one has read it in, it may not know it yet. */
+  let handedAt = -Infinity;
+  /** A call to the manager the machine was just handed to, which does not know it yet, failed for now (not: the machine is gone). */
+  const notYet = (e: unknown): unknown =>
+    reasonCode(e) === "machine-departed" && Date.now() - handedAt < HANDOFF_GRACE_MS ? new Error("the machine's new Market Manager has not read it in yet") : e;
+  /**
+   * A call to the machine's manager. Answered `machine-moved` (it was handed to another manager),
+   * the call is made there once, and so are the calls after it. With no answer, the front door says
+   * where the machine is now, and the call is made there once.
+   */
   const followed = async (call: (c: ReturnType<typeof workerCaller>) => Promise<unknown>): Promise<unknown> => {
     try {
       return await call(callerAt(current));
     } catch (e) {
-      if (current === front || machineId === null || !noAnswer(e)) throw e;
+      const moved = movedTo(e);
+      if (moved) {
+        handedAt = Date.now();
+        moveTo(moved);
+        try {
+          return await call(callerAt(current));
+        } catch (again) {
+          throw notYet(again);
+        }
+      }
+      if (!noAnswer(e)) throw notYet(e);
+      if (current === front || machineId === null) throw e;
       const where = WhereIsResponse.parse(await callerAt(front).query("whereIs", { machineId }));
       if (where.managerUrl === null) moveTo(front);
       else if (where.alive) moveTo(where.managerUrl);

@@ -86,10 +86,36 @@ WHERE id = ${p.dead}::text AND id <> ${p.me}::text AND "claimedBy" IS NULL AND "
 RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentMs"`,
 );
 
-/** The active machines of `from` become `to`'s. */
+/**
+ * The active machines of `from` become `to`'s, read into memory by `to` at once (so any handed
+ * to `from` and not yet picked up are no longer waiting to be).
+ */
 export const moveManagerMachines = statement<{ from: string; to: string }, { id: string }>(
   "move-manager-machines",
-  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/**
+ * A manager above its fair share hands idle machines to one below it (market/rebalance.ts): each
+ * only while it is still the giver's and active. The machines handed.
+ */
+export const handMachines = statement<{ from: string; to: string; machineIds: string[] }, { id: string }>(
+  "hand-machines",
+  (p) => `
+UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = now()
+WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/** The machines handed to `managerId` and not yet read into its memory. */
+export const handedMachines = statement<{ managerId: string }, { id: string }>(
+  "handed-machines",
+  (p) => `SELECT id FROM "Machine" WHERE "managerId" = ${p.managerId}::text AND status = 'active' AND "handedAt" IS NOT NULL`,
+);
+
+/** Handed machines `managerId` has read into memory: no longer waiting. */
+export const pickedUpMachines = statement<{ managerId: string; machineIds: string[] }, never>(
+  "picked-up-machines",
+  (p) => `UPDATE "Machine" SET "handedAt" = NULL WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.managerId}::text`,
 );
 
 /** The open jobs of `from` become `to`'s. */
