@@ -71,6 +71,11 @@ export const Env = z.object({
   MARKET_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** The machines this manager is sized for: registrations go to the manager with the most room left. */
   MARKET_MANAGER_CAPACITY: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /**
+   * How long a quote waits for the other managers' offers (market/shopping.ts): a manager that has
+   * not answered by then is left out of that quote, so a slow or dying one delays it by this at most.
+   */
+  MARKET_QUOTE_SHOP_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1500),
   /** "0": the database is migrated already (the launcher of several managers did it once, before starting them). */
   MARKET_MIGRATE: z.enum(["0", "1"]).default("1"),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
