@@ -5,7 +5,6 @@ import type { Reason } from "../api/errors.ts";
 import { createContext, requireScope, type Caller, type Context } from "../api/trpc.ts";
 import { checkReport, heardFrom, heartbeat, leaseHeard, reportAndLease, reportMany } from "../resources/leases.ts";
 import { checkOffer, joinOpportunistic } from "../resources/machines.ts";
-import { routeRegistration } from "../market/managers.ts";
 import { errorShapeOf, handToTrpc, resultReply } from "./trpc-direct.ts";
 import type { Gone } from "../tasks/report-batch.ts";
 import { opsOf } from "../ops/ops.ts";
@@ -43,8 +42,10 @@ const QUICK: Record<string, Quick> = {
   "worker.register": (services, caller, input) => {
     const parsed = RegisterRequest.safeParse(input);
     if (!parsed.success || parsed.data.kind === "dedicated") return null;
+    // One that may be sent to another manager goes to tRPC, which routes it once (a refusal here
+    // is answered by tRPC running the procedure again, and a second routing would count it twice).
+    if (parsed.data.follow && (services.market.managers?.alive().length ?? 0) > 1) return null;
     checkOffer(parsed.data);
-    routeRegistration(services.market, parsed.data);
     return joinOpportunistic(services.market, caller, parsed.data);
   },
   "worker.report": (services, caller, input, signal) => {

@@ -73,6 +73,8 @@ export function startManagerBeat(market: Market, fenced: () => void): () => void
   let stopped = false;
   /** Stamps left before this manager may hand machines away again (machine-handoff.ts). */
   let cooldown = 0;
+  /** The last stamp found machines to hand away: this one hands them if it finds so too. */
+  let wanted = false;
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = true;
@@ -89,7 +91,11 @@ export function startManagerBeat(market: Market, fenced: () => void): () => void
       for (const dead of managers.dead()) await takeOver(market, dead);
       await pickUpHanded(market);
       if (cooldown > 0) cooldown--;
-      else if ((await handOff(market)) > 0) cooldown = HANDOFF_COOLDOWN_BEATS;
+      else {
+        const { planned, handed } = await handOff(market, wanted);
+        wanted = planned && handed === 0;
+        if (handed > 0) cooldown = HANDOFF_COOLDOWN_BEATS;
+      }
     })()
       .catch((e: unknown) => market.log(`managers' heartbeat failed: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => (running = false));

@@ -39,16 +39,22 @@ export function handoffPlan(view: readonly ManagerView[], selfId: string, own: n
 }
 
 /**
- * Hands idle machines to managers below the fair share, as `handoffPlan` says. Only opportunistic
- * machines with no lease and nothing queued: a dedicated machine's contract, and tasks placed on a
- * machine, stay with the manager that holds them. How many machines were handed.
+ * Hands idle machines to managers below the fair share, as `handoffPlan` says, when `act`; the
+ * caller acts only on a plan found at two stamps in a row (a manager's counts in the view are its
+ * last stamp's, and a blip of them, machines registering meanwhile, must not move machines back
+ * and forth). Only opportunistic machines with no lease and nothing queued: a dedicated machine's
+ * contract, and tasks placed on a machine, stay with the manager that holds them. Whether there
+ * was a plan, and how many machines were handed.
  */
-export async function handOff(market: Market): Promise<number> {
+export async function handOff(market: Market, act: boolean): Promise<{ planned: boolean; handed: number }> {
   const managers = market.managers;
-  if (!managers) return 0;
+  if (!managers) return { planned: false, handed: 0 };
+  // Looked at first without the lock, which a market busy with work should not be made to wait for.
+  const planned = handoffPlan(managers.view, managers.self.id, market.state.machines.size).length > 0;
+  if (!planned || !act) return { planned, handed: 0 };
   return market.serial(async () => {
     const plan = handoffPlan(managers.view, managers.self.id, market.state.machines.size);
-    if (!plan.length) return 0;
+    if (!plan.length) return { planned: false, handed: 0 };
     const idle = [...market.state.machines.values()].filter((m) => m.kind === "opportunistic" && m.leases.size === 0 && m.queue.length === 0);
     let handed = 0;
     for (const { to, count } of plan) {
@@ -65,7 +71,7 @@ export async function handOff(market: Market): Promise<number> {
       handed += moved.length;
       if (moved.length) market.log(`handed ${moved.length} idle machine(s) to the Market Manager ${to.id}: ${moved.map((m) => shortId(m.id)).join(", ")}`);
     }
-    return handed;
+    return { planned: true, handed };
   });
 }
 

@@ -51,8 +51,13 @@ export class Managers {
   ready = false;
   /** Every manager the database knows, as of the last stamp (this one included). */
   view: ManagerView[] = [];
-  /** Registrations sent elsewhere since the last view: counted against the room the view shows. */
+  /**
+   * Registrations routed since the last view, to each manager (this one's own too): counted
+   * against the room the view shows, so a burst of machines registering at once is spread.
+   */
   private sent = new Map<string, number>();
+  /** The machines this manager held at the last view. */
+  private heldAtView = 0;
   private lastDone = new Map<string, { done: number; at: number }>();
 
   private run: Runner;
@@ -98,6 +103,7 @@ export class Managers {
    */
   async beat(holds: { machines: number; jobs: number; tasksDone: number }): Promise<boolean> {
     const stamped = await runStatement(this.run, stampManager, { id: this.self.id, machines: holds.machines, jobs: holds.jobs, tasksDone: String(Math.round(holds.tasksDone)) });
+    this.heldAtView = holds.machines;
     await this.refresh();
     return stamped.length > 0;
   }
@@ -147,7 +153,8 @@ export class Managers {
     let best: ManagerView | null = null;
     let bestRoom = -Infinity;
     for (const m of alive) {
-      const held = m.id === this.self.id ? ownMachines : m.machines + (this.sent.get(m.id) ?? 0);
+      // Its own: those in memory, or more while registrations it kept are still being written.
+      const held = m.id === this.self.id ? Math.max(ownMachines, this.heldAtView + (this.sent.get(m.id) ?? 0)) : m.machines + (this.sent.get(m.id) ?? 0);
       const room = m.capacity - held;
       if (room > bestRoom || (room === bestRoom && m.id === this.self.id)) {
         best = m;
@@ -176,7 +183,7 @@ export class Managers {
     return this.handed.get(machineId);
   }
 
-  /** A registration was sent to `id`: its room is smaller by one until the next view. */
+  /** A registration was routed to `id` (this manager's own included): its room is smaller by one until the next view. */
   sentTo(id: string): void {
     this.sent.set(id, (this.sent.get(id) ?? 0) + 1);
   }
@@ -212,8 +219,8 @@ export function routeRegistration(market: Market, offer: { manager?: string | un
   const managers = market.managers;
   if (!managers || !offer.follow) return;
   const target = managers.placeFor(offer.manager, market.state.machines.size);
+  if (target) managers.sentTo(target.id);
   if (!target || target.id === managers.self.id) return;
-  managers.sentTo(target.id);
   throw refuse.conflict(
     { code: "register-elsewhere", managerId: target.id, managerUrl: target.url },
     `Register with the Market Manager ${target.id} at ${target.url}: it has the most room.`,
