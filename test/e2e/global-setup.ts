@@ -35,7 +35,7 @@ export default async function globalSetup() {
   await buildDownloadsIfStale();
   // Every test signs up from this host, and the scenarios were written for 1,000 starting credits.
   // One browser plays every user from one address: the per-address limits are tested in test/security.
-  const env = { SIGNUPS_PER_ADDRESS: "1000", SIGNUPS_PER_NETWORK: "1000", STARTING_CREDITS: "1000", SIGNINS_PER_MINUTE: "1000", AUTH_REQUESTS_PER_MINUTE: "100000" };
+  const env = { SIGNUPS_PER_ADDRESS: "1000", SIGNUPS_PER_NETWORK: "1000", STARTING_CREDITS: "1000", SIGNINS_PER_MINUTE: "1000", AUTH_REQUESTS_PER_MINUTE: "100000", TRUST_ALL_PRODUCERS: "1" };
   // A new data folder per attempt: the admin's password is printed by a database's first start only.
   const { stack, dataDir } = await onFreePort(
     async (webPort) => {

@@ -22,6 +22,9 @@ test("a paused producer tab receives no work while a job waits, and takes work o
   await signUp(page, "Pia", `pia-${Date.now()}@example.test`);
   const producer = await context.newPage();
   await startProducing(producer);
+  // Its standing, as the market computes it: this test market trusts its producers (a closed market).
+  await expect(producer.getByTestId("producer-standing")).toHaveText(/Yes, trusted by the market/);
+  await expect(producer.getByTestId("standing-ceiling")).toHaveText("10 cr");
   await producer.getByTestId("producer-pause").click();
   await expect(producer.getByTestId("producer-status")).toHaveText("paused");
   await tabPausedInMarket(producer, true);

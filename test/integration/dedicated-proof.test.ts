@@ -48,12 +48,15 @@ it("a dedicated machine that only heartbeats earns nothing, and the job placed o
     status = (await consumer.jobs.get.query({ jobId })).status;
   }
   expect(status).toBe("completed");
-  const row = await db.machine.findUniqueOrThrow({ where: { id: idleId } });
-  expect({ status: row.status, departReason: row.departReason }).toEqual({ status: "departed", departReason: "missed-leases" });
+  // It missed (resources/presence.ts): offered no work until it proves it is there, and paid nothing.
+  expect(market.manager.services.market.state.machines.get(idleId)?.strayedSince).toBeDefined();
+  expect(await db.task.count({ where: { jobId, machineId: idleId } })).toBe(0);
+  expect((await lessor.ledger.statement.query()).producerBalance).toBe(0);
+  await idle.worker.depart.mutate({ machineId: idleId });
   expect((await lessor.ledger.statement.query()).producerBalance).toBe(0);
 });
 
-it("a dedicated machine is paid for the time up to its last accepted result, and no more", async () => {
+it("a dedicated machine is paid for the time up to its last proof of presence (a lease, a result), and no more", async () => {
   const { producer: lessor, worker } = await market.signUpProducer("working-lessor@example.test");
   const { machineId } = await worker.worker.register.mutate({ ...hardware, name: "working", kind: "dedicated", slots: 4, contractPrice: 0.01, departsAt: Date.now() + 60_000 });
   const consumer = await market.signUp("buyer-of-dedicated@example.test", ["consumer"]);

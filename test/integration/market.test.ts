@@ -181,7 +181,7 @@ describe("admission and cancellation", () => {
 describe("machines' offers", () => {
   const dedicated = (contractPrice: number, departsAt: number) => ({ ...machine, name: `d-${contractPrice}`, kind: "dedicated" as const, slots: 4, contractPrice, departsAt });
 
-  it("buys a dedicated machine's time at a fair price and pays nothing for heartbeats alone", async () => {
+  it("buys a dedicated machine's time at a fair price and pays nothing for acceptance or heartbeats alone", async () => {
     const producer = await market.signUp("lessor@example.test", ["producer"]);
     const lessor = market.tokenClient((await producer.account.tokens.create.mutate({ name: "rack" })).token);
     const { machineId, offer } = await lessor.worker.register.mutate(dedicated(0.01, Date.now() + 60_000));
@@ -192,7 +192,8 @@ describe("machines' offers", () => {
     await new Promise((r) => setTimeout(r, 1500));
     await lessor.worker.heartbeat.mutate({ machineId, leaseIds: [] });
     await lessor.worker.depart.mutate({ machineId });
-    // Heard for 1.5 s, proved nothing (test/integration/dedicated-proof.test.ts pays what a result proves).
+    // Heard for 1.5 s but it proved nothing (no lease, no probe answered): the contract pays only
+    // for proven time (test/security/dedicated-contracts.test.ts pays a machine that proves it).
     expect((await producer.ledger.statement.query()).producerBalance).toBe(0);
   });
 

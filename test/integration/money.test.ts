@@ -128,7 +128,9 @@ describe("a failed run", () => {
     // The page lists the invented failure as nobody's but the liar's: unpaid, the task done since.
     expect(job.failures.tasks).toEqual([{ taskIndex: 0, status: "done", runs: 1, confirmed: 0, codes: ["trap"] }]);
     expect((await liar.client.ledger.statement.query()).producerBalance).toBe(0);
-    expect((await db().machine.findUniqueOrThrow({ where: { id: liarId } })).reputation).toBeLessThan(1);
+    // The honest run contradicted the liar's failure: a fact against its account's standing.
+    const { owner } = await db().machine.findUniqueOrThrow({ where: { id: liarId }, select: { owner: { select: { standing: true } } } });
+    expect(owner.standing?.unconfirmedFailures).toBe(1);
     for (const [w, id] of [[liar.worker, liarId], [honest.worker, honestId]] as const) await w.worker.depart.mutate({ machineId: id });
     await expectBooksSound();
   });

@@ -4,7 +4,8 @@ import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 
 // Verification by quorum: copies of a task run on different machines; the result is accepted
-// when a majority of output hashes agree; a machine that disagrees is not paid and loses reputation.
+// when a majority of output hashes agree; a machine that disagrees is not paid, its account is
+// recorded as caught forging (two accounts agreed against it) and forfeits what the job paid it.
 
 let market: TestMarket;
 type Worker = ReturnType<TestMarket["tokenClient"]>;
@@ -39,7 +40,7 @@ const verifiedPi = (name: string, taskCount: number, samplesPerTask: number) => 
 });
 
 describe("replicated tasks", () => {
-  it("accepts the majority's output, pays only the machines that agree, and marks the cheat down", async () => {
+  it("accepts the majority's output, pays only the machines that agree, and records the cheat as caught forging", async () => {
     const consumer = await market.signUp("buyer@example.test", ["consumer"]);
     const { jobId, decision } = await consumer.jobs.submit.mutate(verifiedPi("verified pi", 1, 100_000));
     expect(decision.outcome).toBe("admitted");
@@ -77,9 +78,9 @@ describe("replicated tasks", () => {
     expect((await cheat!.w.owner.ledger.statement.query()).producerBalance).toBe(0);
     // The piece rate its lease carried, not the second it reported.
     expect((await a!.w.owner.ledger.statement.query()).producerBalance).toBeCloseTo(Number(a!.l.pieceRateMicro) / 1e6, 6);
-    const reputations = await db.machine.findMany({ select: { name: true, reputation: true } });
-    expect(reputations.find((m) => m.name === "cheat")!.reputation).toBeLessThan(1);
-    expect(reputations.find((m) => m.name === "honest-a")!.reputation).toBe(1);
+    const standing = await db.machine.findMany({ select: { name: true, owner: { select: { standing: true } } } });
+    expect(standing.find((m) => m.name === "cheat")!.owner.standing).toMatchObject({ forgeries: 1, disagreements: 1 });
+    expect(standing.find((m) => m.name === "honest-a")!.owner.standing).toMatchObject({ verified: 1, forgeries: 0 });
   });
 
   it("shows one output per task, the quorum's, and none before a quorum is reached", async () => {

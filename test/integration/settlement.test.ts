@@ -5,8 +5,8 @@ import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances, expectMarketInvariants } from "../support/books.ts";
 
 // A job's last result usually settles the job in the very statement that records it (the group
-// commit's, tasks/report-rows.ts); a result the statement cannot take (a machine whose reputation
-// is still rising, say) is written, and the job settled, by a transaction. The
+// commit's, tasks/report-rows.ts); a result the statement cannot take (one that contradicts a
+// failure reported before it, say) is written, and the job settled, by a transaction. The
 // consumer, the producer and the market must come out the same either way, and a group holding
 // the last results of several jobs must settle each of them once.
 
@@ -59,19 +59,20 @@ describe("a job's settlement", () => {
     const inStatement = await runJob("in the statement", fresh, 3, 4);
     await worker.worker.depart.mutate({ machineId: fresh });
 
-    // A machine whose reputation is not at the top has each accepted run raise it: its results
-    // are written one by one, in a transaction, and so is its jobs' settlement. Its reputation
-    // falls when a run of its own contradicts a failure it reported.
+    // A result that contradicts a failure reported before it establishes a fact about its owner's
+    // standing (an unconfirmed failure): it is written, and its job settled, by a transaction.
     const { machineId: doubted } = await worker.worker.register.mutate(machine("doubted"));
-    const { jobId: first } = await consumer.jobs.submit.mutate(job("said it failed", 1));
-    const [lease] = (await worker.worker.lease.mutate({ machineId: doubted, max: 1 })).leases;
-    expect(lease?.jobId).toBe(first);
-    await worker.worker.report.mutate({ machineId: doubted, leaseId: lease!.leaseId, elapsedMs: 4, ...output(""), exitCode: -1, error: { code: "trap", message: "unreachable" } });
-    const [again] = (await worker.worker.lease.mutate({ machineId: doubted, max: 1 })).leases;
-    expect(again?.jobId).toBe(first);
-    await worker.worker.report.mutate({ machineId: doubted, leaseId: again!.leaseId, elapsedMs: 4, ...output("fine after all") });
-    expect((await db().machine.findUniqueOrThrow({ where: { id: doubted } })).reputation).toBeLessThan(1);
-    const inTransaction = await runJob("in a transaction", doubted, 3, 4);
+    const { jobId: inTransaction, decision } = await consumer.jobs.submit.mutate(job("in a transaction", 3));
+    expect(decision.outcome).toBe("admitted");
+    const { leases } = await worker.worker.lease.mutate({ machineId: doubted, max: 3 });
+    expect(leases).toHaveLength(3);
+    for (const l of leases) await worker.worker.report.mutate({ machineId: doubted, leaseId: l.leaseId, elapsedMs: 4, ...output(""), exitCode: -1, error: { code: "trap", message: "unreachable" } });
+    // No other owner is here to run them: the same machine runs them again, and they succeed.
+    const { leases: again } = await worker.worker.lease.mutate({ machineId: doubted, max: 3 });
+    expect(again).toHaveLength(3);
+    for (const l of again) await worker.worker.report.mutate({ machineId: doubted, leaseId: l.leaseId, elapsedMs: 4, ...output(`task ${l.taskId}`) });
+    const seller = await db().machine.findUniqueOrThrow({ where: { id: doubted }, select: { owner: { select: { standing: true } } } });
+    expect(seller.owner.standing?.unconfirmedFailures).toBe(3);
     await worker.worker.depart.mutate({ machineId: doubted });
 
     const a = await settlementOf(inStatement);

@@ -30,6 +30,9 @@ export const TEST_MARKET_ENV = {
   AUTH_REQUESTS_PER_MINUTE: "100000",
   QUOTES_PER_MINUTE: "100000",
   SUBMISSIONS_PER_MINUTE: "100000",
+  // A closed market of known producers: tests not about verification run their jobs on fresh
+  // accounts. The verification tests (test/security/forged-results.test.ts) open it with "0".
+  TRUST_ALL_PRODUCERS: "1",
 };
 
 /** A free port below the ephemeral range, so no outgoing connection can take it before we bind it. */

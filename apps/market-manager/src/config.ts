@@ -78,6 +78,12 @@ export const Env = z.object({
   MARKET_QUOTE_SHOP_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1500),
   /** "0": the database is migrated already (the launcher of several managers did it once, before starting them). */
   MARKET_MIGRATE: z.enum(["0", "1"]).default("1"),
+  /**
+   * "1": every producer account has standing, as in a closed market of known producers (their
+   * results are accepted without added copies or spot checks); "0" (default): an open market,
+   * where standing is earned (docs/DESIGN.md "Standing").
+   */
+  TRUST_ALL_PRODUCERS: z.enum(["0", "1"]).default("0"),
   LOG_LEVEL: z.enum(["silent", "info", "debug"]).default("info"),
   // How often the market's vital signs are written to its history (README "History").
   HISTORY_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000),

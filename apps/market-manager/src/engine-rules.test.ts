@@ -45,13 +45,14 @@ const RULES: { rule: string; pattern: RegExp; example: string }[] = [
 
 /** Where the service applies each rule, and the engine's function it must call there. */
 const APPLIED: { file: string; calls: string[] }[] = [
-  { file: "tasks/results.ts", calls: ["taskOutcome", "confirmedFailure", "tallyCopies"] },
+  { file: "tasks/results.ts", calls: ["taskOutcome", "confirmedFailure", "verifyCopies", "spotChecked"] },
   { file: "tasks/run-pay.ts", calls: ["workSampleOf", "speedAfterRun", "contradictedWork", "measuredWorkCharge"] },
   { file: "ledger/settlement.ts", calls: ["contradictedWork", "measuredWorkCharge", "settleJob"] },
   { file: "market/remainder.ts", calls: ["remainderEscrow", "remainderMaxSpend"] },
   { file: "market/live.ts", calls: ["leaseRoomLeft"] },
   { file: "market/work-routes.ts", calls: ["spareTasks", "idleTake"] },
-  { file: "resources/machines.ts", calls: ["offerFault"] },
+  { file: "resources/machines.ts", calls: ["offerFault", "contractOverStanding"] },
+  { file: "market/standing.ts", calls: ["standingOf", "verifierOf", "contractCeiling"] },
   { file: "market/engine-costbenefit.ts", calls: ["createLivePolicy"] },
 ];
 

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createApiToken, TokenCache, userForToken } from "./auth/tokens.ts";
@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { Market } from "./market/market.ts";
 import { createEngine } from "./market/engine-costbenefit.ts";
 import { restoreMarket } from "./market/restore.ts";
+import { loadOwners } from "./market/standing.ts";
 import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
 import { Managers } from "./market/managers.ts";
@@ -68,7 +69,12 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
     secret: cfg.authSecret,
     publicUrl: cfg.PUBLIC_URL,
     mailer: consoleMailer(join(cfg.MARKET_DATA_DIR, "outbox.jsonl"), log),
-    onVerified: async (userId) => void (market && (await ensureStartingCredits(market, userId))),
+    onVerified: async (userId) => {
+      if (!market) return;
+      await ensureStartingCredits(market, userId);
+      // A confirmed address counts towards standing from now on.
+      if (market.state.owners.has(userId)) await loadOwners(market, [userId]);
+    },
     rateLimit: { rules: authRules(cfg), defaultMax: cfg.AUTH_REQUESTS_PER_MINUTE, addressHeader: CLIENT_ADDRESS_HEADER },
   });
   market = new Market(connections, createEngine(), systemClock, log, {
@@ -76,6 +82,8 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
     startingCreditsMicro: 0n, // from the settings, just below
     terms: DEFAULT_TERMS,
     maxDelayMs: MAX_DELAY_MS,
+    // The spot checks' draws come from a secret of the market's own: a producer cannot tell which of its runs are checked.
+    verification: { seed: createHmac("sha256", cfg.authSecret).update("spot-checks").digest("hex"), trustAll: cfg.TRUST_ALL_PRODUCERS === "1" },
   });
   await applySettings(
     market,

@@ -214,7 +214,7 @@ const DESCRIBE: Sentences = {
     `Only the ${plural(r.pilots, "pilot", "pilots")} ran: the rest of the job was not admitted, so it was settled for the pilots alone (${credits(r.paidToProducers)} paid to producers).`,
   // The service's own codes in the decision log (market-manager ops/decision-codes.ts).
   "machine-left": () => "The machine left the market: its producer stopped it.",
-  "missed-leases": () => "The machine kept answering but did not take the tasks queued for it, or let its leases lapse without a result, so the market took it out and placed its tasks elsewhere.",
+  "missed-leases": () => "The machine kept taking tasks and letting their leases lapse without a result, so the market took it out and placed its tasks elsewhere.",
   "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",
   "contract-ended": () => "The machine's dedicated contract ended, so it left the market.",
   "placed-again": () => "Placed again: the tasks had lost their machine (it left, their lease expired or a run failed).",

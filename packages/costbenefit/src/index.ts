@@ -22,7 +22,7 @@ export type { MachineView, DelayedJob, StateSeen } from "./state/market-state.ts
 export { commitDecision, commitReplacement } from "./commit.ts";
 // Policies
 export { createPolicy, createLivePolicy, buildPolicy } from "./policies/policy.ts";
-export { contractCeiling, contractOverStanding, CONTRACT_CEILING_NEW, CONTRACT_CEILING_CONFIRMED, CONTRACT_CEILING_PER_RESULT } from "./policies/purchase.ts";
+export { contractCeiling, contractOverStanding, CONTRACT_CEILING_NEW, CONTRACT_CEILING_CONFIRMED, CONTRACT_CEILING_PER_RESULT, CONTRACT_CEILING_AGE_DAYS } from "./policies/purchase.ts";
 export type { ContractStanding } from "./policies/purchase.ts";
 export type { Policy } from "./policies/policy.ts";
 export { PolicyProfile } from "./policies/profile.ts";
@@ -53,6 +53,9 @@ export {
   contractAccrual,
 } from "./settlement.ts";
 export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
+// Dedicated contracts: pay for proven presence only
+export { freshProof, contractProved, contractMissed, probeDelay, PROBE_MEAN_TIMEOUTS, PROBE_MIN_TIMEOUTS, PROBE_MAX_TIMEOUTS } from "./contract-proof.ts";
+export type { ContractProof } from "./contract-proof.ts";
 // What a contradicted work estimate is charged: the admitted plan priced at the measured work
 export { chargeForWork, priceAtRatio, toleranceGain, WORK_RATIOS } from "./pricing.ts";
 export type { WorkChargeInput, WorkCharge } from "./pricing.ts";
@@ -68,8 +71,11 @@ export type { Rng } from "./rng.ts";
 export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
 export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, RunFailure, LimitName, PathProblem, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
 export type { MarketReasonCode, MarketReasonOf } from "./vocabulary.ts";
-export { quorumOf, tallyCopies } from "./quorum.ts";
-export type { CopyVote, Tally } from "./quorum.ts";
+export { quorumOf, maxCopies, verifyCopies, copyConflict } from "./quorum.ts";
+export type { CopyVote, VerifyInput, Verdict, CopyHolder } from "./quorum.ts";
+// Standing: what a producer account earned by verified results, and what it decides
+export { StandingFacts, StandingRules, DEFAULT_STANDING_RULES, standingOf, spotCheckFraction, spotChecked, verifierOf, COMMON_MAIL_DOMAINS } from "./policies/standing.ts";
+export type { Standing, StandingStep, StandingRulesInput } from "./policies/standing.ts";
 export { idleTake, idleTakeOrder, spareFrom, spareTasks } from "./policies/idle-take.ts";
 export type { Holder, TakeInput } from "./policies/idle-take.ts";
 // What a reported run does to its task and job: decided, run again, given up (the attempt and failure limits)

@@ -1,24 +1,53 @@
-// Verification by replication (docs/DESIGN.md "Verification"): a task run as k copies is done when
-// copies from a majority of k different owners report the same output, and at least one of those
-// owners has standing. One owner's machines count once, or a producer with k machines could forge
-// a quorum alone; and accounts cost nothing to make, so a quorum of accounts without standing
-// (an address never confirmed) could be forged by one person with k fresh accounts.
+// Verification that standing decides (docs/DESIGN.md "Verification"). A task's copies report
+// output hashes; only accounts with standing count towards a quorum, one vote per verifier (an
+// account, or an organisation's confirmed mail domain: policies/standing.ts verifierOf), and one
+// owner's machines count once, and so does one network's (where the market knows it: a public
+// /24 or /48; a private or loopback address says nothing of who is behind it). A result from accounts without standing is never accepted until
+// an account with standing agrees with it: the engine asks for one more copy, placed on a machine
+// of such an account, instead of accepting it.
 
-/** One copy's report: the output hash, who ran it, and whether that account has standing. */
+/** One copy's report: the output hash, who ran it, and whether that account had standing. */
 export interface CopyVote {
   hash: string;
   owner: string;
-  /** False for an account without standing: it counts toward a quorum only beside one that has. */
-  standing?: boolean;
+  /** The quorum's unit for this owner (verifierOf); the owner's id when not given. */
+  verifier?: string;
+  /** The network the copy ran from, where known: two votes from one network count once. */
+  network?: string | null;
+  standing: boolean;
 }
 
-export interface Tally {
-  /** The hash a majority of owners agree on, or null. */
+export interface VerifyInput {
+  votes: readonly CopyVote[];
+  /** The consumer's floor: the job's `replicas`. */
+  replicas: number;
+  /** Copies of the task that exist (reported, running or waiting), added ones included. */
+  copies: number;
+  /** Some copy has not reported yet. */
+  copiesOut: boolean;
+  /** The single-copy result was drawn for a spot check, or the task has copies added already: two accounts must agree. */
+  checked: boolean;
+  /** The hash agreed before these votes, if any: the votes are then only judged against it. */
+  agreedBefore?: string | null | undefined;
+}
+
+export interface Verdict {
+  /** The accepted hash, or null. */
   agreed: string | null;
-  /** How many distinct owners agree on it (0 when none). */
+  /** Distinct owners whose copies report the accepted hash. */
   owners: number;
-  /** Every copy has reported and no majority agrees: the copies must all run again. */
+  /** Verifiers with standing behind the accepted hash. */
+  support: number;
+  /** Every copy reported without a verdict and the task may have more: one more copy, on a machine of an account with standing. */
+  addCopy: boolean;
+  /** Copies at their cap without a verdict: all run again (the task's attempts bound this). */
   rerun: boolean;
+  /** Owners whose result agreed with the accepted hash while another account with standing did too: their verified results grow. */
+  verified: string[];
+  /** Owners whose result disagrees with the accepted hash. */
+  disagreed: string[];
+  /** Of those, the ones caught forging: two verifiers with standing agree on another output. */
+  forgers: string[];
 }
 
 /** Owners that must agree among k copies: a strict majority. */
@@ -26,12 +55,92 @@ export function quorumOf(replicas: number): number {
   return Math.floor(replicas / 2) + 1;
 }
 
-/** The verdict on a task's copies so far, given their votes and whether any copy is still out. */
-export function tallyCopies(votes: readonly CopyVote[], replicas: number, copiesStillOut: boolean): Tally {
-  const byHash = new Map<string, Set<string>>();
-  for (const v of votes) byHash.set(v.hash, (byHash.get(v.hash) ?? new Set()).add(v.owner));
-  const need = quorumOf(replicas);
-  const vouched = (hash: string) => replicas < 2 || votes.some((v) => v.hash === hash && v.standing !== false);
-  for (const [hash, owners] of byHash) if (owners.size >= need && vouched(hash)) return { agreed: hash, owners: owners.size, rerun: false };
-  return { agreed: null, owners: 0, rerun: !copiesStillOut };
+/** The most copies a task may have: the consumer's k and enough added ones to settle a contest. */
+export function maxCopies(replicas: number): number {
+  return replicas + quorumOf(replicas) + 2;
+}
+
+/**
+ * The verdict on a task's copies so far. A hash is accepted when at least a strict majority of
+ * the consumer's k verifiers with standing report it, more than report any other output; when
+ * the task is checked, two owners at least report it; when the copies disagree at all, two
+ * verifiers with standing at least (one account with standing never outvotes another alone).
+ */
+export function verifyCopies(input: VerifyInput): Verdict {
+  const need = quorumOf(input.replicas);
+  const byHash = new Map<string, { owners: Set<string>; support: Set<string>; networks: Set<string> }>();
+  for (const v of input.votes) {
+    const h = byHash.get(v.hash) ?? { owners: new Set<string>(), support: new Set<string>(), networks: new Set<string>() };
+    h.owners.add(v.owner);
+    const verifier = v.verifier ?? v.owner;
+    // A second verifier on a network that already vouched for this hash adds nothing: one person's accounts behind one address.
+    if (v.standing && !h.support.has(verifier) && !(v.network && h.networks.has(v.network))) {
+      h.support.add(verifier);
+      if (v.network) h.networks.add(v.network);
+    }
+    byHash.set(v.hash, h);
+  }
+  let agreed: string | null = input.agreedBefore ?? null;
+  if (agreed === null) {
+    const contested = byHash.size > 1;
+    for (const [hash, h] of byHash) {
+      const support = h.support.size;
+      if (support < need) continue;
+      let rival = 0;
+      for (const [other, o] of byHash) if (other !== hash) rival = Math.max(rival, o.support.size);
+      if (support <= rival) continue;
+      if (input.checked && h.owners.size < 2) continue;
+      if (contested && support < 2) continue;
+      agreed = hash;
+      break;
+    }
+  }
+  if (agreed === null) {
+    const more = !input.copiesOut && input.copies < maxCopies(input.replicas);
+    return { agreed: null, owners: 0, support: 0, addCopy: more, rerun: !input.copiesOut && !more, verified: [], disagreed: [], forgers: [] };
+  }
+  const h = byHash.get(agreed);
+  const owners = h?.owners.size ?? 0;
+  // Support for the accepted hash counts every vote for it, earlier ones included.
+  const support = h?.support.size ?? 0;
+  const verified: string[] = [];
+  for (const v of input.votes) {
+    if (v.hash !== agreed || verified.includes(v.owner)) continue;
+    const self = v.standing ? (v.verifier ?? v.owner) : null;
+    // Agreement with another account's standing: its own vote does not vouch for it.
+    if (support - (self !== null && h!.support.has(self) ? 1 : 0) >= 1) verified.push(v.owner);
+  }
+  const disagreed = [...new Set(input.votes.filter((v) => v.hash !== agreed).map((v) => v.owner))];
+  const forgers = support >= 2 ? disagreed : [];
+  return { agreed, owners, support, addCopy: false, rerun: false, verified, disagreed, forgers };
+}
+
+/** Who ran a copy, or holds it, as the different-owners rule sees them. */
+export interface CopyHolder {
+  owner: string;
+  /** The quorum's unit (verifierOf); the owner when not given. */
+  verifier?: string;
+  machine?: string;
+  /** The network it ran from, where known. */
+  network?: string | null;
+}
+
+/**
+ * The one rule copies of a task are placed by (the engine's planner, plan.ts, and the live market
+ * as machines take work): a copy may not run where a copy of the same task ran or runs on a
+ * machine of the same owner, the same verifier or the same known network, or their agreement would prove nothing; a
+ * copy verification added runs only on a machine of an account with standing. Returns the
+ * holder that rules the machine out, `"standing"`, or null when it may run it.
+ */
+export function copyConflict(
+  machine: { id: string; owner: string; verifier?: string; network?: string | null; standing: boolean },
+  copy: { added: boolean; ranBy: readonly CopyHolder[] },
+): CopyHolder | "standing" | null {
+  const verifier = machine.verifier ?? machine.owner;
+  for (const h of copy.ranBy) {
+    if (h.machine === machine.id || h.owner === machine.owner || (h.verifier ?? h.owner) === verifier) return h;
+    if (machine.network && h.network === machine.network) return h;
+  }
+  if (copy.added && !machine.standing) return "standing";
+  return null;
 }

@@ -2,6 +2,7 @@ import type { Db } from "../db/client.ts";
 import type { Market } from "../market/market.ts";
 import { jobSummaries } from "../tasks/views.ts";
 import { marketBooks } from "../ledger/statement.ts";
+import { standingView } from "../market/standing.ts";
 
 /**
  * The admin's view of the market: the books, every machine with its live queue and leases, every
@@ -12,7 +13,7 @@ export async function marketOverview(db: Db, market: Market) {
     orderBy: [{ status: "asc" }, { registeredAt: "desc" }],
     // The dashboard pages through them; a thousand machines are a few hundred kilobytes.
     take: 2000,
-    include: { owner: { select: { email: true, emailVerified: true } } },
+    include: { owner: { select: { email: true, emailVerified: true, createdAt: true, standing: true } } },
   });
   const jobs = await jobSummaries(db, {});
   return {
@@ -23,15 +24,14 @@ export async function marketOverview(db: Db, market: Market) {
         id: m.id,
         name: m.name,
         owner: m.owner.email,
-        /** The owner's standing: a confirmed address (its copies count in a replica quorum). */
-        ownerConfirmed: m.owner.emailVerified,
         kind: m.kind,
         status: m.status,
         slots: m.slots,
         speed: m.speed,
         memoryPerSlotMb: m.memoryPerSlotMb,
         pricePerSecond: Number(m.pricePerSecondMicro) / 1_000_000,
-        reputation: m.reputation,
+        // Its owner's standing (market/standing.ts): what verification counts its results as.
+        standing: standingView(market, m.owner),
         queued: live?.queue.length ?? 0,
         running: live?.leases.size ?? 0,
         registeredAt: m.registeredAt.getTime(),

@@ -32,7 +32,7 @@ function refusalOf(f: () => unknown): unknown {
 function machine(id: string, ownerId: string): LiveMachine {
   return {
     id, ownerId, name: id, kind: "opportunistic", slots: 1, speed: 1, benchmarkSpeed: 1, network: null, memoryPerSlotMb: 512, pricePerSecondMicro: 0n, reputation: 1,
-    contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n, provenAt: null, waitingSince: null, unprovenExpiries: 0, ownerStanding: true,
+    contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n, unprovenExpiries: 0,
     queue: new TaskQueue(), leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
   };
 }

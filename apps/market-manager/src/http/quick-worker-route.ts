@@ -8,6 +8,7 @@ import { checkOffer, joinOpportunistic } from "../resources/machines.ts";
 import { errorShapeOf, handToTrpc, resultReply } from "./trpc-direct.ts";
 import type { Gone } from "../tasks/report-batch.ts";
 import { opsOf } from "../ops/ops.ts";
+import { clientNetwork, managerProxies } from "./client-address.ts";
 
 /** A heartbeat's body is a machine id and at most 1,024 lease ids, a registration's a machine's profile: anything longer goes the general way. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -27,7 +28,7 @@ const PREFIX = "/api/trpc/";
  * written, its offer checked first (checkOffer; a dedicated offer, decided in the market's step,
  * goes to tRPC).
  */
-type Quick = (services: Services, caller: Caller, input: unknown, signal: Gone | undefined) => unknown;
+type Quick = (services: Services, caller: Caller, input: unknown, signal: Gone | undefined, req: http.IncomingMessage) => unknown;
 
 const QUICK: Record<string, Quick> = {
   "worker.heartbeat": (services, caller, input) => {
@@ -39,14 +40,15 @@ const QUICK: Record<string, Quick> = {
     if (!parsed.success) return null;
     return leaseHeard(services.market, caller, heardFrom(services.market, caller, parsed.data.machineId), parsed.data.max, signal);
   },
-  "worker.register": (services, caller, input) => {
+  "worker.register": (services, caller, input, _signal, req) => {
     const parsed = RegisterRequest.safeParse(input);
     if (!parsed.success || parsed.data.kind === "dedicated") return null;
     // One that may be sent to another manager goes to tRPC, which routes it once (a refusal here
     // is answered by tRPC running the procedure again, and a second routing would count it twice).
     if (parsed.data.follow && (services.market.managers?.alive().length ?? 0) > 1) return null;
     checkOffer(parsed.data);
-    return joinOpportunistic(services.market, caller, parsed.data);
+    // The network it joins from, as the tRPC route records it: copies of one network count once in a quorum.
+    return joinOpportunistic(services.market, caller, parsed.data, clientNetwork(req, managerProxies(services.config.TRUSTED_PROXIES)));
   },
   "worker.report": (services, caller, input, signal) => {
     const parsed = ReportAndLeaseRequest.safeParse(input);
@@ -129,7 +131,7 @@ async function answer(services: Services, req: http.IncomingMessage, res: http.S
     if (!caller || (!caller.roles.includes("producer") && !caller.roles.includes("admin"))) return false;
     requireScope(caller, "produce");
     end = opsOf(services.market).metrics.api.startTimer({ procedure, type: "mutation" });
-    data = quick(services, caller, input, waits ? gone(res) : undefined);
+    data = quick(services, caller, input, waits ? gone(res) : undefined, req);
     if (data === null) return false;
   } catch {
     return false;

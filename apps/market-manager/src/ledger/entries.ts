@@ -20,7 +20,7 @@ export interface Posting {
   keep?: boolean;
 }
 
-export type EntryKind = "grant" | "admin-grant" | "earnings-transfer" | "escrow" | "payment" | "settlement" | "contract";
+export type EntryKind = "grant" | "admin-grant" | "earnings-transfer" | "escrow" | "payment" | "settlement" | "contract" | "forfeit";
 
 export interface Entry {
   id: string;
@@ -136,6 +136,26 @@ export function piece(p: {
     { machineId: p.machineId, of: p.of, pieceMicro: (p.fromEscrow + p.fromMarket).toString(), fromMarketMicro: p.fromMarket.toString(), reportedSeconds: p.reportedSeconds },
     p.jobId,
     p.taskId,
+  );
+}
+
+export const forfeitKey = (jobId: string, producerId: string) => `forfeit:${jobId}:${producerId}`;
+
+/**
+ * A producer caught forging in a job gives back what the job paid it (as far as its earnings
+ * still hold it), to the consumer whose outputs it may have forged.
+ */
+export function forfeit(f: { jobId: string; taskId: string; producerId: string; consumerId: string; amount: bigint; paidMicro: bigint }): Entry {
+  return entry(
+    "forfeit",
+    forfeitKey(f.jobId, f.producerId),
+    [
+      { account: { kind: "producer", userId: f.producerId }, amount: -f.amount, keep: true },
+      { account: { kind: "consumer", userId: f.consumerId }, amount: f.amount, keep: true },
+    ],
+    { reason: "caught-forging", paidMicro: f.paidMicro.toString(), forfeitMicro: f.amount.toString() },
+    f.jobId,
+    f.taskId,
   );
 }
 

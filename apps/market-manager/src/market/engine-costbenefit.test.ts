@@ -9,7 +9,7 @@ import { TaskQueue } from "./task-queue.ts";
 
 const machine: LiveMachine = {
   id: "m", ownerId: "producer", name: "m", kind: "opportunistic", slots: 4, speed: 1, benchmarkSpeed: 1, network: null, memoryPerSlotMb: 512, pricePerSecondMicro: 1000n,
-  reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n, provenAt: null, waitingSince: null, unprovenExpiries: 0, ownerStanding: true,
+  reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n, unprovenExpiries: 0,
   queue: new TaskQueue(), leases: new Set(), lastHeartbeatAt: 0, controls: DEFAULT_CONTROLS, localAvailable: true,
 };
 

@@ -1,8 +1,9 @@
 // The live market held in memory by the one Market Manager process. Every change to it is
 // made after the same change is committed to PostgreSQL, so it can always be rebuilt from there.
 import { offeredSpeed, type MachineControls } from "@cyclemarket/worker-runtime";
-import { leaseRoomLeft, type Asked, type BenefitCurve, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
+import { leaseRoomLeft, maxCopies, type Asked, type BenefitCurve, type ContractProof, type WorkPrice, type WorkSample } from "@cyclemarket/costbenefit";
 import { TaskQueue } from "./task-queue.ts";
+import type { LiveOwner } from "./standing.ts";
 
 export type TaskState = "pending" | "queued" | "leased" | "done" | "failed";
 
@@ -21,7 +22,7 @@ export interface LiveMachine {
   pricePerSecondMicro: bigint;
   /** The network it registered from (/24 or /48), where known. */
   network: string | null;
-  /** In [0, 1]: falls when the machine's output disagrees with the quorum of its copies. */
+  /** In [0, 1]: its owner's standing score (market/standing.ts), the engine's profile reputation. */
   reputation: number;
   /** Dedicated machines: the contract's total price and when the machine leaves (ms). */
   contractPriceMicro: bigint | null;
@@ -31,23 +32,11 @@ export interface LiveMachine {
   contractPaidUntil: number | null;
   contractPaidMicro: bigint;
   /**
-   * When the machine last proved it was there: a result of a task it leased was accepted. A
-   * dedicated contract is paid up to this moment, never for heartbeats alone.
-   */
-  provenAt: number | null;
-  /**
-   * Since when it has had queued work and room to run it without asking for any (null while it
-   * asks, or has nothing to ask for): past the lease timeout the market takes it out (sweeper.ts).
-   */
-  waitingSince: number | null;
-  /**
    * Its leases that expired since its last accepted result: a machine that takes work and lets
    * more than a round of its slots' leases lapse, delivering nothing, is taken out (sweeper.ts), or
    * it could hold a task through expiry after expiry as the cheapest machine it is placed on again.
    */
   unprovenExpiries: number;
-  /** Its owner's account has standing: the address was confirmed when the machine joined. */
-  ownerStanding: boolean;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: TaskQueue;
   leases: Set<string>;
@@ -56,10 +45,44 @@ export interface LiveMachine {
   controls: MachineControls;
   /** False while the worker says its schedule or its owner's use switches its capacity off. */
   localAvailable: boolean;
+  /**
+   * Dedicated machines: up to when the machine proved it is there, and its last miss not yet
+   * followed by a proof (costbenefit contractProved; resources/presence.ts). Paid up to here, never
+   * for heartbeats. Epoch milliseconds.
+   */
+  proof?: ContractProof | undefined;
+  /** Dedicated machines: the probe it has to answer now, and when an idle machine is probed next. */
+  probe?: LiveProbe | undefined;
+  nextProbeAt?: number | undefined;
+  /** Since when it has held work queued for it and no lease: it must lease within the lease timeout. */
+  owedSince?: number | undefined;
+  /**
+   * It missed (left queued work unleased, a probe unanswered, a lease run out): from when. It is
+   * offered no work until it proves itself again (a probe answered; an opportunistic machine's next lease call).
+   */
+  strayedSince?: number | undefined;
 }
 
-/** Whether the machine offers its capacity now: not paused, and its own conditions allow it. */
-export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailable;
+/**
+ * A probe task sent to an idle dedicated machine: a small module whose answer the market knows
+ * (resources/probes.ts). It travels as a lease with this id, and is answered by a report naming it.
+ */
+export interface LiveProbe {
+  id: string;
+  machineId: string;
+  seed: string;
+  rounds: number;
+  /** What the probe module prints for this seed. */
+  answer: string;
+  issuedAt: number;
+  /** Answered after this, it is missed. */
+  dueAt: number;
+  /** Handed to the machine (on its work stream or in a lease call's answer). */
+  sent: boolean;
+}
+
+/** Whether the machine offers its capacity now: not paused, its own conditions allow it, and it has not missed work since it last proved itself. */
+export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailable && m.strayedSince === undefined;
 
 /** Slots the machine offers now: none while its capacity is switched off. */
 export const offeredSlots = (m: LiveMachine) => (offering(m) ? m.slots : 0);
@@ -118,6 +141,8 @@ export interface LiveJob {
   pricing: "posted" | "bid";
   /** k copies of each task; a task is done when a majority of copies agree on the output. */
   replicas: number;
+  /** Verification added copies to some of its tasks (their replica is at least `replicas`): other machines may have to take them. */
+  copiesAdded?: boolean | undefined;
   arrivedAt: number;
   /** The job's BenefitCurve, kept for re-evaluation while the job is delayed. */
   benefit: BenefitCurve;
@@ -136,6 +161,8 @@ export interface LiveJob {
    * its place in this list instead of looking through the job's tasks in PostgreSQL.
    */
   decided?: number[] | undefined;
+  /** Producers caught forging in this job: paid nothing more of it (tasks/forfeit.ts). */
+  forfeited?: Set<string> | undefined;
 }
 
 export interface LivePilots {
@@ -163,8 +190,8 @@ export interface LiveTask {
   /** A copy that ran: its result, output hash and the owner of the machine that ran it. */
   resultId?: string | undefined;
   producerId?: string | undefined;
-  /** Whether the account that ran it had standing then (a confirmed address): its vote in a quorum (costbenefit tallyCopies). */
-  producerStanding?: boolean | undefined;
+  /** The network of the machine that ran it, where known: copies of one network count once. */
+  producerNetwork?: string | null | undefined;
   outputHash?: string | undefined;
   /** Once a majority of copies agree: the output hash they agree on. */
   agreedHash?: string | undefined;
@@ -337,12 +364,16 @@ export class LiveState {
   readonly machines = new Map<string, LiveMachine>();
   readonly jobs = new Map<string, LiveJob>();
   readonly tasks = new TaskMap();
+  /** Producer accounts with machines here, or whose copies await a verdict: what verification reads (standing.ts). */
+  readonly owners = new Map<string, LiveOwner>();
   readonly leases = new LeaseMap();
   /**
    * Leases that expired while their task was still undecided: a result reported under one is still
    * accepted if it is the task's first (its piece held for lateness). Gone with the task's decision.
    */
   readonly lateLeases = new Map<string, LiveLease>();
+  /** Probes sent to dedicated machines and not answered yet, by their lease id (resources/probes.ts). */
+  readonly probes = new Map<string, LiveProbe>();
   /** Tasks with failures no other owner reproduced yet: their next run must be another owner's, wherever they are queued. */
   readonly rerunsElsewhere = new Set<string>();
   /** Told of every task that joins a machine's queue, so the machine can hear there is work. */
@@ -415,7 +446,9 @@ export class LiveState {
     const k = this.jobs.get(task.jobId)?.replicas ?? 1;
     const base = baseTaskId(task.id);
     const out: LiveTask[] = [];
-    for (let r = 0; r < k; r++) {
+    // The consumer's k, then any verification added (costbenefit maxCopies bounds them).
+    const most = task.replica >= k || this.tasks.has(replicaId(base, k)) ? maxCopies(k) : k;
+    for (let r = 0; r < most; r++) {
       const copy = this.tasks.get(replicaId(base, r));
       if (copy) out.push(copy);
     }

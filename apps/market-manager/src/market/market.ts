@@ -13,6 +13,7 @@ import { refuse } from "../api/errors.ts";
 import { WorkRoutes } from "./work-routes.ts";
 import { Journal } from "./journal.ts";
 import { MarketResources } from "./market-resources.ts";
+import type { VerificationSettings } from "./standing.ts";
 import type { Managers } from "./managers.ts";
 
 /** The Market Manager of a market run by one (and the name the first of several takes). */
@@ -34,6 +35,8 @@ export interface ManagerSettings {
   terms: SettlementTerms;
   /** A delayed job the market could not admit for this long is rejected (the engine's max-wait rule). */
   maxDelayMs: number;
+  /** The secret seed of its spot checks, and whether every producer is trusted (market/standing.ts); none: an open market seeded by its run. */
+  verification?: VerificationSettings;
 }
 
 export type { MarketEvent } from "./market-event.ts";
@@ -77,6 +80,8 @@ export class Market {
   readonly resources: MarketResources;
   /** Prisma (resources.database.db): transactions and the ORM's reads and writes. */
   readonly db: Db;
+  /** How results are verified (market/standing.ts). */
+  readonly verification: VerificationSettings;
 
   constructor(
     database: Database,
@@ -89,6 +94,7 @@ export class Market {
     this.resources = new MarketResources(database);
     this.db = database.db;
     this.liveness = new Liveness(this.db);
+    this.verification = settings.verification ?? { seed: this.run, trustAll: false };
     this.journal = new Journal(log);
     this.state.onQueued = (machineId) => this.queued(machineId);
   }

@@ -1,9 +1,10 @@
 // Copies of one task run on machines of different owners, or their agreement would prove nothing:
 // one owner's machines can all report the same forged output (docs/DESIGN.md "Verification"). The
-// engine places copies by this rule (costbenefit plan.ts); this file holds it as the live market
-// applies it when machines take work, and the reasons a consumer is given when it is what keeps
-// their job waiting.
-import { programFailure } from "@cyclemarket/costbenefit";
+// rule is the engine's (costbenefit quorum.ts copyConflict, which its planner applies too); this
+// file applies it as machines take work, with the live market's owners, and gives the reasons a
+// consumer is told when it is what keeps their job waiting.
+import { copyConflict, programFailure } from "@cyclemarket/costbenefit";
+import { quorumNetwork, standingIn, verifierIn } from "./standing.ts";
 import type { Reason } from "./engine.ts";
 import type { LiveState, LiveTask } from "./live.ts";
 
@@ -17,25 +18,38 @@ function ownerOf(state: LiveState, copy: LiveTask): string {
   return copy.producerId ?? state.machines.get(copy.machineId!)?.ownerId ?? `machine:${copy.machineId}`;
 }
 
-/** Another copy of `task` that ran, or is running, on a machine of this machine's owner: the machine may not run `task`. */
+/** Another copy of `task` that ran, or is running, on a machine of this machine's owner (or its organisation): the machine may not run `task`. */
 export function siblingOn(state: LiveState, task: LiveTask, machineId: string): LiveTask | undefined {
   // A task without copies has no sibling: said at once, as a lease asks it of every task in the queues it looks at.
-  if ((state.jobs.get(task.jobId)?.replicas ?? 1) < 2) return undefined;
-  const owner = state.machines.get(machineId)?.ownerId;
-  return siblingsThatRan(state, task).find((c) => c.machineId === machineId || (owner !== undefined && ownerOf(state, c) === owner));
+  if ((state.jobs.get(task.jobId)?.replicas ?? 1) < 2 && state.copies(task).length < 2) return undefined;
+  const machine = state.machines.get(machineId);
+  const owner = machine?.ownerId ?? `machine:${machineId}`;
+  const siblings = siblingsThatRan(state, task);
+  const holders = siblings.map((c) => {
+    const o = ownerOf(state, c);
+    return { owner: o, verifier: verifierIn(state, o), machine: c.machineId!, network: quorumNetwork(state, o, c.producerNetwork ?? state.machines.get(c.machineId!)?.network) };
+  });
+  const hit = copyConflict({ id: machineId, owner, verifier: verifierIn(state, owner), network: quorumNetwork(state, owner, machine?.network), standing: true }, { added: false, ranBy: holders });
+  return hit && hit !== "standing" ? siblings[holders.findIndex((h) => h === hit)] : undefined;
 }
 
 /**
- * Whether `machineId` may not run `task`: its owner ran or runs another copy of it, or reported a
- * failure of the program that no other owner has reproduced yet, while a machine of another owner
- * is there to run it (its next run must be that owner's; with no other owner connected, the same
- * owner runs it again, and its failures, never confirmed, are never paid).
+ * Whether `machineId` may not run `task`: its owner ran or runs another copy of it; the copy was
+ * added by verification and the machine's owner has no standing; or its owner reported a failure
+ * of the program that no other owner has reproduced yet, while a machine of another owner is there
+ * to run it (its next run must be that owner's; with no other owner connected, the same owner
+ * runs it again, and its failures, never confirmed, are never paid).
  */
-export function mayNotRun(state: LiveState, task: LiveTask, machineId: string): boolean {
+export function mayNotRun(state: LiveState, task: LiveTask, machineId: string, now: number): boolean {
   if (task.failures?.length) {
     const owner = state.machines.get(machineId)?.ownerId;
     const failed = new Set(task.failures.filter((f) => programFailure(f.code)).map((f) => f.owner));
     if (owner !== undefined && failed.has(owner) && [...state.machines.values()].some((m) => !failed.has(m.ownerId))) return true;
+  }
+  const k = state.jobs.get(task.jobId)?.replicas ?? 1;
+  if (task.replica >= k) {
+    const owner = state.machines.get(machineId)?.ownerId;
+    if (owner === undefined || !standingIn(state, owner, now).has) return true;
   }
   return siblingOn(state, task, machineId) !== undefined;
 }

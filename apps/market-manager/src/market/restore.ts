@@ -5,6 +5,7 @@ import type { LiveTask } from "./live.ts";
 import { demandOf } from "./engine.ts";
 import { delayedJobRestored, machineJoined, taskRestored } from "./transitions.ts";
 import { liveMachineFromRow } from "../resources/machines.ts";
+import { loadOwners } from "./standing.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
@@ -82,6 +83,7 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
     machineJoined(market, live);
     await resumeContract(market, live, market.clock.now());
   }
+  const owners = new Set(machines.map((m) => m.ownerId));
   const jobs = await db.job.findMany({
     where: { status: { in: ["admitted", "running", "delayed"] }, ...jobWhere },
     include: {
@@ -93,7 +95,7 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
           leases: { where: { status: { in: ["active", "expired"] } }, orderBy: { issuedAt: "desc" } },
           results: {
             orderBy: { createdAt: "desc" },
-            select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
+            select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true, network: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
           },
         },
       },
@@ -136,11 +138,13 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
       if (t.index >= held) continue;
       const task: LiveTask = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, bytes: t.stdin.length, machineId: null, state: "pending", attempts: t.attempts };
       state.tasks.set(t.id, task);
+      if (t.replica >= job.replicas) state.jobs.get(job.id)!.copiesAdded = true;
       if (t.status === "done") {
         // A copy that ran: it waits for its siblings to reach a quorum, or was judged already.
         const last = t.results.find((r) => r.failure === null);
-        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId, pieceMicro: last?.lease.pieceRateMicro });
+        Object.assign(task, { state: "done", machineId: t.machineId, resultId: last?.id, outputHash: last?.outputHash, producerId: last?.machine.ownerId, producerNetwork: last?.machine.network, pieceMicro: last?.lease.pieceRateMicro });
         if (last?.accepted) agreed.set(`${t.index}`, last.outputHash);
+        if (last) owners.add(last.machine.ownerId);
         continue;
       }
       // Failed runs no other owner has reproduced yet: the task's next run goes elsewhere.
@@ -180,5 +184,8 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
       delayedJobRestored(market, { id: job.id, arrivedAt: live.arrivedAt, benefit: live.benefit, replicas: job.replicas, tasks: originals });
     }
   }
+  // Whose machines are here or whose copies await a verdict: verification reads their standing.
+  // Owners this manager knows already keep what it holds of them (rows taken over, or handed to it).
+  await loadOwners(market, [...owners].filter((id) => !state.owners.has(id)));
   return { machines: machines.length, jobs: jobs.length };
 }

@@ -1,12 +1,13 @@
 import { setImmediate as letCallsIn } from "node:timers/promises";
 import type { Market } from "./market.ts";
-import { leaseRoomOf, type LiveMachine } from "./live.ts";
+import type { LiveMachine } from "./live.ts";
 import { departMachine, placePendingTasks } from "../resources/machines.ts";
-import { expireLeases, leasableQueued } from "../resources/leases.ts";
+import { expireLeases } from "../resources/leases.ts";
 import { answerDelayed } from "../tasks/jobs.ts";
 import { admitRemainders } from "./remainder.ts";
 import { rebalance } from "./rebalance.ts";
 import { accrueContracts } from "../resources/contracts.ts";
+import { checkPresence } from "../resources/presence.ts";
 import { LIVENESS_FLUSH_MS } from "../resources/liveness.ts";
 import { ALIVE_STAMP_MS, stampAlive } from "./restore.ts";
 
@@ -25,14 +26,10 @@ export async function tick(market: Market) {
   // Silence is judged again when the departure's turn comes: a heartbeat that arrived while it
   // waited for the lock keeps the machine (liveness is when heartbeats arrive, not when the queue gets to them).
   const silent = (m: LiveMachine) => market.clock.now() - m.lastHeartbeatAt > market.settings.leaseTimeoutMs;
-  // Heartbeats without leases prove nothing: a machine that has had work queued and room to run
-  // it, and has not asked for any for the lease timeout, is taken out and its tasks go elsewhere.
-  // Nor do leases it takes and lets lapse: more than a round of its slots expired with no result between.
-  const deaf = (m: LiveMachine) =>
-    (m.waitingSince !== null && market.clock.now() - m.waitingSince > market.settings.leaseTimeoutMs) || m.unprovenExpiries > m.slots;
+  // Leases a machine takes and lets lapse prove nothing: more than a round of its slots expired
+  // with no result between takes it out. (Work it leaves unleased is presence.ts's miss.)
+  const deaf = (m: LiveMachine) => m.unprovenExpiries > m.slots;
   for (const m of [...market.state.machines.values()]) {
-    if (m.queue.length > 0 && leaseRoomOf(m) > 0 && leasableQueued(market, m, now)) m.waitingSince ??= now;
-    else m.waitingSince = null;
     if (silent(m)) {
       await market.serial(async () => {
         if (market.state.machines.get(m.id) === m && silent(m)) await departMachine(market, m.id, "missed-heartbeats");
@@ -47,6 +44,9 @@ export async function tick(market: Market) {
   }
   await letCallsIn();
   await expireLeases(market);
+  await letCallsIn();
+  // Work left unleased and probes unanswered are misses; idle dedicated machines are probed.
+  await checkPresence(market);
   await letCallsIn();
   if (market.state.machines.size > 0 && market.state.hasPendingTasks()) await market.serial(() => placePendingTasks(market));
   await letCallsIn();
@@ -72,7 +72,12 @@ export async function tick(market: Market) {
  */
 export function forgiveSilence(market: Market, awayMs: number) {
   const now = market.clock.now();
-  for (const m of market.state.machines.values()) m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
+  for (const m of market.state.machines.values()) {
+    m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
+    // Nor could they lease their work or answer their probes: the delays run again from now.
+    m.owedSince = undefined;
+    if (m.probe) m.probe.dueAt = Math.max(m.probe.dueAt, now + market.settings.leaseTimeoutMs);
+  }
   // A lease keeps the time it had left when the market went away.
   for (const l of market.state.leases.values()) l.expiresAt += Math.max(0, awayMs);
 }

@@ -11,6 +11,7 @@ import type { Market } from "./market.ts";
 import type { LeaseTerms } from "../resources/lease-terms.ts";
 import { demandOf, type Decision, type JobSpec } from "./engine.ts";
 import type { LiveJob, LiveLease, LiveMachine, LiveTask } from "./live.ts";
+import { proved } from "../resources/presence.ts";
 
 /** A machine joined the market (registered, or restored at start). */
 export function machineJoined(market: Market, machine: LiveMachine): void {
@@ -43,6 +44,7 @@ export function machineStayed(market: Market, machine: LiveMachine, tasks: LiveT
 /** The departure committed: the machine, its leases and its hold on its tasks leave memory (the engine forgot it in machineLeaving). */
 export function machineLeft(market: Market, machine: LiveMachine, released: LiveTask[]): void {
   market.state.machines.delete(machine.id);
+  if (machine.probe) market.state.probes.delete(machine.probe.id);
   for (const t of released) t.machineId = null;
   for (const leaseId of machine.leases) market.state.leases.delete(leaseId);
 }
@@ -141,6 +143,8 @@ export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTas
     task.attempts += 1;
     market.engine.taskStarted(task.id, machine.id, now);
   }
+  // Leasing what was queued for it is a proof that the machine is there (resources/presence.ts).
+  if (tasks.length) proved(machine, now);
   for (const row of leases) {
     const { id, taskId, issuedAt, expiresAt, pieceRateMicro, pilot, ahead } = row;
     market.state.leases.set(id, { id, taskId, jobId: market.state.tasks.get(taskId)!.jobId, machineId: machine.id, issuedAt, expiresAt, pieceRateMicro, pilot, ahead });
@@ -150,8 +154,7 @@ export function tasksLeased(market: Market, machine: LiveMachine, tasks: LiveTas
 
 /** A copy that ran to a result on this machine: done in memory, its load gone from the engine. */
 export function taskDone(market: Market, task: LiveTask, machine: LiveMachine, result: { resultId: string; outputHash: string; seconds: number }, now: number): void {
-  Object.assign(task, { state: "done", resultId: result.resultId, outputHash: result.outputHash, producerId: machine.ownerId, producerStanding: machine.ownerStanding });
-  machine.provenAt = now;
+  Object.assign(task, { state: "done", resultId: result.resultId, outputHash: result.outputHash, producerId: machine.ownerId, producerNetwork: machine.network });
   machine.unprovenExpiries = 0;
   market.engine.taskFinished(task.id, machine.id, result.seconds, now);
 }

@@ -10,7 +10,7 @@ import { TaskQueue } from "./task-queue.ts";
 function machine(id: string, o: { slots?: number; price?: bigint; queue?: number; leases?: number; paused?: boolean } = {}): LiveMachine {
   return {
     id, ownerId: `owner-${id}`, name: id, kind: "opportunistic", slots: o.slots ?? 1, speed: 1, benchmarkSpeed: 1, network: null, memoryPerSlotMb: 512, pricePerSecondMicro: o.price ?? 100n,
-    reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n, provenAt: null, waitingSince: null, unprovenExpiries: 0, ownerStanding: true,
+    reputation: 1, contractPriceMicro: null, departsAt: null, contractStartAt: null, contractPaidUntil: null, contractPaidMicro: 0n, unprovenExpiries: 0,
     queue: TaskQueue.of(Array.from({ length: o.queue ?? 0 }, (_, i) => `${id}-t${i}`)),
     leases: new Set(Array.from({ length: o.leases ?? 0 }, (_, i) => `${id}-l${i}`)),
     lastHeartbeatAt: 0, controls: { ...DEFAULT_CONTROLS, paused: o.paused ?? false }, localAvailable: true,

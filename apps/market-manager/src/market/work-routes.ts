@@ -82,6 +82,9 @@ export class WorkRoutes {
     for (const { leaseId } of leases) {
       const lease = this.market.state.leases.get(leaseId);
       if (lease) lease.expiresAt = 0;
+      // A probe not sent is handed in the machine's next lease call instead (resources/probes.ts).
+      const probe = this.market.state.probes.get(leaseId);
+      if (probe) probe.sent = false;
     }
   }
 

@@ -1,23 +1,22 @@
-import { contractAccrual } from "@cyclemarket/costbenefit";
+import { contractAccrual, freshProof } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
 import { post, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { contract } from "../ledger/entries.ts";
 
-// Dedicated contracts are paid as the capacity is delivered (costbenefit `contractAccrual`): at
-// most once a minute, and once more when the machine leaves, for the time up to the last moment it
-// proved it was there (a result of its accepted: LiveMachine.provenAt). Heartbeats prove nothing:
-// a machine that only heartbeats is never paid, and one that does not take the tasks queued for
-// it is taken out of the market (sweeper.ts). What a machine never proved is never paid.
+// Dedicated contracts are paid as the capacity is proved (costbenefit `contractAccrual`; what
+// proves it: resources/presence.ts): at most once a minute, when the machine misses, and once
+// more when it leaves, for the time up to its last proof. Heartbeats prove nothing. What a
+// machine never proved is never paid.
 export const CONTRACT_ACCRUAL_MS = 60_000;
 
 const nothing = () => {};
 
-/** Up to when a machine's contract may be paid: the last moment it proved it was there. */
-export const provenUntil = (m: LiveMachine): number => m.provenAt ?? 0;
+/** Up to when a dedicated machine may be paid now: its last proof. */
+export const provenUntil = (m: LiveMachine): number => m.proof?.provenUntil ?? m.contractPaidUntil ?? m.contractStartAt ?? 0;
 
 /**
- * Pays a dedicated machine its share of the contract for the time proven up to `upTo` (ms), in
+ * Pays a dedicated machine its share of the contract for presence proved up to `upTo` (ms), in
  * `tx`; returns what to apply to memory once `tx` has committed.
  */
 export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Promise<() => void> {
@@ -39,14 +38,16 @@ export async function accrueContract(tx: Tx, m: LiveMachine, upTo: number): Prom
   await post(tx, contract({ machineId: m.id, producerId: m.ownerId, amount, fromMs: from, toMs: paidUntil }));
   await tx.machine.update({ where: { id: m.id }, data: { contractPaidUntil: new Date(paidUntil), contractPaidMicro: { increment: amount } } });
   return () => {
-    m.contractPaidUntil = paidUntil;
+    // A proof after a miss may have moved it on meanwhile (forfeiting the time between): never back.
+    m.contractPaidUntil = Math.max(m.contractPaidUntil ?? 0, paidUntil);
     m.contractPaidMicro += amount;
   };
 }
 
 /**
- * After the market was down it could not hear its dedicated machines: they are paid up to what
- * they proved before, and the outage itself is not paid.
+ * After the market was down it could not hear its dedicated machines: they were paid up to the
+ * last proof it accrued (what was proved since is lost with the memory that held it), the outage
+ * itself is not paid, and the proof starts again from now, as at the contract's start.
  */
 export async function resumeContract(market: Market, m: LiveMachine, now: number): Promise<void> {
   if (m.kind !== "dedicated") return;
@@ -57,9 +58,10 @@ export async function resumeContract(market: Market, m: LiveMachine, now: number
   });
   apply();
   m.contractPaidUntil = Math.max(now, m.contractPaidUntil ?? 0);
+  m.proof = freshProof(m.contractPaidUntil);
 }
 
-/** The sweeper's accrual: every dedicated machine not paid for a minute is paid up to what it proved. */
+/** The sweeper's accrual: every dedicated machine not paid for a minute is paid up to its last proof. */
 export async function accrueContracts(market: Market): Promise<void> {
   const now = market.clock.now();
   for (const m of market.state.machines.values()) {

@@ -3,9 +3,12 @@ import { opsOf } from "../ops/ops.ts";
 import type { Caller } from "../api/trpc.ts";
 import { refuse, Refusal } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
-import { askOf, baseTaskId, leaseRoomOf, offeredSlots, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
+import { askOf, baseTaskId, leaseRoomOf, offeredSlots, type LiveLease, type LiveMachine, type LiveProbe, type LiveTask } from "../market/live.ts";
+import { missed, proved, rejoined } from "./presence.ts";
+import { probeAnswered, probeDone, probeToHand } from "./probes.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { mayNotRun } from "../market/replicas.ts";
+import { FactChanges } from "../market/standing.ts";
 import type { Reason } from "../market/engine.ts";
 import { idleTake, idleTakeOrder, spareFrom } from "@cyclemarket/costbenefit";
 import { toCredits } from "../ledger/ledger.ts";
@@ -72,6 +75,13 @@ export async function leaseTasks(
  * can get nothing (leaseNothing), or joining the group commit.
  */
 export function leaseHeard(market: Market, caller: Caller, mine: LiveMachine, max: number, signal?: Gone): LeaseAnswer | Promise<LeaseAnswer> {
+  // A probe its work stream did not hand it goes first (resources/probes.ts).
+  const probe = probeToHand(mine);
+  if (probe) return { leases: [probe] };
+  // An opportunistic machine that missed is offered work again once it asks for some; a dedicated one must answer a probe.
+  if (mine.strayedSince !== undefined && mine.kind === "opportunistic") {
+    void market.serial(() => rejoined(market, mine)).catch((e: unknown) => market.log(`machine ${shortId(mine.id)} not offered work again yet: ${e instanceof Error ? e.message : String(e)}`));
+  }
   return leaseNothing(market, mine, max) ?? inGroup(market, caller, mine.id, max, signal);
 }
 
@@ -108,7 +118,7 @@ export function leaseNothing(market: Market, mine: LiveMachine, max: number): Le
 function workElsewhere(market: Market): boolean {
   const cached = market.resources.workElsewhere;
   if (cached.revision === market.revision) return cached.value;
-  const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1) || spareTotal(market) > 0;
+  const any = market.state.rerunsElsewhere.size > 0 || some(market.state.jobs.values(), (j) => j.replicas > 1 || j.copiesAdded === true) || spareTotal(market) > 0;
   market.resources.workElsewhere = { revision: market.revision, value: any };
   return any;
 }
@@ -155,7 +165,6 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
       continue;
     }
     // The worker asks for work (the market's own ask for its stream is not the worker asking).
-    if (!ask.onlyIdle) machine.waitingSince = null;
     // A stream's ask after the machine's own call in the same group: that call was served first.
     if (ask.onlyIdle && (held(market, machine) > 0 || plans.some((p) => p.machine === machine))) {
       ask.done({ leases: [] });
@@ -165,10 +174,12 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
     const ahead = held(market, machine);
     const terms: LeaseTerms[] = [];
     // A task whose job cannot pay this machine's piece is passed over, not leased: the tasks
-    // behind it in the queue still are.
+    // behind it in the queue still are. A copy verification added is paid by the market's
+    // account, not the job's escrow.
     const found = pickTasks(market, machine, room, claimed, (t) => {
       const term = leaseTermsOfTask(market, machine, t, ahead + terms.length, now);
-      if (!withinBudget(market, t.jobId, term.pieceRateMicro, promised)) return false;
+      const added = t.replica >= (market.state.jobs.get(t.jobId)?.replicas ?? 1);
+      if (!added && !withinBudget(market, t.jobId, term.pieceRateMicro, promised)) return false;
       terms.push(term);
       return true;
     });
@@ -346,7 +357,7 @@ async function leaseRows(market: Market, plans: Planned[], now: number) {
 
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
 function ranHere(market: Market, task: LiveTask, machineId: string, picked: LiveTask[]): boolean {
-  if (mayNotRun(market.state, task, machineId)) return true;
+  if (mayNotRun(market.state, task, machineId, market.clock.now())) return true;
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
@@ -438,7 +449,7 @@ function idleTakeEntries(market: Market, machineId: string, taken: Taken[], at: 
 
 function stuckOn(market: Market, taskId: string, machineId: string): boolean {
   const task = market.state.tasks.get(taskId);
-  return task !== undefined && mayNotRun(market.state, task, machineId);
+  return task !== undefined && mayNotRun(market.state, task, machineId, market.clock.now());
 }
 
 /**
@@ -452,7 +463,9 @@ export function heartbeat(market: Market, caller: Caller, machineId: string, lea
   const now = market.clock.now();
   machine.lastHeartbeatAt = now;
   market.liveness.heard(machineId, now);
-  const expiredLeaseIds = leaseIds.filter((id) => !machine.leases.has(id) && market.state.lateLeases.get(id)?.machineId !== machine.id);
+  const expiredLeaseIds = leaseIds.filter(
+    (id) => !machine.leases.has(id) && market.state.lateLeases.get(id)?.machineId !== machine.id && market.state.probes.get(id)?.machineId !== machine.id,
+  );
   // The producer's controls ride back on the heartbeat, so a change made on /produce reaches the worker.
   return { expiredLeaseIds, controls: machine.controls };
 }
@@ -503,6 +516,8 @@ export function checkReport(market: Market, caller: Caller, report: TaskReport):
  * market is too busy to take it.
  */
 export function reportChecked(market: Market, caller: Caller, { report, stdout, stderr, hash }: CheckedReport, signal?: Gone) {
+  const probe = market.state.probes.get(report.leaseId);
+  if (probe) return answerProbe(market, caller, probe, report, stdout);
   const ok = report.exitCode === 0 && !report.error;
   // Found at the report's turn in its group (an unnamed function: see http/quick-worker-route.ts).
   return batchOf(market).add(() => {
@@ -519,8 +534,32 @@ export function reportChecked(market: Market, caller: Caller, { report, stdout, 
         "This lease is not current (it expired and its task was run elsewhere, was abandoned, or belongs to another machine); the result was not accepted.",
       );
     }
+    // Reporting a lease it holds is a proof that the machine is there (presence.ts).
+    if (current) proved(machine, market.clock.now());
     return { machine, lease, task, ok, stdout, stderr, hash, report, late: late !== undefined };
   }, signal);
+}
+
+/**
+ * A probe's answer (resources/probes.ts): checked against the answer the market computed, on
+ * arrival, without the group commit (nothing is written). Right and in time, it proves the
+ * machine is there; otherwise it is a miss.
+ */
+function answerProbe(market: Market, caller: Caller, probe: LiveProbe, report: TaskReport, stdout: Buffer) {
+  const machine = ownMachine(market, caller, report.machineId);
+  if (probe.machineId !== machine.id) {
+    throw refuse.conflict({ code: "stale-lease", leaseId: report.leaseId }, "This lease belongs to another machine; the result was not accepted.");
+  }
+  const now = market.clock.now();
+  const right = probeAnswered(probe, { exitCode: report.exitCode, stdout }, now);
+  probeDone(market, machine, probe, now);
+  if (right) {
+    proved(machine, now);
+    if (machine.strayedSince !== undefined) void market.serial(() => rejoined(market, machine)).catch(() => {});
+  } else {
+    void market.serial(() => missed(market, machine, probe.issuedAt, "wrong-probe")).catch((e: unknown) => market.log(`a wrong probe answer not recorded yet: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  return Promise.resolve(right ? { accepted: true, reason: undefined } : { accepted: false, reason: { code: "probe-answer-wrong", exitCode: report.exitCode } });
 }
 
 /** `worker.report`: one checked result; with `lease`, the next tasks in the same answer, leased once the result is in (none if that lease cannot be made). */
@@ -604,13 +643,21 @@ export async function expireLeases(market: Market) {
     const expired = [...market.state.leases.values()].filter((l) => l.expiresAt <= now && !l.writing);
     if (!expired.length) return 0;
     const tasks = expired.map((l) => market.state.tasks.get(l.taskId)).filter((t): t is LiveTask => !!t);
-    const requeue = await market.db.$transaction(async (tx) => {
+    // A lease left to expire is a fact against its owner's standing.
+    const facts = new FactChanges();
+    for (const l of expired) {
+      const owner = market.state.machines.get(l.machineId)?.ownerId;
+      if (owner) facts.add(owner, "expiredLeases");
+    }
+    const { requeue, factsApply } = await market.db.$transaction(async (tx) => {
       await tx.lease.updateMany({
         where: { id: { in: expired.map((l) => l.id) }, status: "active" },
         data: { status: "expired", endedAt: new Date(now) },
       });
-      return planRequeue(market, tx, tasks);
+      const factsApply = await facts.write(market, tx);
+      return { requeue: await planRequeue(market, tx, tasks), factsApply };
     });
+    factsApply();
     for (const lease of expired) {
       market.state.leases.delete(lease.id);
       const machine = market.state.machines.get(lease.machineId);
@@ -624,6 +671,11 @@ export async function expireLeases(market: Market) {
     for (const t of tasks) t.machineId = null;
     requeue.apply();
     market.log(`${expired.length} leases expired; their tasks were placed again`);
+    // A dedicated machine that took work and did not report it by its lease's end missed (presence.ts).
+    for (const lease of expired) {
+      const machine = market.state.machines.get(lease.machineId);
+      if (machine?.kind === "dedicated") await missed(market, machine, lease.issuedAt, "expired-lease");
+    }
     return expired.length;
   });
 }

@@ -1,4 +1,4 @@
-import { OfferRefusal, contractOverStanding } from "@cyclemarket/costbenefit";
+import { OfferRefusal, contractOverStanding, freshProof } from "@cyclemarket/costbenefit";
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
@@ -10,12 +10,14 @@ import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
 import { toMicro } from "../ledger/ledger.ts";
 import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
-import { accountStanding } from "./standing.ts";
+import { startProof } from "./presence.ts";
+import { scheduleProbe } from "./probes.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
 import { MachineControls, readControls, type MachineControlsPatch } from "@cyclemarket/worker-runtime";
 import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
+import { contractsOf, loadOwners, standingNow } from "../market/standing.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 import { runStatement } from "../db/sql/statement.ts";
 import { prepared } from "../db/sql/runners.ts";
@@ -52,7 +54,9 @@ export async function registerMachine(market: Market, caller: Caller, offer: Mac
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
   // learns of it as soon as it is committed, so registering never waits behind the market's queue.
-  if (offer.kind === "dedicated") return market.serial(() => joinMarket(market, caller, offer, true, network), { signal });
+  if (offer.kind === "dedicated") {
+    return market.serial(() => joinMarket(market, caller, offer, true, network), { signal });
+  }
   if (signal?.aborted) throw refuse.gone();
   return joinOpportunistic(market, caller, offer, network);
 }
@@ -90,6 +94,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   }
   const id = rowId();
   const contractPriceMicro = dedicated ? toMicro(offer.contractPrice!) : null;
+  if (!market.state.owners.has(caller.id)) await loadOwners(market, [caller.id]);
   const live: LiveMachine = {
     id,
     ownerId: caller.id,
@@ -101,16 +106,14 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     memoryPerSlotMb: offer.memoryPerSlotMb,
     pricePerSecondMicro: dedicated ? 0n : toMicro(offer.pricePerSecond),
     network,
-    reputation: 1,
+    reputation: standingNow(market, caller.id).score,
     contractPriceMicro,
     departsAt: dedicated ? offer.departsAt! : null,
     contractStartAt: dedicated ? now : null,
     contractPaidUntil: dedicated ? now : null,
     contractPaidMicro: 0n,
-    provenAt: null,
-    waitingSince: null,
+   
     unprovenExpiries: 0,
-    ownerStanding: caller.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: now,
@@ -126,8 +129,8 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   }
   if (dedicated) {
     // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
-    const standing = await accountStanding(market, caller);
-    const over = contractOverStanding(offer.contractPrice!, { confirmed: standing.confirmed, acceptedResults: standing.acceptedResults }, standing.contractsOwed);
+    const { standing, owed } = contractsOf(market, caller.id);
+    const over = contractOverStanding(offer.contractPrice!, standing, owed);
     if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
   }
   await runStatement(prepared(market.resources.database.shared), registerMachineStatement, {
@@ -153,6 +156,9 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
+  // A dedicated machine is there when its contract starts; from then on it must prove it (presence.ts).
+  startProof(live, now);
+  if (dedicated) scheduleProbe(market, live, now);
   machineJoined(market, live);
   market.log(`machine ${offer.name} (${shortId(id)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
@@ -208,22 +214,24 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     memoryPerSlotMb: row.memoryPerSlotMb,
     pricePerSecondMicro: row.pricePerSecondMicro,
     network: row.network,
-    reputation: row.reputation,
+    // Its owner's standing score, given once the owners are read (market/standing.ts).
+    reputation: 0,
     contractPriceMicro: row.contractPriceMicro,
     departsAt: row.availableUntil?.getTime() ?? null,
     contractStartAt: row.kind === "dedicated" ? row.registeredAt.getTime() : null,
     contractPaidUntil: row.contractPaidUntil?.getTime() ?? null,
     contractPaidMicro: row.contractPaidMicro,
     // What it proved before the restart was paid then; from here it proves itself again.
-    provenAt: null,
-    waitingSince: null,
+   
+   
     unprovenExpiries: 0,
-    ownerStanding: row.owner.emailVerified,
     queue: new TaskQueue(),
     leases: new Set(),
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
     controls: readControls(row.controls),
     localAvailable: row.localAvailable,
+    // Proved up to what was paid; resumeContract starts it again from the restart.
+    ...(row.kind === "dedicated" ? { proof: freshProof(row.contractPaidUntil?.getTime() ?? row.registeredAt.getTime()) } : {}),
   };
 }
 
@@ -264,8 +272,8 @@ export async function departMachine(market: Market, machineId: string, reason: k
   let paid = () => {};
   try {
     requeue = await market.db.$transaction(async (tx) => {
-      // A dedicated machine is paid for the time it proved up to its last accepted result; the
-      // rest of its contract, never delivered, is never paid.
+      // A dedicated machine is paid for the presence it proved (presence.ts); the rest of its
+      // contract, never delivered, is never paid.
       paid = await accrueContract(tx, machine, provenUntil(machine));
       await tx.machine.update({
         where: { id: machineId },

@@ -3,6 +3,7 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveState } from "../market/live.ts";
 import { refuse } from "../api/errors.ts";
 import { EXAMPLES, exampleModule, type ExampleName } from "./examples.ts";
+import { probeModuleHash } from "../resources/probes.ts";
 
 // Programs are private. A hash is shown to every producer that runs one of a job's tasks and
 // stays valid after the job ends, so knowing it proves nothing: a job may name a module by hash
@@ -72,6 +73,8 @@ export function leasesModule(state: LiveState, ownerId: string, hash: string, no
 }
 
 function runsModule(state: LiveState, machine: LiveMachine, hash: string, now: number): boolean {
+  // The market's own probe module goes to a machine that has a probe to answer (resources/probes.ts).
+  if (machine.probe && machine.probe.dueAt >= now && hash === probeModuleHash()) return true;
   for (const leaseId of machine.leases) {
     const lease = state.leases.get(leaseId);
     if (!lease || lease.expiresAt < now) continue;

@@ -1,7 +1,7 @@
 import type { Market } from "../market/market.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { settleJob, type WorkSample } from "@cyclemarket/costbenefit";
-import { REPUTATION_REWARD, storedMs, type Completion, type CompletionStep } from "./results.ts";
+import { storedMs, type Completion, type CompletionStep } from "./results.ts";
 import { completedEntry, completedInput, downtimeDuring } from "../ledger/settlement.ts";
 import { piece, type Entry } from "../ledger/entries.ts";
 import { ledgerParams } from "../db/sql/ledger-rows.ts";
@@ -41,8 +41,8 @@ export type RunStatement = Runner;
 
 /**
  * A report as a plain row, or null when it is not one (results.ts `plain`: a successful run on
- * time that decides a task without copies), or when memory cannot vouch for its money: the
- * machine's reputation would still rise, the escrow beyond its held pieces cannot cover the
+ * time that decides a task without copies and establishes no standing fact), or when memory cannot
+ * vouch for its money: the escrow beyond its held pieces cannot cover the
  * piece, or the job would be settled with held
  * pieces or across the market's downtime (those are read from the ledger: a transaction writes
  * them). Its measurements move memory now (`undo` takes them back); the caller counts the row
@@ -51,7 +51,7 @@ export type RunStatement = Runner;
 export function plainRow(market: Market, c: Completion, step: CompletionStep): PlainRow | null {
   const plain = step.plain;
   const m = c.machine;
-  if (!plain || Math.min(1, m.reputation + REPUTATION_REWARD) !== m.reputation) return null;
+  if (!plain) return null;
   const job = plain.job;
   const amount = m.kind === "opportunistic" ? plain.pieceMicro : 0n;
   if (job.escrowMicro - job.paidMicro - job.heldMicro < amount) return null;

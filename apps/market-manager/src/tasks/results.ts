@@ -7,7 +7,11 @@ import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
-import { confirmedFailure, tallyCopies, taskOutcome } from "@cyclemarket/costbenefit";
+import { confirmedFailure, spotChecked, taskOutcome, verifyCopies, type CopyVote, type Verdict } from "@cyclemarket/costbenefit";
+import { FactChanges, quorumNetwork, standingIn, verifierIn } from "../market/standing.ts";
+import { baseTaskId, replicaId } from "../market/live.ts";
+import { addTaskCopy } from "../db/sql/add-copy.ts";
+import { forfeitPay } from "./forfeit.ts";
 import { balance, post, toCredits, type Tx } from "../ledger/ledger.ts";
 import { piece } from "../ledger/entries.ts";
 import { settleCompleted, settleUnfinished } from "../ledger/settlement.ts";
@@ -31,10 +35,6 @@ export interface Completion {
   late: boolean;
 }
 
-/** A machine whose output disagrees with the quorum, or whose failure another owner's run contradicted, loses half its reputation. */
-const REPUTATION_PENALTY = 0.5;
-export const REPUTATION_REWARD = 0.02;
-
 /** Reports elapsed times as a whole number of milliseconds the database can hold, whatever was claimed. */
 export const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_000_000, Math.max(0, Math.round(ms))) : 0);
 
@@ -42,10 +42,13 @@ export const storedMs = (ms: number) => (Number.isFinite(ms) ? Math.min(2_000_00
 export const failureCode = (r: TaskReport) => r.error?.code ?? `exit:${r.exitCode}`;
 
 /**
- * Records a reported run. A task with k copies is done when copies from a majority of k different
- * owners agree on the output hash (k = 1: its one successful run); agreeing copies are accepted and
- * paid the piece rate their lease carries, disagreeing ones are not paid and their machines lose
- * reputation. A failed run is paid nothing unless a machine of another owner reproduces the same
+ * Records a reported run. The engine's verification decides (costbenefit quorum.ts, standing.ts):
+ * a task is done when accounts with standing agree on its output hash, a strict majority of the
+ * consumer's k of them; a result of accounts without standing, or a single-copy result drawn for a
+ * spot check, gets one more copy, run on a machine of an account with standing, paid by the
+ * market. Agreeing copies are accepted and paid the piece rate their lease carries, disagreeing
+ * ones are not paid; the facts each verdict establishes are added to the accounts' standing, and
+ * an account caught forging forfeits what the job paid it. A failed run is paid nothing unless a machine of another owner reproduces the same
  * failure: until then the task runs again elsewhere; once confirmed, the failed runs are paid and
  * the task has failed for good, and the job stops after `confirmedFailureLimit` such tasks. A
  * task that fails `maxAttempts` times without confirmation, or whose copies never agree, is given
@@ -74,22 +77,44 @@ export function prepareCompletion(market: Market, c: Completion) {
   const pieceMicro = runPiece(market, c, now);
   const measure = c.ok ? measureRun(market, c, now) : null;
 
-  // Decide from memory what this report does (the engine's quorum rule), then make it so in one transaction.
+  // Decide from memory what this report does (the engine's verification), then make it so in one transaction.
   const decidedBefore = copies.find((t) => t.agreedHash)?.agreedHash ?? null;
   let agreed = decidedBefore;
   let agreedOwners = 0;
   let rerun: LiveTask[] = [];
-  if (c.ok && !agreed) {
-    const votes = copies
-      .filter((t) => t !== task && t.state === "done" && t.outputHash)
-      .map((t) => ({ hash: t.outputHash!, owner: t.producerId ?? t.machineId ?? t.id, standing: t.producerStanding ?? false }));
-    votes.push({ hash: c.hash, owner: machine.ownerId, standing: machine.ownerStanding });
-    const tally = tallyCopies(votes, job.replicas, copies.some((t) => t !== task && t.state !== "done"));
-    agreed = tally.agreed;
-    agreedOwners = tally.owners;
-    if (tally.rerun) rerun = copies; // every copy ran and no majority of owners agrees
+  let verdict: Verdict | null = null;
+  if (c.ok) {
+    const state = market.state;
+    const vote = (owner: string, network: string | null | undefined, hash: string): CopyVote => ({ hash, owner, network: quorumNetwork(state, owner, network), verifier: verifierIn(state, owner), standing: standingIn(state, owner, now).has });
+    const votes = copies.filter((t) => t !== task && t.state === "done" && t.outputHash).map((t) => vote(t.producerId ?? t.machineId ?? t.id, t.producerNetwork, t.outputHash!));
+    votes.push(vote(machine.ownerId, machine.network, c.hash));
+    // A single copy by an account with standing is spot-checked by a draw from the market's secret seed.
+    const own = standingIn(state, machine.ownerId, now);
+    const checked = copies.length > job.replicas || (copies.length === 1 && own.has && spotChecked(market.verification.seed, task.id, own.spotCheck));
+    verdict = verifyCopies({ votes, replicas: job.replicas, copies: copies.length, copiesOut: copies.some((t) => t !== task && t.state !== "done"), checked, agreedBefore: decidedBefore });
+    if (!decidedBefore) {
+      agreed = verdict.agreed;
+      agreedOwners = verdict.owners;
+      if (verdict.rerun) rerun = copies; // every copy ran, as many as a task may have, and none settled it
+    }
   }
   const decidesNow = !decidedBefore && agreed !== null;
+  // One more copy, on a machine of an account with standing (market/replicas.ts mayNotRun).
+  const addCopy = verdict?.addCopy && !decidedBefore ? { id: replicaId(baseTaskId(task.id), Math.max(...copies.map((t) => t.replica)) + 1), replica: Math.max(...copies.map((t) => t.replica)) + 1 } : null;
+  // What the verdict establishes about the accounts: a copy judged after the quorum speaks only for itself.
+  const facts = new FactChanges();
+  const forgers: string[] = [];
+  if (verdict && (decidesNow || decidedBefore)) {
+    const only = decidedBefore ? (o: string) => o === machine.ownerId : () => true;
+    for (const o of verdict.verified.filter(only)) facts.add(o, "verified");
+    for (const o of verdict.disagreed.filter(only)) facts.add(o, "disagreements");
+    for (const o of verdict.forgers.filter(only)) {
+      facts.add(o, "forgeries");
+      forgers.push(o);
+    }
+  }
+  // Earlier failures of this task another owner's run now contradicts: their machines were wrong.
+  if (decidesNow) for (const f of task.failures ?? []) facts.add(f.owner, "unconfirmedFailures");
 
   // A failed run: confirmed only by a machine of another owner failing the same way.
   const failure: Omit<TaskFailure, "resultId"> | null = c.ok ? null : { owner: machine.ownerId, machineId: machine.id, code: failureCode(c.report), pieceMicro };
@@ -113,11 +138,12 @@ export function prepareCompletion(market: Market, c: Completion) {
   const atLimit =
     !givesUp && (overSpendLimit(market, job, measure) || (!finishesJob && succeeded + failedTasks < job.taskCount && budgetAfter < pieceMicro && contradictedAfter(market, job, measure)));
   const requeueThese = givesUp || taskFails ? [] : failure ? [task] : rerun;
+  const forfeited = (job.forfeited ??= new Set());
   // The run that decides a task without copies, on time, with nothing else to judge: its rows are
   // the same for every such report, so a group writes them many to a statement (report-rows.ts),
   // and the job's last one settles the job in that statement too when memory knows what its
   // escrow holds (report-rows.ts plainRow says when).
-  const plainRun = c.ok && !c.late && copies.length === 1 && decidesNow && !givesUp && !atLimit && agreed === c.hash && !task.failures?.length;
+  const plainRun = c.ok && !c.late && copies.length === 1 && decidesNow && !givesUp && !atLimit && agreed === c.hash && !task.failures?.length && facts.empty;
 
   const write = async (tx: Tx) => {
     const pay = new PiecePayer(market, tx, job);
@@ -153,15 +179,13 @@ export function prepareCompletion(market: Market, c: Completion) {
       for (const t of judged) {
         const own = t === task;
         const r = own ? { id: result.id, hash: c.hash, machine, pieceMicro } : { id: t.resultId!, hash: t.outputHash!, pieceMicro: t.pieceMicro ?? 0n };
-        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late);
+        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late, forfeited);
         if (accepted && own) taskRow.acceptedResultId = accepted;
       }
       if (decidesNow) {
         await tx.job.update({ where: { id: job.id }, data: { tasksDone: { increment: 1 } }, select: { id: true } });
         if (copies.length === 1) taskRow.agreedOwners = agreedOwners;
         else await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { agreedOwners } });
-        // Earlier failures of this task another owner's run now contradicts: their machines were wrong.
-        for (const f of task.failures ?? []) await setReputation(market, tx, f.machineId, (m) => m * REPUTATION_PENALTY);
       }
       if (measure) await recordMeasure(market, tx, job, machine, measure);
     }
@@ -176,12 +200,18 @@ export function prepareCompletion(market: Market, c: Completion) {
       await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { status: "failed", machineId: null } });
     }
     if (Object.keys(taskRow).length) await tx.task.update({ where: { id: task.id }, data: taskRow, select: { id: true } });
+    // A producer caught forging loses the pay of every task of this job it ran.
+    for (const o of forgers) if (!forfeited.has(o)) await forfeitPay(tx, { jobId: job.id, consumerId: job.ownerId, producerId: o, taskId: task.id, now });
+    const factsApply = await facts.write(market, tx);
+    if (addCopy && !givesUp) await runStatement(viaPrisma(tx), addTaskCopy, { fromTaskId: task.id, copyId: addCopy.id, replica: addCopy.replica });
     if (finishesJob && !atLimit) await finishJob(market, tx, job.id, now);
     else if (pay.exhausted || atLimit) await failJob(market, tx, job.id, task, c, now, "escrow-exhausted");
     else if (givesUp) await failJob(market, tx, job.id, task, c, now, stopsOnFailures ? "failure-limit" : null);
     const ends = finishesJob || pay.exhausted || atLimit || givesUp;
     return {
       requeue: !ends && requeueThese.length ? await planRequeue(market, tx, requeueThese) : null,
+      factsApply,
+      copyAdded: !ends && addCopy !== null,
       resultId: result.id,
       exhausted: pay.exhausted || atLimit,
       ends,
@@ -206,7 +236,32 @@ export function prepareCompletion(market: Market, c: Completion) {
     job.paidMicro -= paidHere;
     paidHere = 0n;
   };
-  const apply = ({ requeue, resultId, exhausted, paid = 0n, held = 0n }: { requeue: Awaited<ReturnType<typeof planRequeue>> | null; resultId: string; exhausted: boolean; paid?: bigint; held?: bigint }) => {
+  const apply = ({
+    requeue,
+    resultId,
+    exhausted,
+    paid = 0n,
+    held = 0n,
+    factsApply,
+    copyAdded = false,
+  }: {
+    requeue: Awaited<ReturnType<typeof planRequeue>> | null;
+    resultId: string;
+    exhausted: boolean;
+    paid?: bigint;
+    held?: bigint;
+    factsApply?: () => void;
+    copyAdded?: boolean;
+  }) => {
+    factsApply?.();
+    for (const o of forgers) forfeited.add(o);
+    if (copyAdded && addCopy) {
+      // Waiting for a machine: the sweeper places it (market/sweeper.ts).
+      const added: LiveTask = { id: addCopy.id, jobId: job.id, index: task.index, replica: addCopy.replica, bytes: task.bytes, machineId: null, state: "pending", attempts: 0 };
+      market.state.tasks.set(added.id, added);
+      job.copiesAdded = true;
+      market.state.enqueue(added, null);
+    }
     if (c.late) market.state.lateLeases.delete(lease.id);
     else market.state.leases.delete(lease.id);
     machine.leases.delete(lease.id);
@@ -307,14 +362,15 @@ class PiecePayer {
     return (this.free = inEscrow - BigInt(row?.held ?? 0));
   }
 
-  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; reportedSeconds: number }) {
+  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; reportedSeconds: number; byMarket?: boolean }) {
     const free = await this.escrowFree();
-    const split = splitPiece(this.market, this.job, p.amount, free);
+    const split = p.byMarket ? { fromEscrow: 0n, fromMarket: p.amount, exhausted: false } : splitPiece(this.market, this.job, p.amount, free);
     if (split.exhausted) this.exhausted = true;
     this.free = free - split.fromEscrow;
     this.paid += split.fromEscrow;
     if (p.amount === 0n) return;
-    await post(this.tx, piece({ ...p, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket }));
+    const { byMarket: _, ...rest } = p;
+    await post(this.tx, piece({ ...rest, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket }));
   }
 
   /** A late result's piece stays in the escrow, held for the job's lateness (settled with the job). */
@@ -338,6 +394,7 @@ async function judge(
   agrees: boolean,
   own: boolean,
   late: boolean,
+  forfeited: ReadonlySet<string>,
 ): Promise<string | null> {
   // The report in hand says who ran it; an earlier copy's result is read back.
   const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.result.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
@@ -345,25 +402,15 @@ async function judge(
     if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
     const job = market.state.jobs.get(copy.jobId)!;
     const of = job.pilots?.phase === "provisional" && copy.index < job.pilots.count ? "pilot" : "result";
-    if (late) await pay.hold(row.id, result.pieceMicro);
-    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount: result.pieceMicro, of, reportedSeconds: 0 });
-    await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: result.pieceMicro }) }, select: { id: true } });
+    // A producer caught forging in this job is paid nothing more of it.
+    const amount = forfeited.has(row.ownerId) ? 0n : result.pieceMicro;
+    // A copy verification added is the market's own check: its account pays it, not the job's escrow.
+    const byMarket = copy.replica >= job.replicas;
+    if (late) await pay.hold(row.id, amount);
+    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of, reportedSeconds: 0, byMarket });
+    await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: amount }) }, select: { id: true } });
   }
-  await setReputation(market, tx, row.machineId, (r) => (agrees ? Math.min(1, r + REPUTATION_REWARD) : r * REPUTATION_PENALTY));
   return agrees ? row.id : null;
-}
-
-async function setReputation(market: Market, tx: Tx, machineId: string, next: (reputation: number) => number) {
-  const live = market.state.machines.get(machineId);
-  const now = live?.reputation ?? (await tx.machine.findUnique({ where: { id: machineId }, select: { reputation: true } }))?.reputation;
-  if (now === undefined) return;
-  const reputation = next(now);
-  if (reputation === now) return;
-  await tx.machine.update({ where: { id: machineId }, data: { reputation }, select: { id: true } });
-  if (live) {
-    live.reputation = reputation;
-    machineChanged(market, live);
-  }
 }
 
 async function finishJob(market: Market, tx: Tx, jobId: string, now: number) {

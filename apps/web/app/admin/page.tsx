@@ -138,8 +138,15 @@ function Signed({ value }: { value: number }) {
   return <span className={value < 0 ? "text-rose-700" : value > 0 ? "text-emerald-700" : undefined}>{credits(value)}</span>;
 }
 
-function reputationTone(r: number): string {
-  return r >= 0.9 ? "text-emerald-700" : r >= 0.5 ? "text-amber-700" : "text-rose-700";
+/** An owner's standing (market/standing.ts) in a few words: what verification counts its results as. */
+function standingText(s: { has: boolean; forged: boolean; spotCheck: number; net: number; score: number }): string {
+  if (s.forged) return "caught forging";
+  if (!s.has) return `none yet (${Math.round(s.score * 100)}%)`;
+  return s.spotCheck > 0 ? `yes, ${Math.round(s.spotCheck * 100)}% checked` : "yes, trusted";
+}
+
+function standingTone(s: { has: boolean; forged: boolean }): string {
+  return s.forged ? "text-rose-700" : s.has ? "text-emerald-700" : "text-amber-700";
 }
 
 /** Machines shown at once; a market of thousands pages through them. */
@@ -200,7 +207,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
               <th scope="col" className="py-2 pr-4 text-right">Slots</th>
               <th scope="col" className="py-2 pr-4 text-right">Speed</th>
               <th scope="col" className="py-2 pr-4 text-right">Price / s</th>
-              <th scope="col" className="py-2 pr-4 text-right">Reputation</th>
+              <th scope="col" className="py-2 pr-4 text-right">Owner's standing</th>
               <th scope="col" className="py-2 pr-4 text-right">Queue</th>
               <th scope="col" className="py-2 pr-4 text-right">Running</th>
               <th scope="col" className="py-2">Last heartbeat</th>
@@ -212,8 +219,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4">
                   <bdi className="block font-medium text-slate-900">{m.name}</bdi>
                   <span className="block text-xs text-slate-500">
-                    {m.owner}
-                    {m.ownerConfirmed ? "" : " (address not confirmed: no standing)"} · <span className="font-mono">{shortId(m.id)}</span>
+                    {m.owner} · <span className="font-mono">{shortId(m.id)}</span>
                   </span>
                 </td>
                 <td className="py-2 pr-4">
@@ -225,7 +231,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4 text-right tabular-nums">{m.slots}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{number(m.speed, 2)}×</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{credits(m.pricePerSecond)}</td>
-                <td className={cx("py-2 pr-4 text-right tabular-nums", m.status === "departed" ? undefined : reputationTone(m.reputation))}>{number(m.reputation, 2)}</td>
+                <td data-testid="machine-standing" className={cx("py-2 pr-4 text-right tabular-nums", m.status === "departed" ? undefined : standingTone(m.standing))}>{standingText(m.standing)}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{m.queued}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{m.running}</td>
                 <td className="py-2 text-slate-600">{m.status === "departed" ? `left ${relative(m.departedAt)}` : relative(m.lastHeartbeatAt)}</td>

@@ -19,10 +19,10 @@ import { createBrowserActivity, hasIdleDetection } from "@/lib/browser-idle";
 import { awayFor } from "@/components/connection-banner";
 import { Alert, Badge, Button, Card, Field, ProgressBar, Stat, cx, inputClass } from "@/components/ui";
 import { EarningsCard, useEarnings, useReadAfterPayments } from "./earnings-card";
+import { StandingCard } from "./standing-card";
 import { GoingRate } from "./going-rate";
 import { ControlsForm } from "./controls-form";
 import { OtherMachines } from "./other-machines";
-import { StandingCard } from "./standing-card";
 import { shortId } from "@cyclemarket/client/job-file";
 
 type Phase = "idle" | "benchmarking" | "registering" | "producing" | "stopping" | "stopped" | "failed";

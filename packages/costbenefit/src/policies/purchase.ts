@@ -5,29 +5,39 @@ import type { OfferDecision } from "../decision.ts";
 import { DedicatedOffer, type DedicatedOfferInput } from "../machine.ts";
 import type { MarketState } from "../state/market-state.ts";
 
-/** What one account's record is, for the contracts the market may promise it. */
+/** What the market verified of one account, for the contracts it may promise it (policies/standing.ts facts). */
 export interface ContractStanding {
   /** The account confirmed its address. */
   confirmed: boolean;
-  /** Results of its machines the market accepted. */
-  acceptedResults: number;
+  /** Results of its machines accepted in agreement with another account that had standing. */
+  verifiedResults: number;
+  /** Days since the account was made, on the market's clock. */
+  ageDays: number;
+  /** Caught forging: it is promised nothing. */
+  forged: boolean;
 }
 
-/** What any account may be promised in contracts at once, and what a confirmed one may. */
+/** What a new account may be promised in contracts at once (credits), and what a confirmed address adds. */
 export const CONTRACT_CEILING_NEW = 1;
-export const CONTRACT_CEILING_CONFIRMED = 10;
-/** What each accepted result adds to it, up to CONTRACT_CEILING_MAX. */
+export const CONTRACT_CEILING_CONFIRMED = 9;
+/** What each verified result adds at full age; results count up to CONTRACT_CEILING_MAX_RESULTS. */
 export const CONTRACT_CEILING_PER_RESULT = 0.1;
-export const CONTRACT_CEILING_MAX = 1_000_000;
+export const CONTRACT_CEILING_MAX_RESULTS = 1_000_000;
+/** Days over which what verified results add grows to its full amount: results a fresh account piled up in a day count little. */
+export const CONTRACT_CEILING_AGE_DAYS = 30;
 
 /**
  * The most the market may owe one account in dedicated contracts at once (credits): a contract is
- * paid from the market's own account for capacity the machine has yet to prove, so an account that
- * has proved little is promised little. It grows with the results the market accepted from it.
+ * paid from the market's own account for capacity the machine has yet to prove, and an account
+ * costs nothing to make, so an account that has proved little is promised little. 1 credit new,
+ * 10 with a confirmed address, plus 0.1 per verified result scaled by the account's age up to 30
+ * days (a confirmed account a month old with 1,000 verified results: 110); 0 once caught forging.
  */
 export function contractCeiling(s: ContractStanding): number {
-  const base = s.confirmed ? CONTRACT_CEILING_CONFIRMED : CONTRACT_CEILING_NEW;
-  return Math.min(CONTRACT_CEILING_MAX, base + CONTRACT_CEILING_PER_RESULT * Math.max(0, s.acceptedResults));
+  if (s.forged) return 0;
+  const results = Math.min(CONTRACT_CEILING_MAX_RESULTS, Math.max(0, Math.floor(s.verifiedResults) || 0));
+  const age = Math.min(1, Math.max(0, s.ageDays || 0) / CONTRACT_CEILING_AGE_DAYS);
+  return CONTRACT_CEILING_NEW + (s.confirmed ? CONTRACT_CEILING_CONFIRMED : 0) + CONTRACT_CEILING_PER_RESULT * results * age;
 }
 
 /** A dedicated offer the account's standing does not cover (`promised`: what its contracts still owe it), or null. */

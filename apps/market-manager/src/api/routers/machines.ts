@@ -3,7 +3,7 @@ import { MachineControlsPatch, storableText } from "@cyclemarket/worker-runtime"
 import { producerProcedure, router } from "../trpc.ts";
 import { listOwnMachines, setMachineControls } from "../../resources/controls.ts";
 import { goingRate } from "../../resources/going-rate.ts";
-import { accountStanding } from "../../resources/standing.ts";
+import { ownStanding } from "../../market/standing.ts";
 
 export const SetMachineControls = z.object({
   machineId: storableText(100, "A machine id"),
@@ -21,8 +21,8 @@ export const machinesRouter = router({
   goingRate: producerProcedure
     .input(GoingRate)
     .query(({ ctx, input }) => goingRate(ctx.services.market, ctx.services.database.reads, ctx.caller.id, input.speed ?? null, ctx.services.clock.now())),
-  /** The caller's standing: what the market verified of them, and what it lets them do (replica quorums, contracts). */
-  standing: producerProcedure.query(({ ctx }) => accountStanding(ctx.services.market, ctx.caller)),
+  /** The caller's standing as a producer and what raises it (the engine's answer on the facts the market recorded). */
+  standing: producerProcedure.query(({ ctx }) => ownStanding(ctx.services.market, ctx.services.db, ctx.caller.id)),
   /** Pause, resume, limit: the market applies it at once; the machine's worker hears it at its next heartbeat. */
   setControls: producerProcedure.input(SetMachineControls).mutation(({ ctx, input }) =>
     setMachineControls(ctx.services.market, ctx.caller, input.machineId, { controls: input.controls }),

@@ -5,6 +5,7 @@ import { departMachine, ownMachine, registerMachine } from "../../resources/mach
 import { checkReport, heartbeat, leaseTasks, reportAndLease, reportMany } from "../../resources/leases.ts";
 import { setMachineControls } from "../../resources/controls.ts";
 import { leasesModule } from "../../tasks/module-rights.ts";
+import { probeModule, probeModuleHash } from "../../resources/probes.ts";
 import { refuse } from "../errors.ts";
 
 // The wire messages of the producer protocol: one schema per message, shared with the workers.
@@ -14,8 +15,10 @@ export const workerRouter = router({
   /** A module's bytes, only to a producer one of whose machines holds a live lease of a task running it; anyone else hears "no such module". */
   module: workerProcedure.input(ModuleRequest).query(async ({ ctx, input }) => {
     const { market, modules } = ctx.services;
-    if (!leasesModule(market.state, ctx.caller.id, input.moduleHash.toLowerCase(), market.clock.now(), input.machineId)) throw refuse.notFound("module");
-    return { bytes: await modules.base64(input.moduleHash.toLowerCase()) };
+    const hash = input.moduleHash.toLowerCase();
+    if (!leasesModule(market.state, ctx.caller.id, hash, market.clock.now(), input.machineId)) throw refuse.notFound("module");
+    if (hash === probeModuleHash()) return { bytes: Buffer.from(probeModule()).toString("base64") };
+    return { bytes: await modules.base64(hash) };
   }),
   heartbeat: workerProcedure
     .input(HeartbeatRequest)

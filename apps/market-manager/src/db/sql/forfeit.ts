@@ -1,0 +1,15 @@
+import { statement } from "./statement.ts";
+
+export interface PaidForJobParams {
+  jobId: string;
+  producerId: string;
+}
+
+/** What a job's tasks paid one producer's machines so far, and what its producer account holds now. */
+export const paidForJob = statement<PaidForJobParams, { paid: bigint | null; balance: bigint | null }>(
+  "paid-for-job",
+  (p) => `
+SELECT (SELECT sum(r."paidMicro")::bigint FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+        WHERE t."jobId" = ${p.jobId} AND m."ownerId" = ${p.producerId} AND r."paidMicro" > 0) AS paid,
+       (SELECT a."balanceMicro" - a."minBalanceMicro" FROM "LedgerAccount" a WHERE a.kind = 'producer' AND a."userId" = ${p.producerId}) AS balance`,
+);
