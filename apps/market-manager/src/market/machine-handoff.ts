@@ -81,7 +81,8 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
  */
 export async function pickUpHanded(market: Market): Promise<number> {
   const managers = market.managers;
-  if (!managers) return 0;
+  // Machines are handed only by another manager: a market that has only ever had this one has none.
+  if (!managers || managers.view.length < 2) return 0;
   const run = viaPrisma(market.db);
   const waiting = await runStatement(run, handedMachines, { managerId: managers.self.id });
   if (!waiting.length) return 0;
