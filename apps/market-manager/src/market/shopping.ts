@@ -27,6 +27,19 @@ export async function keepRawCall(market: Market, ctx: Context, getRawInput: () 
   return { body: JSON.stringify((await getRawInput()) ?? null), batch: false };
 }
 
+/**
+ * A submission's raw input, kept only when it may name another manager: a submission that names
+ * none (most of them) is not copied. A small body read by the adapter says so itself; a big one,
+ * held for an intake thread unparsed, is kept when its bytes hold the field's name at all.
+ */
+export async function keepRawSubmission(market: Market, ctx: Context, getRawInput: () => Promise<unknown>): Promise<RawCall | null> {
+  if (ctx.credentials?.forwarded || (market.managers?.alive().length ?? 0) < 2) return null;
+  if (ctx.heldBody) return Buffer.from(ctx.heldBody.bytes.buffer, ctx.heldBody.bytes.byteOffset, ctx.heldBody.bytes.byteLength).includes('"manager"') ? keepRawCall(market, ctx, getRawInput) : null;
+  const raw = (await getRawInput()) as { manager?: unknown } | null;
+  const named = raw?.manager;
+  return typeof named === "string" && named !== market.managerId ? { body: JSON.stringify(raw), batch: false } : null;
+}
+
 interface ErrorShape {
   message?: string;
   data?: { code?: string; httpStatus?: number; reason?: unknown };

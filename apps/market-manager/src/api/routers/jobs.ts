@@ -2,7 +2,7 @@ import { z } from "zod";
 import { consumerProcedure, publicProcedure, requireScope, router, signedInProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob, tasksIn, type Submission } from "../../tasks/jobs.ts";
-import { keepRawCall, sendSubmission, shopQuote } from "../../market/shopping.ts";
+import { keepRawCall, keepRawSubmission, sendSubmission, shopQuote } from "../../market/shopping.ts";
 import { StagedSubmission, intakePoolOf } from "../../tasks/intake-pool.ts";
 import type { Context } from "../trpc.ts";
 import type { Services } from "../../services.ts";
@@ -100,7 +100,7 @@ export const jobsRouter = router({
   })),
   submit: consumerProcedure
     .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
-    .use(async ({ ctx, getRawInput, next }) => next({ ctx: { rawCall: await keepRawCall(ctx.services.market, ctx, getRawInput) } }))
+    .use(async ({ ctx, getRawInput, next }) => next({ ctx: { rawCall: await keepRawSubmission(ctx.services.market, ctx, getRawInput) } }))
     .use(async ({ ctx, next }) => {
       const staged = await offThread(ctx, true);
       return staged ? next({ getRawInput: async () => staged }) : next();
