@@ -21,6 +21,12 @@ export interface StackOptions {
   log: (line: string) => void;
   /** Extra environment for every child (DATABASE_URL passes through from the parent). */
   env?: Record<string, string>;
+  /**
+   * Market Managers to run (default 1). With several, manager i (from 0) listens on
+   * marketPort + 2i and its health port one above; they share one PostgreSQL, which the launcher
+   * starts (or migrates, with DATABASE_URL) before them.
+   */
+  managers?: number;
 }
 
 export interface Stack {
@@ -172,7 +178,12 @@ export function startWebApp(o: { port: number; host?: string; env: Record<string
   });
 }
 
+/** Manager i's API port and health port in a market of several (StackOptions.managers). */
+export const managerPorts = (marketPort: number, i: number) => ({ port: marketPort + 2 * i, healthPort: marketPort + 2 * i + 1 });
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
+  const count = opts.managers ?? 1;
+  if (count > 1) return startSeveral(opts, count);
   await assertPortFree(opts.marketPort, "MARKET_PORT");
   await assertPortFree(opts.webPort, "PORT");
   const marketUrl = `http://127.0.0.1:${opts.marketPort}`;
@@ -247,6 +258,116 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       await stopChild(children.worker);
       await stopChild(children.web);
       await stopChild(children.manager, 30_000);
+    },
+  };
+}
+
+/**
+ * The market with several Market Managers (docs/SCALING.md, "Several managers"): one PostgreSQL,
+ * started and migrated here once, then the managers one after the other (the first makes the
+ * admin and the local worker's token), the web app in front of all of them, and the local worker
+ * registering through the web app (it is sent to the manager with the most room).
+ */
+async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
+  for (let i = 0; i < count; i++) {
+    const { port, healthPort } = managerPorts(opts.marketPort, i);
+    await assertPortFree(port, i === 0 ? "MARKET_PORT" : `MARKET_PORT (manager ${i + 1} uses MARKET_PORT+${2 * i})`);
+    await assertPortFree(healthPort, `MARKET_PORT (manager ${i + 1}'s health port is MARKET_PORT+${2 * i + 1})`);
+  }
+  await assertPortFree(opts.webPort, "PORT");
+  const webUrl = `http://localhost:${opts.webPort}`;
+  const tokenFile = join(opts.dataDir, "local-worker-token");
+  const baseEnv = { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const children: Record<string, ChildProcess> = {};
+  process.once("exit", () => {
+    for (const child of Object.values(children)) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  const db = fork(join(root, "scripts/database.ts"), [], {
+    execArgv: tsxLoader,
+    env: { ...process.env, ...baseEnv, MARKET_DATA_DIR: opts.dataDir, MARKET_PG_PORT: String(opts.pgPort) },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    detached: true,
+  });
+  children.database = db;
+  prefixed(db, "database", opts.log);
+  const database = await new Promise<{ url: string }>((resolve, reject) => {
+    db.once("message", (m: { url: string }) => resolve(m));
+    db.once("exit", (code) => reject(new Error(`the market's PostgreSQL did not start (exit ${code})`)));
+  });
+  const urls: string[] = [];
+  const start = (i: number) => {
+    const { port, healthPort } = managerPorts(opts.marketPort, i);
+    const id = `manager-${i + 1}`;
+    const manager = fork(join(root, "apps/market-manager/src/main.ts"), [], {
+      execArgv: [...tsxLoader, ...MANAGER_NODE_FLAGS],
+      env: {
+        ...process.env,
+        ...baseEnv,
+        DATABASE_URL: database.url,
+        MARKET_MIGRATE: "0",
+        MARKET_MANAGER_ID: id,
+        MARKET_MANAGER_URL: `http://127.0.0.1:${port}`,
+        MARKET_PORT: String(port),
+        MARKET_HEALTH_PORT: String(healthPort),
+        MARKET_DATA_DIR: opts.dataDir,
+        PUBLIC_URL: webUrl,
+        LOCAL_WORKER_TOKEN_FILE: tokenFile,
+        ...(opts.leaseTimeoutMs ? { LEASE_TIMEOUT_MS: String(opts.leaseTimeoutMs) } : {}),
+      },
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      detached: true,
+    });
+    children[i === 0 ? "manager" : id] = manager;
+    prefixed(manager, id, opts.log);
+    return new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
+      manager.once("message", (m: { kind: string; admin: Stack["admin"]; port: number; variable: string }) =>
+        m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : resolve(m),
+      );
+      manager.once("exit", (code) => reject(new Error(`the Market Manager ${id} exited with ${code} before it was ready`)));
+    });
+  };
+  const stopManagers = async () => {
+    await Promise.all(Object.entries(children).filter(([name]) => name.startsWith("manager")).map(([, c]) => stopChild(c, 30_000)));
+    await stopChild(children.database, 30_000);
+  };
+  let admin: Stack["admin"] = null;
+  try {
+    for (let i = 0; i < count; i++) {
+      const ready = await start(i);
+      admin ??= ready.admin;
+      urls.push(`http://127.0.0.1:${managerPorts(opts.marketPort, i).port}`);
+    }
+    children.web = await startWebApp({ port: opts.webPort, env: { ...baseEnv, MARKET_API_URL: urls.join(",") }, log: opts.log });
+  } catch (e) {
+    await stopManagers();
+    throw e;
+  }
+  await waitForHttp(webUrl, 60_000);
+  const workerToken = readFileSync(tokenFile, "utf8").trim();
+  if (opts.workerSlots > 0) {
+    const worker = spawn(
+      process.execPath,
+      // Its front door is the web app, which reaches whichever manager answers.
+      [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", webUrl, "--token", workerToken, "--slots", String(opts.workerSlots), "--name", "local-worker"],
+      { env: { ...process.env, ...baseEnv }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
+    children.worker = worker;
+    prefixed(worker, "worker", opts.log);
+  }
+  return {
+    marketUrl: urls[0]!,
+    webUrl,
+    admin,
+    workerToken,
+    children,
+    stopManager: () => stopChild(children.manager, 30_000),
+    async startManager() {
+      await start(0);
+    },
+    async stop() {
+      await stopChild(children.worker);
+      await stopChild(children.web);
+      await stopManagers();
     },
   };
 }

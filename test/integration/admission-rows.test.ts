@@ -54,6 +54,7 @@ function admission(leased: { leaseId: string; taskId: string; machineId: string 
     intake: {
       name: "two",
       nameToProducers: false,
+      managerId: "manager-1",
       example: null,
       moduleHash,
       benefit: { kind: "constant", value: 1 },

@@ -1,4 +1,4 @@
-// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--json] [--profile] [--follow]
+// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--managers M] [--json] [--profile] [--follow]
 // npm run -s bench:dispatch -- --vs-graphile-worker [--workers K --slots S --tasks N --jobTasks J --rounds R --localQueue Q --batchDelay D --poolSize C] [--json] [--profile] [--statements]
 //
 // Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
@@ -21,14 +21,22 @@
 // its group to be decided ("reports.group"). With
 // `--follow` the consumer follows each job's outputs as they are accepted (`jobs.streamOutputs`,
 // as the SDK's `results()` does) until the job ends; `followedOutputs` counts what it was sent.
+//
+// With `--managers M` (1 by default, at most MAX_MANAGERS) the market has M Market Managers on one
+// PostgreSQL (the first's embedded one), each its own process: the workers register through the
+// first and are spread by room, and the jobs (probes and load) go to the managers in turn, each
+// job run by its manager on its own machines. `managerCpuMsPerTask` is then the managers' CPU
+// together, `managerCpuMsPerTaskEach` each one's; `managerMs` and `journalMs` are the first's.
 import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { compareWithGraphileWorker } from "./vs-graphile-worker.ts";
-import { args, consumer, print, producerToken, profileFile, round, startBenchManager, startFleet, submitTrivial, Timings, until } from "./harness.ts";
+import { args, print, producerToken, profileFile, round, startBenchManager, startFleet, submitTrivial, Timings, until, webClientFor, type BenchManager } from "./harness.ts";
+import { signUpSession } from "../../../test/support/market.ts";
 
 const opt = args(
   // The last four are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, and graphile-worker's local queue, completion batch delay (ms) and connections per runner.
-  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4 },
+  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4 },
   ["statements", "follow", "vs-graphile-worker"],
 );
 if (opt["vs-graphile-worker"]) {
@@ -44,10 +52,26 @@ if (opt["vs-graphile-worker"]) {
 const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
+/** The most managers one bench starts: each is a process with its connections to one PostgreSQL. */
+const MAX_MANAGERS = 8;
+if (!Number.isInteger(opt.managers) || opt.managers < 1 || opt.managers > MAX_MANAGERS) {
+  console.error(`bench:dispatch: --managers is a whole number from 1 to ${MAX_MANAGERS}`);
+  process.exit(1);
+}
+
 // The profile covers the throughput phase only (not the start, the probes or the books).
-const manager = await startBenchManager({ statements: opt.statements });
+// Several managers share one secret, so a consumer's session holds at each of them.
+const secret = randomBytes(24).toString("hex");
+const several = (id: number) => (opt.managers > 1 ? { MARKET_MANAGER_ID: `manager-${id}`, BETTER_AUTH_SECRET: secret } : {});
+const manager = await startBenchManager({ statements: opt.statements, env: several(1) });
+const managers: BenchManager[] = [manager];
 try {
-  const buyer = await consumer(manager, "buyer@bench.test");
+  for (let i = 2; i <= opt.managers; i++) managers.push(await startBenchManager({ env: { ...several(i), DATABASE_URL: manager.databaseUrl, MARKET_MIGRATE: "0" } }));
+  // Each manager reads the others' rows at its next stamp: the first then spreads the workers by room.
+  if (opt.managers > 1) await new Promise((r) => setTimeout(r, 2500));
+  const session = await signUpSession(manager.url, "buyer@bench.test", ["consumer"], manager.outbox);
+  const buyers = managers.map((m) => webClientFor(m.url, session));
+  const buyer = buyers[0]!;
   const tokens = await Promise.all([0, 1, 2, 3].map((i) => producerToken(manager, `seller${i}@bench.test`)));
   const timings = new Timings();
   const firstLease = new Map<string, number>();
@@ -67,7 +91,7 @@ try {
   for (let i = -opt.warmup; i < opt.probes; i++) {
     const before = fleet.accepted();
     const sent = performance.now();
-    const jobId = await submitTrivial(buyer, i < 0 ? `warm-up ${-i}` : `probe ${i}`, 1);
+    const jobId = await submitTrivial(buyers[(i + opt.warmup) % buyers.length]!, i < 0 ? `warm-up ${-i}` : `probe ${i}`, 1);
     const answered = performance.now();
     jobIds.push(jobId);
     await until("the probe's lease", () => firstLease.has(jobId), 30_000, 1);
@@ -85,24 +109,25 @@ try {
   if (profileDir) await manager.profileStart();
   await manager.statementsStart();
   await manager.callsStart();
-  const cpuBefore = manager.cpu();
+  const cpuBefore = managers.map((m) => m.cpu());
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
   const submissions: Promise<unknown>[] = [];
   let followedOutputs = 0;
   const followed: Promise<void>[] = [];
   for (let left = opt.tasks, j = 0; left > 0; left -= opt.jobTasks, j++) {
+    const to = buyers[j % buyers.length]!;
     submissions.push(
-      submitTrivial(buyer, `load ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => {
+      submitTrivial(to, `load ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => {
         jobIds.push(jobId);
-        if (opt.follow) followed.push(follow(jobId));
+        if (opt.follow) followed.push(follow(to, jobId));
       }),
     );
   }
-  /** The job's outputs as the market accepts them, until its end. */
-  function follow(jobId: string) {
+  /** The job's outputs as its manager accepts them, until its end. */
+  function follow(from: typeof buyer, jobId: string) {
     return new Promise<void>((resolve, reject) => {
-      const sub = buyer.jobs.streamOutputs.subscribe(
+      const sub = from.jobs.streamOutputs.subscribe(
         { jobId },
         {
           onData: ({ data }) => {
@@ -119,9 +144,10 @@ try {
   await Promise.all(followed);
   // The job's settlement follows its last accepted report in the same transaction.
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = manager.cpu();
+  const cpuAfter = managers.map((m) => m.cpu());
+  const managersCpuMs = managers.map((_, i) => cpuAfter[i]!.managerMs - cpuBefore[i]!.managerMs);
   const benchCpu = process.cpuUsage(benchCpuBefore);
-  const rssMb = manager.rssMb();
+  const rssMb = managers.reduce((s, m) => s + m.rssMb(), 0);
   if (profileDir) await manager.profileStop(profileFile(profileDir, "dispatch"));
   await fleet.stop();
   const { books, serverMs, journalMs, statements, walFlushes } = await manager.audit(jobIds);
@@ -129,6 +155,7 @@ try {
   const submit = toLease.summary("submit");
   print(
     {
+      managers: opt.managers,
       workers: opt.workers,
       slots: opt.slots,
       tasks: opt.tasks,
@@ -141,8 +168,10 @@ try {
       heartbeatMs: timings.latency("heartbeat"),
       managerMs: serverMs,
       journalMs,
-      managerCpuMsPerTask: round((cpuAfter.managerMs - cpuBefore.managerMs) / opt.tasks, 3),
-      postgresCpuMsPerTask: round((cpuAfter.postgresMs - cpuBefore.postgresMs) / opt.tasks, 3),
+      managerCpuMsPerTask: round(managersCpuMs.reduce((s, x) => s + x, 0) / opt.tasks, 3),
+      ...(opt.managers > 1 ? { managerCpuMsPerTaskEach: managersCpuMs.map((x) => round(x / opt.tasks, 3)) } : {}),
+      // The embedded PostgreSQL is the first manager's: every manager's connections are its backends.
+      postgresCpuMsPerTask: round((cpuAfter[0]!.postgresMs - cpuBefore[0]!.postgresMs) / opt.tasks, 3),
       // The simulated workers share the machine: what they cost bounds what the market can be shown to do.
       workersCpuMsPerTask: round((benchCpu.user + benchCpu.system) / 1000 / opt.tasks, 3),
       rssMb: round(rssMb, 0),
@@ -161,6 +190,8 @@ try {
   console.error(`bench:dispatch stopped: ${e instanceof Error ? e.message : String(e)}`);
   process.exitCode = 1;
 } finally {
+  // The others first: the first holds the database they use.
+  for (const m of managers.slice(1).reverse()) await m.stop();
   await manager.stop();
 }
 process.exit(process.exitCode ?? 0);

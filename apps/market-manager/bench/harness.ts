@@ -63,6 +63,8 @@ export function args<D extends Record<string, number>, F extends string = never>
 
 export interface BenchManager {
   url: string;
+  /** The PostgreSQL it runs on, as its application role: other managers of the same market join it there. */
+  databaseUrl: string;
   /** The health thread's address (MARKET_HEALTH_PORT), or null when the manager has none. */
   healthUrl: string | null;
   outbox: string;
@@ -144,9 +146,9 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const ready = await new Promise<{ port: number; healthPort: number | null; outbox: string }>((resolve, reject) => {
+  const ready = await new Promise<{ port: number; healthPort: number | null; outbox: string; databaseUrl: string }>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the bench's market manager exited with ${code}`)));
-    child.on("message", (m: { kind: string; port: number; healthPort: number | null; outbox: string }) => m.kind === "ready" && resolve(m));
+    child.on("message", (m: { kind: string; port: number; healthPort: number | null; outbox: string; databaseUrl: string }) => m.kind === "ready" && resolve(m));
   });
   const pid = child.pid!;
   const ask = (msg: { kind: string; file?: string }, answer = "profiled") =>
@@ -162,6 +164,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
   let pgPids: number[] = [];
   return {
     url: `http://127.0.0.1:${ready.port}`,
+    databaseUrl: ready.databaseUrl,
     healthUrl: ready.healthPort === null ? null : `http://127.0.0.1:${ready.healthPort}`,
     outbox: ready.outbox,
     pid,

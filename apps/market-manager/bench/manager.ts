@@ -86,4 +86,5 @@ process.on("SIGTERM", () => void stop());
 // The bench that started this market is gone (killed, or its output's reader closed): so is its load.
 process.on("disconnect", () => void stop());
 loopDelay.reset(); // from here on: the bench's load, not the start
-process.send!({ kind: "ready", port: manager.port, healthPort: manager.healthPort, outbox: join(dataDir, "outbox.jsonl") });
+// The database's address, for the other managers of a bench of several (dispatch.ts --managers).
+process.send!({ kind: "ready", port: manager.port, healthPort: manager.healthPort, outbox: join(dataDir, "outbox.jsonl"), databaseUrl: manager.services.database.url });

@@ -57,6 +57,28 @@ export const Env = z.object({
   STREAMS_PER_MACHINE: z.coerce.number().int().min(1).default(4),
   STREAMS_PER_USER: z.coerce.number().int().min(1).default(32),
   /**
+   * This Market Manager's name among the market's managers (docs/SCALING.md, "Several managers"):
+   * the machines and jobs it holds name it, and a restart under the same name takes back what is
+   * still its own.
+   */
+  MARKET_MANAGER_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, "MARKET_MANAGER_ID is 1 to 64 letters, digits, dots, dashes or underscores")
+    .default("manager-1"),
+  /** Where workers and the other managers reach this manager's API; http://MARKET_HOST:MARKET_PORT unless set. */
+  MARKET_MANAGER_URL: z.string().url().optional(),
+  /** A manager that has not stamped its row in PostgreSQL for this long is dead: another takes over its machines and jobs. */
+  MARKET_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  /** The machines this manager is sized for: registrations go to the manager with the most room left. */
+  MARKET_MANAGER_CAPACITY: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /**
+   * How long a quote waits for the other managers' offers (market/shopping.ts): a manager that has
+   * not answered by then is left out of that quote, so a slow or dying one delays it by this at most.
+   */
+  MARKET_QUOTE_SHOP_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1500),
+  /** "0": the database is migrated already (the launcher of several managers did it once, before starting them). */
+  MARKET_MIGRATE: z.enum(["0", "1"]).default("1"),
+  /**
    * "1": every producer account has standing, as in a closed market of known producers (their
    * results are accepted without added copies or spot checks); "0" (default): an open market,
    * where standing is earned (docs/DESIGN.md "Standing").

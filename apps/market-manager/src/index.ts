@@ -17,6 +17,8 @@ import { restoreMarket } from "./market/restore.ts";
 import { loadOwners } from "./market/standing.ts";
 import { applySettings, loadSettings } from "./market/settings.ts";
 import { startSweeper } from "./market/sweeper.ts";
+import { Managers } from "./market/managers.ts";
+import { startManagerBeat } from "./market/adopt.ts";
 import { startSampler } from "./ops/sampler.ts";
 import { opsOf } from "./ops/ops.ts";
 import { createServer, LISTEN_BACKLOG } from "./http/server.ts";
@@ -47,8 +49,16 @@ export interface RunningManager {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * Called when another manager took this one over (it was silent past the timeout, stopped by
+   * its host, say): what it held is that one's now, so it must stop. Exits the process unless set.
+   */
+  onTakenOver?: () => void;
+}
+
 /** Opens (or starts) the database, rebuilds the market and serves the API. */
-export async function startMarketManager(cfg: Config, log: Log): Promise<RunningManager> {
+export async function startMarketManager(cfg: Config, log: Log, options: StartOptions = {}): Promise<RunningManager> {
   const database = await openDatabase(cfg, log);
   const connections = new Database(database.url);
   const db = connections.db;
@@ -88,7 +98,22 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
       marketReserve: cfg.MARKET_RESERVE,
     }),
   );
+  // Among the market's managers: its row stamped before it restores, so a manager taking over a
+  // dead one and this one restarting under that name never both take the same rows (adopt.ts).
+  market.managerId = cfg.MARKET_MANAGER_ID;
+  const managers = new Managers(db, {
+    id: cfg.MARKET_MANAGER_ID,
+    url: cfg.MARKET_MANAGER_URL ?? `http://${cfg.MARKET_HOST}:${cfg.MARKET_PORT}`,
+    healthUrl: cfg.MARKET_HEALTH_PORT ? `http://${cfg.MARKET_HOST}:${cfg.MARKET_HEALTH_PORT}/healthz` : null,
+    timeoutMs: cfg.MARKET_MANAGER_TIMEOUT_MS,
+    capacity: cfg.MARKET_MANAGER_CAPACITY,
+  });
+  market.managers = managers;
+  await managers.join();
+  await managers.takeUnowned();
+  const stopBeat = startManagerBeat(market, options.onTakenOver ?? (() => process.exit(3)));
   await restoreMarket(market);
+  managers.ready = true;
   opsOf(market).restored = true;
   const services: Services = { config: cfg, database: connections, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache(), modules: new ModuleDownloads(db) };
   const admin = await ensureAdmin(services);
@@ -115,6 +140,7 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
       });
     }
   } catch (e) {
+    stopBeat();
     stopSweeper();
     stopSampler();
     if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -123,12 +149,16 @@ export async function startMarketManager(cfg: Config, log: Log): Promise<Running
     await database.stop();
     throw isAddressInUse(e) ? new PortTakenError(cfg.MARKET_PORT, "MARKET_PORT") : e;
   }
+  const port = (server.address() as AddressInfo).port;
+  // A port chosen by the system (0, in tests) is known only now.
+  if (!cfg.MARKET_MANAGER_URL && cfg.MARKET_PORT === 0) await managers.moved(`http://${cfg.MARKET_HOST}:${port}`, health ? `http://${cfg.MARKET_HOST}:${health.port}/healthz` : null);
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     healthPort: health?.port ?? null,
     services,
     admin,
     async stop() {
+      stopBeat();
       await health?.stop();
       stopSweeper();
       await stopSampler();

@@ -14,6 +14,28 @@ export interface DecisionRecord {
   /** A quote's: what a submission would hold in escrow, of the consumer's balance now. */
   escrow?: number | null;
   balance?: number | null;
+  /** A quote's: the Market Manager that made the offer, and with several, every manager's offer compared. */
+  manager?: string;
+  offers?: { manager: string; outcome: string; price: number | null }[];
+}
+
+/** With several Market Managers, which one made the offer shown, and what the others offered. */
+function ManagerOffers({ manager, offers }: { manager: string; offers: NonNullable<DecisionRecord["offers"]> }) {
+  return (
+    <div className="mt-3 text-xs text-slate-600" data-testid="quote-manager">
+      <p>
+        Best of {offers.length} Market Managers: offered by <span className="font-semibold text-slate-900">{manager}</span>, which takes the job if you submit it
+        now.
+      </p>
+      <ul className="mt-1 space-y-0.5" aria-label="Offers">
+        {offers.map((o) => (
+          <li key={o.manager} data-testid="quote-offer">
+            {o.manager}: {o.outcome === "admitted" ? credits(o.price) : o.outcome}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 /** What the market tells a consumer of the money beside the price (see the Market Manager's jobs.ts). */
@@ -155,6 +177,7 @@ export function DecisionView({ decision, title, testId, quoted }: { decision: De
           ) : null}
         </dl>
       ) : null}
+      {decision.manager && decision.offers && decision.offers.length > 1 ? <ManagerOffers manager={decision.manager} offers={decision.offers} /> : null}
       {decision.outcome === "admitted" && decision.priceParts ? <PriceParts parts={decision.priceParts} terms={decision.terms ?? null} price={decision.price ?? 0} /> : null}
       {decision.terms && decision.outcome !== "rejected" ? (
         <ul className="mt-3 space-y-1 text-xs text-slate-600" aria-label="Terms" data-testid="decision-terms">

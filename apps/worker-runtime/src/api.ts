@@ -56,6 +56,13 @@ export const RegisterRequest = z.object({
   controls: MachineControlsPatch.optional(),
   /** False when the machine's schedule or its owner's use keeps its capacity off right now. */
   available: z.boolean().optional(),
+  /**
+   * The worker can send its calls to another Market Manager's address: a market of several may
+   * answer `register-elsewhere` with the manager to register with (the one with the most room).
+   */
+  follow: z.boolean().optional(),
+  /** The Market Manager the producer wants its machine held by (by its id), when that one is up. */
+  manager: storableText(100, "A manager's id").optional(),
 });
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 
@@ -66,6 +73,9 @@ export const RegisterResponse = z.object({
   heartbeatIntervalMs: z.number().int().positive(),
   /** The controls the market keeps for the machine. */
   controls: MachineControls.optional(),
+  /** The Market Manager that holds the machine, and where its calls and work stream go. */
+  managerId: z.string().optional(),
+  managerUrl: z.string().optional(),
 });
 export type RegisterResponse = z.infer<typeof RegisterResponse>;
 
@@ -284,6 +294,16 @@ export interface WorkerApi {
    */
   watchWork?(input: WorkStreamRequest, handlers: WorkStreamHandlers): () => void;
 }
+
+/**
+ * Which Market Manager holds a machine now (`worker.whereIs`, asked of the market's front door by
+ * a worker whose manager stopped answering): its address, whether it is alive, or null when the
+ * machine is no longer in the market.
+ */
+export const WhereIsRequest = z.object({ machineId: WireId });
+export type WhereIsRequest = z.infer<typeof WhereIsRequest>;
+export const WhereIsResponse = z.object({ managerId: z.string().nullable(), managerUrl: z.string().nullable(), alive: z.boolean() });
+export type WhereIsResponse = z.infer<typeof WhereIsResponse>;
 
 /** Input and output schema of each worker procedure, for the service's router and for clients. */
 export const WORKER_PROCEDURES = {

@@ -53,6 +53,8 @@ export {
   WorkOffer,
   OfferRequest,
   OfferResponse,
+  WhereIsRequest,
+  WhereIsResponse,
   WORKER_PROCEDURES,
   MIN_SPEED,
   MAX_SPEED,

@@ -103,10 +103,14 @@ export function refusalOf(e: unknown): { code: string } | null {
 /** A module whose bytes do not hash to the name it was asked by: fetching it again will not help. */
 class WrongModule extends Error {}
 
-/** The market no longer knows this machine (it departed): its leases are void, register again. */
+/**
+ * The market no longer knows this machine (it departed): its leases are void, register again. A
+ * machine handed to another Market Manager is gone too for a client that does not follow it there
+ * (a browser page behind the web app; the Node worker's client follows it and never says so).
+ */
 const machineGone = (e: unknown) => {
   const code = refusalOf(e)?.code;
-  return code === "machine-departed" || code === "CONFLICT";
+  return code === "machine-departed" || code === "machine-moved" || code === "CONFLICT";
 };
 
 interface Running {

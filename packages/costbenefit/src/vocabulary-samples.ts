@@ -58,6 +58,8 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "scope-needs-role": { code: "scope-needs-role", scope: "scope", role: "role" },
   "insufficient-credits": { code: "insufficient-credits", needed: 2, balance: 2, account: "consumer", price: 2, missing: 2 },
   "no-earnings-to-move": { code: "no-earnings-to-move" },
+  "register-elsewhere": { code: "register-elsewhere", managerId: "manager-2", managerUrl: "http://127.0.0.1:4002" },
+  "machine-moved": { code: "machine-moved", machineId: "machine-1", managerId: "manager-2", managerUrl: "http://127.0.0.1:4002" },
   "not-a-consumer": { code: "not-a-consumer", email: "email" },
   "escrow-exhausted": { code: "escrow-exhausted", escrow: 2, paidToProducers: 2, taskIndex: 2 },
   "job-finished": { code: "job-finished", status: "status" },

@@ -108,6 +108,9 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // The engine's refusal of a dedicated offer (null when it gave none).
   reason("offer-refused", { refusal: OfferRefusal.nullable() }),
   reason("machine-departed", { machineId: str }),
+  // A market of several managers: the machine is to register with this one (market/managers.ts).
+  reason("register-elsewhere", { managerId: str, managerUrl: str }),
+  reason("machine-moved", { machineId: str, managerId: str, managerUrl: str }),
   reason("not-your-machine", { machineId: str }),
   reason("stale-lease", { leaseId: str }),
   reason("output-too-large", { bytes: num, max: num }),

@@ -31,9 +31,28 @@ export interface Context {
   heldBody?: HeldBody | null;
   /** The network (/24 or /48) the request came from, where the route knows it (http/client-address.ts). */
   network?: string | null;
+  /**
+   * The caller's own credentials as sent, for a call this manager makes on the caller's behalf to
+   * another manager of the market (a quote shopped among them, a submission sent to the one that
+   * quoted: market/shopping.ts); and whether this call was itself sent by another manager.
+   */
+  credentials?: { authorization?: string; cookie?: string; forwarded: boolean };
 }
 
 export async function createContext(services: Services, headers: IncomingHttpHeaders, requestId: string): Promise<Context> {
+  return { ...(await contextOf(services, headers, requestId)), credentials: credentialsOf(headers) };
+}
+
+/** The header a manager marks a call it sends to another on a caller's behalf with (market/shopping.ts). */
+export const FORWARDED_HEADER = "x-market-forwarded-by";
+
+const credentialsOf = (headers: IncomingHttpHeaders): NonNullable<Context["credentials"]> => ({
+  ...(headers.authorization ? { authorization: headers.authorization } : {}),
+  ...(headers.cookie ? { cookie: headers.cookie } : {}),
+  forwarded: typeof headers[FORWARDED_HEADER] === "string",
+});
+
+async function contextOf(services: Services, headers: IncomingHttpHeaders, requestId: string): Promise<Context> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "")?.[1];
   if (bearer) {
     const found = await services.tokens.lookup(bearer);

@@ -15,7 +15,7 @@ export interface Database {
 export async function openDatabase(cfg: Config, log: (line: string) => void): Promise<Database> {
   if (cfg.DATABASE_URL) {
     // The operator's database, as the operator's role: its rights are theirs to choose.
-    const appliedMigrations = await applyMigrations(cfg.DATABASE_URL);
+    const appliedMigrations = cfg.MARKET_MIGRATE === "1" ? await applyMigrations(cfg.DATABASE_URL) : [];
     if (appliedMigrations.length) log(`applied migrations: ${appliedMigrations.join(", ")}`);
     return { url: cfg.DATABASE_URL, embedded: false, appliedMigrations, stop: async () => {} };
   }

@@ -8,7 +8,7 @@ import { sendRefusal } from "./respond.ts";
 // here, on the market's thread, it held every other user's call while it was parsed.
 
 /** The procedures whose input is parsed off the market's thread. */
-const OFF_THREAD = new Set(["jobs.submit", "jobs.quote"]);
+const OFF_THREAD = new Set(["jobs.submit", "jobs.quote", "jobs.quoteHere"]);
 
 /**
  * A smaller body is parsed on the market's thread, as any call's: quickly, and without waiting

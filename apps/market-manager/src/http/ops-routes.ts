@@ -45,10 +45,32 @@ export async function opsRoute(services: Services, req: http.IncomingMessage, re
   }
   if (path === "/metrics") {
     const { registry } = opsOf(services.market).metrics;
-    const body = await registry.metrics();
+    // In a market of several managers every series names its manager; with one, the series are as they always were.
+    const several = (services.market.managers?.view.length ?? 0) > 1;
+    const text = await registry.metrics();
+    const body = several ? withLabel(text, "manager", services.market.managerId) : text;
     res.writeHead(200, { "content-type": registry.contentType, "cache-control": "no-store" });
     res.end(body);
     return true;
   }
   return false;
+}
+
+/**
+ * Every sample of the Prometheus text with one more label (the manager's id, so the series of a
+ * market's managers can be told apart). Added to the text as it is scraped: the registry's own
+ * default labels are merged into every increment and observation, on the hot path.
+ */
+export function withLabel(text: string, name: string, value: string): string {
+  const label = `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return text
+    .split("\n")
+    .map((line) => {
+      if (line === "" || line.startsWith("#")) return line;
+      const brace = line.indexOf("{");
+      const space = line.indexOf(" ");
+      if (brace !== -1 && brace < space) return `${line.slice(0, brace + 1)}${label},${line.slice(brace + 1)}`;
+      return `${line.slice(0, space)}{${label}}${line.slice(space)}`;
+    })
+    .join("\n");
 }

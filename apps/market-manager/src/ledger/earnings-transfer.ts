@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { refuse } from "../api/errors.ts";
-import { post, spendable, toCredits, toMicro, type Tx } from "./ledger.ts";
+import { lockSpendable, post, toCredits, toMicro, type Tx } from "./ledger.ts";
 import { earningsTransfer, earningsTransferKey } from "./entries.ts";
 
 // A user who sells and buys pays for their own jobs with what their machines earned: one click
@@ -32,7 +32,8 @@ export const postEarningsTransfer = (tx: Tx, t: Parameters<typeof earningsTransf
  */
 export async function transferEarnings(db: Db, userId: string, input: EarningsTransfer) {
   const moved = await db.$transaction(async (tx) => {
-    const amount = input.credits === undefined ? await spendable(tx, { kind: "producer", userId }) : toMicro(input.credits);
+    // All of it: what the account holds under its row's lock, so a payment another manager writes meanwhile waits, and stays.
+    const amount = input.credits === undefined ? await lockSpendable(tx, { kind: "producer", userId }) : toMicro(input.credits);
     const done = amount > 0n && (await postEarningsTransfer(tx, { transferId: input.transferId, userId, amount }));
     return done ? amount : null;
   });

@@ -2,7 +2,7 @@ import type { Db } from "../db/client.ts";
 import { Refusal, type Reason } from "../api/errors.ts";
 import { FloorCrossed, runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
-import { applyLedger, ledgerParams } from "../db/sql/ledger-rows.ts";
+import { applyLedger, ledgerParams, lockedSpendable } from "../db/sql/ledger-rows.ts";
 import { MARKET_OWNER, type AccountRef, type Entry } from "./entries.ts";
 
 // A double-entry ledger in micro-credits. Every entry's postings sum to zero, so the sum of all
@@ -57,6 +57,16 @@ export async function spendable(db: Db | Tx, ref: AccountRef): Promise<bigint> {
   const row = await db.ledgerAccount.findFirst({ where: accountWhere(ref), select: { balanceMicro: true, minBalanceMicro: true } });
   const b = row ? row.balanceMicro - row.minBalanceMicro : 0n;
   return b > 0n ? b : 0n;
+}
+
+/**
+ * What a user's or the market's account may still spend, its row locked until `tx` ends: for a
+ * write whose amount depends on it (several Market Managers move these accounts at once, so a
+ * value read without the lock may be gone by the write).
+ */
+export async function lockSpendable(tx: Tx, ref: Exclude<AccountRef, { kind: "escrow" }>): Promise<bigint> {
+  const [row] = await runStatement(viaPrisma(tx), lockedSpendable, { kind: ref.kind, userId: ref.kind === "market" ? MARKET_OWNER : ref.userId });
+  return row ? BigInt(row.spendable) : 0n;
 }
 
 function accountWhere(ref: AccountRef) {

@@ -1,6 +1,6 @@
 import type { Market } from "../market/market.ts";
 import { grantKey, startingGrant } from "./entries.ts";
-import { post, spendable } from "./ledger.ts";
+import { lockSpendable, post } from "./ledger.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 
 /**
@@ -33,7 +33,8 @@ export async function ensureStartingCredits(
     if (amount <= 0n) return "none";
     return market.db.$transaction(async (tx) => {
       if (await tx.ledgerEntry.findUnique({ where: { uniqueKey: grantKey(userId) }, select: { id: true } })) return "already" as const;
-      if ((await spendable(tx, { kind: "market" })) < amount) {
+      // The market's reserve under its row's lock: another manager's grant or payment cannot spend it between this look and the grant.
+      if ((await lockSpendable(tx, { kind: "market" })) < amount) {
         market.log(`no starting credits for ${shortId(userId)}: the market's reserve is spent`);
         return "reserve-spent" as const;
       }

@@ -14,6 +14,10 @@ import { WorkRoutes } from "./work-routes.ts";
 import { Journal } from "./journal.ts";
 import { MarketResources } from "./market-resources.ts";
 import type { VerificationSettings } from "./standing.ts";
+import type { Managers } from "./managers.ts";
+
+/** The Market Manager of a market run by one (and the name the first of several takes). */
+export const DEFAULT_MANAGER_ID = "manager-1";
 
 /** Steps run back to back at most this long before the event loop reads what arrived (Market.slice). */
 export const STEP_SLICE_MS = 5;
@@ -66,6 +70,10 @@ export class Market {
   adminSettings!: AdminSettings;
   /** The hot steps' statements, run in the order decided, applied to memory as each commits (journal.ts). */
   readonly journal: Journal;
+  /** The Market Manager this process is (MarketManager.id): the machines and jobs it holds name it. */
+  managerId = DEFAULT_MANAGER_ID;
+  /** The market's other managers as this one last saw them (managers.ts); null in a market run without its row (tests). */
+  managers: Managers | null = null;
   /** The market's own downtime (ms since the epoch), read at start: the only lateness its account pays for. */
   outages: { startedAt: number; endedAt: number }[] = [];
   /** Everything else this market keeps: its ways to the database, metrics, caches and counts (market-resources.ts). */

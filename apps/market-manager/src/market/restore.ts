@@ -56,19 +56,36 @@ async function recordOutage(market: Market): Promise<number> {
  * the Market Manager was down (forgiveSilence).
  */
 export async function restoreMarket(market: Market) {
-  const { db, state } = market;
   const awayMs = await recordOutage(market);
-  const machines = await db.machine.findMany({ where: { status: "active" }, include: { owner: { select: { emailVerified: true } } } });
+  const interrupted = await discardUnfinishedIntake(market.db, market.managerId);
+  if (interrupted) market.log(`removed ${interrupted} job(s) whose submission was interrupted before the market decided`);
+  const { machines, jobs } = await loadMarket(market, { managerId: market.managerId });
+  // The workers could not reach a market that was down: their machines get a fresh timeout and
+  // their leases the time the market was away, so work that finished meanwhile can still be reported.
+  forgiveSilence(market, awayMs);
+  market.log(`restored ${machines} machines, ${jobs} open jobs, ${market.state.leases.size} active leases`);
+}
+
+/** Which rows to bring into memory: this manager's own, or those it just took over from another (adopt.ts). */
+export type RowsToLoad = { managerId: string } | { machineIds: string[]; jobIds: string[] };
+
+/**
+ * Reads machines still active and jobs not finished, their open tasks and leases, into memory:
+ * at a start, this manager's own; when a manager died, what this one took over from it.
+ */
+export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ machines: number; jobs: number }> {
+  const { db, state } = market;
+  const machineWhere = "managerId" in rows ? { managerId: rows.managerId } : { id: { in: rows.machineIds } };
+  const jobWhere = "managerId" in rows ? { managerId: rows.managerId } : { id: { in: rows.jobIds } };
+  const machines = await db.machine.findMany({ where: { status: "active", ...machineWhere }, include: { owner: { select: { emailVerified: true } } } });
   for (const row of machines) {
     const live = liveMachineFromRow(row);
     machineJoined(market, live);
     await resumeContract(market, live, market.clock.now());
   }
   const owners = new Set(machines.map((m) => m.ownerId));
-  const interrupted = await discardUnfinishedIntake(db);
-  if (interrupted) market.log(`removed ${interrupted} job(s) whose submission was interrupted before the market decided`);
   const jobs = await db.job.findMany({
-    where: { status: { in: ["admitted", "running", "delayed"] } },
+    where: { status: { in: ["admitted", "running", "delayed"] }, ...jobWhere },
     include: {
       tasks: {
         where: { status: { in: ["pending", "queued", "leased", "done"] } },
@@ -167,10 +184,8 @@ export async function restoreMarket(market: Market) {
       delayedJobRestored(market, { id: job.id, arrivedAt: live.arrivedAt, benefit: live.benefit, replicas: job.replicas, tasks: originals });
     }
   }
-  // The workers could not reach a market that was down: their machines get a fresh timeout and
-  // their leases the time the market was away, so work that finished meanwhile can still be reported.
-  forgiveSilence(market, awayMs);
   // Whose machines are here or whose copies await a verdict: verification reads their standing.
-  await loadOwners(market, owners);
-  market.log(`restored ${machines.length} machines, ${jobs.length} open jobs, ${state.leases.size} active leases`);
+  // Owners this manager knows already keep what it holds of them (rows taken over, or handed to it).
+  await loadOwners(market, [...owners].filter((id) => !state.owners.has(id)));
+  return { machines: machines.length, jobs: jobs.length };
 }

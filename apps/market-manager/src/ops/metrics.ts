@@ -22,6 +22,7 @@ export class Metrics {
   });
   readonly leases = new Counter({ name: "cyclemarket_leases_total", help: "Task leases handed to machines", registers: [this.registry] });
   readonly reports = new Counter({ name: "cyclemarket_reports_total", help: "Workers' reports of a run, by outcome", labelNames: ["outcome"], registers: [this.registry] });
+  readonly takeovers = new Counter({ name: "cyclemarket_manager_takeovers_total", help: "Dead Market Managers whose machines and jobs this one took over", registers: [this.registry] });
   readonly settlements = new Counter({ name: "cyclemarket_settlements_total", help: "Jobs settled, by how they ended", labelNames: ["outcome"], registers: [this.registry] });
   readonly settlementSeconds = new Histogram({
     name: "cyclemarket_settlement_duration_seconds",

@@ -2,6 +2,7 @@ import { OfferRefusal, contractOverStanding, freshProof } from "@cyclemarket/cos
 import type { Caller } from "../api/trpc.ts";
 import { recordDecisions } from "../ops/decisions.ts";
 import { DEPARTURE_CODES } from "../ops/decision-codes.ts";
+import { routeRegistration } from "../market/managers.ts";
 import { refuse } from "../api/errors.ts";
 import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
@@ -37,6 +38,9 @@ export interface MachineOffer {
   /** The producer's controls and whether the machine's own conditions let it work now. */
   controls?: MachineControlsPatch | undefined;
   available?: boolean | undefined;
+  /** The worker can follow a `register-elsewhere` answer, and the manager it names (market/managers.ts). */
+  follow?: boolean | undefined;
+  manager?: string | undefined;
 }
 
 /** The longest dedicated contract the market considers. */
@@ -45,6 +49,7 @@ export const MAX_CONTRACT_DAYS = 90;
 /** The Resource Manager takes a machine's profile after its benchmark. */
 export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal, network: string | null = null) {
   checkOffer(offer);
+  routeRegistration(market, offer);
   // A dedicated offer is weighed against the market's budget for contracts and its state of the
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
@@ -147,6 +152,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     controls: JSON.stringify(live.controls),
     localAvailable: live.localAvailable,
     network,
+    managerId: market.managerId,
   });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
@@ -157,7 +163,18 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
   market.log(`machine ${offer.name} (${shortId(id)}) joined: ${offer.slots} slots at speed ${offer.speed.toFixed(2)}`);
   if (dedicated) await placePendingTasks(market);
   market.emit({ kind: "machine", machineId: id });
-  return { machineId: id, offer: dedicated ? verdict.reasons : undefined, leaseTimeoutMs: market.settings.leaseTimeoutMs, heartbeatIntervalMs: heartbeatInterval(market), controls: live.controls };
+  // Only a worker that can follow is told where to go, and only in a market of several managers:
+  // with one, the address it reached the market at (a proxy, the web app) is the right one.
+  const manager = offer.follow && (market.managers?.alive().length ?? 0) > 1 ? market.managers!.self : undefined;
+  return {
+    machineId: id,
+    offer: dedicated ? verdict.reasons : undefined,
+    leaseTimeoutMs: market.settings.leaseTimeoutMs,
+    heartbeatIntervalMs: heartbeatInterval(market),
+    controls: live.controls,
+    // Where the machine's calls and work stream go: the manager that holds it.
+    ...(manager ? { managerId: manager.id, managerUrl: manager.url } : {}),
+  };
 }
 
 /** Markets with a placement of waiting tasks already queued: machines joining at once share one. */
@@ -222,6 +239,9 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
 export function ownMachine(market: Market, caller: Caller, machineId: string): LiveMachine {
   const machine = market.state.machines.get(machineId);
   if (!machine) {
+    // Handed to another manager (market/machine-handoff.ts): the worker's calls go there now.
+    const moved = market.managers?.whereMoved(machineId);
+    if (moved) throw refuse.conflict({ code: "machine-moved", machineId, ...moved }, `This machine is held by the Market Manager ${moved.managerId} now; call it at ${moved.managerUrl}.`);
     throw refuse.conflict({ code: "machine-departed", machineId }, "This machine is no longer in the market; register again.");
   }
   if (machine.ownerId !== caller.id) throw refuse.forbidden({ code: "not-your-machine", machineId }, "This machine belongs to someone else.");

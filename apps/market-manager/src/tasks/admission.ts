@@ -68,6 +68,8 @@ export interface InlineIntake {
   memoryMbPerTask: number;
   taskLimits: unknown;
   nameToProducers: boolean;
+  /** The Market Manager that took the submission, which the job belongs to (market/managers.ts). */
+  managerId: string;
   /** Every copy of every task; a placed one is written queued on its machine, the rest pending. */
   tasks: NewTask[];
 }
@@ -132,6 +134,7 @@ export async function writeAdmission(run: RunStatement, a: Admission): Promise<v
     memoryMbPerTask: intake.memoryMbPerTask,
     taskLimits: intake.taskLimits ? text(intake.taskLimits) : null,
     nameToProducers: intake.nameToProducers,
+    managerId: intake.managerId,
     taskIds: intake.tasks.map((t) => t.id),
     taskIndexes: intake.tasks.map((t) => t.index),
     taskReplicas: intake.tasks.map((t) => t.replica),

@@ -21,8 +21,9 @@ export const TASK_CHUNK = 1000;
 export const INTAKE = { status: "delayed" as const, decidedAt: null };
 
 /** Removes jobs whose intake a crash interrupted, with their tasks (see `discardIntake`). */
-export async function discardUnfinishedIntake(db: Db): Promise<number> {
-  const ids = (await db.job.findMany({ where: INTAKE, select: { id: true } })).map((j) => j.id);
+export async function discardUnfinishedIntake(db: Db, managerId: string): Promise<number> {
+  // Only the manager's own: another manager's intake may be under way right now.
+  const ids = (await db.job.findMany({ where: { ...INTAKE, managerId }, select: { id: true } })).map((j) => j.id);
   let count = 0;
   for (const id of ids) if (await discardIntake(db, id)) count++;
   return count;

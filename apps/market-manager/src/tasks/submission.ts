@@ -56,6 +56,12 @@ export const SubmitJob = z.object({
    * estimate (credits). Without it the charge never exceeds the quoted price.
    */
   maxSpend: MaxSpend.optional(),
+  /**
+   * The Market Manager whose quote the consumer took (a quote's `manager`): the submission is sent
+   * there, and the job is that manager's (market/shopping.ts). Unnamed, or not live: the manager
+   * the submission reached takes it.
+   */
+  manager: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "A Market Manager's name is 1 to 64 letters, digits, dots, dashes or underscores.").optional(),
 });
 export type SubmitJob = z.infer<typeof SubmitJob>;
 
@@ -66,6 +72,8 @@ export interface SubmissionHead {
   benefit: BenefitCurve;
   replicas: number;
   maxSpend: number | undefined;
+  /** The Market Manager the consumer chose by its quote, if any. */
+  manager?: string | undefined;
   /** Whether the module is named by hash (it must be stored already) rather than sent or shipped. */
   source: { kind: JobSource["kind"]; moduleHash?: string };
 }
@@ -100,6 +108,7 @@ export const headOf = (input: SubmitJob): SubmissionHead => ({
   benefit: input.benefit,
   replicas: input.replicas,
   maxSpend: input.maxSpend,
+  ...(input.manager ? { manager: input.manager } : {}),
   source: { kind: input.source.kind, ...(input.source.kind === "module" ? { moduleHash: input.source.moduleHash } : {}) },
 });
 

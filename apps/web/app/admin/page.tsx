@@ -41,6 +41,7 @@ function Dashboard() {
         </Link>{" "}
         <span className="text-slate-500">: every admission, delay, rejection, placement, move and departure, with its reasons.</span>
       </p>
+      <ManagersTable />
       <HistoryCharts />
       <Books books={overview.data.books} />
       <GrantCredits />
@@ -52,6 +53,47 @@ function Dashboard() {
         {dateTime(overview.dataUpdatedAt)} · {number(overview.data.streams, 0)} live connection{overview.data.streams === 1 ? "" : "s"}
       </p>
     </div>
+  );
+}
+
+/** The market's Market Managers (docs/SCALING.md "Several managers"): shown when there are several. */
+function ManagersTable() {
+  const trpc = useTRPC();
+  const managers = useQuery({ ...trpc.admin.managers.queryOptions(), refetchInterval: 2000 });
+  if (!managers.data || managers.data.managers.length < 2) return null;
+  const { self, timeoutMs } = managers.data;
+  return (
+    <Card title="Market Managers">
+      <p className="mb-3 text-xs text-slate-500">
+        Each holds its own machines and jobs; one silent for {number((timeoutMs ?? 0) / 1000, 0)} s is taken over by another. This page is served by {self}.
+      </p>
+      <table className="w-full text-left text-sm" data-testid="admin-managers">
+        <thead className="text-xs text-slate-500">
+          <tr>
+            <th className="py-1">Manager</th>
+            <th>Health</th>
+            <th className="text-right">Machines</th>
+            <th className="text-right">Jobs</th>
+            <th className="text-right">Tasks/s</th>
+            <th>Last heard</th>
+          </tr>
+        </thead>
+        <tbody>
+          {managers.data.managers.map((m) => (
+            <tr key={m.id} className="border-t border-slate-100">
+              <td className="py-1 font-medium">
+                {m.id} <span className="text-xs text-slate-400">{m.url}</span>
+              </td>
+              <td>{m.alive ? <Badge value="alive" /> : <Badge value={m.claimedBy ? `taken over by ${m.claimedBy}` : "silent"} />}</td>
+              <td className="text-right">{number(m.machines, 0)}</td>
+              <td className="text-right">{number(m.jobs, 0)}</td>
+              <td className="text-right">{number(m.tasksPerSecond, 1)}</td>
+              <td>{relative(m.heartbeatAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
   );
 }
 

@@ -155,6 +155,10 @@ const pilotWords = (pilots: number) =>
 
 async function quote(market: CycleMarket, path: string, io: Io): Promise<number> {
   const d = await market.quote(path);
+  // With several Market Managers the quote is the best of their offers: say whose, and the others'.
+  if (d.offers && d.offers.length > 1) {
+    io.out(`Best of ${d.offers.length} Market Managers, offered by ${d.manager} (${d.offers.map((o) => `${o.manager}: ${o.outcome === "admitted" && o.price !== null ? `${price(o.price)} credits` : o.outcome}`).join(", ")}).\n`);
+  }
   if (d.outcome === "admitted") {
     io.out(`Would be admitted now: price ${price(d.price)} credits, expected completion ${when(d.completionAt)}; ${price(d.escrow)} of your ${price(d.balance)} credits held in escrow while it runs.\n`);
     if (provisionalPilots(d) !== null) io.out(`${pilotWords(provisionalPilots(d)!)}\n`);

@@ -63,10 +63,14 @@ export class CycleMarket {
     return call(() => this.api.jobs.quote.mutate(request));
   }
 
-  /** Submits a job file; the handle follows the job. A job the market rejects still gets a handle (see `decision`). */
-  async submit(source: JobSource): Promise<JobHandle> {
+  /**
+   * Submits a job file; the handle follows the job. A job the market rejects still gets a handle
+   * (see `decision`). `manager`: the Market Manager whose quote to take (a quote's `manager`), which
+   * then holds the job; by default the one the market reaches.
+   */
+  async submit(source: JobSource, options: { manager?: string } = {}): Promise<JobHandle> {
     const request = await this.prepare(source);
-    const { jobId, decision } = await call(() => this.api.jobs.submit.mutate(request));
+    const { jobId, decision } = await call(() => this.api.jobs.submit.mutate(options.manager ? { ...request, manager: options.manager } : request));
     return new JobHandle(this, jobId, decision);
   }
 

@@ -8,6 +8,11 @@ import { AdminGrant, grantCredits, recentGrants } from "../../ledger/admin-grant
 
 export const adminRouter = router({
   overview: adminProcedure.query(({ ctx }) => marketOverview(ctx.services.db, ctx.services.market)),
+  /** The market's Market Managers as the one answering saw them at its last stamp (market/managers.ts). */
+  managers: adminProcedure.query(({ ctx }) => {
+    const managers = ctx.services.market.managers;
+    return { self: managers?.self.id ?? null, timeoutMs: managers?.self.timeoutMs ?? null, managers: managers?.view ?? [] };
+  }),
   /** The market's vital signs over the last `seconds` (README "History"). */
   history: adminProcedure.input(HistoryRange).query(({ ctx, input }) => historyRange(ctx.services.db, input, ctx.services.clock.now())),
   /** The decision log: every admission, delay, rejection, placement, move and departure, with reasons. */

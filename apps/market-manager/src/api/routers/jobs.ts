@@ -2,6 +2,7 @@ import { z } from "zod";
 import { consumerProcedure, publicProcedure, requireScope, router, signedInProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob, tasksIn, type Submission } from "../../tasks/jobs.ts";
+import { keepRawCall, keepRawSubmission, sendSubmission, shopQuote } from "../../market/shopping.ts";
 import { StagedSubmission, intakePoolOf } from "../../tasks/intake-pool.ts";
 import type { Context } from "../trpc.ts";
 import type { Services } from "../../services.ts";
@@ -63,6 +64,16 @@ async function ownerOf(services: Services, jobId: string): Promise<string | null
 /** A stream of the owner's job over server-sent events, counted against the user's open streams. */
 const jobStreamProcedure = jobOwnerProcedure.input(z.object({ lastEventId: z.string().nullish() })).use(({ ctx, signal, next }) => userStream(ctx, signal, next));
 
+/** A quote's procedure: its quota, its raw input kept for the other managers, a big body parsed off the market's thread. */
+const quoteProcedure = consumerProcedure
+  .use(({ ctx, next }) => (perMinute("quotes-per-minute", ctx.services.config.QUOTES_PER_MINUTE, ctx.services.quotas.quote(ctx.caller.id)), next()))
+  .use(async ({ ctx, getRawInput, next }) => next({ ctx: { rawCall: await keepRawCall(ctx.services.market, ctx, getRawInput) } }))
+  .use(async ({ ctx, next }) => {
+    const staged = await offThread(ctx, false);
+    return staged ? next({ getRawInput: async () => staged }) : next();
+  })
+  .input(SubmissionInput);
+
 export const jobsRouter = router({
   examples: publicProcedure.query(() =>
     Object.values(EXAMPLES).map((e) => ({
@@ -73,23 +84,40 @@ export const jobsRouter = router({
       defaultWorkPerTask: e.defaultWorkPerTask,
     })),
   ),
-  quote: consumerProcedure
-    .use(({ ctx, next }) => (perMinute("quotes-per-minute", ctx.services.config.QUOTES_PER_MINUTE, ctx.services.quotas.quote(ctx.caller.id)), next()))
-    .use(async ({ ctx, next }) => {
-      const staged = await offThread(ctx, false);
-      return staged ? next({ getRawInput: async () => staged }) : next();
-    })
-    .input(SubmissionInput)
-    .mutation(({ ctx, input }) => quoteJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
+  /**
+   * What the market would decide now, committing nothing. With several Market Managers, the best
+   * of every live manager's quote (market/shopping.ts), with the manager that made it (`manager`)
+   * and, when several answered, every offer compared (`offers`).
+   */
+  quote: quoteProcedure.mutation(async ({ ctx, input }) => {
+    const local = await quoteJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES);
+    return shopQuote(ctx.services.market, ctx, local, ctx.rawCall, ctx.services.config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
+  }),
+  /** This manager's own quote alone: what another manager asks when a consumer shops (market/shopping.ts). */
+  quoteHere: quoteProcedure.mutation(async ({ ctx, input }) => ({
+    ...(await quoteJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
+    manager: ctx.services.market.managerId,
+  })),
   submit: consumerProcedure
     .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
+    .use(async ({ ctx, getRawInput, next }) => next({ ctx: { rawCall: await keepRawSubmission(ctx.services.market, ctx, getRawInput) } }))
     .use(async ({ ctx, next }) => {
       const staged = await offThread(ctx, true);
       return staged ? next({ getRawInput: async () => staged }) : next();
     })
     .input(SubmissionInput)
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       const { config, market } = ctx.services;
+      // The consumer took another manager's quote: the job is that manager's.
+      const named = input instanceof StagedSubmission ? input.head.manager : input.manager;
+      const sent = await sendSubmission(market, ctx, named, ctx.rawCall).catch((e: unknown) => {
+        if (input instanceof StagedSubmission) input.drop();
+        throw e;
+      });
+      if (sent !== null) {
+        if (input instanceof StagedSubmission) input.drop();
+        return sent as Awaited<ReturnType<typeof submitJob>>;
+      }
       const replicas = input instanceof StagedSubmission ? input.head.replicas : input.replicas;
       try {
         checkQueuedTasks(market, ctx.caller.id, tasksIn(input) * replicas, config.QUEUED_TASKS_PER_USER);

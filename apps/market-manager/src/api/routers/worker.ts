@@ -1,4 +1,5 @@
-import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest } from "@cyclemarket/worker-runtime";
+import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest, WhereIsRequest } from "@cyclemarket/worker-runtime";
+import { whereIs } from "../../market/managers.ts";
 import { router, workerProcedure } from "../trpc.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
 import { checkReport, heartbeat, leaseTasks, reportAndLease, reportMany } from "../../resources/leases.ts";
@@ -33,6 +34,8 @@ export const workerRouter = router({
     const { controls } = await setMachineControls(ctx.services.market, ctx.caller, input.machineId, { available: input.available, controls: input.controls });
     return { controls };
   }),
+  /** Which manager holds the caller's machine now: asked by a worker whose manager stopped answering. */
+  whereIs: workerProcedure.input(WhereIsRequest).query(({ ctx, input }) => whereIs(ctx.services.market, ctx.caller.id, input.machineId)),
   depart: workerProcedure.input(DepartRequest).mutation(async ({ ctx, input }) => {
     const market = ctx.services.market;
     await market.serial(async () => {

@@ -42,6 +42,7 @@ export interface IntakeParams extends AdmissionParams {
   taskLimits: string | null;
   /** The consumer lets the producers who run it see the job's name. */
   nameToProducers: boolean;
+  managerId: string;
   taskIds: string[];
   taskIndexes: number[];
   taskReplicas: number[];
@@ -138,11 +139,11 @@ export const admitJobWithIntake = statement<IntakeParams, { refused: number | nu
     `
   INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
     "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
-    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "maxSpendMicro", "submitNetwork", "nameToProducers")
+    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "maxSpendMicro", "submitNetwork", "nameToProducers", "managerId")
   VALUES (${p.jobId}, ${p.ownerId}, ${p.name}, ${p.example}, ${p.moduleHash}, ${p.benefit}::jsonb, ${p.replicas}::int, ${p.status}::"JobStatus", ${p.decision}::jsonb,
     ${p.taskCount}::int, ${p.workPerTask}::float8, ${p.declaredWorkPerTask}::float8, ${p.workEstimate}, ${p.pilotCount}::int, ${p.memoryMbPerTask}::int,
     ${p.taskLimits}::jsonb, ${ms(p.now)}, ${ms(p.now)}, ${ms(p.completionAt)}, ${p.price}::bigint, ${p.pilotPrice}::bigint, ${p.pricing},
-    ${p.escrow}::bigint, ${p.maxSpend}::bigint, ${p.submitNetwork}, ${p.nameToProducers}::boolean)
+    ${p.escrow}::bigint, ${p.maxSpend}::bigint, ${p.submitNetwork}, ${p.nameToProducers}::boolean, ${p.managerId})
   RETURNING 1`,
     `
   INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId", attempts)

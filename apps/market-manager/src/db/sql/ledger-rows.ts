@@ -136,3 +136,16 @@ SELECT CASE WHEN (SELECT ok FROM ledger_all_new) THEN (SELECT count(*) FROM ledg
     ELSE 0 END AS posted,
   ${ledgerChecks(p)} AS checked`,
 );
+
+/**
+ * What a user's or the market's account may still spend (its balance above its floor, micro-credits
+ * as text), its row locked until the transaction ends: a write that moves an amount read here
+ * (all of a producer's earnings, a grant within the market's reserve) moves what is there, whatever
+ * another Market Manager writes meanwhile. No row: the account was never made.
+ */
+export const lockedSpendable = statement<{ kind: string; userId: string }, { spendable: string }>(
+  "locked-spendable",
+  (p) => `
+SELECT greatest("balanceMicro" - "minBalanceMicro", 0)::text AS spendable FROM "LedgerAccount"
+WHERE kind = ${p.kind}::"AccountKind" AND "userId" = ${p.userId}::text FOR UPDATE`,
+);

@@ -70,6 +70,8 @@ export function JobFileForm({ initial }: { initial?: string }) {
   }
 
   async function run(kind: "quote" | "submit") {
+    // A submission goes to the Market Manager whose quote is shown, when one is.
+    const quoted = answer?.kind === "quote" ? answer.decision.manager : undefined;
     setProblem(null);
     setAnswer(null);
     setBusy(kind);
@@ -79,7 +81,7 @@ export function JobFileForm({ initial }: { initial?: string }) {
       if (kind === "quote") {
         setAnswer({ kind: "quote", decision: (await client.jobs.quote.mutate(request)) as DecisionRecord });
       } else {
-        const { jobId, decision } = await client.jobs.submit.mutate(request);
+        const { jobId, decision } = await client.jobs.submit.mutate(quoted ? { ...request, manager: quoted } : request);
         setAnswer({ kind: "decision", decision: decision as DecisionRecord, jobId });
         await queryClient.invalidateQueries();
         if (decision.outcome !== "rejected") router.push(`/jobs/${jobId}`);

@@ -199,11 +199,13 @@ export function NewJobForm() {
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
+    // The job goes to the Market Manager whose quote is shown, when one is.
+    const quoted = answer?.kind === "quote" ? answer.decision.manager : undefined;
     const job = await ready();
     if (!job) return;
     setAnswer(null);
     try {
-      const { jobId, decision } = await submit.mutateAsync(job);
+      const { jobId, decision } = await submit.mutateAsync(quoted ? { ...job, manager: quoted } : job);
       setAnswer({ kind: "decision", decision, jobId });
       await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() }), moneyMoved()]);
       // A rejected job stays here so the consumer can change the curve and try again.

@@ -1,0 +1,139 @@
+// The Market Managers of one market and what each holds (market/managers.ts, market/adopt.ts).
+// Every time they compare is the database's own (`now()`), so the hosts' clocks do not matter.
+import { statement } from "./statement.ts";
+
+interface Identity {
+  id: string;
+  url: string;
+  healthUrl: string | null;
+}
+
+/** A manager joins (again): its row stamped now, its counts reset, no longer taken over. */
+export const joinManager = statement<Identity & { capacity: number }, never>(
+  "join-manager",
+  (p) => `
+INSERT INTO market_manager (id, url, "healthUrl", capacity, "startedAt", "heartbeatAt")
+VALUES (${p.id}::text, ${p.url}::text, ${p.healthUrl}::text, ${p.capacity}::int, now(), now())
+ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, "healthUrl" = EXCLUDED."healthUrl", capacity = EXCLUDED.capacity,
+  "startedAt" = now(), "heartbeatAt" = now(), machines = 0, jobs = 0, "tasksDone" = 0, "claimedBy" = NULL, "claimedAt" = NULL`,
+);
+
+/** Its address, once it listens. */
+export const managerMoved = statement<Identity, never>(
+  "manager-moved",
+  (p) => `UPDATE market_manager SET url = ${p.url}::text, "healthUrl" = ${p.healthUrl}::text WHERE id = ${p.id}::text`,
+);
+
+/** Active machines without a manager (rows from before there were several) become `managerId`'s. */
+export const takeUnownedMachines = statement<{ managerId: string }, never>(
+  "take-unowned-machines",
+  (p) => `UPDATE "Machine" SET "managerId" = ${p.managerId}::text WHERE "managerId" IS NULL AND status = 'active'`,
+);
+
+/** Open jobs without a manager become `managerId`'s. */
+export const takeUnownedJobs = statement<{ managerId: string }, never>(
+  "take-unowned-jobs",
+  (p) => `UPDATE "Job" SET "managerId" = ${p.managerId}::text WHERE "managerId" IS NULL AND status IN ('admitted', 'running', 'delayed')`,
+);
+
+/**
+ * The manager's stamp with what it holds; no row when another manager has taken it over (it
+ * must then stop acting on what it held).
+ */
+export const stampManager = statement<{ id: string; machines: number; jobs: number; tasksDone: string }, { id: string }>(
+  "stamp-manager",
+  (p) => `
+UPDATE market_manager SET "heartbeatAt" = now(), machines = ${p.machines}::int, jobs = ${p.jobs}::int, "tasksDone" = ${p.tasksDone}::bigint
+WHERE id = ${p.id}::text AND "claimedBy" IS NULL RETURNING id`,
+);
+
+export interface ManagerRow {
+  id: string;
+  url: string;
+  healthUrl: string | null;
+  machines: number;
+  jobs: number;
+  capacity: number;
+  /** A count as text (bigint). */
+  tasksDone: string;
+  /** Instants as ms since the epoch. */
+  startedAt: number;
+  heartbeatAt: number;
+  claimedBy: string | null;
+  /** How long since its stamp, by the database's clock. */
+  ageMs: number;
+}
+
+/** Every manager the market has had. */
+export const managerRows = statement<Record<string, never>, ManagerRow>(
+  "manager-rows",
+  () => `
+SELECT id, url, "healthUrl", machines, jobs, capacity, "tasksDone"::text AS "tasksDone",
+  (extract(epoch FROM "startedAt") * 1000)::float8 AS "startedAt", (extract(epoch FROM "heartbeatAt") * 1000)::float8 AS "heartbeatAt",
+  "claimedBy", (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "ageMs"
+FROM market_manager ORDER BY id`,
+);
+
+/**
+ * `me` claims the dead manager `dead`: only if nobody has, and its stamp is still older than the
+ * timeout. The row stays locked until the transaction that moves its machines and jobs commits.
+ */
+export const claimDeadManager = statement<{ me: string; dead: string; timeoutMs: number }, { silentMs: number }>(
+  "claim-dead-manager",
+  (p) => `
+UPDATE market_manager SET "claimedBy" = ${p.me}::text, "claimedAt" = now()
+WHERE id = ${p.dead}::text AND id <> ${p.me}::text AND "claimedBy" IS NULL AND "heartbeatAt" < now() - ${p.timeoutMs}::float8 * interval '1 millisecond'
+RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentMs"`,
+);
+
+/**
+ * The active machines of `from` become `to`'s, read into memory by `to` at once (so any handed
+ * to `from` and not yet picked up are no longer waiting to be).
+ */
+export const moveManagerMachines = statement<{ from: string; to: string }, { id: string }>(
+  "move-manager-machines",
+  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/**
+ * A manager above its fair share hands idle machines to one below it (market/rebalance.ts): each
+ * only while it is still the giver's and active. The machines handed.
+ */
+export const handMachines = statement<{ from: string; to: string; machineIds: string[] }, { id: string }>(
+  "hand-machines",
+  (p) => `
+UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = now()
+WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/** The machines handed to `managerId` and not yet read into its memory. */
+export const handedMachines = statement<{ managerId: string }, { id: string }>(
+  "handed-machines",
+  (p) => `SELECT id FROM "Machine" WHERE "managerId" = ${p.managerId}::text AND status = 'active' AND "handedAt" IS NOT NULL`,
+);
+
+/** Handed machines `managerId` has read into memory: no longer waiting. */
+export const pickedUpMachines = statement<{ managerId: string; machineIds: string[] }, never>(
+  "picked-up-machines",
+  (p) => `UPDATE "Machine" SET "handedAt" = NULL WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.managerId}::text`,
+);
+
+/** The open jobs of `from` become `to`'s. */
+export const moveManagerJobs = statement<{ from: string; to: string }, { id: string }>(
+  "move-manager-jobs",
+  (p) => `UPDATE "Job" SET "managerId" = ${p.to}::text WHERE "managerId" = ${p.from}::text AND status IN ('admitted', 'running', 'delayed') RETURNING id`,
+);
+
+/**
+ * The manager that holds a producer's active machine, its address, and whether it is alive (its
+ * stamp within `timeoutMs` and nobody took it over). No row: the machine is not in the market, or
+ * not the owner's.
+ */
+export const machineManager = statement<{ machineId: string; ownerId: string; timeoutMs: number }, { managerId: string | null; url: string | null; alive: boolean | null }>(
+  "machine-manager",
+  (p) => `
+SELECT m."managerId", mm.url,
+  (mm."claimedBy" IS NULL AND mm."heartbeatAt" >= now() - ${p.timeoutMs}::float8 * interval '1 millisecond') AS alive
+FROM "Machine" m LEFT JOIN market_manager mm ON mm.id = m."managerId"
+WHERE m.id = ${p.machineId}::text AND m."ownerId" = ${p.ownerId}::text AND m.status = 'active'`,
+);

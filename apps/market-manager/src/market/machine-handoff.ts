@@ -1,0 +1,104 @@
+import type { Market } from "./market.ts";
+import type { ManagerView } from "./managers.ts";
+import { loadMarket } from "./restore.ts";
+import { machineLeaving } from "./transitions.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { handedMachines, handMachines, pickedUpMachines } from "../db/sql/market-managers.ts";
+import { shortId } from "@cyclemarket/client/job-file";
+
+// Machines follow the managers (the Java Market paper, section 4.4: the schedulers' subsets of
+// producers change on line). When a manager joins or comes back, the others hold more than their
+// share: each one above the fair share (the market's machines over its live managers, rounded up)
+// hands idle machines to those below it at its next stamp. The giver decides under its own lock,
+// so it hands only machines it runs nothing on; a conditional update moves each row only while it
+// is still the giver's. The taker reads them in at its own next stamp, and the workers follow:
+// the giver answers their next call with `machine-moved` and where to (ownMachine).
+
+/** At most this many machines handed at one stamp: a large market rebalances over several. */
+export const MAX_HANDED_PER_BEAT = 200;
+/** Stamps a giver waits after a handoff before it looks again, so the takers' stamps show what they took. */
+export const HANDOFF_COOLDOWN_BEATS = 3;
+
+/** Who gets how many of this manager's machines: nothing unless it holds more than the fair share. */
+export function handoffPlan(view: readonly ManagerView[], selfId: string, own: number): { to: ManagerView; count: number }[] {
+  const alive = view.filter((m) => m.alive);
+  if (alive.length < 2 || !alive.some((m) => m.id === selfId)) return [];
+  const held = (m: ManagerView) => (m.id === selfId ? own : m.machines);
+  const total = alive.reduce((s, m) => s + held(m), 0);
+  const fair = Math.ceil(total / alive.length);
+  let surplus = Math.min(own - fair, MAX_HANDED_PER_BEAT);
+  const plan: { to: ManagerView; count: number }[] = [];
+  for (const m of alive.filter((x) => x.id !== selfId && x.machines < fair).sort((a, b) => a.machines - b.machines || a.id.localeCompare(b.id))) {
+    if (surplus <= 0) break;
+    const count = Math.min(surplus, fair - m.machines);
+    plan.push({ to: m, count });
+    surplus -= count;
+  }
+  return plan;
+}
+
+/**
+ * Hands idle machines to managers below the fair share, as `handoffPlan` says, when `act`; the
+ * caller acts only on a plan found at two stamps in a row (a manager's counts in the view are its
+ * last stamp's, and a blip of them, machines registering meanwhile, must not move machines back
+ * and forth). Only opportunistic machines with no lease and nothing queued: a dedicated machine's
+ * contract, and tasks placed on a machine, stay with the manager that holds them. Whether there
+ * was a plan, and how many machines were handed.
+ */
+export async function handOff(market: Market, act: boolean): Promise<{ planned: boolean; handed: number }> {
+  const managers = market.managers;
+  if (!managers) return { planned: false, handed: 0 };
+  // Looked at first without the lock, which a market busy with work should not be made to wait for.
+  const planned = handoffPlan(managers.view, managers.self.id, market.state.machines.size).length > 0;
+  if (!planned || !act) return { planned, handed: 0 };
+  return market.serial(async () => {
+    const plan = handoffPlan(managers.view, managers.self.id, market.state.machines.size);
+    if (!plan.length) return { planned: false, handed: 0 };
+    const idle = [...market.state.machines.values()].filter((m) => m.kind === "opportunistic" && m.leases.size === 0 && m.queue.length === 0);
+    let handed = 0;
+    for (const { to, count } of plan) {
+      const ids = idle.splice(0, count).map((m) => m.id);
+      if (!ids.length) break;
+      const moved = await runStatement(viaPrisma(market.db), handMachines, { from: managers.self.id, to: to.id, machineIds: ids });
+      for (const { id } of moved) {
+        machineLeaving(market, id);
+        market.state.machines.delete(id);
+        managers.movedAway(id, to);
+        // Its work stream wakes, finds the machine gone elsewhere and says so: the worker follows now.
+        market.emit({ kind: "machine", machineId: id });
+      }
+      handed += moved.length;
+      if (moved.length) market.log(`handed ${moved.length} idle machine(s) to the Market Manager ${to.id}: ${moved.map((m) => shortId(m.id)).join(", ")}`);
+    }
+    return { planned: true, handed };
+  });
+}
+
+/**
+ * Reads into memory the machines another manager handed to this one, as a restart reads its own:
+ * with a fresh timeout, so their workers have time to find their way here. How many.
+ */
+export async function pickUpHanded(market: Market): Promise<number> {
+  const managers = market.managers;
+  // Machines are handed only by another manager: a market that has only ever had this one has none.
+  if (!managers || managers.view.length < 2) return 0;
+  const run = viaPrisma(market.db);
+  const waiting = await runStatement(run, handedMachines, { managerId: managers.self.id });
+  if (!waiting.length) return 0;
+  return market.serial(async () => {
+    const ids = waiting.map((r) => r.id).filter((id) => !market.state.machines.has(id));
+    if (ids.length) await loadMarket(market, { machineIds: ids, jobIds: [] });
+    const now = market.clock.now();
+    for (const id of ids) {
+      const m = market.state.machines.get(id);
+      if (m) m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
+      managers.cameBack(id);
+      market.emit({ kind: "machine", machineId: id });
+    }
+    // Cleared once in memory: a failure before this leaves them waiting for the next stamp.
+    await runStatement(run, pickedUpMachines, { managerId: managers.self.id, machineIds: waiting.map((r) => r.id) });
+    if (ids.length) market.log(`took ${ids.length} machine(s) handed by another Market Manager`);
+    return ids.length;
+  });
+}

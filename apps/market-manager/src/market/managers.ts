@@ -1,0 +1,228 @@
+import type { Market } from "./market.ts";
+import type { Db } from "../db/client.ts";
+import { refuse } from "../api/errors.ts";
+import { runStatement, type Runner } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { joinManager, machineManager, managerMoved, managerRows, stampManager, takeUnownedJobs, takeUnownedMachines } from "../db/sql/market-managers.ts";
+
+// Several Market Managers over one market (the Java Market paper, section 4.4: several schedulers,
+// each over a subset of the producers). They find each other in PostgreSQL, not through a
+// coordination service of their own: each stamps its row of `market_manager` with the database's
+// clock, and a manager whose stamp is older than the timeout is taken over by another, with
+// conditional updates, so two survivors never both take the same machine or job (adopt.ts).
+
+/** A manager of the market as the others see it (its row, and how long since its stamp). */
+export interface ManagerView {
+  id: string;
+  url: string;
+  healthUrl: string | null;
+  machines: number;
+  jobs: number;
+  capacity: number;
+  tasksDone: number;
+  startedAt: number;
+  heartbeatAt: number;
+  /** Its stamp is within the timeout and nobody has taken it over. */
+  alive: boolean;
+  claimedBy: string | null;
+  /** Tasks per second settled by it, over the last view's interval. */
+  tasksPerSecond: number;
+}
+
+export interface ManagerIdentity {
+  id: string;
+  /** Where workers and the other managers reach its API. */
+  url: string;
+  healthUrl: string | null;
+  /** A manager not stamped for this long is dead, and another takes over what it held. */
+  timeoutMs: number;
+  /** The machines it is sized for: its room is this less the machines it holds. */
+  capacity: number;
+}
+
+/** Tasks settled by this manager since it started, as its heartbeat reports them. */
+export type TasksDone = () => number;
+
+/** Machines handed away whose new manager a manager remembers, to tell their workers. */
+const MAX_REMEMBERED_HANDOFFS = 100_000;
+
+export class Managers {
+  /** Restored: it may take over dead managers now (before, its own market is still being read). */
+  ready = false;
+  /** Every manager the database knows, as of the last stamp (this one included). */
+  view: ManagerView[] = [];
+  /**
+   * Registrations routed since the last view, to each manager (this one's own too): counted
+   * against the room the view shows, so a burst of machines registering at once is spread.
+   */
+  private sent = new Map<string, number>();
+  /** The machines this manager held at the last view. */
+  private heldAtView = 0;
+  private lastDone = new Map<string, { done: number; at: number }>();
+
+  private run: Runner;
+
+  constructor(
+    db: Db,
+    readonly self: ManagerIdentity,
+  ) {
+    this.run = viaPrisma(db);
+  }
+
+  /**
+   * Joins the market (again): its row stamped now and no longer taken over. A survivor taking it
+   * over holds the row's lock until the machines and jobs it took have moved, so what this
+   * manager restores after the join is what is still its own.
+   */
+  async join(): Promise<void> {
+    const { id, url, healthUrl, capacity } = this.self;
+    await runStatement(this.run, joinManager, { id, url, healthUrl, capacity });
+    await this.refresh();
+  }
+
+  /** Its address, known once it listens (a port chosen by the system). */
+  async moved(url: string, healthUrl: string | null): Promise<void> {
+    this.self.url = url;
+    this.self.healthUrl = healthUrl;
+    await runStatement(this.run, managerMoved, { id: this.self.id, url, healthUrl });
+  }
+
+  /**
+   * Machines and open jobs without a manager (a market from before there were several, or rows
+   * written by a manager of an older version) become this one's; each row once, whoever asks first.
+   */
+  async takeUnowned(): Promise<void> {
+    await runStatement(this.run, takeUnownedMachines, { managerId: this.self.id });
+    await runStatement(this.run, takeUnownedJobs, { managerId: this.self.id });
+  }
+
+  /**
+   * Stamps this manager's row with what it holds, and reads every row. False when another
+   * manager has taken this one over (it was silent past the timeout): what it held is no longer
+   * its own, and it must stop rather than act on it.
+   */
+  async beat(holds: { machines: number; jobs: number; tasksDone: number }): Promise<boolean> {
+    const stamped = await runStatement(this.run, stampManager, { id: this.self.id, machines: holds.machines, jobs: holds.jobs, tasksDone: String(Math.round(holds.tasksDone)) });
+    this.heldAtView = holds.machines;
+    await this.refresh();
+    return stamped.length > 0;
+  }
+
+  private async refresh(): Promise<void> {
+    const rows = await runStatement(this.run, managerRows, {});
+    const now = Date.now();
+    this.sent.clear();
+    this.view = rows.map((r) => {
+      const done = Number(r.tasksDone);
+      const before = this.lastDone.get(r.id);
+      this.lastDone.set(r.id, { done, at: now });
+      const tasksPerSecond = before && now > before.at && done >= before.done ? ((done - before.done) * 1000) / (now - before.at) : 0;
+      return {
+        id: r.id,
+        url: r.url,
+        healthUrl: r.healthUrl,
+        machines: r.machines,
+        jobs: r.jobs,
+        capacity: r.capacity,
+        tasksDone: done,
+        startedAt: r.startedAt,
+        heartbeatAt: r.heartbeatAt,
+        alive: r.claimedBy === null && r.ageMs <= this.self.timeoutMs,
+        claimedBy: r.claimedBy,
+        tasksPerSecond,
+      };
+    });
+  }
+
+  /** The managers whose stamps are within the timeout and nobody took over. */
+  alive(): ManagerView[] {
+    return this.view.filter((m) => m.alive);
+  }
+
+  /**
+   * The manager a machine registers with: the one it names if that one is alive, or the one with
+   * the most room (this one when it has as much as any). Registrations sent elsewhere since the
+   * last view count against that manager's room, so a burst of machines is spread.
+   */
+  placeFor(named: string | undefined, ownMachines: number): ManagerView | null {
+    const alive = this.alive();
+    if (named) {
+      const m = alive.find((x) => x.id === named);
+      if (m) return m;
+    }
+    let best: ManagerView | null = null;
+    let bestRoom = -Infinity;
+    for (const m of alive) {
+      // Its own: those in memory, or more while registrations it kept are still being written.
+      const held = m.id === this.self.id ? Math.max(ownMachines, this.heldAtView + (this.sent.get(m.id) ?? 0)) : m.machines + (this.sent.get(m.id) ?? 0);
+      const room = m.capacity - held;
+      if (room > bestRoom || (room === bestRoom && m.id === this.self.id)) {
+        best = m;
+        bestRoom = room;
+      }
+    }
+    return best;
+  }
+
+  /** Machines this manager handed to another (machine-handoff.ts): their workers' calls here are told where they went. */
+  private handed = new Map<string, { managerId: string; managerUrl: string }>();
+
+  /** `machineId` was handed to `to`. Bounded: a worker that calls after many more handoffs is told its machine is unknown, and registers again. */
+  movedAway(machineId: string, to: ManagerView): void {
+    this.handed.set(machineId, { managerId: to.id, managerUrl: to.url });
+    if (this.handed.size > MAX_REMEMBERED_HANDOFFS) this.handed.delete(this.handed.keys().next().value!);
+  }
+
+  /** A machine handed away and handed back again is this manager's once more. */
+  cameBack(machineId: string): void {
+    this.handed.delete(machineId);
+  }
+
+  /** The manager `machineId` was handed to, if this one handed it away. */
+  whereMoved(machineId: string): { managerId: string; managerUrl: string } | undefined {
+    return this.handed.get(machineId);
+  }
+
+  /** A registration was routed to `id` (this manager's own included): its room is smaller by one until the next view. */
+  sentTo(id: string): void {
+    this.sent.set(id, (this.sent.get(id) ?? 0) + 1);
+  }
+
+  /**
+   * Managers silent past the timeout whose machines and jobs nobody has taken yet. (A taker's
+   * claim and the rows it moves commit together, so what a taker that died in turn took is its
+   * own, and goes with it.)
+   */
+  dead(): ManagerView[] {
+    return this.view.filter((m) => m.id !== this.self.id && !m.alive && m.claimedBy === null);
+  }
+}
+
+/**
+ * The manager that holds a producer's machine now, as the database has it: the dead manager's
+ * own address until another takes it over (alive false: ask again), the taker's after. Null when
+ * the machine is not in the market (or not the caller's): register again.
+ */
+export async function whereIs(market: Market, ownerId: string, machineId: string) {
+  const [row] = await runStatement(viaPrisma(market.db), machineManager, { machineId, ownerId, timeoutMs: market.managers?.self.timeoutMs ?? 0 });
+  if (!row) return { managerId: null, managerUrl: null, alive: false };
+  return { managerId: row.managerId, managerUrl: row.url, alive: row.alive === true };
+}
+
+/**
+ * A registration that can follow (the worker said so) is sent to the manager with the most room,
+ * or the one it named: a refusal naming where to register, which the worker follows
+ * (worker-runtime's trpc-api.ts). A worker that cannot follow (a browser page behind the web app)
+ * registers here.
+ */
+export function routeRegistration(market: Market, offer: { manager?: string | undefined; follow?: boolean | undefined }): void {
+  const managers = market.managers;
+  if (!managers || !offer.follow) return;
+  const target = managers.placeFor(offer.manager, market.state.machines.size);
+  if (target) managers.sentTo(target.id);
+  if (!target || target.id === managers.self.id) return;
+  throw refuse.conflict(
+    { code: "register-elsewhere", managerId: target.id, managerUrl: target.url },
+    `Register with the Market Manager ${target.id} at ${target.url}: it has the most room.`,
+  );
+}
