@@ -34,6 +34,8 @@ function detailWords(row: Row): string | null {
     if (n("expectedFinishAt") !== null) parts.push(`expected to finish by ${time(n("expectedFinishAt"))}`);
     return `${parts.join(", ")}.`;
   }
+  // A machine an admin moved to another Market Manager (its reason names both) rather than tasks moved to this machine.
+  if (row.outcome === "move" && typeof d.by === "string") return `${row.machineName ?? "The machine"}, moved by the admin ${d.by}.`;
   if (row.outcome === "move") return `Moved to ${row.machineName ?? "another machine"}.`;
   if (row.outcome === "departure") return `${row.tasks} task${row.tasks === 1 ? "" : "s"} on it went back to the market.`;
   return null;

@@ -4,7 +4,7 @@
 // package) and each sentence is given its code's fields as the vocabulary types them: a code
 // without a sentence, or a field renamed on one side only, does not compile.
 import { credits, dateTime, number, seconds } from "./format";
-import { jobReasonWords } from "@cyclemarket/client/job-file";
+import { jobReasonWords, shortId } from "@cyclemarket/client/job-file";
 import type { ModuleRefusal } from "@cyclemarket/worker-runtime";
 import { OUTAGE_WORDS, isOutage } from "./outage";
 import {
@@ -274,6 +274,12 @@ const DESCRIBE: Sentences = {
   "stale-lease": () => "The result came for a lease that is no longer current (it expired or was reassigned), so it was not accepted.",
   "machine-departed": () => "This machine is no longer in the market; start producing again to register anew.",
   "machine-moved": (r) => `This machine is held by the Market Manager ${r.managerId} now, to share the machines among the managers; its worker follows.`,
+  "manager-not-live": (r) => `The Market Manager ${r.managerId} is not live (silent, taken over or unknown): machines can move only between live managers.`,
+  "machine-already-there": (r) => `Machine ${shortId(r.machineId)} is already held by the Market Manager ${r.managerId}.`,
+  "machine-busy": (r) =>
+    `Machine ${shortId(r.machineId)} is busy (${number(r.leases, 0)} lease${r.leases === 1 ? "" : "s"}, ${number(r.queued, 0)} task${r.queued === 1 ? "" : "s"} queued): only idle machines move; try again when its work is done.`,
+  "machine-dedicated": (r) => `Machine ${shortId(r.machineId)} is dedicated: its contract stays with the manager that holds it.`,
+  "machine-handed": (r) => `An admin moved this machine from the Market Manager ${r.fromManagerId} to ${r.toManagerId}; its worker follows.`,
   "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
   "not-your-machine": () => "That machine belongs to someone else.",
   "hash-mismatch": () => "The reported output hash does not match the output.",

@@ -111,6 +111,11 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // A market of several managers: the machine is to register with this one (market/managers.ts).
   reason("register-elsewhere", { managerId: str, managerUrl: str }),
   reason("machine-moved", { machineId: str, managerId: str, managerUrl: str }),
+  // An admin moving machines between managers (market/machine-moves.ts): each refusal names why.
+  reason("manager-not-live", { managerId: str }),
+  reason("machine-already-there", { machineId: str, managerId: str }),
+  reason("machine-busy", { machineId: str, leases: num, queued: num }),
+  reason("machine-dedicated", { machineId: str }),
   reason("not-your-machine", { machineId: str }),
   reason("stale-lease", { leaseId: str }),
   reason("output-too-large", { bytes: num, max: num }),
@@ -122,6 +127,7 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("contract-ended", {}),
   reason("missed-leases", {}),
   reason("placed-again", {}),
+  reason("machine-handed", { fromManagerId: str, toManagerId: str }),
   // A decision recorded before the engine owned the wait rule: kept so old records still read.
   reason("waited-too-long", { waitedMs: num, maxDelayMs: num }),
 ]);

@@ -26,6 +26,8 @@ export async function marketOverview(db: Db, market: Market) {
         owner: m.owner.email,
         kind: m.kind,
         status: m.status,
+        /** The Market Manager that holds it (market/managers.ts). */
+        manager: m.managerId,
         slots: m.slots,
         speed: m.speed,
         memoryPerSlotMb: m.memoryPerSlotMb,

@@ -1,4 +1,5 @@
 import type { Market } from "./market.ts";
+import type { LiveMachine } from "./live.ts";
 import type { ManagerView } from "./managers.ts";
 import { loadMarket } from "./restore.ts";
 import { machineLeaving } from "./transitions.ts";
@@ -42,9 +43,8 @@ export function handoffPlan(view: readonly ManagerView[], selfId: string, own: n
  * Hands idle machines to managers below the fair share, as `handoffPlan` says, when `act`; the
  * caller acts only on a plan found at two stamps in a row (a manager's counts in the view are its
  * last stamp's, and a blip of them, machines registering meanwhile, must not move machines back
- * and forth). Only opportunistic machines with no lease and nothing queued: a dedicated machine's
- * contract, and tasks placed on a machine, stay with the manager that holds them. Whether there
- * was a plan, and how many machines were handed.
+ * and forth). Only `handable` machines, and none an admin placed here (market/machine-moves.ts).
+ * Whether there was a plan, and how many machines were handed.
  */
 export async function handOff(market: Market, act: boolean): Promise<{ planned: boolean; handed: number }> {
   const managers = market.managers;
@@ -55,24 +55,40 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
   return market.serial(async () => {
     const plan = handoffPlan(managers.view, managers.self.id, market.state.machines.size);
     if (!plan.length) return { planned: false, handed: 0 };
-    const idle = [...market.state.machines.values()].filter((m) => m.kind === "opportunistic" && m.leases.size === 0 && m.queue.length === 0);
+    const idle = new Set([...market.state.machines.values()].filter(handable).map((m) => m.id));
     let handed = 0;
     for (const { to, count } of plan) {
-      const ids = idle.splice(0, count).map((m) => m.id);
-      if (!ids.length) break;
-      const moved = await runStatement(viaPrisma(market.db), handMachines, { from: managers.self.id, to: to.id, machineIds: ids });
-      for (const { id } of moved) {
-        machineLeaving(market, id);
-        market.state.machines.delete(id);
-        managers.movedAway(id, to);
-        // Its work stream wakes, finds the machine gone elsewhere and says so: the worker follows now.
-        market.emit({ kind: "machine", machineId: id });
-      }
+      if (!idle.size) break;
+      // Every idle machine is a candidate: the statement takes `count` of those an admin did not place here.
+      const moved = await runStatement(viaPrisma(market.db), handMachines, { from: managers.self.id, to: to.id, machineIds: [...idle], count });
+      for (const { id } of moved) idle.delete(id);
+      letGo(market, moved.map((m) => m.id), to);
       handed += moved.length;
       if (moved.length) market.log(`handed ${moved.length} idle machine(s) to the Market Manager ${to.id}: ${moved.map((m) => shortId(m.id)).join(", ")}`);
     }
     return { planned: true, handed };
   });
+}
+
+/**
+ * Whether a machine may be handed to another manager now: an opportunistic machine with no lease
+ * and nothing queued. A dedicated machine's contract, and tasks placed on a machine, stay with the
+ * manager that holds them.
+ */
+export const handable = (m: LiveMachine) => m.kind === "opportunistic" && m.leases.size === 0 && m.queue.length === 0;
+
+/**
+ * Machines whose rows now name `to` leave this manager's memory; call inside `market.serial`.
+ * Their workers are told where they went at their next call here (`machine-moved`).
+ */
+export function letGo(market: Market, machineIds: readonly string[], to: ManagerView): void {
+  for (const id of machineIds) {
+    machineLeaving(market, id);
+    market.state.machines.delete(id);
+    market.managers?.movedAway(id, to);
+    // Its work stream wakes, finds the machine gone elsewhere and says so: the worker follows now.
+    market.emit({ kind: "machine", machineId: id });
+  }
 }
 
 /**

@@ -12,4 +12,7 @@ export const DEPARTURE_CODES = {
 /** A task that lost its machine (departure, expired lease, failed run) was given another. */
 export const PLACED_AGAIN = "placed-again";
 
-export const SERVICE_DECISION_CODES: readonly string[] = [...Object.values(DEPARTURE_CODES), PLACED_AGAIN];
+/** An admin moved an idle machine from one Market Manager to another (market/machine-moves.ts). */
+export const MACHINE_HANDED = "machine-handed";
+
+export const SERVICE_DECISION_CODES: readonly string[] = [...Object.values(DEPARTURE_CODES), PLACED_AGAIN, MACHINE_HANDED];

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TIERS, bucketStart, rollup, tierFor, type Sample } from "./rollup.ts";
+import { TIERS, bucketStart, marketWide, rollup, tierFor, type Sample } from "./rollup.ts";
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 function sample(at: number, over: Partial<Sample> = {}): Sample {
   return {
     resolution: 5,
+    manager: "manager-1",
     at: new Date(at),
     machinesOpportunistic: 2,
     machinesDedicated: 0,
@@ -71,5 +72,30 @@ describe("downsampling the market's history", () => {
     expect(tierFor(365 * 86_400_000).resolution).toBe(3600);
     expect(TIERS.map((t) => t.resolution)).toEqual([5, 60, 900, 3600]);
     expect(bucketStart(T0 + 59_999, 60)).toBe(T0);
+  });
+});
+
+describe("the whole market's history from its managers'", () => {
+  const two = (at: number, a: Partial<Sample>, b: Partial<Sample>) => [sample(at, { manager: "manager-1", ...a }), sample(at, { manager: "manager-2", ...b })];
+
+  it("adds up the managers' machines, slots and tasks, and counts each one's decisions once", () => {
+    const [row, ...rest] = marketWide(two(T0, { machinesOpportunistic: 3, slotsOpportunistic: 6, runningTasks: 6, utilisation: 1, admissions: 2 }, { machinesOpportunistic: 1, slotsOpportunistic: 2, runningTasks: 0, utilisation: 0, admissions: 1 }), 5);
+    expect(rest).toEqual([]);
+    expect(row).toMatchObject({ manager: "", machinesOpportunistic: 4, slotsOpportunistic: 8, runningTasks: 6, queuedTasks: 20, admissions: 3 });
+    expect(row!.utilisation).toBeCloseTo(0.75);
+  });
+
+  it("takes the lowest reference price, a consumer's best offer", () => {
+    expect(marketWide(two(T0, { referencePrice: 3 }, { referencePrice: 2 }), 5)[0]!.referencePrice).toBe(2);
+    expect(marketWide(two(T0, { referencePrice: null }, { referencePrice: null }), 5)[0]!.referencePrice).toBeNull();
+  });
+
+  it("lets a manager's last sample stand for a missed moment, and not after it stopped", () => {
+    const rows = [...two(T0, {}, {}), sample(T0 + 5000, { manager: "manager-1" }), sample(T0 + 60_000, { manager: "manager-1" })];
+    expect(marketWide(rows, 5).map((r) => [r.at.getTime() - T0, r.machinesOpportunistic, r.admissions])).toEqual([
+      [0, 4, 2],
+      [5000, 4, 1],
+      [60_000, 2, 1],
+    ]);
   });
 });

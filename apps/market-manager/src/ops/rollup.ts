@@ -21,6 +21,8 @@ export const TIERS: readonly Tier[] = [
 
 export interface Sample {
   resolution: number;
+  /** The Market Manager that took it (its own machines, tasks and decisions). */
+  manager: string;
   at: Date;
   machinesOpportunistic: number;
   machinesDedicated: number;
@@ -53,6 +55,7 @@ export const bucketStart = (at: number, resolution: number) => Math.floor(at / (
  * Finer samples become one row per bucket of `resolution` seconds: gauges are averaged, counts of
  * events summed, running money totals and the reference price taken from the bucket's last sample
  * that has them. Only buckets that ended by `now` are made, so a bucket is never written half-full.
+ * The samples are one manager's.
  */
 export function rollup(samples: readonly Sample[], resolution: number, now: number): Sample[] {
   const buckets = new Map<number, Sample[]>();
@@ -79,6 +82,53 @@ export function rollup(samples: readonly Sample[], resolution: number, now: numb
       for (const k of COUNTS) row[k] = sorted.reduce((sum, s) => sum + s[k], 0);
       return row;
     });
+}
+
+/** A manager's last sample stands for it this long (a few of its intervals); past that it has stopped. */
+const STANDS_FOR_INTERVALS = 3;
+
+/**
+ * The whole market's samples from each manager's: at each moment a manager sampled, every
+ * manager's latest sample (one that stopped sampling a while ago no longer counts) added up.
+ * Machines, slots and tasks are summed and utilisation is the running tasks over the slots; the
+ * decisions are those counted at that moment; the reference price is the lowest (a consumer
+ * shops for it); the money totals are the ledger's, the same whoever read them, so the latest.
+ */
+export function marketWide(rows: readonly Sample[], resolution: number): Sample[] {
+  const sorted = [...rows].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const latest = new Map<string, Sample>();
+  const out: Sample[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    const at = sorted[i]!.at.getTime();
+    const now: Sample[] = [];
+    for (; i < sorted.length && sorted[i]!.at.getTime() === at; i++) now.push(sorted[i]!);
+    for (const s of now) latest.set(s.manager, s);
+    const standing = [...latest.values()].filter((s) => at - s.at.getTime() <= STANDS_FOR_INTERVALS * resolution * 1000);
+    const sum = (k: "machinesOpportunistic" | "machinesDedicated" | "slotsOpportunistic" | "slotsDedicated" | "queuedTasks" | "runningTasks") => standing.reduce((t, s) => t + s[k], 0);
+    const count = (k: "admissions" | "delays" | "rejections") => now.reduce((t, s) => t + s[k], 0);
+    const prices = standing.flatMap((s) => (s.referencePrice === null ? [] : [s.referencePrice]));
+    const last = now[now.length - 1]!;
+    const slots = sum("slotsOpportunistic") + sum("slotsDedicated");
+    // Averaged rows (a coarser tier) hold mean running tasks and slots: their ratio is the mean's utilisation near enough.
+    const running = standing.reduce((t, s) => t + s.utilisation * (s.slotsOpportunistic + s.slotsDedicated), 0);
+    out.push({
+      ...last,
+      manager: "",
+      at: new Date(at),
+      machinesOpportunistic: sum("machinesOpportunistic"),
+      machinesDedicated: sum("machinesDedicated"),
+      slotsOpportunistic: sum("slotsOpportunistic"),
+      slotsDedicated: sum("slotsDedicated"),
+      utilisation: slots > 0 ? running / slots : 0,
+      queuedTasks: sum("queuedTasks"),
+      runningTasks: sum("runningTasks"),
+      admissions: count("admissions"),
+      delays: count("delays"),
+      rejections: count("rejections"),
+      referencePrice: prices.length ? Math.min(...prices) : null,
+    });
+  }
+  return out;
 }
 
 /** The rows of each tier past its keeping time: older than this instant. */

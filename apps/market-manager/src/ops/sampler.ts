@@ -74,6 +74,7 @@ export async function takeSample(market: Market, now: number): Promise<Sample> {
   const totals = await readTotals(market, now);
   return {
     resolution: TIERS[0]!.resolution,
+    manager: market.managerId,
     at: new Date(now),
     machinesOpportunistic: s.machinesOpportunistic,
     machinesDedicated: s.machinesDedicated,
@@ -100,12 +101,14 @@ export function startSampler(market: Market, everyMs: number, rollupEveryMs = 60
   let lastRollup = 0;
   const step = async () => {
     const now = market.clock.now();
-    const sample = await takeSample(market, now);
-    await market.db.marketSample.upsert({ where: { resolution_at: { resolution: sample.resolution, at: sample.at } }, create: sample, update: {} });
+    // At a multiple of the interval: the managers' samples of one moment share it, and the market-wide view adds them up.
+    const sample = { ...(await takeSample(market, now)), at: new Date(Math.floor(now / everyMs) * everyMs) };
+    const key = { resolution: sample.resolution, manager: sample.manager, at: sample.at };
+    await market.db.marketSample.upsert({ where: { resolution_manager_at: key }, create: sample, update: {} });
     opsOf(market).metrics.samples.inc();
     if (now - lastRollup >= rollupEveryMs) {
       lastRollup = now;
-      await runRollup(market.db, now);
+      await runRollup(market.db, now, market.managerId);
     }
   };
   const timer = setInterval(() => {

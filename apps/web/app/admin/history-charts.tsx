@@ -104,12 +104,31 @@ function HistoryPanel({ panel, samples, index }: { panel: Panel; samples: Sample
 export function HistoryCharts() {
   const trpc = useTRPC();
   const [range, setRange] = useState<(typeof RANGES)[number]>(RANGES[0]);
-  const history = useQuery({ ...trpc.admin.history.queryOptions({ seconds: range.seconds }), refetchInterval: REFRESH_MS, placeholderData: (previous) => previous });
+  // With several Market Managers, the history of one of them, or the whole market's ("").
+  const [manager, setManager] = useState("");
+  const managers = useQuery({ ...trpc.admin.managers.queryOptions(), refetchInterval: REFRESH_MS });
+  const names = managers.data?.managers.map((m) => m.id) ?? [];
+  const history = useQuery({
+    ...trpc.admin.history.queryOptions({ seconds: range.seconds, ...(manager ? { manager } : {}) }),
+    refetchInterval: REFRESH_MS,
+    placeholderData: (previous) => previous,
+  });
   const samples = history.data?.samples ?? [];
   return (
     <Card
       title="History"
       actions={
+        <div className="flex flex-wrap items-center gap-2">
+        {names.length > 1 ? (
+          <select value={manager} onChange={(e) => setManager(e.target.value)} aria-label="Whose history" className="rounded-md border border-slate-300 px-2 py-1 text-xs">
+            <option value="">the whole market</option>
+            {names.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        ) : null}
         <div role="group" aria-label="Time range" className="flex gap-1">
           {RANGES.map((r) => (
             <button
@@ -122,6 +141,7 @@ export function HistoryCharts() {
               {r.label === "15 minutes" ? "last 15 minutes" : `last ${r.label}`}
             </button>
           ))}
+        </div>
         </div>
       }
     >
@@ -136,7 +156,9 @@ export function HistoryCharts() {
         </div>
       )}
       <p className="mt-3 text-xs text-slate-500">
-        {history.data ? `${samples.length} points, one per ${history.data.resolution} seconds (older history is kept at coarser steps).` : "…"}
+        {history.data
+          ? `${samples.length} points, one per ${history.data.resolution} seconds (older history is kept at coarser steps)${history.data.manager ? `; the Market Manager ${history.data.manager}'s machines, tasks and decisions (money is the whole market's)` : ""}.`
+          : "…"}
       </p>
     </Card>
   );

@@ -1,10 +1,10 @@
 "use client";
 import Link from "next/link";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { credits, dateTime, number, relative } from "@/lib/format";
-import { describeError } from "@/lib/reasons";
+import { describeAnyReason, describeError } from "@/lib/reasons";
 import { RequireRole } from "@/components/session";
 import { Alert, Badge, Button, Card, EmptyState, Loading, PageHeader, ProgressBar, Stat, cx } from "@/components/ui";
 import { SettingsPanel } from "./settings-panel";
@@ -41,7 +41,7 @@ function Dashboard() {
         </Link>{" "}
         <span className="text-slate-500">: every admission, delay, rejection, placement, move and departure, with its reasons.</span>
       </p>
-      <ManagersTable />
+      <ManagersTable machines={machines} />
       <HistoryCharts />
       <Books books={overview.data.books} />
       <GrantCredits />
@@ -57,7 +57,7 @@ function Dashboard() {
 }
 
 /** The market's Market Managers (docs/SCALING.md "Several managers"): shown when there are several. */
-function ManagersTable() {
+function ManagersTable({ machines }: { machines: Overview["machines"] }) {
   const trpc = useTRPC();
   const managers = useQuery({ ...trpc.admin.managers.queryOptions(), refetchInterval: 2000 });
   if (!managers.data || managers.data.managers.length < 2) return null;
@@ -93,7 +93,88 @@ function ManagersTable() {
           ))}
         </tbody>
       </table>
+      <MoveMachines managers={managers.data.managers.filter((m) => m.alive).map((m) => m.id)} machines={machines} />
     </Card>
+  );
+}
+
+/**
+ * Moves idle machines from one live manager to another (admin.moveMachines): the first `count`
+ * active opportunistic machines the source holds, the idle ones first; each refused one says why.
+ */
+function MoveMachines({ managers, machines }: { managers: string[]; machines: Overview["machines"] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [count, setCount] = useState(1);
+  const source = from || managers[0] || "";
+  const target = to || managers.find((m) => m !== source) || "";
+  const candidates = machines
+    .filter((m) => m.status === "active" && m.kind === "opportunistic" && m.manager === source)
+    .sort((a, b) => a.running + a.queued - (b.running + b.queued));
+  const move = useMutation(
+    trpc.admin.moveMachines.mutationOptions({
+      onSettled: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.admin.managers.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.admin.overview.queryKey() });
+      },
+    }),
+  );
+  if (managers.length < 2) return null;
+  const moved = move.data?.moves.filter((m) => m.moved).length ?? 0;
+  const refused = move.data?.moves.flatMap((m) => (m.moved ? [] : [m])) ?? [];
+  const select = "rounded-md border border-slate-300 px-2 py-1 text-sm";
+  return (
+    <form
+      className="mt-4 flex flex-wrap items-end gap-2 border-t border-slate-100 pt-3 text-sm"
+      aria-label="Move machines between managers"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const machineIds = candidates.slice(0, count).map((m) => m.id);
+        if (machineIds.length) move.mutate({ machineIds, toManager: target });
+      }}
+    >
+      <label className="flex flex-col text-xs text-slate-600">
+        Machines
+        <input type="number" min={1} max={500} value={count} onChange={(e) => setCount(Math.max(1, Math.min(500, Number(e.target.value) || 1)))} className={cx(select, "w-20")} aria-label="How many machines to move" />
+      </label>
+      <label className="flex flex-col text-xs text-slate-600">
+        From
+        <select value={source} onChange={(e) => setFrom(e.target.value)} className={select} aria-label="Move from manager">
+          {managers.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col text-xs text-slate-600">
+        To
+        <select value={target} onChange={(e) => setTo(e.target.value)} className={select} aria-label="Move to manager">
+          {managers
+            .filter((m) => m !== source)
+            .map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+        </select>
+      </label>
+      <Button type="submit" disabled={move.isPending || !candidates.length || !target}>
+        Move idle machines
+      </Button>
+      <span className="text-xs text-slate-500">{candidates.length ? `${source} holds ${candidates.length} opportunistic machine${candidates.length === 1 ? "" : "s"}.` : `${source} holds no opportunistic machine.`}</span>
+      {move.isError ? <Alert tone="error" title="The machines could not be moved">{describeError(move.error)}</Alert> : null}
+      {move.data ? (
+        <div className="w-full text-xs" role="status" data-testid="moved-machines">
+          Moved {moved} machine{moved === 1 ? "" : "s"} to {move.data.toManager}; their workers follow.
+          {refused.length ? (
+            <ul className="mt-1 list-disc pl-5 text-slate-600">
+              {refused.map((r) => (
+                <li key={r.machineId}>{describeAnyReason(r.reason)}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
   );
 }
 

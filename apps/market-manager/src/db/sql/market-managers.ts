@@ -88,22 +88,47 @@ RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentM
 
 /**
  * The active machines of `from` become `to`'s, read into memory by `to` at once (so any handed
- * to `from` and not yet picked up are no longer waiting to be).
+ * to `from` and not yet picked up are no longer waiting to be). An admin's placement with the dead
+ * manager ends with it.
  */
 export const moveManagerMachines = statement<{ from: string; to: string }, { id: string }>(
   "move-manager-machines",
-  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
 );
 
 /**
- * A manager above its fair share hands idle machines to one below it (market/rebalance.ts): each
- * only while it is still the giver's and active. The machines handed.
+ * A manager above its fair share hands idle machines to one below it (market/machine-handoff.ts):
+ * at most `count` of the candidates, each only while it is still the giver's and active, and not
+ * one an admin placed with the giver (pinned). The candidates are picked once, in a CTE: a
+ * locking subquery under the UPDATE may be scanned again and pick more. The machines handed.
  */
-export const handMachines = statement<{ from: string; to: string; machineIds: string[] }, { id: string }>(
+export const handMachines = statement<{ from: string; to: string; machineIds: string[]; count: number }, { id: string }>(
   "hand-machines",
   (p) => `
-UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = now()
+WITH picked AS MATERIALIZED (
+  SELECT id FROM "Machine"
+  WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' AND "pinnedAt" IS NULL
+  ORDER BY id LIMIT ${p.count}::int FOR UPDATE
+)
+UPDATE "Machine" m SET "managerId" = ${p.to}::text, "handedAt" = now()
+FROM picked WHERE m.id = picked.id AND m."managerId" = ${p.from}::text RETURNING m.id`,
+);
+
+/**
+ * An admin moves machines from `from` to `to` (market/machine-moves.ts): as a handoff, each only
+ * while it is still the giver's and active, and pinned there so the fair share leaves it. The machines moved.
+ */
+export const adminHandMachines = statement<{ from: string; to: string; machineIds: string[] }, { id: string }>(
+  "admin-hand-machines",
+  (p) => `
+UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = now(), "pinnedAt" = now()
 WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/** The manager that holds each of these active machines (none for a machine not in the market). */
+export const machineHolders = statement<{ machineIds: string[] }, { id: string; managerId: string | null }>(
+  "machine-holders",
+  (p) => `SELECT id, "managerId" FROM "Machine" WHERE id = ANY(${p.machineIds}::text[]) AND status = 'active'`,
 );
 
 /** The machines handed to `managerId` and not yet read into its memory. */
