@@ -5,6 +5,7 @@
 // an entry whose unique key exists already writes nothing of the list.
 import { accountKey, MARKET_OWNER, type Entry } from "../../ledger/entries.ts";
 import { toJson } from "../client.ts";
+import { rowId } from "../row-id.ts";
 import { statement, type Placeholders } from "./statement.ts";
 
 export interface LedgerParams {
@@ -54,7 +55,8 @@ export function ledgerParams(entries: readonly Entry[]): LedgerParams {
     p.entryMemos.push(JSON.stringify(toJson(e.memo ?? {})));
     for (const posting of e.postings) {
       const key = accountKey(posting.account);
-      p.postingIds.push(crypto.randomUUID());
+      // Time-ordered, as every row id the market writes by the thousand (row-id.ts): a random one lands on a random leaf of the postings' key.
+      p.postingIds.push(rowId());
       p.postingEntries.push(e.id);
       p.postingAccounts.push(key);
       p.postingAmounts.push(String(posting.amount));
