@@ -79,13 +79,19 @@ export function ledgerParams(entries: readonly Entry[]): LedgerParams {
 /**
  * The CTEs that write the rows, named `ledger_entries`, `ledger_accounts` (id, key, balance after)
  * and `ledger_postings`. Accounts move only when every entry of the list was new.
+ *
+ * `existing`: what an entry whose unique key is taken does. "skipped" (the default): it is not
+ * written, and `ledger_all_new` says so, for a caller to whom an entry posted before is an answer.
+ * "fatal": the unique constraint fails the whole statement, for a statement that refuses such a
+ * list anyway; its entries are then plain inserts, without the extra log record and index probe
+ * a skippable (speculative) insert costs an entry.
  */
-export const ledgerCtes = (p: Placeholders<LedgerParams>) => `
+export const ledgerCtes = (p: Placeholders<LedgerParams>, existing: "skipped" | "fatal" = "skipped") => `
 ledger_entries AS (
   INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
   SELECT unnest(${p.entryIds}::text[]), unnest(${p.entryKinds}::text[]), unnest(${p.entryKeys}::text[]), unnest(${p.entryJobs}::text[]),
     unnest(${p.entryTasks}::text[]), unnest(${p.entryMemos}::jsonb[])
-  ON CONFLICT ("uniqueKey") DO NOTHING
+  ${existing === "skipped" ? `ON CONFLICT ("uniqueKey") DO NOTHING` : ""}
   RETURNING id
 ), ledger_moves AS (
   SELECT unnest(${p.accountKeys}::text[]) AS key, unnest(${p.accountKinds}::text[]) AS kind, unnest(${p.accountUsers}::text[]) AS owner,

@@ -41,6 +41,7 @@ export interface PlainReportsParams extends LedgerParams {
  * last task is in the group is completed with its charge, and its escrow must end empty.
  *
  * Refused, so that nothing of the group is written (its reports are then written one by one):
+ * a payment entry whose unique key exists (the run was paid already: the unique constraint fails it),
  * a result whose lease (of that task, on that machine) or task it did not update (a result row has
  * no foreign keys, migration 20261124081500_result_rows_unchecked: the rows it updates are the
  * result's parents, locked until the commit), and a settled job whose escrow held other than
@@ -85,7 +86,7 @@ WITH v AS (
 ), machines AS (
   UPDATE "Machine" m SET speed = x.speed FROM (SELECT unnest(${p.speedMachines}::text[]) AS id, unnest(${p.speeds}::float8[]) AS speed) x WHERE m.id = x.id
   RETURNING 1
-), ${ledgerCtes(p)}
+), ${ledgerCtes(p, "fatal")}
 SELECT
   CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.resultIds}::text[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.resultIds}::text[])
     THEN market_refuse('lease-not-found', jsonb_build_object('leases', (SELECT count(*) FROM leases), 'tasks', (SELECT count(*) FROM tasks))) END AS unheld,
