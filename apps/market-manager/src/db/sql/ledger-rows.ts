@@ -89,7 +89,7 @@ export function ledgerParams(entries: readonly Entry[]): LedgerParams {
 export const ledgerCtes = (p: Placeholders<LedgerParams>, existing: "skipped" | "fatal" = "skipped") => `
 ledger_entries AS (
   INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
-  SELECT unnest(${p.entryIds}::text[]), unnest(${p.entryKinds}::text[]), unnest(${p.entryKeys}::text[]), unnest(${p.entryJobs}::text[]),
+  SELECT unnest(${p.entryIds}::uuid[]), unnest(${p.entryKinds}::text[]), unnest(${p.entryKeys}::text[]), unnest(${p.entryJobs}::text[]),
     unnest(${p.entryTasks}::text[]), unnest(${p.entryMemos}::jsonb[])
   ${existing === "skipped" ? `ON CONFLICT ("uniqueKey") DO NOTHING` : ""}
   RETURNING id
@@ -97,17 +97,17 @@ ledger_entries AS (
   SELECT unnest(${p.accountKeys}::text[]) AS key, unnest(${p.accountKinds}::text[]) AS kind, unnest(${p.accountUsers}::text[]) AS owner,
     unnest(${p.accountJobs}::text[]) AS job, unnest(${p.accountDeltas}::bigint[]) AS delta
 ), ledger_all_new AS (
-  SELECT (SELECT count(*) FROM ledger_entries) = cardinality(${p.entryIds}::text[]) AS ok
+  SELECT (SELECT count(*) FROM ledger_entries) = cardinality(${p.entryIds}::uuid[]) AS ok
 ), ledger_users AS (
   -- A row proposed for insertion meets the floor's check before its conflict is found, so it
   -- proposes no debit: a debit of an account that does not exist yet shows as an inserted row.
   INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
-  SELECT gen_random_uuid()::text, m.kind::"AccountKind", m.owner, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NULL AND n.ok
+  SELECT gen_random_uuid(), m.kind::"AccountKind", m.owner, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NULL AND n.ok
   ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + (SELECT delta FROM ledger_moves WHERE key = EXCLUDED.kind::text || ':' || EXCLUDED."userId")
   RETURNING id, kind::text || ':' || "userId" AS key, "balanceMicro" AS balance, xmax = 0 AS inserted
 ), ledger_escrows AS (
   INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro")
-  SELECT gen_random_uuid()::text, 'escrow'::"AccountKind", m.job, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NOT NULL AND n.ok
+  SELECT gen_random_uuid(), 'escrow'::"AccountKind", m.job, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NOT NULL AND n.ok
   ON CONFLICT ("jobId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + (SELECT delta FROM ledger_moves WHERE key = 'escrow:' || EXCLUDED."jobId")
   RETURNING id, 'escrow:' || "jobId" AS key, "balanceMicro" AS balance, xmax = 0 AS inserted
 ), ledger_accounts AS (
@@ -115,7 +115,7 @@ ledger_entries AS (
 ), ledger_postings AS (
   INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro")
   SELECT p.id, p.entry, a.id, p.amount
-  FROM (SELECT unnest(${p.postingIds}::text[]) AS id, unnest(${p.postingEntries}::text[]) AS entry, unnest(${p.postingAccounts}::text[]) AS account,
+  FROM (SELECT unnest(${p.postingIds}::uuid[]) AS id, unnest(${p.postingEntries}::uuid[]) AS entry, unnest(${p.postingAccounts}::text[]) AS account,
     unnest(${p.postingAmounts}::bigint[]) AS amount) p
   JOIN ledger_accounts a ON a.key = p.account
   RETURNING 1
@@ -128,7 +128,7 @@ ledger_entries AS (
 export const ledgerChecks = (p: Placeholders<LedgerParams>) =>
   `CASE WHEN EXISTS (SELECT 1 FROM ledger_accounts a JOIN ledger_moves m ON m.key = a.key WHERE a.inserted AND m.delta < 0)
       THEN market_refuse('account-floor')
-    WHEN (SELECT ok FROM ledger_all_new) AND (SELECT count(*) FROM ledger_postings) <> cardinality(${p.postingIds}::text[])
+    WHEN (SELECT ok FROM ledger_all_new) AND (SELECT count(*) FROM ledger_postings) <> cardinality(${p.postingIds}::uuid[])
       THEN market_refuse('ledger-posting-without-account') ELSE 0 END`;
 
 /**
