@@ -54,7 +54,7 @@ export const plainReports = statement<PlainReportsParams, { results: number; pos
   "plain-reports",
   (p) => `
 WITH v AS (
-  SELECT unnest(${p.resultIds}::text[]) AS id, unnest(${p.taskIds}::text[]) AS task, unnest(${p.leaseIds}::text[]) AS lease, unnest(${p.machineIds}::text[]) AS machine,
+  SELECT unnest(${p.resultIds}::uuid[]) AS id, unnest(${p.taskIds}::text[]) AS task, unnest(${p.leaseIds}::uuid[]) AS lease, unnest(${p.machineIds}::text[]) AS machine,
     unnest(${p.exitCodes}::int[]) AS exit, unnest(${p.stdouts}::text[]) AS out, unnest(${p.stderrs}::text[]) AS err, unnest(${p.hashes}::text[]) AS hash,
     unnest(${p.elapsedMs}::int[]) AS ms, unnest(${p.paid}::bigint[]) AS paid, unnest(${p.at}::float8[]) AS at, unnest(${p.agreedOwners}::int[]) AS owners
 ), s AS (
@@ -88,7 +88,7 @@ WITH v AS (
   RETURNING 1
 ), ${ledgerCtes(p, "fatal")}
 SELECT
-  CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.resultIds}::text[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.resultIds}::text[])
+  CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.resultIds}::uuid[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.resultIds}::uuid[])
     THEN market_refuse('lease-not-found', jsonb_build_object('leases', (SELECT count(*) FROM leases), 'tasks', (SELECT count(*) FROM tasks))) END AS unheld,
   CASE WHEN NOT (SELECT ok FROM ledger_all_new) THEN market_refuse('ledger-entry-exists')
     WHEN (SELECT count(*) FROM ledger_accounts a JOIN s ON a.key = 'escrow:' || s.job WHERE a.balance = 0) <> cardinality(${p.settledJobs}::text[])
