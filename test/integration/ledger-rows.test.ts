@@ -124,7 +124,7 @@ describe("the ledger's rows", () => {
               const m = machines.find((x) => x.machineId === r.machineId)!;
               const amount = toMicro(pieceRate(m.price / m.speed, WORK));
               paid += amount;
-              expected.push(piece({ resultId: r.id, jobId: job.jobId, taskId: r.taskId, producerId: m.ownerId, machineId: m.machineId, fromEscrow: amount, fromMarket: 0n, of: "result", reportedSeconds: 0.005 }));
+              expected.push(piece({ resultId: r.id, jobId: job.jobId, taskId: r.taskId, producerId: m.ownerId, machineId: m.machineId, fromEscrow: amount, fromMarket: 0n, of: "result" }));
             }
             const took = (row.completedAt!.getTime() - row.submittedAt.getTime()) / 1000;
             const b = benefitAt(job.curve, took);

@@ -46,14 +46,14 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
         (t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR r.id IS DISTINCT FROM t."acceptedResultId"
           OR coalesce(p.accepted_paid, 0) + (CASE WHEN r.held THEN 1 ELSE 0 END) <> 1 OR coalesce(p.unowed, 0) <> 0) AS lost
       FROM "Task" t
-      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id) AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
+      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id::text)::uuid AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
       LEFT JOIN (
         SELECT e."taskId",
           count(*) FILTER (WHERE x.accepted AND x."taskId" = e."taskId" AND NOT e.failed) AS accepted_paid,
           count(*) FILTER (WHERE x.id IS NULL OR x."taskId" <> e."taskId"
             OR NOT (CASE WHEN e.failed THEN NOT x.accepted AND x."failureConfirmed" ELSE x.accepted END)) AS unowed
         FROM (SELECT *, coalesce(memo->>'of' = 'failure', false) AS failed FROM "LedgerEntry") e
-        LEFT JOIN "Result" x ON x.id = substr(e."uniqueKey", 5)
+        LEFT JOIN "Result" x ON x.id::text = substr(e."uniqueKey", 5)
         WHERE e.kind = 'payment' GROUP BY e."taskId") p ON p."taskId" = t.id
       WHERE t."jobId" = ANY(${jobIds}::text[]))
     SELECT count(*) AS tasks, count(*) FILTER (WHERE lost) AS lost,

@@ -1,5 +1,5 @@
 // npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--managers M] [--json] [--profile] [--follow]
-// npm run -s bench:dispatch -- --vs-graphile-worker [--workers K --slots S --tasks N --jobTasks J --rounds R --localQueue Q --batchDelay D --poolSize C] [--json] [--profile] [--statements]
+// npm run -s bench:dispatch -- --vs-graphile-worker [--workers K --slots S --tasks N --jobTasks J --rounds R --localQueue Q --batchDelay D --poolSize C] [--json] [--profile] [--statements] [--wal] [--checkpointSeconds C]
 //
 // Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
 // sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
@@ -35,9 +35,9 @@ import { args, print, producerToken, profileFile, round, startBenchManager, star
 import { signUpSession } from "../../../test/support/market.ts";
 
 const opt = args(
-  // The last four are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, and graphile-worker's local queue, completion batch delay (ms) and connections per runner.
-  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4 },
-  ["statements", "follow", "vs-graphile-worker"],
+  // The last five are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, graphile-worker's local queue, completion batch delay (ms) and connections per runner, and a checkpoint every C seconds of a market round.
+  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4, checkpointSeconds: 0 },
+  ["statements", "follow", "vs-graphile-worker", "wal"],
 );
 if (opt["vs-graphile-worker"]) {
   try {

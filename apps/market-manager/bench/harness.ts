@@ -20,6 +20,7 @@ import { moduleImporting } from "../../../test/support/wasm.ts";
 import type { Books } from "./audit.ts";
 import type { StatementCost, WalFlushes } from "./statements.ts";
 import type { ServerTime } from "./server-times.ts";
+import type { WalSplit } from "./wal-split.ts";
 import { MANAGER_NODE_FLAGS } from "../src/node-flags.ts";
 import { procStat } from "../src/db/proc.ts";
 
@@ -73,6 +74,10 @@ export interface BenchManager {
   cpu(): { managerMs: number; postgresMs: number };
   /** The write-ahead log's position now (pg_current_wal_lsn), in bytes: two of them apart are what a load wrote to the log. */
   walLsn(): Promise<bigint>;
+  /** The log between two positions (walLsn), split by relation and record kind (wal-split.ts); the embedded PostgreSQL only. */
+  walSplit(from: bigint, to: bigint): Promise<WalSplit>;
+  /** Runs statements on the embedded server as its owner, one after the other (a setting, a checkpoint). */
+  asOwner(sql: string[]): Promise<void>;
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
   /** The books, the machines departed for missed heartbeats, and how late the manager's event loop ran (ms). */
@@ -184,6 +189,30 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
         child.send({ kind: "wal" });
       });
     },
+    walSplit(from, to) {
+      return new Promise((resolve, reject) => {
+        const on = (m: { kind: string; split?: WalSplit; error?: string }) => {
+          if (m.kind !== "wal-split") return;
+          child.off("message", on);
+          if (m.split) resolve(m.split);
+          else reject(new Error(`the log's split: ${m.error}`));
+        };
+        child.on("message", on);
+        child.send({ kind: "wal-split", from: lsnText(from), to: lsnText(to) });
+      });
+    },
+    asOwner(sql) {
+      return new Promise((resolve, reject) => {
+        const on = (m: { kind: string; error?: string }) => {
+          if (m.kind !== "owner-sql") return;
+          child.off("message", on);
+          if (m.error) reject(new Error(m.error));
+          else resolve();
+        };
+        child.on("message", on);
+        child.send({ kind: "owner-sql", sql });
+      });
+    },
     rssMb() {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       return m ? Number(m[1]) / 1024 : 0;
@@ -217,6 +246,9 @@ export function lsnBytes(lsn: string): bigint {
   const [hi, lo] = lsn.split("/");
   return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
 }
+
+/** A log position in bytes as PostgreSQL writes it. */
+export const lsnText = (bytes: bigint) => `${(bytes >> 32n).toString(16).toUpperCase()}/${(bytes & 0xffffffffn).toString(16).toUpperCase()}`;
 
 // ---- people
 

@@ -38,7 +38,8 @@ try {
     for (const lease of leases)
       await worker.worker.report.mutate({ machineId, leaseId: lease.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: "", outputHash: createHash("sha256").update(stdout).digest("hex"), elapsedMs: 20 });
   }
-  // The rest of its payments written straight into the ledger: an entry and a posting each, at
+  // The rest of its payments written straight into the ledger (the ledger's ids are uuids, made
+  // here from the row's number): an entry and a posting each, at
   // times spread over the last 30 days, for those jobs (the other side of each payment is left
   // out: the books do not balance, which these reads do not look at).
   const { ownerId } = await db.machine.findUniqueOrThrow({ where: { id: machineId }, select: { ownerId: true } });
@@ -48,8 +49,8 @@ try {
   for (let from = 0; from < opt.postings; from += CHUNK) {
     await db.$executeRawUnsafe(
       `WITH n AS (SELECT g, ($3::text[])[1 + g % cardinality($3::text[])] AS job, now() - (g::float8 / $5::float8) * interval '30 days' AS at FROM generate_series($1::int, $2::int) g),
-       e AS (INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", memo, "createdAt") SELECT 'bench-e' || g, 'payment', 'pay:bench-' || g, job, '{}'::jsonb, at FROM n RETURNING 1)
-       INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro", "createdAt") SELECT 'bench-p' || g, 'bench-e' || g, $4, 1000 + g % 7, at FROM n`,
+       e AS (INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", memo, "createdAt") SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'payment', 'pay:bench-' || g, job, '{}'::jsonb, at FROM n RETURNING 1)
+       INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro", "createdAt") SELECT ('00000000-0000-4000-9000-' || lpad(to_hex(g), 12, '0'))::uuid, ('00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, $4::uuid, 1000 + g % 7, at FROM n`,
       from, Math.min(opt.postings, from + CHUNK) - 1, jobIds, account.id, opt.postings,
     );
   }
@@ -63,7 +64,7 @@ try {
       first, last, opt.pastJobs, jobIds[0],
     );
     await db.$executeRawUnsafe(
-      `INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro") SELECT 'bench-escrow-' || g, 'escrow', 'bench-job-' || g, 0 FROM generate_series($1::int, $2::int) g`,
+      `INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro") SELECT ('00000000-0000-4000-a000-' || lpad(to_hex(g), 12, '0'))::uuid, 'escrow', 'bench-job-' || g, 0 FROM generate_series($1::int, $2::int) g`,
       first, last,
     );
   }

@@ -11,6 +11,9 @@ import { statementCounts } from "./statements.ts";
 import { serverTimes } from "./server-times.ts";
 import { opsOf } from "../src/ops/ops.ts";
 import { Session } from "node:inspector/promises";
+import { readFileSync } from "node:fs";
+import { walSplit } from "./wal-split.ts";
+import { withClient } from "../src/db/sql/owner.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cyclemarket-bench-"));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when we are root
@@ -30,6 +33,14 @@ async function stop() {
   await manager.stop();
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
+}
+
+/** The embedded server's owner (a superuser: pg_walinspect, ALTER SYSTEM, CHECKPOINT): its password is kept beside the data. */
+function ownerUrl() {
+  const url = new URL(manager.services.database.url);
+  url.username = "cyclemarket";
+  url.password = encodeURIComponent(readFileSync(join(dataDir, "postgres", "owner-password"), "utf8").trim());
+  return url.toString();
 }
 
 /** A profile of one phase of a bench only (its throughput), not of the start and the books. */
@@ -70,6 +81,21 @@ process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) 
   else if (msg.kind === "wal") {
     // Where the write-ahead log stands: the bench subtracts two of these around a load.
     void manager.services.db.$queryRawUnsafe<{ lsn: string }[]>("SELECT pg_current_wal_lsn()::text AS lsn").then(([row]) => process.send!({ kind: "wal", lsn: row!.lsn }));
+  } else if (msg.kind === "wal-split") {
+    const { from, to } = msg as unknown as { from: string; to: string };
+    void walSplit(ownerUrl(), from, to).then(
+      (split) => process.send!({ kind: "wal-split", split }),
+      (e: Error) => process.send!({ kind: "wal-split", error: e.message }),
+    );
+  } else if (msg.kind === "owner-sql") {
+    // What a bench does to the server itself (a setting, a checkpoint), as its owner.
+    const { sql } = msg as unknown as { sql: string[] };
+    void withClient(ownerUrl(), async (c) => {
+      for (const q of sql) await c.query(q);
+    }).then(
+      () => process.send!({ kind: "owner-sql" }),
+      (e: Error) => process.send!({ kind: "owner-sql", error: e.message }),
+    );
   } else if (msg.kind === "audit") {
     const loopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
     void (async () => {

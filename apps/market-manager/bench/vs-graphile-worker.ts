@@ -13,6 +13,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { consumer, print, producerToken, profileFile, round, startBenchManager, startFleet, submitTrivial, Timings, until, type BenchManager, type Consumer, type Fleet } from "./harness.ts";
 import { startGraphileWorker, type GraphileRound } from "./graphile-worker.ts";
+import { sumSplits, type WalSplit } from "./wal-split.ts";
 
 export interface VsOptions {
   workers: number;
@@ -26,6 +27,9 @@ export interface VsOptions {
   json: boolean;
   profile: boolean;
   statements: boolean;
+  wal: boolean;
+  /** Each market round starts with a checkpoint and has one every this many seconds (0: none), as a server that has run a while has them. */
+  checkpointSeconds: number;
 }
 
 interface MarketRound {
@@ -36,6 +40,8 @@ interface MarketRound {
   /** The bench's process: the simulated workers and the consumer. */
   benchCpuMs: number;
   walBytes: number;
+  /** With --wal: where the round's log went. */
+  walSplit?: WalSplit;
 }
 
 const cpuOfSelf = () => {
@@ -43,21 +49,40 @@ const cpuOfSelf = () => {
   return (u.user + u.system) / 1000;
 };
 
-async function marketRound(manager: BenchManager, buyer: Consumer, fleet: Fleet, tasks: number, jobTasks: number, name: string): Promise<MarketRound> {
+async function marketRound(manager: BenchManager, buyer: Consumer, fleet: Fleet, tasks: number, jobTasks: number, name: string, wal = false, checkpointSeconds = 0): Promise<MarketRound> {
   const acceptedBefore = fleet.accepted();
+  // A round that starts right after a checkpoint, as one does every so often on a server that has run a while.
+  if (checkpointSeconds > 0) await manager.asOwner(["CHECKPOINT"]);
   const wal0 = await manager.walLsn();
   const cpu0 = manager.cpu();
   const bench0 = cpuOfSelf();
   const started = performance.now();
+  const checkpoints = checkpointSeconds > 0 ? setInterval(() => void manager.asOwner(["CHECKPOINT"]), checkpointSeconds * 1000) : null;
   const submissions: Promise<string>[] = [];
   for (let left = tasks, j = 0; left > 0; left -= jobTasks, j++) submissions.push(submitTrivial(buyer, `${name} ${j}`, Math.min(left, jobTasks)));
   const jobIds = await Promise.all(submissions);
   await until("every task's report", () => fleet.accepted() - acceptedBefore >= tasks, 30 * 60_000, 5);
   const seconds = (performance.now() - started) / 1000;
+  if (checkpoints) clearInterval(checkpoints);
   const cpu1 = manager.cpu();
   const bench1 = cpuOfSelf();
   const wal1 = await manager.walLsn();
-  return { seconds, jobIds, managerCpuMs: cpu1.managerMs - cpu0.managerMs, postgresCpuMs: cpu1.postgresMs - cpu0.postgresMs, benchCpuMs: bench1 - bench0, walBytes: Number(wal1 - wal0) };
+  // Read at once, while the round's log files are still there (a checkpoint recycles them).
+  const walSplit = wal ? await manager.walSplit(wal0, wal1) : undefined;
+  return { seconds, jobIds, managerCpuMs: cpu1.managerMs - cpu0.managerMs, postgresCpuMs: cpu1.postgresMs - cpu0.postgresMs, benchCpuMs: bench1 - bench0, walBytes: Number(wal1 - wal0), walSplit };
+}
+
+/**
+ * BENCH_ALTERNATE="name=value": the market's odd rounds run with that server setting (ALTER SYSTEM,
+ * reloaded), the even ones without, and the figures say each apart. A setting the server was
+ * started with on its command line (db/embedded.ts) outranks ALTER SYSTEM: compare those by
+ * taking them out there first.
+ */
+function alternateSetting(text: string | undefined) {
+  if (!text) return null;
+  const m = /^([a-z_]+)=([A-Za-z0-9_.]+)$/.exec(text);
+  if (!m) throw new Error(`BENCH_ALTERNATE is name=value (a server setting), not ${JSON.stringify(text)}`);
+  return { name: m[1]!, value: `'${m[2]}'` };
 }
 
 const median = (xs: number[]) => {
@@ -69,6 +94,7 @@ export async function compareWithGraphileWorker(opt: VsOptions) {
   for (const name of ["rounds", "tasks", "jobTasks", "workers", "slots", "localQueue", "poolSize"] as const) {
     if (!(opt[name] >= 1)) throw new Error(`--${name} needs 1 or more, not ${opt[name]}`);
   }
+  const alternate = alternateSetting(process.env.BENCH_ALTERNATE);
   const profileDir = opt.profile ? join(process.cwd(), "profiles") : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const manager = await startBenchManager({ statements: opt.statements });
@@ -93,9 +119,12 @@ export async function compareWithGraphileWorker(opt: VsOptions) {
     const market: MarketRound[] = [];
     const reference: GraphileRound[] = [];
     await manager.statementsStart();
+    // The log of every round kept until it is read (a checkpoint would recycle its files): what is written stays the same.
+    if (opt.wal) await manager.asOwner(["ALTER SYSTEM SET wal_keep_size = '8GB'", "SELECT pg_reload_conf()"]);
     for (let r = 0; r < opt.rounds; r++) {
       if (profileDir) await manager.profileStart();
-      const m = await marketRound(manager, buyer, fleet, opt.tasks, opt.jobTasks, `round ${r}`);
+      if (alternate) await manager.asOwner([r % 2 ? `ALTER SYSTEM SET ${alternate.name} = ${alternate.value}` : `ALTER SYSTEM RESET ${alternate.name}`, "SELECT pg_reload_conf()"]);
+      const m = await marketRound(manager, buyer, fleet, opt.tasks, opt.jobTasks, `round ${r}`, opt.wal, opt.checkpointSeconds);
       if (profileDir) await manager.profileStop(profileFile(profileDir, "dispatch-vs-graphile-worker"));
       market.push(m);
       jobIds.push(...m.jobIds);
@@ -138,6 +167,23 @@ export async function compareWithGraphileWorker(opt: VsOptions) {
     };
     if (!opt.json) figures.detail = detail;
     if (opt.statements) Object.assign(figures, { statements, walFlushes });
+    if (opt.wal) figures.wal = sumSplits(market.map((m) => m.walSplit!), counted);
+    if (alternate) {
+      // The market's rounds under the server's own settings (even) and under the alternate one (odd), apart.
+      const under = (odd: number) => market.filter((_, r) => r % 2 === odd);
+      const half = (odd: number) => {
+        const ms = under(odd);
+        const n = opt.tasks * ms.length;
+        return {
+          tasksPerSecond: ms.map((m) => round(opt.tasks / m.seconds, 1)),
+          walBytesPerTask: Math.round(sum(ms, (m) => m.walBytes) / n),
+          ...(opt.wal ? { fpiBytesPerTask: Math.round(sum(ms, (m) => sum(m.walSplit!.byKind, (k) => k.fpiBytes)) / n) } : {}),
+          managerCpuMsPerTask: round(sum(ms, (m) => m.managerCpuMs) / n, 3),
+          postgresCpuMsPerTask: round(sum(ms, (m) => m.postgresCpuMs) / n, 3),
+        };
+      };
+      figures.alternate = { setting: `${alternate.name} = ${alternate.value}`, without: half(0), with: half(1) };
+    }
     print(figures, opt.json);
     if (detail.graphileWorker.jobsNotRunOnce) console.error(`graphile-worker ran ${detail.graphileWorker.jobsNotRunOnce} jobs other than once`);
   } finally {

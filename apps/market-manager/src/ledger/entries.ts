@@ -123,7 +123,6 @@ export function piece(p: {
   fromEscrow: bigint;
   fromMarket: bigint;
   of: PieceOf;
-  reportedSeconds: number;
 }): Entry {
   return entry(
     "payment",
@@ -133,7 +132,8 @@ export function piece(p: {
       { account: { kind: "market" }, amount: -p.fromMarket },
       { account: { kind: "producer", userId: p.producerId }, amount: p.fromEscrow + p.fromMarket },
     ],
-    { machineId: p.machineId, of: p.of, pieceMicro: (p.fromEscrow + p.fromMarket).toString(), fromMarketMicro: p.fromMarket.toString(), reportedSeconds: p.reportedSeconds },
+    // Only what the postings and the result (its key names it) do not say already: one is written per task.
+    { machineId: p.machineId, of: p.of },
     p.jobId,
     p.taskId,
   );

@@ -59,7 +59,7 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep): P
   const resultId = rowId();
   const entry =
     m.kind === "opportunistic"
-      ? piece({ resultId, jobId: job.id, taskId: c.task.id, producerId: m.ownerId, machineId: m.id, fromEscrow: amount, fromMarket: 0n, of: "result", reportedSeconds: c.report.elapsedMs / 1000 })
+      ? piece({ resultId, jobId: job.id, taskId: c.task.id, producerId: m.ownerId, machineId: m.id, fromEscrow: amount, fromMarket: 0n, of: "result" })
       : null;
   // What the run measured, in memory now: later reports of the group see it.
   const before = { samples: job.workSamples.length, work: job.workPerTask, speed: m.speed };

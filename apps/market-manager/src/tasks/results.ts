@@ -194,7 +194,7 @@ export function prepareCompletion(market: Market, c: Completion) {
       for (const f of failures) {
         if (f.code !== confirmed) continue;
         const resultId = f.resultId || result.id;
-        await pay.piece({ resultId, taskId: task.id, producerId: f.owner, machineId: f.machineId, amount: f.pieceMicro, of: "failure", reportedSeconds: c.report.elapsedMs / 1000 });
+        await pay.piece({ resultId, taskId: task.id, producerId: f.owner, machineId: f.machineId, amount: f.pieceMicro, of: "failure" });
         await tx.result.update({ where: { id: resultId }, data: { failureConfirmed: true, paidMicro: f.pieceMicro }, select: { id: true } });
       }
       await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { status: "failed", machineId: null } });
@@ -362,7 +362,7 @@ class PiecePayer {
     return (this.free = inEscrow - BigInt(row?.held ?? 0));
   }
 
-  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; reportedSeconds: number; byMarket?: boolean }) {
+  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; byMarket?: boolean }) {
     const free = await this.escrowFree();
     const split = p.byMarket ? { fromEscrow: 0n, fromMarket: p.amount, exhausted: false } : splitPiece(this.market, this.job, p.amount, free);
     if (split.exhausted) this.exhausted = true;
@@ -407,7 +407,7 @@ async function judge(
     // A copy verification added is the market's own check: its account pays it, not the job's escrow.
     const byMarket = copy.replica >= job.replicas;
     if (late) await pay.hold(row.id, amount);
-    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of, reportedSeconds: 0, byMarket });
+    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of, byMarket });
     await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: amount }) }, select: { id: true } });
   }
   return agrees ? row.id : null;

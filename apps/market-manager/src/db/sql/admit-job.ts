@@ -159,13 +159,13 @@ export const admitJobWithIntake = statement<IntakeParams, { refused: number | nu
     `, leases AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt", "pieceRateMicro", pilot, ahead)
   SELECT l.id, l.task, l.machine, 'active'::"LeaseStatus", ${ms(p.now)}, ${ms("l.expires")}, l.piece, l.pilot, l.ahead
-  FROM (SELECT unnest(${p.leaseIds}::text[]) AS id, unnest(${p.leaseTasks}::text[]) AS task, unnest(${p.leaseMachines}::text[]) AS machine,
+  FROM (SELECT unnest(${p.leaseIds}::uuid[]) AS id, unnest(${p.leaseTasks}::text[]) AS task, unnest(${p.leaseMachines}::text[]) AS machine,
     unnest(${p.leaseExpires}::float8[]) AS expires, unnest(${p.leasePieces}::bigint[]) AS piece, unnest(${p.leasePilots}::bool[]) AS pilot,
     unnest(${p.leaseAhead}::int[]) AS ahead) l
   JOIN placed x ON x.id = l.task AND x.status = 'leased'::"TaskStatus" AND x."machineId" = l.machine
   RETURNING 1
 )`,
     `
-  WHEN (SELECT count(*) FROM leases) <> cardinality(${p.leaseIds}::text[]) THEN market_refuse('lease-task-not-inserted')`,
+  WHEN (SELECT count(*) FROM leases) <> cardinality(${p.leaseIds}::uuid[]) THEN market_refuse('lease-task-not-inserted')`,
   ),
 );

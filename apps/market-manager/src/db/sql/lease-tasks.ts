@@ -51,7 +51,7 @@ WITH moved AS (
   RETURNING t.id, t."jobId", t."machineId", t.args, t.stdin, t.env, t.files
 ), leased AS (
   INSERT INTO "Lease" (id, "taskId", "machineId", status, "issuedAt", "expiresAt", "pieceRateMicro", pilot, ahead)
-  SELECT unnest(${p.leaseIds}::text[]), unnest(${p.taskIds}::text[]), unnest(${p.leaseMachines}::text[]), 'active'::"LeaseStatus",
+  SELECT unnest(${p.leaseIds}::uuid[]), unnest(${p.taskIds}::text[]), unnest(${p.leaseMachines}::text[]), 'active'::"LeaseStatus",
     timestamp 'epoch' + ${p.now}::float8 * interval '1 millisecond', timestamp 'epoch' + unnest(${p.expires}::float8[]) * interval '1 millisecond',
     unnest(${p.rates}::bigint[]), unnest(${p.pilots}::boolean[]), unnest(${p.aheads}::int[])
 ), running AS (

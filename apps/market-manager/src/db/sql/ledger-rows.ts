@@ -5,6 +5,7 @@
 // an entry whose unique key exists already writes nothing of the list.
 import { accountKey, MARKET_OWNER, type Entry } from "../../ledger/entries.ts";
 import { toJson } from "../client.ts";
+import { rowId } from "../row-id.ts";
 import { statement, type Placeholders } from "./statement.ts";
 
 export interface LedgerParams {
@@ -54,7 +55,8 @@ export function ledgerParams(entries: readonly Entry[]): LedgerParams {
     p.entryMemos.push(JSON.stringify(toJson(e.memo ?? {})));
     for (const posting of e.postings) {
       const key = accountKey(posting.account);
-      p.postingIds.push(crypto.randomUUID());
+      // Time-ordered, as every row id the market writes by the thousand (row-id.ts): a random one lands on a random leaf of the postings' key.
+      p.postingIds.push(rowId());
       p.postingEntries.push(e.id);
       p.postingAccounts.push(key);
       p.postingAmounts.push(String(posting.amount));
@@ -77,29 +79,35 @@ export function ledgerParams(entries: readonly Entry[]): LedgerParams {
 /**
  * The CTEs that write the rows, named `ledger_entries`, `ledger_accounts` (id, key, balance after)
  * and `ledger_postings`. Accounts move only when every entry of the list was new.
+ *
+ * `existing`: what an entry whose unique key is taken does. "skipped" (the default): it is not
+ * written, and `ledger_all_new` says so, for a caller to whom an entry posted before is an answer.
+ * "fatal": the unique constraint fails the whole statement, for a statement that refuses such a
+ * list anyway; its entries are then plain inserts, without the extra log record and index probe
+ * a skippable (speculative) insert costs an entry.
  */
-export const ledgerCtes = (p: Placeholders<LedgerParams>) => `
+export const ledgerCtes = (p: Placeholders<LedgerParams>, existing: "skipped" | "fatal" = "skipped") => `
 ledger_entries AS (
   INSERT INTO "LedgerEntry" (id, kind, "uniqueKey", "jobId", "taskId", memo)
-  SELECT unnest(${p.entryIds}::text[]), unnest(${p.entryKinds}::text[]), unnest(${p.entryKeys}::text[]), unnest(${p.entryJobs}::text[]),
+  SELECT unnest(${p.entryIds}::uuid[]), unnest(${p.entryKinds}::text[]), unnest(${p.entryKeys}::text[]), unnest(${p.entryJobs}::text[]),
     unnest(${p.entryTasks}::text[]), unnest(${p.entryMemos}::jsonb[])
-  ON CONFLICT ("uniqueKey") DO NOTHING
+  ${existing === "skipped" ? `ON CONFLICT ("uniqueKey") DO NOTHING` : ""}
   RETURNING id
 ), ledger_moves AS (
   SELECT unnest(${p.accountKeys}::text[]) AS key, unnest(${p.accountKinds}::text[]) AS kind, unnest(${p.accountUsers}::text[]) AS owner,
     unnest(${p.accountJobs}::text[]) AS job, unnest(${p.accountDeltas}::bigint[]) AS delta
 ), ledger_all_new AS (
-  SELECT (SELECT count(*) FROM ledger_entries) = cardinality(${p.entryIds}::text[]) AS ok
+  SELECT (SELECT count(*) FROM ledger_entries) = cardinality(${p.entryIds}::uuid[]) AS ok
 ), ledger_users AS (
   -- A row proposed for insertion meets the floor's check before its conflict is found, so it
   -- proposes no debit: a debit of an account that does not exist yet shows as an inserted row.
   INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
-  SELECT gen_random_uuid()::text, m.kind::"AccountKind", m.owner, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NULL AND n.ok
+  SELECT gen_random_uuid(), m.kind::"AccountKind", m.owner, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NULL AND n.ok
   ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + (SELECT delta FROM ledger_moves WHERE key = EXCLUDED.kind::text || ':' || EXCLUDED."userId")
   RETURNING id, kind::text || ':' || "userId" AS key, "balanceMicro" AS balance, xmax = 0 AS inserted
 ), ledger_escrows AS (
   INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro")
-  SELECT gen_random_uuid()::text, 'escrow'::"AccountKind", m.job, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NOT NULL AND n.ok
+  SELECT gen_random_uuid(), 'escrow'::"AccountKind", m.job, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NOT NULL AND n.ok
   ON CONFLICT ("jobId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + (SELECT delta FROM ledger_moves WHERE key = 'escrow:' || EXCLUDED."jobId")
   RETURNING id, 'escrow:' || "jobId" AS key, "balanceMicro" AS balance, xmax = 0 AS inserted
 ), ledger_accounts AS (
@@ -107,7 +115,7 @@ ledger_entries AS (
 ), ledger_postings AS (
   INSERT INTO "LedgerPosting" (id, "entryId", "accountId", "amountMicro")
   SELECT p.id, p.entry, a.id, p.amount
-  FROM (SELECT unnest(${p.postingIds}::text[]) AS id, unnest(${p.postingEntries}::text[]) AS entry, unnest(${p.postingAccounts}::text[]) AS account,
+  FROM (SELECT unnest(${p.postingIds}::uuid[]) AS id, unnest(${p.postingEntries}::uuid[]) AS entry, unnest(${p.postingAccounts}::text[]) AS account,
     unnest(${p.postingAmounts}::bigint[]) AS amount) p
   JOIN ledger_accounts a ON a.key = p.account
   RETURNING 1
@@ -120,7 +128,7 @@ ledger_entries AS (
 export const ledgerChecks = (p: Placeholders<LedgerParams>) =>
   `CASE WHEN EXISTS (SELECT 1 FROM ledger_accounts a JOIN ledger_moves m ON m.key = a.key WHERE a.inserted AND m.delta < 0)
       THEN market_refuse('account-floor')
-    WHEN (SELECT ok FROM ledger_all_new) AND (SELECT count(*) FROM ledger_postings) <> cardinality(${p.postingIds}::text[])
+    WHEN (SELECT ok FROM ledger_all_new) AND (SELECT count(*) FROM ledger_postings) <> cardinality(${p.postingIds}::uuid[])
       THEN market_refuse('ledger-posting-without-account') ELSE 0 END`;
 
 /**

@@ -41,6 +41,7 @@ export interface PlainReportsParams extends LedgerParams {
  * last task is in the group is completed with its charge, and its escrow must end empty.
  *
  * Refused, so that nothing of the group is written (its reports are then written one by one):
+ * a payment entry whose unique key exists (the run was paid already: the unique constraint fails it),
  * a result whose lease (of that task, on that machine) or task it did not update (a result row has
  * no foreign keys, migration 20261124081500_result_rows_unchecked: the rows it updates are the
  * result's parents, locked until the commit), and a settled job whose escrow held other than
@@ -53,7 +54,7 @@ export const plainReports = statement<PlainReportsParams, { results: number; pos
   "plain-reports",
   (p) => `
 WITH v AS (
-  SELECT unnest(${p.resultIds}::text[]) AS id, unnest(${p.taskIds}::text[]) AS task, unnest(${p.leaseIds}::text[]) AS lease, unnest(${p.machineIds}::text[]) AS machine,
+  SELECT unnest(${p.resultIds}::uuid[]) AS id, unnest(${p.taskIds}::text[]) AS task, unnest(${p.leaseIds}::uuid[]) AS lease, unnest(${p.machineIds}::text[]) AS machine,
     unnest(${p.exitCodes}::int[]) AS exit, unnest(${p.stdouts}::text[]) AS out, unnest(${p.stderrs}::text[]) AS err, unnest(${p.hashes}::text[]) AS hash,
     unnest(${p.elapsedMs}::int[]) AS ms, unnest(${p.paid}::bigint[]) AS paid, unnest(${p.at}::float8[]) AS at, unnest(${p.agreedOwners}::int[]) AS owners
 ), s AS (
@@ -85,9 +86,9 @@ WITH v AS (
 ), machines AS (
   UPDATE "Machine" m SET speed = x.speed FROM (SELECT unnest(${p.speedMachines}::text[]) AS id, unnest(${p.speeds}::float8[]) AS speed) x WHERE m.id = x.id
   RETURNING 1
-), ${ledgerCtes(p)}
+), ${ledgerCtes(p, "fatal")}
 SELECT
-  CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.resultIds}::text[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.resultIds}::text[])
+  CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.resultIds}::uuid[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.resultIds}::uuid[])
     THEN market_refuse('lease-not-found', jsonb_build_object('leases', (SELECT count(*) FROM leases), 'tasks', (SELECT count(*) FROM tasks))) END AS unheld,
   CASE WHEN NOT (SELECT ok FROM ledger_all_new) THEN market_refuse('ledger-entry-exists')
     WHEN (SELECT count(*) FROM ledger_accounts a JOIN s ON a.key = 'escrow:' || s.job WHERE a.balance = 0) <> cardinality(${p.settledJobs}::text[])
