@@ -28,17 +28,22 @@ test("a consumer's Monte Carlo job runs on the Node worker and a browser produce
   const producer = await context.newPage();
   await startProducing(producer);
 
+  // The tab's speed as the market measured it (its benchmark, so it varies with the host's load).
+  const speedOf = async () => ((await (await producer.request.get("/api/trpc/machines.list")).json()).result.data as { speed: number }[])[0]?.speed ?? 0;
+  await expect.poll(speedOf).toBeGreaterThan(0);
+  const tabSpeed = await speedOf();
+
   await page.goto("/jobs/new");
   await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
-  // Twenty tasks of about a second each, due in 22 s: more than the tab (the cheaper machine, at
-  // about 0.6 the local worker's speed) does alone in time, so the market places work on both
-  // (with no deadline the cheaper one would get it all); both together finish well within it,
-  // even on a loaded machine.
+  // Twenty tasks of about a reference second each, due sooner than the tab (the cheaper machine)
+  // finishes them alone, so the market places work on both (with no deadline the cheaper one would
+  // get it all); the local worker at least half as fast leaves both together well within it.
+  const deadline = Math.ceil((0.85 * 20) / tabSpeed);
   await page.getByLabel("Number of tasks").fill("20");
   await page.getByLabel("Samples per task").fill("100000000");
   await page.getByLabel("Curve shape").selectOption("deadline");
   await page.getByLabel("Benefit", { exact: true }).fill("600");
-  await page.getByLabel("Deadline (seconds after submitting)").fill("22");
+  await page.getByLabel("Deadline (seconds after submitting)").fill(String(deadline));
   await page.getByRole("button", { name: "Get a quote" }).click();
   await expect(page.getByTestId("quote").getByTestId("decision-outcome")).toHaveText("admitted");
   await page.getByRole("button", { name: "Submit job" }).click();
