@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { readFileSync, rmSync } from "node:fs";
-import { sharedDatabase } from "../support/postgres.ts";
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { managersOnOneDatabase } from "../support/managers.ts";
 import { refusal, signIn } from "../support/market.ts";
-import { signUp, startManager, startWorker, stopGently, tempDir, waitFor, type ManagerProcess, type WorkerProcess } from "../support/processes.ts";
+import { signUp, startWorker, waitFor } from "../support/processes.ts";
 
 // The history split by Market Manager (issue 47, item 6). Two managers on one PostgreSQL:
 // manager-1 holds one machine, manager-2 two, and a job is admitted by manager-2. An admin asking
@@ -10,34 +10,14 @@ import { signUp, startManager, startWorker, stopGently, tempDir, waitFor, type M
 
 const SAMPLE_MS = 500;
 
-const database = await sharedDatabase();
-const dataDir = tempDir("cyclemarket-history-");
-const managers: ManagerProcess[] = [];
-const workers: WorkerProcess[] = [];
-
-afterAll(async () => {
-  for (const w of workers) await stopGently(w.child);
-  for (const m of managers) await stopGently(m.child);
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const start = (id: string) =>
-  startManager({
-    dataDir,
-    databaseUrl: database.url,
-    leaseTimeoutMs: 10_000,
-    env: { MARKET_MANAGER_ID: id, MARKET_MANAGER_TIMEOUT_MS: "10000", HISTORY_SAMPLE_MS: String(SAMPLE_MS) },
-  });
+const { database, workers, start } = await managersOnOneDatabase("cyclemarket-history-", { HISTORY_SAMPLE_MS: String(SAMPLE_MS) });
 
 describe("the history of a market of two Market Managers", () => {
   it("is each manager's own when asked by manager, and their sum for the whole market", async () => {
     const first = await start("manager-1");
-    managers.push(first);
     const token = readFileSync(first.tokenFile, "utf8").trim();
     workers.push(await startWorker(first.url, token, "one", 1));
     const second = await start("manager-2");
-    managers.push(second);
     // manager-2 has the most room: both machines registered through it stay there.
     workers.push(await startWorker(second.url, token, "two", 1));
     workers.push(await startWorker(second.url, token, "three", 1));

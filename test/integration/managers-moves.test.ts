@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { readFileSync, rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { expectMarketInvariants, withDb } from "../support/books.ts";
-import { sharedDatabase } from "../support/postgres.ts";
+import { jobCompleted, managersOnOneDatabase } from "../support/managers.ts";
 import { refusal, signIn } from "../support/market.ts";
-import { signUp, startManager, startWorker, stopGently, tempDir, waitFor, type ManagerProcess, type WorkerProcess } from "../support/processes.ts";
+import { signUp, startWorker, waitFor } from "../support/processes.ts";
 
 // An admin moves machines between Market Managers on line (issue 47, item 2). Two managers on one
 // PostgreSQL, each holding one machine. The admin, signed in at manager-2, moves manager-1's
@@ -13,20 +13,7 @@ import { signUp, startManager, startWorker, stopGently, tempDir, waitFor, type M
 
 const TASKS = 4;
 
-const database = await sharedDatabase();
-const dataDir = tempDir("cyclemarket-moves-");
-const managers: ManagerProcess[] = [];
-const workers: WorkerProcess[] = [];
-
-afterAll(async () => {
-  for (const w of workers) await stopGently(w.child);
-  for (const m of managers) await stopGently(m.child);
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const start = (id: string) =>
-  startManager({ dataDir, databaseUrl: database.url, leaseTimeoutMs: 10_000, env: { MARKET_MANAGER_ID: id, MARKET_MANAGER_TIMEOUT_MS: "10000" } });
+const { database, workers, start } = await managersOnOneDatabase("cyclemarket-moves-");
 
 const holders = (url: string) =>
   withDb(url, async (db) => {
@@ -37,11 +24,9 @@ const holders = (url: string) =>
 describe("an admin moving a machine between Market Managers", () => {
   it("hands it over, logs it, keeps it there, and its worker runs the new manager's work", async () => {
     const first = await start("manager-1");
-    managers.push(first);
     const token = readFileSync(first.tokenFile, "utf8").trim();
     workers.push(await startWorker(first.url, token, "moved", 1));
     const second = await start("manager-2");
-    managers.push(second);
     workers.push(await startWorker(second.url, token, "stays", 1));
     const moved = workers[0]!.machineIds()[0]!;
     const other = workers[1]!.machineIds()[0]!;
@@ -81,15 +66,7 @@ describe("an admin moving a machine between Market Managers", () => {
       benefit: { kind: "constant", value: 50 },
     });
     expect(decision.outcome).toBe("admitted");
-    await waitFor(
-      "the job on manager-2 to complete",
-      async () => {
-        const j = (await buyer.jobs.list.query()).find((x) => x.id === jobId);
-        expect(j?.status).not.toBe("failed");
-        return j?.status === "completed" ? j : undefined;
-      },
-      90_000,
-    );
+    await jobCompleted(buyer, jobId, "the job on manager-2 to complete");
     await withDb(database.url, async (db) => {
       expect((await db.job.findUnique({ where: { id: jobId } }))?.managerId).toBe("manager-2");
       const { accepted } = await expectMarketInvariants(db, [jobId]);

@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { readFileSync, rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { expectMarketInvariants, withDb } from "../support/books.ts";
-import { sharedDatabase } from "../support/postgres.ts";
-import { signUp, startManager, startWorker, stopGently, tempDir, waitFor, type ManagerProcess, type WorkerProcess } from "../support/processes.ts";
+import { jobCompleted, managersOnOneDatabase } from "../support/managers.ts";
+import { signUp, startWorker } from "../support/processes.ts";
 
 // Consumers shop among the Market Managers (issue 47, item 3; docs/SCALING.md "Several managers").
 // Two managers on one PostgreSQL, each holding one machine: manager-1 a dear one, manager-2 a cheap
@@ -14,28 +14,7 @@ const SHOP_TIMEOUT_MS = 800;
 const TASKS = 4;
 const SAMPLES = 500_000;
 
-const database = await sharedDatabase();
-const dataDir = tempDir("cyclemarket-shop-");
-const managers: ManagerProcess[] = [];
-const workers: WorkerProcess[] = [];
-
-afterAll(async () => {
-  for (const w of workers) await stopGently(w.child);
-  for (const m of managers) {
-    m.child.kill("SIGCONT");
-    await stopGently(m.child);
-  }
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const start = (id: string) =>
-  startManager({
-    dataDir,
-    databaseUrl: database.url,
-    leaseTimeoutMs: 10_000,
-    env: { MARKET_MANAGER_ID: id, MARKET_MANAGER_TIMEOUT_MS: "10000", MARKET_QUOTE_SHOP_TIMEOUT_MS: String(SHOP_TIMEOUT_MS) },
-  });
+const { database, workers, start } = await managersOnOneDatabase("cyclemarket-shop-", { MARKET_QUOTE_SHOP_TIMEOUT_MS: String(SHOP_TIMEOUT_MS) });
 
 const job = (name: string) => ({
   name,
@@ -46,12 +25,10 @@ const job = (name: string) => ({
 describe("a quote with two Market Managers", () => {
   it("is the best of both, names the manager that made it, and the submission becomes that manager's job", async () => {
     const first = await start("manager-1");
-    managers.push(first);
     const token = readFileSync(first.tokenFile, "utf8").trim();
     // Alone in the market, manager-1 keeps the machine registered with it.
     workers.push(await startWorker(first.url, token, "dear", 5));
     const second = await start("manager-2");
-    managers.push(second);
     // manager-2 has the most room, so the machine registered with it stays there.
     workers.push(await startWorker(second.url, token, "cheap", 1));
     const dear = workers[0]!.machineIds()[0]!;
@@ -74,15 +51,7 @@ describe("a quote with two Market Managers", () => {
     // The submission names the manager that quoted: sent to manager-1, it is manager-2's job.
     const { jobId, decision } = await buyer.jobs.submit.mutate({ ...job("pi shopped"), manager: quote.manager });
     expect(decision.outcome).toBe("admitted");
-    await waitFor(
-      "the shopped job to complete",
-      async () => {
-        const j = (await buyer.jobs.list.query()).find((x) => x.id === jobId);
-        expect(j?.status).not.toBe("failed");
-        return j?.status === "completed" ? j : undefined;
-      },
-      90_000,
-    );
+    await jobCompleted(buyer, jobId, "the shopped job to complete");
     await withDb(database.url, async (db) => {
       expect((await db.job.findUnique({ where: { id: jobId } }))?.managerId).toBe("manager-2");
       const { accepted } = await expectMarketInvariants(db, [jobId]);
