@@ -234,15 +234,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   await waitForHttp(webUrl, 60_000);
 
   const workerToken = readFileSync(tokenFile, "utf8").trim();
-  if (opts.workerSlots > 0) {
-    const worker = spawn(
-      process.execPath,
-      [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", marketUrl, "--token", workerToken, "--slots", String(opts.workerSlots), "--name", "local-worker"],
-      { env: { ...process.env, ...baseEnv }, stdio: ["ignore", "pipe", "pipe"], detached: true },
-    );
-    children.worker = worker;
-    prefixed(worker, "worker", opts.log);
-  }
+  const worker = startLocalWorker(marketUrl, workerToken, opts, baseEnv);
+  if (worker) children.worker = worker;
 
   return {
     marketUrl,
@@ -343,17 +336,10 @@ async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
     throw e;
   }
   await waitForHttp(webUrl, 60_000);
+  // Its front door is the web app, which reaches whichever manager answers.
   const workerToken = readFileSync(tokenFile, "utf8").trim();
-  if (opts.workerSlots > 0) {
-    const worker = spawn(
-      process.execPath,
-      // Its front door is the web app, which reaches whichever manager answers.
-      [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", webUrl, "--token", workerToken, "--slots", String(opts.workerSlots), "--name", "local-worker"],
-      { env: { ...process.env, ...baseEnv }, stdio: ["ignore", "pipe", "pipe"], detached: true },
-    );
-    children.worker = worker;
-    prefixed(worker, "worker", opts.log);
-  }
+  const worker = startLocalWorker(webUrl, workerToken, opts, baseEnv);
+  if (worker) children.worker = worker;
   return {
     marketUrl: urls[0]!,
     webUrl,
@@ -370,4 +356,16 @@ async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
       await stopManagers();
     },
   };
+}
+
+/** The launcher's local Node worker selling this machine's cycles at `url`, or none with no slots asked for. */
+function startLocalWorker(url: string, token: string, opts: { workerSlots: number; log: (line: string) => void }, env: Record<string, string>) {
+  if (opts.workerSlots <= 0) return undefined;
+  const worker = spawn(
+    process.execPath,
+    [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", url, "--token", token, "--slots", String(opts.workerSlots), "--name", "local-worker"],
+    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  prefixed(worker, "worker", opts.log);
+  return worker;
 }
