@@ -64,7 +64,7 @@ describe("a job larger than one Market Manager's machines", () => {
     const quote = await buyer.jobs.quote.mutate(big);
     expect(quote.outcome).toBe("admitted");
     expect(quote.offers?.map((o) => o.outcome)).not.toContain("admitted");
-    const split = "split" in quote ? quote.split : undefined;
+    const split = quote.split;
     expect(split?.parts.map(({ manager, fromTask, tasks }) => ({ manager, fromTask, tasks }))).toEqual([
       { manager: "manager-1", fromTask: 0, tasks: 2 },
       { manager: "manager-2", fromTask: 2, tasks: 2 },

@@ -110,10 +110,11 @@ export const jobsRouter = router({
     const best = await shopQuote(market, ctx, local, ctx.rawCall, config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
     // No manager admits the whole job now: several together may (market/job-split.ts).
     const whole = input instanceof StagedSubmission ? input.head : input;
-    if (best.outcome === "admitted" || !ctx.rawCall || !best.offers || whole.part) return best;
+    const unsplit = { ...best, split: null };
+    if (best.outcome === "admitted" || !ctx.rawCall || !best.offers || whole.part) return unsplit;
     const rooms = best.offers.map((o) => ({ manager: o.manager, room: o.room ?? 0 }));
     const split = await quoteSplit<Extract<typeof local, { outcome: "admitted" }>>(market, ctx, ctx.rawCall, tasksIn(input), rooms, config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
-    return split ? { ...split, offers: best.offers } : best;
+    return split ? { ...split, offers: best.offers } : unsplit;
   }),
   /** This manager's own quote alone, and its room: what another manager asks when a consumer shops (market/shopping.ts). */
   quoteHere: quoteProcedure.mutation(async ({ ctx, input }) => ({
