@@ -15,7 +15,7 @@ import { clientFor, signUpSession } from "../support/market.ts";
 // charged their sum, and the consumer sees one job: its progress, its outputs in task order, its
 // parts. A split whose second part the consumer's balance cannot hold keeps nothing.
 
-const TASKS = 4;
+const TASKS = 6;
 const SAMPLES = 30_000_000;
 
 const { database, workers, start } = await managersOnOneDatabase("cyclemarket-split-");
@@ -32,7 +32,7 @@ const consumerBalance = (db: Db, userId: string) =>
   db.ledgerAccount.findFirstOrThrow({ where: { kind: "consumer", userId } }).then((a) => a.balanceMicro);
 
 describe("a job larger than one Market Manager's machines", () => {
-  it("is split by task ranges across two managers, each part settled by its own, and is one job to its consumer", async () => {
+  it("is split across two managers, each part settled by its own, one job to its consumer; a part refused keeps none", async () => {
     const first = await start("manager-1");
     const token = readFileSync(first.tokenFile, "utf8").trim();
     workers.push(await startWorker(first.url, token, "one", 1));
@@ -46,7 +46,8 @@ describe("a job larger than one Market Manager's machines", () => {
     const me = (await buyer.account.me.query())!;
 
     // How long each manager's one machine would take for the whole job: a deadline a little
-    // shorter than the quicker is met by neither alone, and by half the tasks on each.
+    // shorter than the quicker is met by neither alone, and by a share of the tasks on each
+    // (shares by speed: the machines' benchmarks differ on a busy host).
     const alone = job("pi alone", { kind: "constant", value: 50 });
     const took = await Promise.all(
       [buyer, atSecond].map(async (c) => {
@@ -57,7 +58,6 @@ describe("a job larger than one Market Manager's machines", () => {
       }),
     );
     const deadline = 0.85 * Math.min(...took);
-    expect(Math.max(...took) / 2, `the machines' planned times ${took.join(", ")} s differ too much for this test`).toBeLessThan(deadline);
     const big = job("pi split", { kind: "deadline", value: 60, deadline });
 
     // Asked of manager-1: neither manager admits it whole, together they do.
@@ -65,10 +65,9 @@ describe("a job larger than one Market Manager's machines", () => {
     expect(quote.outcome).toBe("admitted");
     expect(quote.offers?.map((o) => o.outcome)).not.toContain("admitted");
     const split = quote.split;
-    expect(split?.parts.map(({ manager, fromTask, tasks }) => ({ manager, fromTask, tasks }))).toEqual([
-      { manager: "manager-1", fromTask: 0, tasks: 2 },
-      { manager: "manager-2", fromTask: 2, tasks: 2 },
-    ]);
+    expect(split?.parts.map((p) => p.manager)).toEqual(["manager-1", "manager-2"]);
+    const [head, tail] = split!.parts;
+    expect([head!.fromTask, head!.fromTask + head!.tasks, tail!.fromTask + tail!.tasks]).toEqual([0, tail!.fromTask, TASKS]);
     const quotedPrice = quote.outcome === "admitted" ? quote.price : NaN;
     expect(quotedPrice).toBeCloseTo(split!.parts.reduce((s, p) => s + p.price, 0), 6);
 
@@ -85,10 +84,9 @@ describe("a job larger than one Market Manager's machines", () => {
     const page = await buyer.jobs.get.query({ jobId });
     expect(page).toMatchObject({ status: "completed", taskCount: TASKS, tasksDone: TASKS, tasks: { done: TASKS } });
     const parts = "parts" in page ? page.parts! : [];
-    expect(parts.map((p) => ({ manager: p.manager, fromTask: p.fromTask, tasks: p.tasks, status: p.status }))).toEqual([
-      { manager: "manager-1", fromTask: 0, tasks: 2, status: "completed" },
-      { manager: "manager-2", fromTask: 2, tasks: 2, status: "completed" },
-    ]);
+    expect(parts.map((p) => ({ manager: p.manager, fromTask: p.fromTask, tasks: p.tasks, status: p.status }))).toEqual(
+      split!.parts.map((p) => ({ manager: p.manager, fromTask: p.fromTask, tasks: p.tasks, status: "completed" })),
+    );
     expect(page.charged).toBeCloseTo(parts.reduce((s, p) => s + p.charged!, 0), 6);
     expect(page.result).toMatchObject({ tasks: TASKS, total: TASKS * SAMPLES });
 
@@ -96,7 +94,9 @@ describe("a job larger than one Market Manager's machines", () => {
     const plan = planExample("montecarlo", { samplesPerTask: SAMPLES }, TASKS);
     const outputs = await buyer.jobs.outputs.query({ jobId });
     expect(outputs.map((o) => ({ index: o.index, args: o.args }))).toEqual(plan.tasks.map((args, index) => ({ index, args })));
-    expect((await buyer.jobs.outputs.query({ jobId, fromIndex: 3 })).map((o) => o.index)).toEqual([3]);
+    expect((await buyer.jobs.outputs.query({ jobId, fromIndex: TASKS - 2 })).map((o) => o.index)).toEqual([TASKS - 2, TASKS - 1]);
+    // "Run again": the job file holds every task of the whole, in order.
+    expect((await buyer.jobs.jobFile.query({ jobId })).tasks).toEqual(plan.tasks.map((args) => ({ args })));
 
     await withDb(database.url, async (db) => {
       const rows = await db.job.findMany({ where: { partOf: jobId }, orderBy: { taskOffset: "asc" } });
@@ -120,7 +120,9 @@ describe("a job larger than one Market Manager's machines", () => {
     // A split the balance holds only half of: the part refused is told, the admitted one cancelled,
     // nothing held. The workers are paused so the admitted part runs nothing before it is cancelled.
     const balance = Number(await withDb(database.url, (db) => consumerBalance(db, me.id))) / 1e6;
-    const tooDear = job("pi too dear", { kind: "deadline", value: 60, deadline }, balance * 1.2);
+    // A maxSpend shared as the tasks are: each part's escrow within the balance, their sum past it.
+    const maxShare = Math.max(...split!.parts.map((p) => p.tasks)) / TASKS;
+    const tooDear = job("pi too dear", { kind: "deadline", value: 60, deadline }, (0.95 * balance) / maxShare);
     for (const w of workers) w.child.kill("SIGSTOP");
     try {
       const refused = await buyer.jobs.submit.mutate({ ...tooDear, split: split!.parts }).then(

@@ -3,7 +3,7 @@
 // a job of its own, admitted and settled by its manager; the consumer is charged the sum.
 import type { BenefitCurve } from "./benefit.ts";
 
-/** A manager's room for a job: how many of the job's tasks it can run at once. */
+/** A manager's room for a job: how much of it it can run at once (free slots, each at its speed). */
 export interface Room {
   manager: string;
   room: number;

@@ -22,10 +22,13 @@ import { shortId } from "@cyclemarket/client/job-file";
 // admit has the others cancelled (their escrow comes back by the cancel path), and the consumer
 // gets one refusal.
 
-/** How many of a job's tasks this manager can start now: the free slots of the machines it offers work to. */
+/**
+ * How much work this manager can start now: the free slots of the machines it offers work to,
+ * each at its speed. Parts in proportion to it take about as long as each other.
+ */
 export function roomOf(market: Market): number {
   let room = 0;
-  for (const m of market.state.machines.values()) if (offering(m)) room += Math.max(0, m.slots - m.leases.size - m.queue.length);
+  for (const m of market.state.machines.values()) if (offering(m)) room += Math.max(0, m.slots - m.leases.size - m.queue.length) * m.speed;
   return room;
 }
 
@@ -178,7 +181,12 @@ export async function submitSplit(market: Market, ctx: Context, submission: Subm
       decision: toJson(decision),
       taskCount,
       workPerTask: job.workPerTask ?? 0,
+      declaredWorkPerTask: job.workPerTask ?? null,
+      // Without the consumer's estimate each part runs its own pilots.
+      ...(job.workPerTask === undefined ? { workEstimate: "provisional" } : {}),
       memoryMbPerTask: job.memoryMbPerTask,
+      ...(job.taskLimits ? { taskLimits: toJson(job.taskLimits) } : {}),
+      ...(head.maxSpend === undefined ? {} : { maxSpendMicro: toMicro(head.maxSpend) }),
       quotedPriceMicro: price,
       decidedAt: new Date(now),
       expectedCompletionAt: new Date(completionAt),
