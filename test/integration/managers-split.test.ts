@@ -6,6 +6,7 @@ import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support
 import { jobCompleted, managersOnOneDatabase } from "../support/managers.ts";
 import { startWorker } from "../support/processes.ts";
 import { clientFor, signUpSession } from "../support/market.ts";
+import { OFF_THREAD_MIN_BYTES } from "../../apps/market-manager/src/http/held-body.ts";
 
 // A job larger than one Market Manager's machines is split by task ranges across managers (issue
 // 47, item 3; docs/SCALING.md "Several managers"). Two managers on one PostgreSQL, each holding
@@ -20,8 +21,12 @@ const SAMPLES = 30_000_000;
 
 const { database, workers, start } = await managersOnOneDatabase("cyclemarket-split-");
 
-const source = { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: SAMPLES }, taskCount: TASKS };
-const job = (name: string, benefit: { kind: "constant"; value: number } | { kind: "deadline"; value: number; deadline: number }, maxSpend?: number) => ({
+const small = { kind: "example" as const, example: "montecarlo" as const, params: { samplesPerTask: SAMPLES }, taskCount: TASKS };
+// A note the example ignores makes a body bigger than a manager parses on its own thread: the
+// quotes and submissions, the consumer's and the parts' alike, go through intake threads.
+const big = { ...small, params: { ...small.params, note: "x".repeat(OFF_THREAD_MIN_BYTES) } };
+type Benefit = { kind: "constant"; value: number } | { kind: "deadline"; value: number; deadline: number };
+const job = (name: string, benefit: Benefit, maxSpend?: number, source: typeof small = big) => ({
   name,
   source,
   benefit,
@@ -58,10 +63,10 @@ describe("a job larger than one Market Manager's machines", () => {
       }),
     );
     const deadline = 0.85 * Math.min(...took);
-    const big = job("pi split", { kind: "deadline", value: 60, deadline });
+    const wide = job("pi split", { kind: "deadline", value: 60, deadline });
 
     // Asked of manager-1: neither manager admits it whole, together they do.
-    const quote = await buyer.jobs.quote.mutate(big);
+    const quote = await buyer.jobs.quote.mutate(wide);
     expect(quote.outcome).toBe("admitted");
     expect(quote.offers?.map((o) => o.outcome)).not.toContain("admitted");
     const split = quote.split;
@@ -72,7 +77,7 @@ describe("a job larger than one Market Manager's machines", () => {
     expect(quotedPrice).toBeCloseTo(split!.parts.reduce((s, p) => s + p.price, 0), 6);
 
     const before = await withDb(database.url, (db) => consumerBalance(db, me.id));
-    const { jobId, decision } = await buyer.jobs.submit.mutate({ ...big, split: split!.parts });
+    const { jobId, decision } = await buyer.jobs.submit.mutate({ ...wide, split: split!.parts });
     expect(decision.outcome).toBe("admitted");
     await jobCompleted(buyer, jobId, "the split job to complete");
 
@@ -122,7 +127,7 @@ describe("a job larger than one Market Manager's machines", () => {
     const balance = Number(await withDb(database.url, (db) => consumerBalance(db, me.id))) / 1e6;
     // A maxSpend shared as the tasks are: each part's escrow within the balance, their sum past it.
     const maxShare = Math.max(...split!.parts.map((p) => p.tasks)) / TASKS;
-    const tooDear = job("pi too dear", { kind: "deadline", value: 60, deadline }, (0.95 * balance) / maxShare);
+    const tooDear = job("pi too dear", { kind: "deadline", value: 60, deadline }, (0.95 * balance) / maxShare, small);
     for (const w of workers) w.child.kill("SIGSTOP");
     try {
       const refused = await buyer.jobs.submit.mutate({ ...tooDear, split: split!.parts }).then(

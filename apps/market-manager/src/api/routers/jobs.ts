@@ -108,10 +108,12 @@ export const jobsRouter = router({
     const { market, config } = ctx.services;
     const local = { ...(await quoteJob(market, ctx.caller, input, config.MAX_MODULE_BYTES)), room: roomOf(market) };
     const best = await shopQuote(market, ctx, local, ctx.rawCall, config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
-    // No manager admits the whole job now: several together may (market/job-split.ts).
+    // No manager admits the whole job now: several together may (market/job-split.ts), unless
+    // the consumer's balance is what is short (the parts' escrows add up to the whole's).
     const whole = input instanceof StagedSubmission ? input.head : input;
     const unsplit = { ...best, split: null };
-    if (best.outcome === "admitted" || !ctx.rawCall || !best.offers || whole.part) return unsplit;
+    const short = best.reasons.some((r) => r.code === "insufficient-credits");
+    if (best.outcome === "admitted" || short || !ctx.rawCall || !best.offers || whole.part) return unsplit;
     const rooms = best.offers.map((o) => ({ manager: o.manager, room: o.room ?? 0 }));
     const split = await quoteSplit<Extract<typeof local, { outcome: "admitted" }>>(market, ctx, ctx.rawCall, tasksIn(input), rooms, config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
     return split ? { ...split, offers: best.offers } : unsplit;
