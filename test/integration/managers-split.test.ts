@@ -79,7 +79,40 @@ describe("a job larger than one Market Manager's machines", () => {
     const before = await withDb(database.url, (db) => consumerBalance(db, me.id));
     const { jobId, decision } = await buyer.jobs.submit.mutate({ ...wide, split: split!.parts });
     expect(decision.outcome).toBe("admitted");
+    // Followed as the SDK and the page follow a job: its view and each output as it is accepted.
+    const streamed = new Promise<(number | string)[]>((resolve, reject) => {
+      const got: (number | string)[] = [];
+      const sub = buyer.jobs.streamOutputs.subscribe(
+        { jobId },
+        {
+          onData: ({ data }) => {
+            if (data.kind === "output") return void got.push(data.output.index);
+            got.push(data.status);
+            sub.unsubscribe();
+            resolve(got);
+          },
+          onError: reject,
+        },
+      );
+    });
+    const watched = new Promise<string[]>((resolve, reject) => {
+      const seen: string[] = [];
+      const sub = buyer.jobs.watch.subscribe(
+        { jobId },
+        {
+          onData: (view) => {
+            seen.push(`${view.status} ${view.tasksDone}`);
+            if (view.status === "completed") (sub.unsubscribe(), resolve(seen));
+          },
+          onError: reject,
+        },
+      );
+    });
     await jobCompleted(buyer, jobId, "the split job to complete");
+    const outputsSeen = await streamed;
+    expect(outputsSeen.slice(0, -1).sort()).toEqual(Array.from({ length: TASKS }, (_, i) => i));
+    expect(outputsSeen.at(-1)).toBe("completed");
+    expect((await watched).at(-1)).toBe(`completed ${TASKS}`);
 
     // One job in the consumer's list, its parts not listed on their own.
     const listed = (await buyer.jobs.list.query()).filter((j) => j.name === "pi split");
@@ -100,6 +133,9 @@ describe("a job larger than one Market Manager's machines", () => {
     const outputs = await buyer.jobs.outputs.query({ jobId });
     expect(outputs.map((o) => ({ index: o.index, args: o.args }))).toEqual(plan.tasks.map((args, index) => ({ index, args })));
     expect((await buyer.jobs.outputs.query({ jobId, fromIndex: TASKS - 2 })).map((o) => o.index)).toEqual([TASKS - 2, TASKS - 1]);
+    // Its decisions are its parts': each admitted by its manager.
+    const decisions = (await buyer.jobs.decisions.query({ jobId })).decisions.filter((d) => d.outcome === "admission");
+    expect(new Set(decisions.map((d) => d.jobId))).toEqual(new Set(parts.map((p) => p.jobId)));
     // "Run again": the job file holds every task of the whole, in order.
     expect((await buyer.jobs.jobFile.query({ jobId })).tasks).toEqual(plan.tasks.map((args) => ({ args })));
 

@@ -179,10 +179,13 @@ export const jobsRouter = router({
   get: jobOwnerProcedure.query(({ ctx, input }) => jobPage(ctx.services.market, input.jobId)),
   /** When its tasks were done, against its benefit curve (the job page's chart). */
   progress: jobOwnerProcedure.query(({ ctx, input }) => progressOf(ctx.services.market, input.jobId)),
-  /** The market's decisions about this job, newest first. */
+  /** The market's decisions about this job, newest first; a split job's are its parts'. */
   decisions: jobOwnerProcedure
     .input(DecisionFilter.pick({ cursor: true, pageSize: true, outcome: true }))
-    .query(({ ctx, input }) => listDecisions(ctx.services.db, { ...input, jobId: input.jobId })),
+    .query(async ({ ctx, input }) => {
+      const parts = await splitParts(ctx.services.db, input.jobId);
+      return listDecisions(ctx.services.db, { ...input, jobId: input.jobId, jobIds: parts?.map((p) => p.id) });
+    }),
   /** Stops the job; a split job's open parts are each stopped by their manager. */
   cancel: jobOwnerProcedure.mutation(async ({ ctx, input }) =>
     (await splitParts(ctx.services.db, input.jobId)) ? cancelWhole(ctx.services.market, ctx, input.jobId) : cancelJob(ctx.services.market, input.jobId),
