@@ -17,6 +17,38 @@ export interface DecisionRecord {
   /** A quote's: the Market Manager that made the offer, and with several, every manager's offer compared. */
   manager?: string;
   offers?: { manager: string; outcome: string; price: number | null }[];
+  /** A quote's, when no one manager admits the whole job now: its tasks split across managers, each part with its price. */
+  split?: { parts: SplitPart[] } | null;
+}
+
+export interface SplitPart {
+  manager: string;
+  fromTask: number;
+  tasks: number;
+  price?: number;
+}
+
+/** What a submission names to take the quote shown: its split, or the manager that made it. */
+export function quoteChoice(decision: DecisionRecord | undefined): { split?: { manager: string; fromTask: number; tasks: number }[]; manager?: string } {
+  if (decision?.split) return { split: decision.split.parts.map(({ manager, fromTask, tasks }) => ({ manager, fromTask, tasks })) };
+  return decision?.manager ? { manager: decision.manager } : {};
+}
+
+/** A job split across managers: which manager runs which tasks, for how much. */
+function SplitParts({ parts }: { parts: SplitPart[] }) {
+  return (
+    <div className="mt-3 text-xs text-slate-600" data-testid="quote-split">
+      <p>No one Market Manager can run the whole job in time; {parts.length} run a part each, and you pay the sum:</p>
+      <ul className="mt-1 space-y-0.5" aria-label="Parts">
+        {parts.map((p) => (
+          <li key={p.fromTask} data-testid="quote-part">
+            {p.manager}: tasks {p.fromTask} to {p.fromTask + p.tasks - 1}
+            {p.price != null ? `, ${credits(p.price)}` : ""}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 /** With several Market Managers, which one made the offer shown, and what the others offered. */
@@ -177,7 +209,8 @@ export function DecisionView({ decision, title, testId, quoted }: { decision: De
           ) : null}
         </dl>
       ) : null}
-      {decision.manager && decision.offers && decision.offers.length > 1 ? <ManagerOffers manager={decision.manager} offers={decision.offers} /> : null}
+      {decision.manager && decision.offers && decision.offers.length > 1 && !decision.split ? <ManagerOffers manager={decision.manager} offers={decision.offers} /> : null}
+      {decision.split ? <SplitParts parts={decision.split.parts} /> : null}
       {decision.outcome === "admitted" && decision.priceParts ? <PriceParts parts={decision.priceParts} terms={decision.terms ?? null} price={decision.price ?? 0} /> : null}
       {decision.terms && decision.outcome !== "rejected" ? (
         <ul className="mt-3 space-y-1 text-xs text-slate-600" aria-label="Terms" data-testid="decision-terms">

@@ -281,6 +281,8 @@ const DESCRIBE: Sentences = {
   "machine-dedicated": (r) => `Machine ${shortId(r.machineId)} is dedicated: its contract stays with the manager that holds it.`,
   "machine-handed": (r) => `An admin moved this machine from the Market Manager ${r.fromManagerId} to ${r.toManagerId}; its worker follows.`,
   "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
+  "split-part-refused": (r) =>
+    `The job was split across Market Managers, and ${r.managerId} did not admit its part (tasks ${number(r.fromTask, 0)} to ${number(r.fromTask + r.tasks - 1, 0)}: ${r.outcome}); no part was kept and nothing is held.`,
   "not-your-machine": () => "That machine belongs to someone else.",
   "hash-mismatch": () => "The reported output hash does not match the output.",
   "output-too-large": (r) => `The task's output is over the limit (${number(r.bytes, 0)} bytes, at most ${number(r.max, 0)}).`,

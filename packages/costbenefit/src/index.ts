@@ -65,6 +65,9 @@ export type { PilotRun, RemainderInput, Answer } from "./pilots.ts";
 // Asking again what the engine did not take: one backoff for delayed jobs and pilot jobs' rests
 export { askedAgainDue, askedNow } from "./policies/outcomes.ts";
 export type { Asked } from "./policies/outcomes.ts";
+// A job larger than one Market Manager's machines, split by task ranges across managers
+export { splitByRoom, partBenefit, checkSplit, MAX_SPLIT_PARTS } from "./job-split.ts";
+export type { Room, SplitPart } from "./job-split.ts";
 // Randomness is always passed in
 export { createRng } from "./rng.ts";
 export type { Rng } from "./rng.ts";

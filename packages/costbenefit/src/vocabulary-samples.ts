@@ -61,6 +61,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "register-elsewhere": { code: "register-elsewhere", managerId: "manager-2", managerUrl: "http://127.0.0.1:4002" },
   "machine-moved": { code: "machine-moved", machineId: "machine-1", managerId: "manager-2", managerUrl: "http://127.0.0.1:4002" },
   "manager-not-live": { code: "manager-not-live", managerId: "manager-2" },
+  "split-part-refused": { code: "split-part-refused", managerId: "manager-2", fromTask: 2, tasks: 2, outcome: "delayed", partReasons: [{ code: "too-late" }] },
   "machine-already-there": { code: "machine-already-there", machineId: "machine-1", managerId: "manager-2" },
   "machine-busy": { code: "machine-busy", machineId: "machine-1", leases: 2, queued: 2 },
   "machine-dedicated": { code: "machine-dedicated", machineId: "machine-1" },

@@ -116,6 +116,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("machine-already-there", { machineId: str, managerId: str }),
   reason("machine-busy", { machineId: str, leases: num, queued: num }),
   reason("machine-dedicated", { machineId: str }),
+  // A job split across managers (market/job-split.ts): a part its manager did not admit, so none was kept.
+  reason("split-part-refused", { managerId: str, fromTask: num, tasks: num, outcome: z.enum(["delayed", "rejected", "failed"]), partReasons: z.array(z.looseObject({ code: str })) }),
   reason("not-your-machine", { machineId: str }),
   reason("stale-lease", { leaseId: str }),
   reason("output-too-large", { bytes: num, max: num }),

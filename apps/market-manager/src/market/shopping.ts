@@ -37,7 +37,8 @@ export async function keepRawSubmission(market: Market, ctx: Context, getRawInpu
   if (ctx.heldBody) return Buffer.from(ctx.heldBody.bytes.buffer, ctx.heldBody.bytes.byteOffset, ctx.heldBody.bytes.byteLength).includes('"manager"') ? keepRawCall(market, ctx, getRawInput) : null;
   const raw = (await getRawInput()) as { manager?: unknown } | null;
   const named = raw?.manager;
-  return typeof named === "string" && named !== market.managerId ? { body: JSON.stringify(raw), batch: false } : null;
+  const split = (raw as { split?: unknown } | null)?.split !== undefined;
+  return split || (typeof named === "string" && named !== market.managerId) ? { body: JSON.stringify(raw), batch: false } : null;
 }
 
 interface ErrorShape {
@@ -73,11 +74,14 @@ export interface Offer {
   manager: string;
   outcome: "admitted" | "delayed" | "rejected";
   price: number | null;
+  /** How many of the job's tasks it can start now (market/job-split.ts roomOf). */
+  room?: number;
 }
 
 interface Quote {
   outcome: "admitted" | "delayed" | "rejected";
   price?: number;
+  room?: number;
 }
 
 /** Admitted before delayed before rejected; among the admitted, the lowest price; a tie stays with the first (this manager). */
@@ -117,7 +121,12 @@ export async function shopQuote<Q extends Quote>(market: Market, ctx: Context, l
   return { ...best.quote, manager: best.manager, ...(offers.length > 1 ? { offers } : {}) };
 }
 
-const offerOf = (manager: string, q: Quote): Offer => ({ manager, outcome: q.outcome, price: q.outcome === "admitted" ? (q.price ?? null) : null });
+const offerOf = (manager: string, q: Quote): Offer => ({
+  manager,
+  outcome: q.outcome,
+  price: q.outcome === "admitted" ? (q.price ?? null) : null,
+  ...(typeof q.room === "number" ? { room: q.room } : {}),
+});
 
 /**
  * A submission naming another live manager (the one whose quote the consumer took) is sent there

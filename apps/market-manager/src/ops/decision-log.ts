@@ -22,13 +22,14 @@ const decode = (cursor: string) => {
 };
 
 /** The decision log, newest first, a page at a time (keyset paging: stable while new decisions arrive). */
-export async function listDecisions(db: Db, f: DecisionFilter) {
+export async function listDecisions(db: Db, f: DecisionFilter & { jobIds?: string[] | undefined }) {
   const user = f.user ? await db.user.findUnique({ where: { email: f.user.toLowerCase() }, select: { id: true } }) : null;
   if (f.user && !user) return { decisions: [], next: null };
   const after = f.cursor ? decode(f.cursor) : null;
   const rows = await db.marketDecision.findMany({
     where: {
-      ...(f.jobId ? { jobId: f.jobId } : {}),
+      // A job split across managers: its parts' decisions (tasks/split-view.ts).
+      ...(f.jobIds ? { jobId: { in: f.jobIds } } : f.jobId ? { jobId: f.jobId } : {}),
       ...(f.machineId ? { machineId: f.machineId } : {}),
       ...(user ? { userId: user.id } : {}),
       ...(f.outcome ? { outcome: f.outcome } : {}),

@@ -70,6 +70,9 @@ export interface InlineIntake {
   nameToProducers: boolean;
   /** The Market Manager that took the submission, which the job belongs to (market/managers.ts). */
   managerId: string;
+  /** A part of a split job: the whole, and where its tasks start in it (tasks/split.ts). */
+  partOf?: string | null;
+  taskOffset?: number;
   /** Every copy of every task; a placed one is written queued on its machine, the rest pending. */
   tasks: NewTask[];
 }
@@ -135,6 +138,8 @@ export async function writeAdmission(run: RunStatement, a: Admission): Promise<v
     taskLimits: intake.taskLimits ? text(intake.taskLimits) : null,
     nameToProducers: intake.nameToProducers,
     managerId: intake.managerId,
+    partOf: intake.partOf ?? null,
+    taskOffset: intake.taskOffset ?? 0,
     taskIds: intake.tasks.map((t) => t.id),
     taskIndexes: intake.tasks.map((t) => t.index),
     taskReplicas: intake.tasks.map((t) => t.replica),

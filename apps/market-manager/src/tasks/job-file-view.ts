@@ -35,8 +35,11 @@ function taskOf(t: { args: string[]; stdin: Uint8Array; env: unknown; files: unk
 /** The job file that submits this job again, with the same module, curve, limits and tasks. */
 export async function jobFileOf(db: Db, jobId: string): Promise<JobFileInput> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  // A job split across managers holds no tasks: its parts hold them, in task order (tasks/split-view.ts).
+  const holders = job.status === "split" ? (await db.job.findMany({ where: { partOf: jobId }, orderBy: { taskOffset: "asc" }, select: { id: true } })).map((p) => p.id) : [jobId];
+  const tasks = [];
   // Copies of a task are the same task: the original (replica 0) stands for them.
-  const tasks = await db.task.findMany({ where: { jobId, replica: 0 }, orderBy: { index: "asc" }, select: { args: true, stdin: true, env: true, files: true } });
+  for (const id of holders) tasks.push(...(await db.task.findMany({ where: { jobId: id, replica: 0 }, orderBy: { index: "asc" }, select: { args: true, stdin: true, env: true, files: true } })));
   return {
     name: job.name,
     ...(job.nameToProducers ? { nameToProducers: true } : {}),

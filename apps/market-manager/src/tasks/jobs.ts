@@ -185,6 +185,18 @@ export async function quoteJob(market: Market, caller: Caller, submission: Submi
 }
 
 /**
+ * The whole of a job to be split across managers (market/job-split.ts): its head and tasks read,
+ * its module stored (the whole's row names it), none of its tasks kept here (each part's
+ * manager stores its own).
+ */
+export async function storeWhole(market: Market, userId: string, submission: Submission, maxModuleBytes: number) {
+  const { head, job, discard } = await prepare(market, userId, submission, maxModuleBytes);
+  discard();
+  await storeModule(market, userId, job);
+  return { head, job };
+}
+
+/**
  * The Task Manager takes the job; the engine decides; the decision is stored before it is told.
  * The job's row and tasks are stored first, in chunks and outside the market's lock (intake.ts);
  * inside it the engine decides and the decision, escrow and placements are written.
@@ -246,6 +258,8 @@ function inlineIntake(market: Market, input: SubmissionHead, job: PreparedJob, t
     name: input.name,
     nameToProducers: input.nameToProducers,
     managerId: market.managerId,
+    partOf: input.part?.of ?? null,
+    taskOffset: input.part?.of ? input.part.fromTask : 0,
     example: job.example,
     moduleHash: job.moduleHash,
     benefit: input.benefit,
@@ -271,6 +285,7 @@ async function storeIntake(market: Market, ownerId: string, { head: input, job, 
       name: input.name,
       nameToProducers: input.nameToProducers,
       managerId: market.managerId,
+      ...(input.part?.of ? { partOf: input.part.of, taskOffset: input.part.fromTask } : {}),
       example: job.example,
       moduleHash: job.moduleHash,
       benefit: input.benefit,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BenefitCurve } from "@cyclemarket/costbenefit";
+import { BenefitCurve, MAX_SPLIT_PARTS } from "@cyclemarket/costbenefit";
 import { MaxSpend, ModuleSource, WorkPerTask } from "@cyclemarket/client/job-file";
 import { nameText, storableText } from "@cyclemarket/worker-runtime";
 import { refuse } from "../api/errors.ts";
@@ -44,6 +44,11 @@ export const JobSource = z.discriminatedUnion("kind", [
 ]);
 export type JobSource = z.infer<typeof JobSource>;
 
+const ManagerName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "A Market Manager's name is 1 to 64 letters, digits, dots, dashes or underscores.");
+
+export const JobPart = z.object({ of: z.string().uuid("Not a job id.").optional(), fromTask: z.number().int().min(0).max(MAX_TASKS), tasks: z.number().int().min(1).max(MAX_TASKS) });
+export type JobPart = z.infer<typeof JobPart>;
+
 export const SubmitJob = z.object({
   name: nameText(120, "A job's name"),
   /** Whether the producers who run its tasks see its name on their statements (they always see its short id). */
@@ -61,7 +66,18 @@ export const SubmitJob = z.object({
    * there, and the job is that manager's (market/shopping.ts). Unnamed, or not live: the manager
    * the submission reached takes it.
    */
-  manager: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "A Market Manager's name is 1 to 64 letters, digits, dots, dashes or underscores.").optional(),
+  manager: ManagerName.optional(),
+  /**
+   * A split quote the consumer took (a quote's `split.parts`): the job is split by these task
+   * ranges across their managers (tasks/split.ts). `manager` is then ignored.
+   */
+  split: z.array(z.object({ manager: ManagerName, fromTask: z.number().int().min(0), tasks: z.number().int().min(1) })).min(2).max(MAX_SPLIT_PARTS).optional(),
+  /**
+   * One part of a split job, as the manager that split it sends it: only the tasks [fromTask,
+   * fromTask + tasks) of the source, stored as this job's tasks 0 on; `of` is the whole job the
+   * consumer sees (absent in a part's quote).
+   */
+  part: JobPart.optional(),
 });
 export type SubmitJob = z.infer<typeof SubmitJob>;
 
@@ -74,6 +90,10 @@ export interface SubmissionHead {
   maxSpend: number | undefined;
   /** The Market Manager the consumer chose by its quote, if any. */
   manager?: string | undefined;
+  /** The parts of a split quote the consumer took, if any (tasks/split.ts). */
+  split?: { manager: string; fromTask: number; tasks: number }[] | undefined;
+  /** This job is a part of a split one: which, and where its tasks start in the whole. */
+  part?: JobPart | undefined;
   /** Whether the module is named by hash (it must be stored already) rather than sent or shipped. */
   source: { kind: JobSource["kind"]; moduleHash?: string };
 }
@@ -109,6 +129,8 @@ export const headOf = (input: SubmitJob): SubmissionHead => ({
   replicas: input.replicas,
   maxSpend: input.maxSpend,
   ...(input.manager ? { manager: input.manager } : {}),
+  ...(input.split ? { split: input.split } : {}),
+  ...(input.part ? { part: input.part } : {}),
   source: { kind: input.source.kind, ...(input.source.kind === "module" ? { moduleHash: input.source.moduleHash } : {}) },
 });
 
@@ -117,6 +139,23 @@ export const headOf = (input: SubmitJob): SubmissionHead => ({
  * inputs decoded), the module checked, an id per task. Refusals carry their reason (api/errors.ts).
  */
 export function prepareSubmission(input: SubmitJob, maxModuleBytes: number): { job: PreparedJob; inputs: TaskInputs[] } {
+  const whole = prepareWhole(input, maxModuleBytes);
+  return input.part ? partOf(whole, input.part) : whole;
+}
+
+/** A part of a split job: its range of the whole's tasks, numbered from 0 (its job row keeps the offset). */
+function partOf({ job, inputs }: { job: PreparedJob; inputs: TaskInputs[] }, part: JobPart) {
+  const end = part.fromTask + part.tasks;
+  if (end > inputs.length) {
+    throw refuse.badRequest(
+      { code: "invalid-input", issues: [{ path: ["part"], message: `The part's tasks ${part.fromTask} to ${end - 1} are past the job's ${inputs.length} tasks.` }] },
+      `The part's tasks ${part.fromTask} to ${end - 1} are past the job's ${inputs.length} tasks.`,
+    );
+  }
+  return { job: { ...job, tasks: job.tasks.slice(part.fromTask, end) }, inputs: inputs.slice(part.fromTask, end) };
+}
+
+function prepareWhole(input: SubmitJob, maxModuleBytes: number): { job: PreparedJob; inputs: TaskInputs[] } {
   const withIds = (inputs: TaskInputs[]) => inputs.map((t) => ({ id: rowId(), bytes: t.stdin.length }));
   if (input.source.kind === "module") {
     const { tasks, ...rest } = prepareModuleSource(input.source);

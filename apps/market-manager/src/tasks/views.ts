@@ -22,7 +22,7 @@ const MICRO = 1_000_000;
 export const credits = (micro: bigint | null | undefined) => (micro == null ? null : Number(micro) / MICRO);
 const ms = (d: Date | null | undefined) => (d ? d.getTime() : null);
 
-export async function jobSummaries(db: Db, where: { ownerId?: string }) {
+export async function jobSummaries(db: Db, where: { ownerId?: string; partOf?: null }) {
   const jobs = await db.job.findMany({
     where,
     orderBy: { submittedAt: "desc" },

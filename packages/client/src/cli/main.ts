@@ -159,6 +159,8 @@ async function quote(market: CycleMarket, path: string, io: Io): Promise<number>
   if (d.offers && d.offers.length > 1) {
     io.out(`Best of ${d.offers.length} Market Managers, offered by ${d.manager} (${d.offers.map((o) => `${o.manager}: ${o.outcome === "admitted" && o.price !== null ? `${price(o.price)} credits` : o.outcome}`).join(", ")}).\n`);
   }
+  // No one manager admits it whole now: split across several, each running a range of its tasks.
+  if (d.split) io.out(`Split across ${d.split.parts.length} Market Managers: ${d.split.parts.map((p) => `${p.manager} tasks ${p.fromTask}-${p.fromTask + p.tasks - 1} for ${price(p.price)} credits`).join(", ")}.\n`);
   if (d.outcome === "admitted") {
     io.out(`Would be admitted now: price ${price(d.price)} credits, expected completion ${when(d.completionAt)}; ${price(d.escrow)} of your ${price(d.balance)} credits held in escrow while it runs.\n`);
     if (provisionalPilots(d) !== null) io.out(`${pilotWords(provisionalPilots(d)!)}\n`);

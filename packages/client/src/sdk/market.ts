@@ -66,11 +66,14 @@ export class CycleMarket {
   /**
    * Submits a job file; the handle follows the job. A job the market rejects still gets a handle
    * (see `decision`). `manager`: the Market Manager whose quote to take (a quote's `manager`), which
-   * then holds the job; by default the one the market reaches.
+   * then holds the job; by default the one the market reaches. `split`: a split quote's parts
+   * (a quote's `split.parts`), to run the job split across their managers as one job.
    */
-  async submit(source: JobSource, options: { manager?: string } = {}): Promise<JobHandle> {
+  async submit(source: JobSource, options: { manager?: string; split?: { manager: string; fromTask: number; tasks: number }[] } = {}): Promise<JobHandle> {
     const request = await this.prepare(source);
-    const { jobId, decision } = await call(() => this.api.jobs.submit.mutate(options.manager ? { ...request, manager: options.manager } : request));
+    const split = options.split?.map(({ manager, fromTask, tasks }) => ({ manager, fromTask, tasks }));
+    const chosen = split ? { split } : options.manager ? { manager: options.manager } : {};
+    const { jobId, decision } = await call(() => this.api.jobs.submit.mutate({ ...request, ...chosen }));
     return new JobHandle(this, jobId, decision);
   }
 

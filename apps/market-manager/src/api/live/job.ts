@@ -1,7 +1,8 @@
 import { tracked } from "@trpc/server";
 import type { Market, MarketEvent } from "../../market/market.ts";
 import type { LiveJob } from "../../market/live.ts";
-import { jobView, outputsAt, outputView } from "../../tasks/views.ts";
+import { outputsAt, outputView } from "../../tasks/views.ts";
+import { jobPage, splitParts, wholeOutputs, wholeStatus, partsOf } from "../../tasks/split-view.ts";
 import { changes } from "./changes.ts";
 
 // One job's streams for its owner: its view each time it changes (progress), and each task's
@@ -15,18 +16,21 @@ const PROGRESS_MIN_GAP_MS = 250;
 const RESULTS_MIN_GAP_MS = 100;
 /** A wake-up this often even without events, so a change no event announced is still seen. */
 const SAFETY_MS = 5_000;
+/** A split job's parts run on other managers too, whose events this one does not hear: it looks this often. */
+const SPLIT_LOOK_MS = 1_000;
 /** Outputs read from the database at once: each may hold a mebibyte of stdout and one of stderr. */
 const CHUNK_TASKS = 16;
 
 const ofJob = (jobId: string) => (e: MarketEvent) => e.kind === "job" && e.jobId === jobId;
 
-export type JobView = Awaited<ReturnType<typeof jobView>>;
+export type JobView = Awaited<ReturnType<typeof jobPage>>;
 
 /** The job's view whenever its status or its tasks' counts change; the last one is final. */
 export async function* watchJob(market: Market, jobId: string, signal: AbortSignal | undefined): AsyncGenerator<JobView> {
   let shown = "";
-  for await (const _ of changes(market, signal, { only: ofJob(jobId), minGapMs: PROGRESS_MIN_GAP_MS, everyMs: SAFETY_MS })) {
-    const view = await jobView(market, jobId);
+  const everyMs = (await splitParts(market.db, jobId)) ? SPLIT_LOOK_MS : SAFETY_MS;
+  for await (const _ of changes(market, signal, { only: ofJob(jobId), minGapMs: PROGRESS_MIN_GAP_MS, everyMs })) {
+    const view = await jobPage(market, jobId);
     const key = JSON.stringify([view.status, view.tasksDone, view.tasks]);
     if (key !== shown) {
       shown = key;
@@ -57,6 +61,10 @@ export type OutputEvent = { kind: "output"; output: ReturnType<typeof outputView
 export async function* jobResults(market: Market, jobId: string, resumeAt: string | null, signal: AbortSignal | undefined) {
   const db = market.db;
   let prefix = Math.max(0, Number.parseInt(resumeAt ?? "0", 10) || 0);
+  if (await splitParts(db, jobId)) {
+    yield* wholeResults(market, jobId, prefix, signal);
+    return;
+  }
   const sent = new Set<number>();
   /** The job in memory this stream follows, and its place in the job's list of decided tasks. */
   let following: LiveJob | undefined;
@@ -89,6 +97,35 @@ export async function* jobResults(market: Market, jobId: string, resumeAt: strin
       }
     }
     if (status !== null && FINAL.has(status)) {
+      yield tracked(String(prefix), { kind: "end", status } satisfies OutputEvent);
+      return;
+    }
+  }
+}
+
+/**
+ * A split job's outputs (tasks/split-view.ts), the same events as jobResults: each part's accepted
+ * outputs with their indices in the whole, looked for every SPLIT_LOOK_MS (its parts' managers may
+ * be others), then `end` once every part has ended and all were sent.
+ */
+async function* wholeResults(market: Market, jobId: string, from: number, signal: AbortSignal | undefined) {
+  let prefix = from;
+  const sent = new Set<number>();
+  for await (const _ of changes(market, signal, { only: ofJob(jobId), minGapMs: RESULTS_MIN_GAP_MS, everyMs: SPLIT_LOOK_MS })) {
+    // The status first: parts that had ended by then had accepted all they ever will, read below.
+    const parts = (await partsOf(market.db, [jobId])).get(jobId)!;
+    const status = wholeStatus(parts);
+    for (let page = await wholeOutputs(market.resources.database.reads, parts, prefix, CHUNK_TASKS); page.length; ) {
+      const fresh = page.filter((o) => !sent.has(o.index));
+      for (const output of fresh) {
+        sent.add(output.index);
+        for (; sent.has(prefix); prefix++) sent.delete(prefix);
+        yield tracked(String(prefix), { kind: "output", output } satisfies OutputEvent);
+      }
+      const next = page[page.length - 1]!.index + 1;
+      page = await wholeOutputs(market.resources.database.reads, parts, next, CHUNK_TASKS);
+    }
+    if (FINAL.has(status)) {
       yield tracked(String(prefix), { kind: "end", status } satisfies OutputEvent);
       return;
     }

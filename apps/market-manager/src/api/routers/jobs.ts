@@ -2,14 +2,14 @@ import { z } from "zod";
 import { consumerProcedure, publicProcedure, requireScope, router, signedInProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob, tasksIn, type Submission } from "../../tasks/jobs.ts";
-import { keepRawCall, keepRawSubmission, sendSubmission, shopQuote } from "../../market/shopping.ts";
+import { keepRawCall, keepRawSubmission, sendSubmission, shopQuote, type RawCall } from "../../market/shopping.ts";
 import { StagedSubmission, intakePoolOf } from "../../tasks/intake-pool.ts";
 import type { Context } from "../trpc.ts";
 import type { Services } from "../../services.ts";
 import { EXAMPLES } from "../../tasks/examples.ts";
-import { jobView, jobOutputs, jobSummaries } from "../../tasks/views.ts";
+import { jobList, jobPage, outputsOf, progressOf, splitParts } from "../../tasks/split-view.ts";
+import { cancelWhole, checkPart, quoteSplit, roomOf, submitSplit } from "../../market/job-split.ts";
 import { cancelJob } from "../../tasks/cancel.ts";
-import { jobProgress } from "../../tasks/progress.ts";
 import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
 import { Sha256Hex } from "@cyclemarket/client/job-file";
 import { checkQueuedTasks, perMinute } from "../limit-procedures.ts";
@@ -64,6 +64,21 @@ async function ownerOf(services: Services, jobId: string): Promise<string | null
 /** A stream of the owner's job over server-sent events, counted against the user's open streams. */
 const jobStreamProcedure = jobOwnerProcedure.input(z.object({ lastEventId: z.string().nullish() })).use(({ ctx, signal, next }) => userStream(ctx, signal, next));
 
+/**
+ * A submission of a split quote: split by the manager reached, with the consumer's raw call to send
+ * each part on. Without the raw call (one live manager, or a call another manager sent on) it
+ * cannot be split, and is refused: the consumer quotes again.
+ */
+async function submitSplitted(ctx: Context & { rawCall: RawCall | null }, input: Submission, parts: { manager: string }[]) {
+  const { market, config } = ctx.services;
+  if (!ctx.rawCall) {
+    if (input instanceof StagedSubmission) input.drop();
+    const gone = parts.find((p) => p.manager !== market.managerId)?.manager ?? market.managerId;
+    throw refuse.conflict({ code: "manager-not-live", managerId: gone }, `A split job needs every Market Manager it names live; ${gone} is not: quote the job again.`);
+  }
+  return submitSplit(market, ctx, input, ctx.rawCall, config.MAX_MODULE_BYTES, config.MARKET_QUOTE_SHOP_TIMEOUT_MS) as unknown as Awaited<ReturnType<typeof submitJob>>;
+}
+
 /** A quote's procedure: its quota, its raw input kept for the other managers, a big body parsed off the market's thread. */
 const quoteProcedure = consumerProcedure
   .use(({ ctx, next }) => (perMinute("quotes-per-minute", ctx.services.config.QUOTES_PER_MINUTE, ctx.services.quotas.quote(ctx.caller.id)), next()))
@@ -90,13 +105,24 @@ export const jobsRouter = router({
    * and, when several answered, every offer compared (`offers`).
    */
   quote: quoteProcedure.mutation(async ({ ctx, input }) => {
-    const local = await quoteJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES);
-    return shopQuote(ctx.services.market, ctx, local, ctx.rawCall, ctx.services.config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
+    const { market, config } = ctx.services;
+    const local = { ...(await quoteJob(market, ctx.caller, input, config.MAX_MODULE_BYTES)), room: roomOf(market) };
+    const best = await shopQuote(market, ctx, local, ctx.rawCall, config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
+    // No manager admits the whole job now: several together may (market/job-split.ts), unless
+    // the consumer's balance is what is short (the parts' escrows add up to the whole's).
+    const whole = input instanceof StagedSubmission ? input.head : input;
+    const unsplit = { ...best, split: null };
+    const short = best.reasons.some((r) => r.code === "insufficient-credits");
+    if (best.outcome === "admitted" || short || !ctx.rawCall || !best.offers || whole.part) return unsplit;
+    const rooms = best.offers.map((o) => ({ manager: o.manager, room: o.room ?? 0 }));
+    const split = await quoteSplit<Extract<typeof local, { outcome: "admitted" }>>(market, ctx, ctx.rawCall, tasksIn(input), rooms, config.MARKET_QUOTE_SHOP_TIMEOUT_MS);
+    return split ? { ...split, offers: best.offers } : unsplit;
   }),
-  /** This manager's own quote alone: what another manager asks when a consumer shops (market/shopping.ts). */
+  /** This manager's own quote alone, and its room: what another manager asks when a consumer shops (market/shopping.ts). */
   quoteHere: quoteProcedure.mutation(async ({ ctx, input }) => ({
     ...(await quoteJob(ctx.services.market, ctx.caller, input, ctx.services.config.MAX_MODULE_BYTES)),
     manager: ctx.services.market.managerId,
+    room: roomOf(ctx.services.market),
   })),
   submit: consumerProcedure
     .use(({ ctx, next }) => (perMinute("submissions-per-minute", ctx.services.config.SUBMISSIONS_PER_MINUTE, ctx.services.quotas.submit(ctx.caller.id)), next()))
@@ -108,8 +134,16 @@ export const jobsRouter = router({
     .input(SubmissionInput)
     .mutation(async ({ ctx, input }) => {
       const { config, market } = ctx.services;
+      const head = input instanceof StagedSubmission ? input.head : input;
+      // The consumer took a split quote: the job is split across the managers it names.
+      if (head.split) return submitSplitted(ctx, input, head.split);
+      // A part of a split job, sent by the manager that split it.
+      if (head.part) await checkPart(market, ctx.caller.id, head.part).catch((e: unknown) => {
+        if (input instanceof StagedSubmission) input.drop();
+        throw e;
+      });
       // The consumer took another manager's quote: the job is that manager's.
-      const named = input instanceof StagedSubmission ? input.head.manager : input.manager;
+      const named = head.manager;
       const sent = await sendSubmission(market, ctx, named, ctx.rawCall).catch((e: unknown) => {
         if (input instanceof StagedSubmission) input.drop();
         throw e;
@@ -139,18 +173,26 @@ export const jobsRouter = router({
     if (shipped) return { hash: input.hash, size: shipped.length };
     return db.module.findUnique({ where: { hash: input.hash }, select: { hash: true, size: true } });
   }),
-  list: consumerProcedure.query(({ ctx }) => jobSummaries(ctx.services.db, { ownerId: ctx.caller.id })),
-  get: jobOwnerProcedure.query(({ ctx, input }) => jobView(ctx.services.market, input.jobId)),
+  /** The caller's jobs, a job split across managers once (tasks/split-view.ts). */
+  list: consumerProcedure.query(({ ctx }) => jobList(ctx.services.db, ctx.caller.id)),
+  /** A job's page; a split job's sums its parts and lists each with its manager. */
+  get: jobOwnerProcedure.query(({ ctx, input }) => jobPage(ctx.services.market, input.jobId)),
   /** When its tasks were done, against its benefit curve (the job page's chart). */
-  progress: jobOwnerProcedure.query(({ ctx, input }) => jobProgress(ctx.services.database.reads, input.jobId)),
-  /** The market's decisions about this job, newest first. */
+  progress: jobOwnerProcedure.query(({ ctx, input }) => progressOf(ctx.services.market, input.jobId)),
+  /** The market's decisions about this job, newest first; a split job's are its parts'. */
   decisions: jobOwnerProcedure
     .input(DecisionFilter.pick({ cursor: true, pageSize: true, outcome: true }))
-    .query(({ ctx, input }) => listDecisions(ctx.services.db, { ...input, jobId: input.jobId })),
-  cancel: jobOwnerProcedure.mutation(({ ctx, input }) => cancelJob(ctx.services.market, input.jobId)),
+    .query(async ({ ctx, input }) => {
+      const parts = await splitParts(ctx.services.db, input.jobId);
+      return listDecisions(ctx.services.db, { ...input, jobId: input.jobId, jobIds: parts?.map((p) => p.id) });
+    }),
+  /** Stops the job; a split job's open parts are each stopped by their manager. */
+  cancel: jobOwnerProcedure.mutation(async ({ ctx, input }) =>
+    (await splitParts(ctx.services.db, input.jobId)) ? cancelWhole(ctx.services.market, ctx, input.jobId) : cancelJob(ctx.services.market, input.jobId),
+  ),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
-    .query(({ ctx, input }) => jobOutputs(ctx.services.database.reads, input.jobId, input.fromIndex, input.limit)),
+    .query(({ ctx, input }) => outputsOf(ctx.services.market, input.jobId, input.fromIndex, input.limit)),
   /** The job file that submits this job again ("Run again"): the module by hash, every task written out. */
   jobFile: jobOwnerProcedure.query(({ ctx, input }) => jobFileOf(ctx.services.db, input.jobId)),
   /** The job's view each time its status or task counts change; ends when the job has ended. */

@@ -43,6 +43,9 @@ export interface IntakeParams extends AdmissionParams {
   /** The consumer lets the producers who run it see the job's name. */
   nameToProducers: boolean;
   managerId: string;
+  /** A part of a split job: the whole, and where its tasks start in it (null, 0: a job of its own). */
+  partOf: string | null;
+  taskOffset: number;
   taskIds: string[];
   taskIndexes: number[];
   taskReplicas: number[];
@@ -139,11 +142,11 @@ export const admitJobWithIntake = statement<IntakeParams, { refused: number | nu
     `
   INSERT INTO "Job" (id, "ownerId", name, example, "moduleHash", benefit, replicas, status, decision, "taskCount", "workPerTask",
     "declaredWorkPerTask", "workEstimate", "pilotCount", "memoryMbPerTask", "taskLimits", "submittedAt", "decidedAt",
-    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "maxSpendMicro", "submitNetwork", "nameToProducers", "managerId")
+    "expectedCompletionAt", "quotedPriceMicro", "pilotPriceMicro", pricing, "escrowMicro", "maxSpendMicro", "submitNetwork", "nameToProducers", "managerId", "partOf", "taskOffset")
   VALUES (${p.jobId}, ${p.ownerId}, ${p.name}, ${p.example}, ${p.moduleHash}, ${p.benefit}::jsonb, ${p.replicas}::int, ${p.status}::"JobStatus", ${p.decision}::jsonb,
     ${p.taskCount}::int, ${p.workPerTask}::float8, ${p.declaredWorkPerTask}::float8, ${p.workEstimate}, ${p.pilotCount}::int, ${p.memoryMbPerTask}::int,
     ${p.taskLimits}::jsonb, ${ms(p.now)}, ${ms(p.now)}, ${ms(p.completionAt)}, ${p.price}::bigint, ${p.pilotPrice}::bigint, ${p.pricing},
-    ${p.escrow}::bigint, ${p.maxSpend}::bigint, ${p.submitNetwork}, ${p.nameToProducers}::boolean, ${p.managerId})
+    ${p.escrow}::bigint, ${p.maxSpend}::bigint, ${p.submitNetwork}, ${p.nameToProducers}::boolean, ${p.managerId}, ${p.partOf}::text, ${p.taskOffset}::int)
   RETURNING 1`,
     `
   INSERT INTO "Task" ("id", "jobId", "index", "replica", "args", "stdin", "env", "files", "status", "machineId", attempts)

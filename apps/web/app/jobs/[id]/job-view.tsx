@@ -13,7 +13,7 @@ import {
   type PrimesResult,
 } from "@cyclemarket/worker-runtime";
 import { useTRPC, useTRPCClient, type RouterOutputs } from "@/lib/trpc";
-import { dateTime, number, relative, seconds } from "@/lib/format";
+import { credits, dateTime, number, relative, seconds } from "@/lib/format";
 import { describeError, describeReason, errorCode, failureWords } from "@/lib/reasons";
 import { DecisionView, asDecision } from "@/components/decision";
 import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar } from "@/components/ui";
@@ -146,6 +146,7 @@ function JobDetails({ job }: { job: Job }) {
               </p>
             ) : null}
           </Card>
+          {job.parts?.length ? <PartsCard parts={job.parts} /> : null}
           <Card title="Machines that worked on it">
             {job.machines.length === 0 ? (
               <p className="text-sm text-slate-500">{finished ? "No machine finished a task of this job." : "No results yet."}</p>
@@ -242,6 +243,33 @@ function workEstimateText(w: RouterOutputs["jobs"]["get"]["workEstimate"]): stri
   if (w.kind === "provisional") return `provisional: ${w.pilots} pilot tasks run first`;
   if (w.kind === "measured") return `${seconds(w.workPerTask)}, measured by ${w.pilots} pilot tasks`;
   return seconds(w.workPerTask);
+}
+
+/** A job split across Market Managers: each part, its tasks, its manager, how far it is and what it cost. */
+function PartsCard({ parts }: { parts: NonNullable<Job["parts"]> }) {
+  return (
+    <Card title="Split across Market Managers">
+      <p className="text-xs text-slate-600">No one manager could run it in time: each part runs on its manager&apos;s machines and is settled by it; you pay the sum.</p>
+      <ul className="mt-2 divide-y divide-slate-100 text-sm" aria-label="Parts" data-testid="job-parts">
+        {parts.map((p) => (
+          <li key={p.jobId} className="flex items-center justify-between gap-2 py-2" data-testid="job-part">
+            <span className="min-w-0">
+              <span className="block font-medium text-slate-900">
+                Tasks {p.fromTask} to {p.fromTask + p.tasks - 1}
+              </span>
+              <span className="text-xs text-slate-500">
+                {p.manager ?? "no manager"} · {p.tasksDone} of {p.tasks} done
+              </span>
+            </span>
+            <span className="shrink-0 text-right tabular-nums text-slate-600">
+              <Badge value={p.status} />
+              <span className="block text-xs">{p.charged != null ? credits(p.charged) : p.quotedPrice != null ? `quoted ${credits(p.quotedPrice)}` : ""}</span>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
 }
 
 function statusLine(job: Job): string {

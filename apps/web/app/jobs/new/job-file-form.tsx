@@ -7,7 +7,7 @@ import { NotSent, pageReader, requestForJobFile } from "@/lib/job-file-request";
 import { useTRPCClient } from "@/lib/trpc";
 import { describeError } from "@/lib/reasons";
 import { bytes } from "@/lib/format";
-import type { DecisionRecord } from "@/components/decision";
+import { quoteChoice, type DecisionRecord } from "@/components/decision";
 import { AnswerView, type Answer } from "./answer-view";
 import { Alert, Button, Card, cx, inputClass } from "@/components/ui";
 
@@ -70,8 +70,8 @@ export function JobFileForm({ initial }: { initial?: string }) {
   }
 
   async function run(kind: "quote" | "submit") {
-    // A submission goes to the Market Manager whose quote is shown, when one is.
-    const quoted = answer?.kind === "quote" ? answer.decision.manager : undefined;
+    // A submission goes to the Market Manager whose quote is shown, or is split as it shows, when one is.
+    const chosen = quoteChoice(answer?.kind === "quote" ? answer.decision : undefined);
     setProblem(null);
     setAnswer(null);
     setBusy(kind);
@@ -81,7 +81,7 @@ export function JobFileForm({ initial }: { initial?: string }) {
       if (kind === "quote") {
         setAnswer({ kind: "quote", decision: (await client.jobs.quote.mutate(request)) as DecisionRecord });
       } else {
-        const { jobId, decision } = await client.jobs.submit.mutate(quoted ? { ...request, manager: quoted } : request);
+        const { jobId, decision } = await client.jobs.submit.mutate({ ...request, ...chosen });
         setAnswer({ kind: "decision", decision: decision as DecisionRecord, jobId });
         await queryClient.invalidateQueries();
         if (decision.outcome !== "rejected") router.push(`/jobs/${jobId}`);

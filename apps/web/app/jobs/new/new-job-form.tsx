@@ -11,7 +11,7 @@ import { bytes, credits, seconds } from "@/lib/format";
 import { maxBenefit } from "@cyclemarket/costbenefit";
 import { useBalance, useMoneyMoved } from "@/components/balance";
 import { BenefitEditor, DEFAULT_BENEFIT, buildCurve, type BenefitDraft } from "@/components/benefit-editor";
-import type { DecisionRecord } from "@/components/decision";
+import { quoteChoice, type DecisionRecord } from "@/components/decision";
 import { AnswerView } from "./answer-view";
 import { Alert, Button, Card, Field, Loading, cx, inputClass } from "@/components/ui";
 
@@ -199,13 +199,13 @@ export function NewJobForm() {
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    // The job goes to the Market Manager whose quote is shown, when one is.
-    const quoted = answer?.kind === "quote" ? answer.decision.manager : undefined;
+    // The job goes to the Market Manager whose quote is shown, or split as it shows, when one is.
+    const chosen = quoteChoice(answer?.kind === "quote" ? answer.decision : undefined);
     const job = await ready();
     if (!job) return;
     setAnswer(null);
     try {
-      const { jobId, decision } = await submit.mutateAsync(quoted ? { ...job, manager: quoted } : job);
+      const { jobId, decision } = await submit.mutateAsync({ ...job, ...chosen });
       setAnswer({ kind: "decision", decision, jobId });
       await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.jobs.list.queryKey() }), moneyMoved()]);
       // A rejected job stays here so the consumer can change the curve and try again.
