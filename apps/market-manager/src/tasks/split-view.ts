@@ -190,8 +190,12 @@ export async function jobPage(market: Market, jobId: string): Promise<JobView & 
   return wholeView(market, view, (await partsOf(market.db, [jobId])).get(jobId)!);
 }
 
-/** The parts of a split job, or null for a job of its own. */
-export async function splitParts(db: Db, jobId: string): Promise<PartRow[] | null> {
+/**
+ * The parts of a split job, or null for a job of its own. A job live in this manager's memory is
+ * its own (a split whole is never admitted): the pages' polls of a running job read nothing more.
+ */
+export async function splitParts(db: Db, jobId: string, market?: Market): Promise<PartRow[] | null> {
+  if (market?.state.jobs.has(jobId)) return null;
   const row = await db.job.findUnique({ where: { id: jobId }, select: { status: true } });
   return row?.status === "split" ? (await partsOf(db, [jobId])).get(jobId)! : null;
 }
@@ -199,13 +203,13 @@ export async function splitParts(db: Db, jobId: string): Promise<PartRow[] | nul
 /** A job's accepted outputs by task index, a split job's from the part that holds each index. */
 export async function outputsOf(market: Market, jobId: string, fromIndex: number, limit: number) {
   const reads = market.resources.database.reads;
-  const parts = await splitParts(market.db, jobId);
+  const parts = await splitParts(market.db, jobId, market);
   return parts ? wholeOutputs(reads, parts, fromIndex, limit) : jobOutputs(reads, jobId, fromIndex, limit);
 }
 
 /** A job's progress chart, a split job's from all its parts. */
 export async function progressOf(market: Market, jobId: string) {
   const reads = market.resources.database.reads;
-  const parts = await splitParts(market.db, jobId);
+  const parts = await splitParts(market.db, jobId, market);
   return parts?.length ? wholeProgress(reads, jobId, parts) : jobProgress(reads, jobId);
 }

@@ -28,7 +28,7 @@ export type JobView = Awaited<ReturnType<typeof jobPage>>;
 /** The job's view whenever its status or its tasks' counts change; the last one is final. */
 export async function* watchJob(market: Market, jobId: string, signal: AbortSignal | undefined): AsyncGenerator<JobView> {
   let shown = "";
-  const everyMs = (await splitParts(market.db, jobId)) ? SPLIT_LOOK_MS : SAFETY_MS;
+  const everyMs = (await splitParts(market.db, jobId, market)) ? SPLIT_LOOK_MS : SAFETY_MS;
   for await (const _ of changes(market, signal, { only: ofJob(jobId), minGapMs: PROGRESS_MIN_GAP_MS, everyMs })) {
     const view = await jobPage(market, jobId);
     const key = JSON.stringify([view.status, view.tasksDone, view.tasks]);
@@ -61,7 +61,7 @@ export type OutputEvent = { kind: "output"; output: ReturnType<typeof outputView
 export async function* jobResults(market: Market, jobId: string, resumeAt: string | null, signal: AbortSignal | undefined) {
   const db = market.db;
   let prefix = Math.max(0, Number.parseInt(resumeAt ?? "0", 10) || 0);
-  if (await splitParts(db, jobId)) {
+  if (await splitParts(db, jobId, market)) {
     yield* wholeResults(market, jobId, prefix, signal);
     return;
   }

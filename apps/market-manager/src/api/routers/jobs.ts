@@ -183,12 +183,12 @@ export const jobsRouter = router({
   decisions: jobOwnerProcedure
     .input(DecisionFilter.pick({ cursor: true, pageSize: true, outcome: true }))
     .query(async ({ ctx, input }) => {
-      const parts = await splitParts(ctx.services.db, input.jobId);
+      const parts = await splitParts(ctx.services.db, input.jobId, ctx.services.market);
       return listDecisions(ctx.services.db, { ...input, jobId: input.jobId, jobIds: parts?.map((p) => p.id) });
     }),
   /** Stops the job; a split job's open parts are each stopped by their manager. */
   cancel: jobOwnerProcedure.mutation(async ({ ctx, input }) =>
-    (await splitParts(ctx.services.db, input.jobId)) ? cancelWhole(ctx.services.market, ctx, input.jobId) : cancelJob(ctx.services.market, input.jobId),
+    (await splitParts(ctx.services.db, input.jobId, ctx.services.market)) ? cancelWhole(ctx.services.market, ctx, input.jobId) : cancelJob(ctx.services.market, input.jobId),
   ),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
