@@ -49,7 +49,10 @@ export interface PlainReportsParams extends LedgerParams {
  * a lease fails its unique key; an account below its floor fails it too (LedgerAccount_floor).
  *
  * Rows are made from the parameters' arrays by `unnest` in a select list, one array a column,
- * which PostgreSQL walks in step; `unnest(a, b, ...)` in FROM materializes each array apart.
+ * which PostgreSQL walks in step; `unnest(a, b, ...)` in FROM materializes each array apart. The
+ * tasks are found from the group's rows, each by its key: named by an id array as well, the
+ * tasks a generic plan expects still leased are a handful, and it scanned the whole group for
+ * each of them.
  */
 export const plainReports = statement<PlainReportsParams, { results: number; postings: number }>(
   "plain-reports",
@@ -71,7 +74,7 @@ WITH v AS (
   RETURNING 1
 ), tasks AS (
   UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
-  FROM v WHERE t.id = ANY(${p.taskIds}::text[]) AND t.id = v.task AND t.status = 'leased'::"TaskStatus"
+  FROM v WHERE t.id = v.task AND t.status = 'leased'::"TaskStatus"
   RETURNING 1
 ), jobs AS (
   UPDATE "Job" j SET "tasksDone" = j."tasksDone" + d.n, "workPerTask" = COALESCE(d.work, j."workPerTask"),
