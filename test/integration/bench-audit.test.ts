@@ -100,9 +100,17 @@ describe("the bench's audit of the books", () => {
     expect(books.lostTasks).toHaveLength(1);
     expect(books.lostTasks![0]).toMatchObject({ jobId, acceptedResultId: null, results: [], payments: [] });
     expect(books.lostTasks![0]!.status).not.toBe("done");
-    // The finished task's payment names its run, and that it did not fail.
-    const whole = await db().ledgerEntry.findFirstOrThrow({ where: { jobId, kind: "payment" } });
-    expect(whole.uniqueKey).toBe(`pay:${(await db().task.findUniqueOrThrow({ where: { id: done.taskId } })).acceptedResultId}`);
+    // The finished task's payment says it paid one accepted result, and its result what it was paid.
+    const whole = await db().ledgerEntry.findFirstOrThrow({ where: { jobId, kind: "payment" }, include: { postings: true } });
+    expect(whole.memo).toMatchObject({ of: "result", tasks: 1, machineIds: [machineId] });
+    const accepted = await db().result.findUniqueOrThrow({ where: { id: (await db().task.findUniqueOrThrow({ where: { id: done.taskId } })).acceptedResultId! } });
+    expect(accepted.paidMicro).toBeGreaterThan(0n);
+    expect(whole.postings.map((p) => p.amountMicro).sort()).toEqual([-accepted.paidMicro!, accepted.paidMicro!].sort());
+    expect(books.jobsMispaid).toBe(0);
+    // A job whose results say other than its payment entries paid is counted too.
+    await db().result.update({ where: { id: accepted.id }, data: { paidMicro: accepted.paidMicro! + 1n } });
+    expect(await audit(db(), [jobId])).toMatchObject({ jobsMispaid: 1 });
+    await db().result.update({ where: { id: accepted.id }, data: { paidMicro: accepted.paidMicro } });
   });
 
   it("still accepts a late report as the task's first after the market restarted", async () => {

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { benefitAt, escrowFor, pieceRate, settleJob, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
-import { accountKey, escrow, piece, settlement, type Entry } from "../../apps/market-manager/src/ledger/entries.ts";
+import { accountKey, escrow, settlement, type Entry } from "../../apps/market-manager/src/ledger/entries.ts";
 import { toMicro } from "../../apps/market-manager/src/ledger/ledger.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
@@ -11,7 +11,8 @@ import { expectLedgerBalances } from "../support/books.ts";
 // One writer per ledger rule (issue 44, item 8): every row the market writes for a random batch
 // of jobs, whether a group's statement or a transaction wrote it, is the row the rule's function in
 // ledger/entries.ts makes of the engine's answer, recomputed here from the facts alone: each
-// machine's ask and each job's declared work (piece rates), the quote (escrow), the engine's
+// machine's ask and each job's declared work (piece rates, on each result and summed into the
+// payments, which a group writes one per job and producer), the quote (escrow), the engine's
 // settlement of the completed job.
 
 let market: TestMarket;
@@ -120,11 +121,15 @@ describe("the ledger's rows", () => {
             const expected: Entry[] = [escrow({ jobId: job.jobId, consumerId, amount: escrowed })];
             const accepted = await db().result.findMany({ where: { task: { jobId: job.jobId }, accepted: true }, include: { machine: true } });
             let paid = 0n;
+            const owed = new Map<string, bigint>();
             for (const r of accepted) {
               const m = machines.find((x) => x.machineId === r.machineId)!;
               const amount = toMicro(pieceRate(m.price / m.speed, WORK));
               paid += amount;
-              expected.push(piece({ resultId: r.id, jobId: job.jobId, taskId: r.taskId, producerId: m.ownerId, machineId: m.machineId, fromEscrow: amount, fromMarket: 0n, of: "result" }));
+              // Each run's piece is on its result, and reaches its producer once: in its own entry
+              // (a run written alone) or in its group's one entry for the job and producer.
+              expect(r.paidMicro).toBe(amount);
+              owed.set(m.ownerId, (owed.get(m.ownerId) ?? 0n) + amount);
             }
             const took = (row.completedAt!.getTime() - row.submittedAt.getTime()) / 1000;
             const b = benefitAt(job.curve, took);
@@ -132,8 +137,18 @@ describe("the ledger's rows", () => {
             const charged = toMicro(s.charge);
             expected.push(settlement({ jobId: job.jobId, consumerId, held: escrowed - paid, refund: escrowed - charged, heldPaid: [], memo: {} }));
             expect(row.chargedMicro).toBe(charged);
-            const rows = await rowsOf(job.jobId);
+            const all = await rowsOf(job.jobId);
+            const rows = all.filter((r) => r.kind !== "payment");
             expect(rows.sort((x, y) => x.uniqueKey.localeCompare(y.uniqueKey))).toEqual(expected.map(shape).sort((x, y) => x.uniqueKey.localeCompare(y.uniqueKey)));
+            // Every payment moves the job's escrow to one producer, and each producer got what its runs' pieces sum to.
+            const credited = new Map<string, bigint>();
+            for (const e of all.filter((r) => r.kind === "payment")) {
+              const [amount, ownerId] = [BigInt(e.moves.find((m) => m.startsWith("producer:"))!.split(" ")[1]!), e.moves.find((m) => m.startsWith("producer:"))!.split(" ")[0]!.slice("producer:".length)];
+              expect(e.moves.sort()).toEqual([`escrow:${job.jobId} ${-amount}`, `producer:${ownerId} ${amount}`].sort());
+              expect(e.uniqueKey.startsWith("pay-group:") || accepted.some((r) => e.uniqueKey === `pay:${r.id}` && e.taskId === r.taskId)).toBe(true);
+              credited.set(ownerId, (credited.get(ownerId) ?? 0n) + amount);
+            }
+            expect(credited).toEqual(owed);
           }
           await expectLedgerBalances(db());
         } finally {

@@ -217,11 +217,14 @@ describe("a report answered beside tRPC's handler", () => {
     const db = market.manager.services.db;
     const one = await runLease(worker(), machineId, a!);
     expect(await api.report(one)).toEqual({ accepted: true });
-    // Read the moment the answer came: the result, its task done, its payment under its unique key.
+    // Read the moment the answer came: the result with what it was paid, its task done, its producer credited.
     const result = await db.result.findFirst({ where: { leaseId: a!.leaseId } });
     expect(result?.accepted).toBe(true);
+    expect(result?.paidMicro).toBe((await db.lease.findUniqueOrThrow({ where: { id: a!.leaseId } })).pieceRateMicro);
     expect((await db.task.findUnique({ where: { id: a!.taskId } }))?.status).toBe("done");
-    expect(await db.ledgerEntry.count({ where: { uniqueKey: `pay:${result!.id}` } })).toBe(1);
+    const job = (await db.task.findUniqueOrThrow({ where: { id: a!.taskId } })).jobId;
+    const credited = () => db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { kind: "payment", jobId: job }, account: { kind: "producer" } } }).then((x) => x._sum.amountMicro);
+    expect(await credited()).toBe(result!.paidMicro);
 
     const many = await api.reportMany!({ reports: [await runLease(worker(), machineId, b!), await runLease(worker(), machineId, c!)] });
     expect(many.answers).toEqual([{ accepted: true }, { accepted: true }]);
@@ -230,6 +233,6 @@ describe("a report answered beside tRPC's handler", () => {
     // A second report of the same lease is refused and pays nothing more.
     const again = await api.report(one).catch((e: unknown) => e);
     expect((again as TRPCClientError<never>).data).toMatchObject({ reason: { code: "stale-lease" } });
-    expect(await db.ledgerEntry.count({ where: { uniqueKey: `pay:${result!.id}` } })).toBe(1);
+    expect(await credited()).toBe(written.reduce((s, r) => s + r.paidMicro!, result!.paidMicro!));
   });
 });

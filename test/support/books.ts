@@ -36,11 +36,23 @@ export async function expectMarketInvariants(db: Db, jobIds: string[]) {
   const acceptedIds = new Set(accepted.map((r) => r.id));
   for (const task of tasks) expect(acceptedIds.has(task.acceptedResultId!)).toBe(true);
 
-  // Nothing paid twice: one payment per accepted result and per task, and none for anything else.
-  const payments = await db.ledgerEntry.findMany({ where: { jobId: { in: jobIds }, kind: "payment" } });
-  expect(payments).toHaveLength(accepted.length);
-  expect(new Set(payments.map((p) => p.uniqueKey))).toEqual(new Set(accepted.map((r) => `pay:${r.id}`)));
-  expect(new Set(payments.map((p) => p.taskId)).size).toBe(taskCount);
+  // Nothing paid twice: each accepted result says what it was paid, no other run was paid, a run
+  // written alone has at most its one payment entry (pay:<result>), and what each job's payments
+  // credited producers (a group's runs share one entry per job and producer) is what its
+  // results were paid.
+  for (const r of accepted) expect({ result: r.id, paid: r.paidMicro !== null }).toEqual({ result: r.id, paid: true });
+  expect(await db.result.count({ where: { task: { jobId: { in: jobIds } }, accepted: false, paidMicro: { not: null } } })).toBe(0);
+  const payments = await db.ledgerEntry.findMany({ where: { jobId: { in: jobIds }, kind: "payment" }, include: { postings: { include: { account: true } } } });
+  const ownKeys = payments.filter((p) => p.taskId !== null).map((p) => p.uniqueKey);
+  expect(new Set(ownKeys).size).toBe(ownKeys.length);
+  const acceptedKeys = new Set(accepted.map((r) => `pay:${r.id}`));
+  for (const key of ownKeys) expect(acceptedKeys.has(key)).toBe(true);
+  const taskJob = new Map(tasks.map((t) => [t.id, t.jobId]));
+  for (const jobId of jobIds) {
+    const credited = payments.filter((p) => p.jobId === jobId).flatMap((p) => p.postings.filter((x) => x.account.kind === "producer")).reduce((s, x) => s + x.amountMicro, 0n);
+    const owed = accepted.filter((r) => taskJob.get(r.taskId) === jobId).reduce((s, r) => s + r.paidMicro!, 0n);
+    expect({ jobId, credited }).toEqual({ jobId, credited: owed });
+  }
 
   // Each job settled exactly once, and its escrow is empty afterwards.
   const settlements = await db.ledgerEntry.groupBy({ by: ["jobId"], where: { jobId: { in: jobIds }, kind: "settlement" }, _count: { _all: true } });

@@ -1,7 +1,8 @@
 // What a bench must not break, read from PostgreSQL once the load is over: every task of the
 // bench's jobs is done with exactly one accepted result, paid exactly once, and no payment under
-// it but for that result or a failed run of it (see `audit`), every job is completed and
-// settled once with an empty escrow, and the ledger sums to zero. `lost` counts every way this
+// it but for that result or a failed run of it (see `audit`), every job's payments are what its
+// results were paid, every job is completed and settled once with an empty escrow, and the
+// ledger sums to zero. `lost` counts every way this
 // fails, so a bench that prints `"lost": 0` has checked the books, not assumed them.
 import type { Db } from "../src/db/client.ts";
 
@@ -11,6 +12,8 @@ export interface Books {
   tasksLost: number;
   /** Jobs not completed, not settled exactly once, or with money left in escrow. */
   jobsUnsettled: number;
+  /** Jobs whose payment entries credited producers other than the sum of what its results say they were paid. */
+  jobsMispaid: number;
   /** Sum of all ledger accounts and of all entries' postings (both must be zero), in micro-credits. */
   ledgerSumMicro: string;
   unbalancedEntries: number;
@@ -36,17 +39,19 @@ const LOST_SHOWN = 10;
 
 export async function audit(db: Db, jobIds: string[]): Promise<Books> {
   // A task is whole when it is done with exactly one accepted result, the one it names, paid
-  // exactly once (by a payment entry, or held for lateness and settled with its job), and nothing
-  // else under it is paid but failed runs another owner reproduced (money.test.ts "a failed run"),
-  // which only a task that failed for good has. Each result is paid at most once (the unique key
-  // pay:<result>).
+  // exactly once (its piece on the result, or held for lateness and settled with its job; a run
+  // written alone has its own payment entry, pay:<result>, a group's runs share one per job and
+  // producer), and nothing else under it is paid but failed runs another owner reproduced
+  // (money.test.ts "a failed run"), which only a task that failed for good has.
   const [tasks] = await db.$queryRaw<{ tasks: bigint; lost: bigint; shown: string[] | null }[]>`
     WITH checked AS (
       SELECT t.id, t."jobId", t.index,
         (t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR r.id IS DISTINCT FROM t."acceptedResultId"
-          OR coalesce(p.accepted_paid, 0) + (CASE WHEN r.held THEN 1 ELSE 0 END) <> 1 OR coalesce(p.unowed, 0) <> 0) AS lost
+          OR (CASE WHEN r.paid THEN 1 ELSE 0 END) + (CASE WHEN r.held THEN 1 ELSE 0 END) <> 1
+          OR coalesce(p.accepted_paid, 0) > 1 OR coalesce(p.unowed, 0) <> 0) AS lost
       FROM "Task" t
-      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id::text)::uuid AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
+      LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id::text)::uuid AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held,
+          bool_or("paidMicro" IS NOT NULL) AS paid FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
       LEFT JOIN (
         SELECT e."taskId",
           count(*) FILTER (WHERE x.accepted AND x."taskId" = e."taskId" AND NOT e.failed) AS accepted_paid,
@@ -65,21 +70,29 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
     LEFT JOIN (SELECT "jobId", count(*) AS n FROM "LedgerEntry" WHERE kind = 'settlement' GROUP BY "jobId") s ON s."jobId" = j.id
     LEFT JOIN "LedgerAccount" e ON e.kind = 'escrow' AND e."jobId" = j.id
     WHERE j.id = ANY(${jobIds}::text[])`;
+  // What each job's payment entries credited producers, against what its results say each run was paid.
+  const [mispaid] = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM unnest(${jobIds}::text[]) j(id)
+    WHERE (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerEntry" e JOIN "LedgerPosting" p ON p."entryId" = e.id JOIN "LedgerAccount" a ON a.id = p."accountId"
+             WHERE e."jobId" = j.id AND e.kind = 'payment' AND a.kind = 'producer')
+       <> (SELECT coalesce(sum(r."paidMicro"), 0) FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = j.id)`;
   const [ledger] = await db.$queryRaw<{ sum: unknown; unbalanced: bigint }[]>`
     SELECT (SELECT sum("balanceMicro") FROM "LedgerAccount") AS sum,
            (SELECT count(*) FROM (SELECT "entryId" FROM "LedgerPosting" GROUP BY "entryId" HAVING sum("amountMicro") <> 0) x) AS unbalanced`;
   const tasksLost = Number(tasks!.lost);
   const lostTasks = tasks!.shown?.length ? await lostDetail(db, tasks!.shown) : [];
   const jobsUnsettled = Number(jobs!.unsettled);
+  const jobsMispaid = Number(mispaid!.n);
   const sum = BigInt(String(ledger!.sum ?? 0)); // numeric: PostgreSQL sums bigints exactly
   const unbalancedEntries = Number(ledger!.unbalanced);
   return {
     tasks: Number(tasks!.tasks),
     tasksLost,
     jobsUnsettled,
+    jobsMispaid,
     ledgerSumMicro: String(sum),
     unbalancedEntries,
-    lost: tasksLost + jobsUnsettled + unbalancedEntries + (sum === 0n ? 0 : 1),
+    lost: tasksLost + jobsUnsettled + jobsMispaid + unbalancedEntries + (sum === 0n ? 0 : 1),
     ...(lostTasks.length ? { lostTasks } : {}),
   };
 }

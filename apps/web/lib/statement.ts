@@ -78,6 +78,26 @@ export function describeLine(line: StatementLine): LineWords {
       };
     }
     case "payment": {
+      const tasks = numberField(memo, "tasks");
+      if (tasks !== null) {
+        // A group of reports pays one producer once per job: its tasks' pieces, each fixed at its lease.
+        const rates = field(memo, "rates");
+        const each = Array.isArray(rates)
+          ? (rates as unknown[])
+              .map((r) => (Array.isArray(r) && typeof r[1] === "number" && micro(r[0]) !== null ? `${r[1]} at ${credits(micro(r[0])!)}` : null))
+              .filter((r): r is string => r !== null)
+          : [];
+        const ids = field(memo, "machineIds");
+        const machines = Array.isArray(ids) ? ids.map(idOf).filter((m): m is string => m !== null) : [];
+        return {
+          what: tasks === 1 ? `Payment for a task of job ${job}` : `Payment for ${tasks} tasks of job ${job}`,
+          detail:
+            `Piece rate${tasks === 1 ? "" : "s"} for ${tasks === 1 ? "an accepted result" : `${tasks} accepted results`}, each fixed when its task was leased` +
+            (each.length ? ` (${each.join(", ")})` : "") +
+            (machines.length ? `, on machine${machines.length === 1 ? "" : "s"} ${machines.join(", ")}` : "") +
+            ".",
+        };
+      }
       const of = field(memo, "of");
       const machine = idOf(field(memo, "machineId"));
       const what = of === "failure" ? "a failed run another producer reproduced" : of === "pilot" ? "a pilot run, for the work the market measured" : "an accepted result";

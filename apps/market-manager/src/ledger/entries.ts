@@ -37,11 +37,11 @@ export const MARKET_OWNER = "market";
 /** The account's key in one statement's rows: its kind and owner (a user, the market, a job). */
 export const accountKey = (a: AccountRef) => (a.kind === "escrow" ? `escrow:${a.jobId}` : `${a.kind}:${a.kind === "market" ? MARKET_OWNER : a.userId}`);
 
-function entry(kind: EntryKind, uniqueKey: string, postings: Posting[], memo: unknown, jobId: string | null = null, taskId: string | null = null): Entry {
+function entry(kind: EntryKind, uniqueKey: string, postings: Posting[], memo: unknown, jobId: string | null = null, taskId: string | null = null, id = rowId()): Entry {
   const kept = postings.filter((p) => p.amount !== 0n || p.keep);
   const sum = kept.reduce((s, p) => s + p.amount, 0n);
   if (sum !== 0n) throw new Error(`unbalanced ledger entry ${uniqueKey}: postings sum to ${sum}`);
-  return { id: rowId(), kind, uniqueKey, jobId, taskId, memo, postings: kept };
+  return { id, kind, uniqueKey, jobId, taskId, memo, postings: kept };
 }
 
 export const grantKey = (userId: string) => `grant:${userId}`;
@@ -132,10 +132,49 @@ export function piece(p: {
       { account: { kind: "market" }, amount: -p.fromMarket },
       { account: { kind: "producer", userId: p.producerId }, amount: p.fromEscrow + p.fromMarket },
     ],
-    // Only what the postings and the result (its key names it) do not say already: one is written per task.
+    // Only what the postings and the result (its key names it) do not say already: one per run written alone.
     { machineId: p.machineId, of: p.of },
     p.jobId,
     p.taskId,
+  );
+}
+
+/** One accepted result's piece among a group's (`pieces`): the machine that ran it and its piece rate. */
+export interface GroupPiece {
+  machineId: string;
+  amount: bigint;
+}
+
+/**
+ * The pieces one producer earned for accepted results of one job in one group of reports
+ * (tasks/report-rows.ts), paid from the job's escrow as one entry: the sum of the piece rates fixed
+ * when each task was leased. What each task was paid is on its result (Result.paidMicro), and
+ * "paid once" is the task's own move from leased to done in the same statement, so the entry's key
+ * is its own id. The memo tells the statement how many results it pays, at which rates, on which
+ * machines.
+ */
+export function groupPayment(p: { jobId: string; producerId: string; pieces: readonly GroupPiece[] }): Entry {
+  const total = p.pieces.reduce((s, x) => s + x.amount, 0n);
+  const rates = new Map<bigint, number>();
+  for (const x of p.pieces) rates.set(x.amount, (rates.get(x.amount) ?? 0) + 1);
+  const id = rowId();
+  return entry(
+    "payment",
+    `pay-group:${id}`,
+    [
+      { account: { kind: "escrow", jobId: p.jobId }, amount: -total },
+      { account: { kind: "producer", userId: p.producerId }, amount: total },
+    ],
+    {
+      of: "result",
+      tasks: p.pieces.length,
+      machineIds: [...new Set(p.pieces.map((x) => x.machineId))],
+      // [piece rate in micro-credits, how many results were paid it]
+      rates: [...rates].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([micro, n]) => [micro.toString(), n]),
+    },
+    p.jobId,
+    null,
+    id,
   );
 }
 

@@ -3,7 +3,7 @@ import type { Tx } from "../ledger/ledger.ts";
 import { settleJob, type WorkSample } from "@cyclemarket/costbenefit";
 import { storedMs, type Completion, type CompletionStep } from "./results.ts";
 import { completedEntry, completedInput, downtimeDuring } from "../ledger/settlement.ts";
-import { piece, type Entry } from "../ledger/entries.ts";
+import { groupPayment, type Entry, type GroupPiece } from "../ledger/entries.ts";
 import { ledgerParams } from "../db/sql/ledger-rows.ts";
 import { plainReports } from "../db/sql/plain-reports.ts";
 import { runStatement, type Runner } from "../db/sql/statement.ts";
@@ -17,10 +17,10 @@ export interface PlainRow {
   now: number;
   resultId: string;
   agreedOwners: number;
-  /** The run's piece, paid from the job's escrow in full. */
+  /** The run's piece, paid from the job's escrow in full (on its result; dedicated machines are paid by their contract: 0). */
   amount: bigint;
-  /** Its ledger entry (dedicated machines are paid by their contract: none). */
-  entry: Entry | null;
+  /** Who the piece is paid to, with the group's other pieces of the job to the same producer (`groupPayments`); null: nobody (dedicated). */
+  producerId: string | null;
   /** The work sample and speed it measured, already in memory (`undo` takes them back). */
   sample: WorkSample | null;
   speed: number | null;
@@ -57,10 +57,7 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep): P
   if (job.escrowMicro - job.paidMicro - job.heldMicro < amount) return null;
   if (plain.settles && (job.heldMicro !== 0n || downtimeDuring(market, job.arrivedAt, plain.now) > 0)) return null;
   const resultId = rowId();
-  const entry =
-    m.kind === "opportunistic"
-      ? piece({ resultId, jobId: job.id, taskId: c.task.id, producerId: m.ownerId, machineId: m.id, fromEscrow: amount, fromMarket: 0n, of: "result" })
-      : null;
+  const producerId = m.kind === "opportunistic" ? m.ownerId : null;
   // What the run measured, in memory now: later reports of the group see it.
   const before = { samples: job.workSamples.length, work: job.workPerTask, speed: m.speed };
   const measure = plain.measure;
@@ -79,7 +76,7 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep): P
     const { entry: settled, charged } = completedEntry(job, inEscrow, settleJob(input), input.took);
     settle = { entry: settled, charged, result: JSON.stringify(countedOutputs(job.taskCount)) };
   }
-  return { c, now: plain.now, resultId, agreedOwners: plain.agreedOwners, amount, entry, sample: measure?.sample ?? null, speed: measure?.speed ?? null, undo, settle };
+  return { c, now: plain.now, resultId, agreedOwners: plain.agreedOwners, amount, producerId, sample: measure?.sample ?? null, speed: measure?.speed ?? null, undo, settle };
 }
 
 /** What a row pays its producer out of the job's escrow. */
@@ -119,6 +116,22 @@ export function plainRowsApplied(market: Market, rows: readonly PlainRow[]) {
   for (const m of changed) machineChanged(market, m);
 }
 
+/**
+ * The group's payments: one entry per job and producer, the sum of its rows' pieces (entries.ts
+ * `groupPayment`). Each row's own piece is written on its result.
+ */
+export function groupPayments(rows: readonly PlainRow[]): Entry[] {
+  const byJobAndProducer = new Map<string, { jobId: string; producerId: string; pieces: GroupPiece[] }>();
+  for (const r of rows) {
+    if (r.producerId === null) continue;
+    const key = `${r.c.task.jobId}\n${r.producerId}`;
+    const g = byJobAndProducer.get(key) ?? { jobId: r.c.task.jobId, producerId: r.producerId, pieces: [] };
+    g.pieces.push({ machineId: r.c.machine.id, amount: r.amount });
+    byJobAndProducer.set(key, g);
+  }
+  return [...byJobAndProducer.values()].filter((g) => g.pieces.some((x) => x.amount !== 0n)).map(groupPayment);
+}
+
 /** Writes `rows` with the plain-reports statement through `run`. */
 export async function writePlainRows(market: Market, run: RunStatement, rows: PlainRow[]) {
   const done = new Map<string, number>();
@@ -132,7 +145,7 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
   const settled = rows.filter((r): r is PlainRow & { settle: PlainSettlement } => r.settle !== null);
   const speeds = new Map<string, number>();
   for (const r of rows) if (r.speed !== null) speeds.set(r.c.machine.id, r.speed);
-  const entries = [...rows.flatMap((r) => (r.entry ? [r.entry] : [])), ...settled.map((r) => r.settle.entry)];
+  const entries = [...groupPayments(rows), ...settled.map((r) => r.settle.entry)];
   await runStatement(run, plainReports, {
     resultIds: rows.map((r) => r.resultId),
     taskIds: rows.map((r) => r.c.task.id),

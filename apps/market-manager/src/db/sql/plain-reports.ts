@@ -37,18 +37,22 @@ export interface PlainReportsParams extends LedgerParams {
  * size, and atomic by itself. The results (accepted, with what each was paid), the leases
  * completed, the tasks done with their accepted result, the jobs' done counts, work samples and
  * the work their next leases are fixed at, the machines' measured speeds, and the ledger's rows of
- * the group's pieces and settlements as ledger/entries.ts wrote them (ledger-rows.ts). A job whose
- * last task is in the group is completed with its charge, and its escrow must end empty.
+ * the group's payments (one per job and producer, the sum of its results' pieces) and settlements
+ * as ledger/entries.ts wrote them (ledger-rows.ts). A job whose last task is in the group is
+ * completed with its charge, and its escrow must end empty.
  *
  * Refused, so that nothing of the group is written (its reports are then written one by one):
- * a payment entry whose unique key exists (the run was paid already: the unique constraint fails it),
- * a result whose lease (of that task, on that machine) or task it did not update (a result row has
- * no foreign keys, migration 20261124081500_result_rows_unchecked: the rows it updates are the
- * result's parents, locked until the commit), and a settled job whose escrow held other than
- * memory counted. An account below its floor fails it too (LedgerAccount_floor).
+ * a result whose lease (active, of that task, on that machine) or task (leased: a task is done,
+ * and so paid, once) it did not update (a result row has no foreign keys, migration
+ * 20261124081500_result_rows_unchecked: the rows it updates are the result's parents, locked until
+ * the commit), and a settled job whose escrow held other than memory counted. A second result of
+ * a lease fails its unique key; an account below its floor fails it too (LedgerAccount_floor).
  *
  * Rows are made from the parameters' arrays by `unnest` in a select list, one array a column,
- * which PostgreSQL walks in step; `unnest(a, b, ...)` in FROM materializes each array apart.
+ * which PostgreSQL walks in step; `unnest(a, b, ...)` in FROM materializes each array apart. The
+ * tasks are found from the group's rows, each by its key: named by an id array as well, the
+ * tasks a generic plan expects still leased are a handful, and it scanned the whole group for
+ * each of them.
  */
 export const plainReports = statement<PlainReportsParams, { results: number; postings: number }>(
   "plain-reports",
@@ -70,7 +74,7 @@ WITH v AS (
   RETURNING 1
 ), tasks AS (
   UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
-  FROM v WHERE t.id = ANY(${p.taskIds}::text[]) AND t.id = v.task
+  FROM v WHERE t.id = v.task AND t.status = 'leased'::"TaskStatus"
   RETURNING 1
 ), jobs AS (
   UPDATE "Job" j SET "tasksDone" = j."tasksDone" + d.n, "workPerTask" = COALESCE(d.work, j."workPerTask"),
