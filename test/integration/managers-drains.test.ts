@@ -1,25 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { expectMarketInvariants, withDb } from "../support/books.ts";
+import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support/books.ts";
 import { jobCompleted, managersOnOneDatabase } from "../support/managers.ts";
-import { signIn } from "../support/market.ts";
+import { clientFor, signIn } from "../support/market.ts";
 import { signUp, startWorker, waitFor } from "../support/processes.ts";
 
 // An admin moves a busy machine between Market Managers (issue 47, item 2): it drains. Two managers
-// on one PostgreSQL, each holding one machine. manager-1's machine is running a long task of a
-// job of manager-1's when the admin, signed in at manager-2, moves it to manager-2: the answer says
-// it is draining, /admin's overview shows where to, a cancel undoes it and a second move drains it
-// again. Its manager gives it no new task; its running task finishes and is paid once; then it is
-// handed over, and runs a job of manager-2's. The job it left completes on manager-1's other
-// machine (the fair share hands manager-2's unpinned machine over), and the ledger sums to zero.
+// on one PostgreSQL; manager-1 holds the only machine, which is running the first of two long
+// tasks of a job of manager-1's when the admin, signed in at manager-2, moves it to manager-2:
+// the answer says it is draining, /admin's overview shows where to, a cancel undoes it and a
+// second move drains it again. Its manager gives it no new task (the job's second task waits,
+// with no other machine at manager-1, until its consumer cancels the job); its running task
+// finishes and is paid once; then it is handed over, and runs a job of manager-2's. The ledger
+// sums to zero. A dedicated machine is refused, naming the end of its contract.
 
-/** Long enough (a few seconds) that the admin's move lands while the first task runs. */
-const LONG_SAMPLES = 200_000_000;
+/** Long enough (a few seconds) that the admin's calls land while the first task runs, short of its lease. */
+const LONG_SAMPLES = 150_000_000;
 
 const { database, workers, start } = await managersOnOneDatabase("cyclemarket-drains-");
 
 const machineRow = (id: string) =>
-  withDb(database.url, (db) => db.machine.findUniqueOrThrow({ where: { id }, select: { managerId: true, drainingTo: true, drainingSince: true, pinnedAt: true } }));
+  withDb(database.url, (db) => db.machine.findUniqueOrThrow({ where: { id }, select: { managerId: true, drainingTo: true, drainingSince: true, pinnedAt: true, handedAt: true } }));
 
 describe("an admin moving a busy machine between Market Managers", () => {
   it("drains it: no new work, its running task finishes and is paid once, then it moves and works for the new manager", async () => {
@@ -27,17 +28,14 @@ describe("an admin moving a busy machine between Market Managers", () => {
     const token = readFileSync(first.tokenFile, "utf8").trim();
     workers.push(await startWorker(first.url, token, "drained", 1));
     const second = await start("manager-2");
-    workers.push(await startWorker(second.url, token, "other", 1));
     const drained = workers[0]!.machineIds()[0]!;
-    const other = workers[1]!.machineIds()[0]!;
     expect((await machineRow(drained)).managerId).toBe("manager-1");
-    expect((await machineRow(other)).managerId).toBe("manager-2");
 
     const { email, password } = first.admin!;
     const admin = await signIn(second.url, email, password);
     await waitFor("manager-2 to see both managers alive", async () => ((await admin.admin.managers.query()).managers.filter((m) => m.alive).length === 2 ? true : undefined), 20_000);
 
-    // A job of manager-1's, whose only machine is the one to be moved.
+    // A job of manager-1's, on its only machine, the one to be moved.
     const buyer = await signUp(first.url, "drain-buyer@example.test", ["consumer"], first.outbox);
     const left = await buyer.jobs.submit.mutate({
       name: "long tasks on manager-1",
@@ -59,11 +57,8 @@ describe("an admin moving a busy machine between Market Managers", () => {
     const shown = (await admin.admin.overview.query()).machines.find((m) => m.id === drained);
     expect(shown).toMatchObject({ manager: "manager-1", drainingTo: "manager-2" });
 
-    // Cancelled: it is no longer draining (a machine that is not draining says so); moved again, it drains again.
-    expect((await admin.admin.cancelDrains.mutate({ machineIds: [drained, other] })).cancels).toEqual([
-      { machineId: drained, cancelled: true },
-      { machineId: other, cancelled: false, reason: { code: "machine-not-draining", machineId: other } },
-    ]);
+    // Cancelled: it is no longer draining; moved again, it drains again.
+    expect((await admin.admin.cancelDrains.mutate({ machineIds: [drained] })).cancels).toEqual([{ machineId: drained, cancelled: true }]);
     expect(await machineRow(drained)).toMatchObject({ managerId: "manager-1", drainingTo: null });
     expect((await admin.admin.moveMachines.mutate({ machineIds: [drained], toManager: "manager-2" })).moves).toMatchObject([draining]);
     const drainedSince = (await machineRow(drained)).drainingSince!;
@@ -87,11 +82,12 @@ describe("an admin moving a busy machine between Market Managers", () => {
       }
     });
 
-    // manager-2 now holds both, above its fair share: the machine the admin did not place goes to
-    // manager-1, which finishes the job the drained machine left.
-    await jobCompleted(buyer, left.jobId, "manager-1's job to complete", 120_000);
+    // Nothing at manager-1 may run the job's second task: it waits, unleased, until its consumer cancels the job.
+    expect((await withDb(database.url, (db) => db.task.findMany({ where: { jobId: left.jobId }, orderBy: { index: "asc" }, select: { status: true } }))).map((t) => t.status)).toEqual(["done", "pending"]);
+    await buyer.jobs.cancel.mutate({ jobId: left.jobId });
 
-    // The moved machine's worker follows: a job of manager-2's runs on it.
+    // The moved machine's worker follows: once manager-2 has read it in, a job of manager-2's runs on it.
+    await waitFor("manager-2 to read the machine in", async () => ((await machineRow(drained)).handedAt === null ? true : undefined), 30_000);
     const newcomer = await signUp(second.url, "drain-newcomer@example.test", ["consumer"], second.outbox);
     const next = await newcomer.jobs.submit.mutate({
       name: "after the drain",
@@ -100,16 +96,45 @@ describe("an admin moving a busy machine between Market Managers", () => {
     });
     expect(next.decision.outcome).toBe("admitted");
     await jobCompleted(newcomer, next.jobId, "manager-2's job to complete on the moved machine");
+    // There is no drain left to cancel.
+    expect((await admin.admin.cancelDrains.mutate({ machineIds: [drained] })).cancels).toEqual([{ machineId: drained, cancelled: false, reason: { code: "machine-not-draining", machineId: drained } }]);
 
     await withDb(database.url, async (db) => {
       expect((await db.job.findUnique({ where: { id: next.jobId } }))?.managerId).toBe("manager-2");
-      const { accepted } = await expectMarketInvariants(db, [left.jobId, next.jobId]);
-      const tasks = await db.task.findMany({ where: { id: { in: accepted.map((r) => r.taskId) } }, select: { id: true, jobId: true } });
-      const jobOf = new Map(tasks.map((t) => [t.id, t.jobId]));
-      const byJob = (jobId: string) => new Set(accepted.filter((r) => jobOf.get(r.taskId) === jobId).map((r) => r.machineId));
-      expect(byJob(next.jobId)).toEqual(new Set([drained]));
-      // The job it left ran on manager-1's machines only: the drained one before its move, the other after.
-      for (const m of byJob(left.jobId)) expect([drained, other]).toContain(m);
+      const { accepted } = await expectMarketInvariants(db, [next.jobId]);
+      expect(new Set(accepted.map((r) => r.machineId))).toEqual(new Set([drained]));
+      // The task it finished for manager-1's job: one accepted result, paid once (at once, or, a run
+      // later than the market expected on a loaded machine, held in the escrow and settled with the
+      // job); the job settled once.
+      const done = await db.result.findMany({ where: { task: { jobId: left.jobId }, accepted: true } });
+      expect(done.map((r) => r.machineId)).toEqual([drained]);
+      const run = done[0]!;
+      const paid = await db.ledgerEntry.findMany({ where: { jobId: left.jobId, kind: "payment" } });
+      expect({ late: run.late, payments: paid.map((p) => p.uniqueKey), held: (run.heldMicro ?? 0n) > 0n }).toEqual(
+        run.late ? { late: true, payments: [], held: true } : { late: false, payments: [`pay:${run.id}`], held: false },
+      );
+      expect(await db.ledgerEntry.count({ where: { jobId: left.jobId, kind: "settlement" } })).toBe(1);
+      await expectLedgerBalances(db);
     });
-  });
+
+    // A dedicated machine does not drain: its contract stays with its manager, and the refusal says until when.
+    const departsAt = Date.now() + 120_000;
+    const rack = clientFor(second.url, { authorization: `Bearer ${token}` });
+    const { machineId: dedicated } = await rack.worker.register.mutate({
+      name: "under contract",
+      kind: "dedicated",
+      slots: 4,
+      contractPrice: 0.01,
+      departsAt,
+      memoryPerSlotMb: 512,
+      bandwidthBytesPerSecond: 1e7,
+      userAgent: "test",
+      speed: 1,
+      pricePerSecond: 0,
+    });
+    const refused = (await admin.admin.moveMachines.mutate({ machineIds: [dedicated], toManager: "manager-1" })).moves;
+    expect(refused).toEqual([{ machineId: dedicated, moved: false, state: "refused", reason: { code: "machine-dedicated", machineId: dedicated, contractEndsAt: expect.any(Number) } }]);
+    expect(Math.abs((refused[0] as { reason: { contractEndsAt: number } }).reason.contractEndsAt - departsAt)).toBeLessThan(1000);
+    expect(await machineRow(dedicated)).toMatchObject({ managerId: "manager-2", drainingTo: null });
+  }, 240_000);
 });
