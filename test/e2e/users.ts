@@ -10,8 +10,11 @@ export const stack = () => JSON.parse(readFileSync(fromSetup("stackFile"), "utf8
 /** The sign-up form's choices of roles. */
 const ROLE_CHOICE = { both: /both/i, producer: /sell cycles/i, consumer: /buy computation/i } as const;
 
-/** Signs up through the page (as both a producer and a consumer unless told), then follows the link the market mailed, as a new user does. */
-export async function signUp(page: Page, name: string, email: string, roles: keyof typeof ROLE_CHOICE = "both") {
+/**
+ * Signs up through the page (as both a producer and a consumer unless told), then follows the
+ * link the market mailed, as a new user does; `outbox` is the shared market's unless a spec runs its own.
+ */
+export async function signUp(page: Page, name: string, email: string, roles: keyof typeof ROLE_CHOICE = "both", outbox = () => stack().outbox) {
   await page.goto("/signup");
   await page.getByLabel("Name").fill(name);
   await page.getByLabel("Email").fill(email);
@@ -20,7 +23,7 @@ export async function signUp(page: Page, name: string, email: string, roles: key
   await page.getByRole("button", { name: /sign up|create/i }).click();
   await expect(page.getByTestId("signed-in-user")).toContainText(name);
   await expect(page.getByTestId("verify-email")).toContainText(email);
-  await page.goto(verificationLink(stack().outbox, email));
+  await page.goto(verificationLink(outbox(), email));
   await expect(page.getByTestId("signed-in-user")).toContainText(name);
   await expect(page.getByTestId("verify-email")).toHaveCount(0);
 }

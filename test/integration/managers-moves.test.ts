@@ -43,8 +43,8 @@ describe("an admin moving a machine between Market Managers", () => {
     // Asked of manager-2, moved by manager-1, which holds it.
     const answer = await admin.admin.moveMachines.mutate({ machineIds: [moved, other], toManager: "manager-2" });
     expect(answer.moves).toEqual([
-      { machineId: moved, moved: true },
-      { machineId: other, moved: false, reason: { code: "machine-already-there", machineId: other, managerId: "manager-2" } },
+      { machineId: moved, moved: true, state: "moved" },
+      { machineId: other, moved: false, state: "refused", reason: { code: "machine-already-there", machineId: other, managerId: "manager-2" } },
     ]);
     const after = await holders(database.url);
     expect(after.get(moved)?.managerId).toBe("manager-2");

@@ -278,7 +278,12 @@ const DESCRIBE: Sentences = {
   "machine-already-there": (r) => `Machine ${shortId(r.machineId)} is already held by the Market Manager ${r.managerId}.`,
   "machine-busy": (r) =>
     `Machine ${shortId(r.machineId)} is busy (${number(r.leases, 0)} lease${r.leases === 1 ? "" : "s"}, ${number(r.queued, 0)} task${r.queued === 1 ? "" : "s"} queued): only idle machines move; try again when its work is done.`,
-  "machine-dedicated": (r) => `Machine ${shortId(r.machineId)} is dedicated: its contract stays with the manager that holds it.`,
+  "machine-dedicated": (r) => `Machine ${shortId(r.machineId)} is dedicated: its contract stays with the manager that holds it until it ends, ${dateTime(r.contractEndsAt)}.`,
+  "machine-draining": (r) =>
+    `Machine ${shortId(r.machineId)} is draining from ${r.fromManagerId} to ${r.toManagerId}: it takes no new work, and moves once its ${number(r.leases, 0)} running task${r.leases === 1 ? "" : "s"} end.`,
+  "machine-drain-cancelled": (r) => `An admin cancelled machine ${shortId(r.machineId)}'s move to ${r.toManagerId}: it takes work where it is again.`,
+  "machine-drain-dropped": (r) => `Machine ${shortId(r.machineId)} was to move to ${r.toManagerId}, which is no longer live: it takes work where it is again.`,
+  "machine-not-draining": (r) => `Machine ${shortId(r.machineId)} is not draining here (it moved already, or no move was asked).`,
   "machine-handed": (r) => `An admin moved this machine from the Market Manager ${r.fromManagerId} to ${r.toManagerId}; its worker follows.`,
   "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
   "split-part-refused": (r) =>

@@ -115,7 +115,14 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("manager-not-live", { managerId: str }),
   reason("machine-already-there", { machineId: str, managerId: str }),
   reason("machine-busy", { machineId: str, leases: num, queued: num }),
-  reason("machine-dedicated", { machineId: str }),
+  // A dedicated machine's contract stays with its manager until it ends (ms since the epoch).
+  reason("machine-dedicated", { machineId: str, contractEndsAt: num }),
+  // A busy machine an admin moved: it takes no new work and goes once its leases end (market/machine-drains.ts).
+  reason("machine-draining", { machineId: str, fromManagerId: str, toManagerId: str, leases: num }),
+  reason("machine-drain-cancelled", { machineId: str, toManagerId: str }),
+  // Its leases ended when the manager it was to go to was no longer live: it works where it is.
+  reason("machine-drain-dropped", { machineId: str, toManagerId: str }),
+  reason("machine-not-draining", { machineId: str }),
   // A job split across managers (market/job-split.ts): a part its manager did not admit, so none was kept.
   reason("split-part-refused", { managerId: str, fromTask: num, tasks: num, outcome: z.enum(["delayed", "rejected", "failed"]), partReasons: z.array(z.looseObject({ code: str })) }),
   reason("not-your-machine", { machineId: str }),

@@ -28,6 +28,9 @@ export async function marketOverview(db: Db, market: Market) {
         status: m.status,
         /** The Market Manager that holds it (market/managers.ts). */
         manager: m.managerId,
+        /** The manager it drains toward, and since when: an admin moved it while busy (market/machine-drains.ts). */
+        drainingTo: m.drainingTo,
+        drainingSince: m.drainingSince?.getTime() ?? null,
         slots: m.slots,
         speed: m.speed,
         memoryPerSlotMb: m.memoryPerSlotMb,

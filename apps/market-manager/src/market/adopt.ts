@@ -2,6 +2,7 @@ import type { Market } from "./market.ts";
 import type { ManagerView } from "./managers.ts";
 import { loadMarket } from "./restore.ts";
 import { handOff, HANDOFF_COOLDOWN_BEATS, pickUpHanded } from "./machine-handoff.ts";
+import { handDrained } from "./machine-drains.ts";
 import { discardIntake, INTAKE } from "../tasks/intake.ts";
 import { opsOf } from "../ops/ops.ts";
 import { runStatement } from "../db/sql/statement.ts";
@@ -62,7 +63,7 @@ export const MANAGER_BEAT_MS = 1000;
 
 /**
  * Stamps this manager's row every MANAGER_BEAT_MS, takes over any manager silent past the
- * timeout, reads in machines handed to it, and hands idle machines to managers below the fair
+ * timeout, reads in machines handed to it, hands over drained machines (machine-drains.ts), and hands idle machines to managers below the fair
  * share (machine-handoff.ts). `fenced` is called when this manager finds it was itself taken over (it was silent too
  * long, say stopped by its host): what it held belongs to another now.
  */
@@ -90,6 +91,7 @@ export function startManagerBeat(market: Market, fenced: () => void): () => void
       if (!managers.ready) return;
       for (const dead of managers.dead()) await takeOver(market, dead);
       await pickUpHanded(market);
+      await handDrained(market);
       if (cooldown > 0) cooldown--;
       else {
         const { planned, handed } = await handOff(market, wanted);

@@ -61,6 +61,11 @@ export interface LiveMachine {
    * offered no work until it proves itself again (a probe answered; an opportunistic machine's next lease call).
    */
   strayedSince?: number | undefined;
+  /**
+   * An admin moved it while it was busy: the manager it goes to once it holds no lease
+   * (market/machine-drains.ts). It is offered no work meanwhile.
+   */
+  drainingTo?: string | undefined;
 }
 
 /**
@@ -81,8 +86,12 @@ export interface LiveProbe {
   sent: boolean;
 }
 
-/** Whether the machine offers its capacity now: not paused, its own conditions allow it, and it has not missed work since it last proved itself. */
-export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailable && m.strayedSince === undefined;
+/**
+ * Whether the machine offers its capacity now: not paused, its own conditions allow it, it has not
+ * missed work since it last proved itself, and it is not draining toward another manager. The one
+ * rule for whether a machine may get new work: the engine plans on it, and leases follow it.
+ */
+export const offering = (m: LiveMachine) => !m.controls.paused && m.localAvailable && m.strayedSince === undefined && m.drainingTo === undefined;
 
 /** Slots the machine offers now: none while its capacity is switched off. */
 export const offeredSlots = (m: LiveMachine) => (offering(m) ? m.slots : 0);

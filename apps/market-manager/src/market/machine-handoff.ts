@@ -55,7 +55,8 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
   return market.serial(async () => {
     const plan = handoffPlan(managers.view, managers.self.id, market.state.machines.size);
     if (!plan.length) return { planned: false, handed: 0 };
-    const idle = new Set([...market.state.machines.values()].filter(handable).map((m) => m.id));
+    // A draining machine goes where the admin sent it (machine-drains.ts), not where the fair share would.
+    const idle = new Set([...market.state.machines.values()].filter((m) => handable(m) && m.drainingTo === undefined).map((m) => m.id));
     let handed = 0;
     for (const { to, count } of plan) {
       if (!idle.size) break;

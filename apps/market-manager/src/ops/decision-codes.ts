@@ -12,7 +12,14 @@ export const DEPARTURE_CODES = {
 /** A task that lost its machine (departure, expired lease, failed run) was given another. */
 export const PLACED_AGAIN = "placed-again";
 
-/** An admin moved an idle machine from one Market Manager to another (market/machine-moves.ts). */
+/** A machine an admin moved went from one Market Manager to another (market/machine-moves.ts), at once or once drained. */
 export const MACHINE_HANDED = "machine-handed";
 
-export const SERVICE_DECISION_CODES: readonly string[] = [...Object.values(DEPARTURE_CODES), PLACED_AGAIN, MACHINE_HANDED];
+/** A busy machine an admin moved drains first (market/machine-drains.ts): started, cancelled, or dropped (its target gone). */
+export const DRAIN_CODES = {
+  started: "machine-draining",
+  cancelled: "machine-drain-cancelled",
+  dropped: "machine-drain-dropped",
+} as const;
+
+export const SERVICE_DECISION_CODES: readonly string[] = [...Object.values(DEPARTURE_CODES), PLACED_AGAIN, MACHINE_HANDED, ...Object.values(DRAIN_CODES)];

@@ -230,6 +230,8 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     lastHeartbeatAt: row.lastHeartbeatAt.getTime(),
     controls: readControls(row.controls),
     localAvailable: row.localAvailable,
+    // A drain an admin started survives a restart of its manager (a takeover drops it: adopt.ts).
+    ...(row.drainingTo ? { drainingTo: row.drainingTo } : {}),
     // Proved up to what was paid; resumeContract starts it again from the restart.
     ...(row.kind === "dedicated" ? { proof: freshProof(row.contractPaidUntil?.getTime() ?? row.registeredAt.getTime()) } : {}),
   };

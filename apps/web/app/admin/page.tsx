@@ -67,7 +67,7 @@ function ManagersTable({ machines }: { machines: Overview["machines"] }) {
       <p className="mb-3 text-xs text-slate-500">
         Each holds its own machines and jobs; one silent for {number((timeoutMs ?? 0) / 1000, 0)} s is taken over by another. This page is served by {self}.
       </p>
-      <table className="w-full text-left text-sm" data-testid="admin-managers">
+      <table className="w-full text-left text-sm" data-testid="admin-managers" aria-label="Market Managers">
         <thead className="text-xs text-slate-500">
           <tr>
             <th className="py-1">Manager</th>
@@ -94,13 +94,61 @@ function ManagersTable({ machines }: { machines: Overview["machines"] }) {
         </tbody>
       </table>
       <MoveMachines managers={managers.data.managers.filter((m) => m.alive).map((m) => m.id)} machines={machines} />
+      <DrainingMachines machines={machines} />
     </Card>
   );
 }
 
+/** Machines moved while busy, waiting for their running tasks to end before they go (admin.cancelDrains). */
+function DrainingMachines({ machines }: { machines: Overview["machines"] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const cancel = useMutation(
+    trpc.admin.cancelDrains.mutationOptions({
+      onSettled: () => void queryClient.invalidateQueries({ queryKey: trpc.admin.overview.queryKey() }),
+    }),
+  );
+  const draining = machines.filter((m) => m.status === "active" && m.drainingTo);
+  const refused = cancel.data?.cancels.flatMap((c) => (c.cancelled ? [] : [c])) ?? [];
+  if (!draining.length && !cancel.data) return null;
+  return (
+    <section className="mt-4 border-t border-slate-100 pt-3 text-sm" aria-labelledby="draining-heading">
+      <h3 id="draining-heading" className="text-xs font-medium text-slate-600">
+        Draining: moved while busy, they take no new work and go once their running tasks end
+      </h3>
+      {draining.length ? (
+        <ul className="mt-1 space-y-1" aria-label="Draining machines">
+          {draining.map((m) => (
+            <li key={m.id} className="flex flex-wrap items-center gap-2">
+              <bdi className="font-medium">{m.name}</bdi>
+              <span className="font-mono text-xs text-slate-500">{shortId(m.id)}</span>
+              <span>
+                {m.manager} → {m.drainingTo}
+                {m.drainingSince ? <span className="text-xs text-slate-500"> since {relative(m.drainingSince)}</span> : null}
+              </span>
+              <Button variant="secondary" className="px-2 py-0.5 text-xs" busy={cancel.isPending} onClick={() => cancel.mutate({ machineIds: [m.id] })} aria-label={`Cancel move of ${m.name}`}>
+                Cancel move
+              </Button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {cancel.isError ? <Alert tone="error" title="The move could not be cancelled">{describeError(cancel.error)}</Alert> : null}
+      {refused.length ? (
+        <ul className="mt-1 list-disc pl-5 text-xs text-slate-600" role="status">
+          {refused.map((r) => (
+            <li key={r.machineId}>{describeAnyReason(r.reason)}</li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
 /**
- * Moves idle machines from one live manager to another (admin.moveMachines): the first `count`
- * active opportunistic machines the source holds, the idle ones first; each refused one says why.
+ * Moves machines from one live manager to another (admin.moveMachines): the first `count` active
+ * opportunistic machines the source holds, the idle ones first (they move at once; busy ones drain
+ * first); each refused one says why.
  */
 function MoveMachines({ managers, machines }: { managers: string[]; machines: Overview["machines"] }) {
   const trpc = useTRPC();
@@ -122,8 +170,9 @@ function MoveMachines({ managers, machines }: { managers: string[]; machines: Ov
     }),
   );
   if (managers.length < 2) return null;
-  const moved = move.data?.moves.filter((m) => m.moved).length ?? 0;
-  const refused = move.data?.moves.flatMap((m) => (m.moved ? [] : [m])) ?? [];
+  const moved = move.data?.moves.filter((m) => m.state === "moved").length ?? 0;
+  const draining = move.data?.moves.filter((m) => m.state === "draining").length ?? 0;
+  const refused = move.data?.moves.flatMap((m) => (m.state === "refused" ? [m] : [])) ?? [];
   const select = "rounded-md border border-slate-300 px-2 py-1 text-sm";
   return (
     <form
@@ -158,13 +207,16 @@ function MoveMachines({ managers, machines }: { managers: string[]; machines: Ov
         </select>
       </label>
       <Button type="submit" disabled={move.isPending || !candidates.length || !target}>
-        Move idle machines
+        Move machines
       </Button>
       <span className="text-xs text-slate-500">{candidates.length ? `${source} holds ${candidates.length} opportunistic machine${candidates.length === 1 ? "" : "s"}.` : `${source} holds no opportunistic machine.`}</span>
       {move.isError ? <Alert tone="error" title="The machines could not be moved">{describeError(move.error)}</Alert> : null}
       {move.data ? (
         <div className="w-full text-xs" role="status" data-testid="moved-machines">
-          Moved {moved} machine{moved === 1 ? "" : "s"} to {move.data.toManager}; their workers follow.
+          {moved || !draining ? `Moved ${moved} machine${moved === 1 ? "" : "s"} to ${move.data.toManager}; their workers follow. ` : null}
+          {draining
+            ? `${draining} busy machine${draining === 1 ? " is" : "s are"} draining toward ${move.data.toManager}: no new work, and ${draining === 1 ? "it moves once its" : "they move once their"} running tasks end.`
+            : null}
           {refused.length ? (
             <ul className="mt-1 list-disc pl-5 text-slate-600">
               {refused.map((r) => (
@@ -251,6 +303,9 @@ function PulseStats() {
 }
 
 function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
+  const trpc = useTRPC();
+  // With several Market Managers, which one holds each machine (and where a draining one goes).
+  const several = (useQuery({ ...trpc.admin.managers.queryOptions(), refetchInterval: 2000 }).data?.managers.length ?? 0) > 1;
   const [page, setPage] = useState(0);
   const pages = Math.max(1, Math.ceil(all.length / MACHINES_PER_PAGE));
   const at = Math.min(page, pages - 1);
@@ -285,6 +340,7 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
               <th scope="col" className="py-2 pr-4">Machine</th>
               <th scope="col" className="py-2 pr-4">Kind</th>
               <th scope="col" className="py-2 pr-4">Status</th>
+              {several ? <th scope="col" className="py-2 pr-4">Manager</th> : null}
               <th scope="col" className="py-2 pr-4 text-right">Slots</th>
               <th scope="col" className="py-2 pr-4 text-right">Speed</th>
               <th scope="col" className="py-2 pr-4 text-right">Price / s</th>
@@ -309,6 +365,12 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                 <td className="py-2 pr-4">
                   <Badge value={m.status} />
                 </td>
+                {several ? (
+                  <td className="py-2 pr-4" data-testid="machine-manager">
+                    {m.manager ?? "none"}
+                    {m.drainingTo && m.status === "active" ? <span className="block text-xs text-amber-700">draining to {m.drainingTo}</span> : null}
+                  </td>
+                ) : null}
                 <td className="py-2 pr-4 text-right tabular-nums">{m.slots}</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{number(m.speed, 2)}×</td>
                 <td className="py-2 pr-4 text-right tabular-nums">{credits(m.pricePerSecond)}</td>

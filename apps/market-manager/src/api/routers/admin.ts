@@ -5,7 +5,7 @@ import { POLICY_NAMES } from "@cyclemarket/costbenefit";
 import { HistoryRange, historyRange } from "../../ops/history.ts";
 import { DecisionFilter, listDecisions } from "../../ops/decision-log.ts";
 import { AdminGrant, grantCredits, recentGrants } from "../../ledger/admin-grant.ts";
-import { MoveMachines, moveMachines } from "../../market/machine-moves.ts";
+import { CancelDrains, MoveMachines, cancelDrains, moveMachines } from "../../market/machine-moves.ts";
 
 export const adminRouter = router({
   overview: adminProcedure.query(({ ctx }) => marketOverview(ctx.services.db, ctx.services.market)),
@@ -14,8 +14,10 @@ export const adminRouter = router({
     const managers = ctx.services.market.managers;
     return { self: managers?.self.id ?? null, timeoutMs: managers?.self.timeoutMs ?? null, managers: managers?.view ?? [] };
   }),
-  /** Moves idle machines to another live Market Manager; each busy or unknown one is refused with its reason. */
+  /** Moves machines to another live Market Manager: idle ones at once, busy ones once drained; each refused one with its reason. */
   moveMachines: adminProcedure.input(MoveMachines).mutation(({ ctx, input }) => moveMachines(ctx.services.market, ctx, ctx.caller, input)),
+  /** Cancels the drains of machines moved while busy: they take work where they are again. */
+  cancelDrains: adminProcedure.input(CancelDrains).mutation(({ ctx, input }) => cancelDrains(ctx.services.market, ctx, ctx.caller, input)),
   /** The market's vital signs over the last `seconds` (README "History"). */
   history: adminProcedure.input(HistoryRange).query(({ ctx, input }) => historyRange(ctx.services.db, input, ctx.services.clock.now())),
   /** The decision log: every admission, delay, rejection, placement, move and departure, with reasons. */

@@ -93,7 +93,7 @@ RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentM
  */
 export const moveManagerMachines = statement<{ from: string; to: string }, { id: string }>(
   "move-manager-machines",
-  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL, "drainingTo" = NULL, "drainingSince" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
 );
 
 /**
@@ -116,13 +116,48 @@ FROM picked WHERE m.id = picked.id AND m."managerId" = ${p.from}::text RETURNING
 
 /**
  * An admin moves machines from `from` to `to` (market/machine-moves.ts): as a handoff, each only
- * while it is still the giver's and active, and pinned there so the fair share leaves it. The machines moved.
+ * while it is still the giver's and active, and pinned there so the fair share leaves it (a drain
+ * toward elsewhere ends with the move). The machines moved.
  */
 export const adminHandMachines = statement<{ from: string; to: string; machineIds: string[] }, { id: string }>(
   "admin-hand-machines",
   (p) => `
-UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = now(), "pinnedAt" = now()
+UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = now(), "pinnedAt" = now(), "drainingTo" = NULL, "drainingSince" = NULL
 WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/**
+ * An admin moves busy machines of `from` to `to` (market/machine-drains.ts): each, while it is
+ * still `from`'s and active, drains toward `to` (a drain toward another manager is redirected).
+ * The machines now draining.
+ */
+export const drainMachines = statement<{ from: string; to: string; machineIds: string[] }, { id: string }>(
+  "drain-machines",
+  (p) => `
+UPDATE "Machine" SET "drainingTo" = ${p.to}::text,
+  "drainingSince" = CASE WHEN "drainingTo" = ${p.to}::text THEN "drainingSince" ELSE now() END
+WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+);
+
+/**
+ * Drained machines of `from` (no lease left) go to the manager each drains toward, as an admin's
+ * move does (handed, and pinned there), each only while it is still `from`'s and draining. The
+ * machines handed, with where to.
+ */
+export const handDrainedMachines = statement<{ from: string; machineIds: string[] }, { id: string; toManagerId: string }>(
+  "hand-drained-machines",
+  (p) => `
+UPDATE "Machine" SET "managerId" = "drainingTo", "handedAt" = now(), "pinnedAt" = now(), "drainingTo" = NULL, "drainingSince" = NULL
+WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND status = 'active' AND "drainingTo" IS NOT NULL
+RETURNING id, "managerId" AS "toManagerId"`,
+);
+
+/** Drains of `from`'s machines end without a move (an admin cancelled them, or the target is gone). The machines no longer draining. */
+export const endDrains = statement<{ from: string; machineIds: string[] }, { id: string }>(
+  "end-drains",
+  (p) => `
+UPDATE "Machine" SET "drainingTo" = NULL, "drainingSince" = NULL
+WHERE id = ANY(${p.machineIds}::text[]) AND "managerId" = ${p.from}::text AND "drainingTo" IS NOT NULL RETURNING id`,
 );
 
 /** The manager that holds each of these active machines (none for a machine not in the market). */
