@@ -253,6 +253,7 @@ const DESCRIBE: Sentences = {
   "offer-refused": (r) => (r.refusal ? offerRefusal(r.refusal) : "The market does not buy this machine's time at that price."),
   "offer-in-the-past": () => "The offer ends before now: a dedicated machine must stay for some time.",
   "incomplete-offer": () => "A dedicated machine must say when it leaves and what the whole contract costs.",
+  "dedicated-offered-to-several": () => "A dedicated machine is offered to one Market Manager only: its contract pays for its hours, and several managers' contracts would pay the same hours more than once. Offer it as opportunistic to several.",
   "insufficient-credits": (r) => {
     if (r.account === "market") return `The market's reserve cannot cover ${credits(r.needed)}. Raise the reserve in the settings first.`;
     if (r.account === "producer") return `Your producer earnings${r.balance != null ? ` are ${credits(r.balance)}:` : " are"} less than the ${credits(r.needed)} asked to move.`;
@@ -279,6 +280,9 @@ const DESCRIBE: Sentences = {
   "machine-busy": (r) =>
     `Machine ${shortId(r.machineId)} is busy (${number(r.leases, 0)} lease${r.leases === 1 ? "" : "s"}, ${number(r.queued, 0)} task${r.queued === 1 ? "" : "s"} queued): only idle machines move; try again when its work is done.`,
   "machine-dedicated": (r) => `Machine ${shortId(r.machineId)} is dedicated: its contract stays with the manager that holds it.`,
+  "machine-offered-to-several": (r) => `Machine ${shortId(r.machineId)} is offered to several Market Managers at once: each holds its own record of it, which does not move.`,
+  "offered-here-already": (r) => `This machine is already offered to the Market Manager ${r.managerId}: one manager holds it once.`,
+  "offered-to-every-manager": (r) => `This machine is already offered to every live Market Manager (${number(r.managers, 0)}).`,
   "machine-handed": (r) => `An admin moved this machine from the Market Manager ${r.fromManagerId} to ${r.toManagerId}; its worker follows.`,
   "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
   "not-your-machine": () => "That machine belongs to someone else.",
