@@ -93,6 +93,7 @@ async function letGoHere(market: Market, admin: Caller, ids: string[], to: Manag
       // Not in this manager's memory: handed to it and not yet read in, or held by another after all.
       if (!m) moves.set(id, { machineId: id, moved: false, reason: { code: "not-found", what: "machine" } });
       else if (m.kind === "dedicated") moves.set(id, { machineId: id, moved: false, reason: { code: "machine-dedicated", machineId: id } });
+      else if (m.offerKey) moves.set(id, { machineId: id, moved: false, reason: { code: "machine-offered-to-several", machineId: id } });
       else if (!handable(m)) moves.set(id, { machineId: id, moved: false, reason: { code: "machine-busy", machineId: id, leases: m.leases.size, queued: m.queue.length } });
       else ready.push(id);
     }
