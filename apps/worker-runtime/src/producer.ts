@@ -245,7 +245,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   const leaveShare = share?.join(load);
   /** Leases to ask for now, the places of `freeing` (reports about to be sent with the ask) counted free. */
   const room = (freeing: Running[] = []) => capacity() - (held() - freeing.length) - rests.resting() - asking - (share?.others(load) ?? 0);
-  /** Loops this one shares the machine with wait for a slot it let go. */
+  /** Loops this one shares the machine with, waiting for room, are told it let a slot go. */
   const letGo = () => share?.changed();
   // Reports made in the same moment go as one call where the market takes several, and that call
   // asks for the tasks to fill the slots they free (report-many.ts).
@@ -389,7 +389,9 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   function idle(ms: number): Promise<void> {
     if (workOffered) return Promise.resolve();
     const offered = new Promise<void>((resolve) => (wakeForWork = resolve));
-    return sleep(ms, signal, [offered, ...[...running.values()].map((r) => r.done), ...(share ? [share.freed()] : [])]).finally(() => (wakeForWork = () => {}));
+    // Not woken by the other loops' freed slots: this loop had room and its market had nothing
+    // (two idle loops waking each other with their empty answers would ask without end).
+    return sleep(ms, signal, [offered, ...[...running.values()].map((r) => r.done)]).finally(() => (wakeForWork = () => {}));
   }
 
   // ---- heartbeats, on their own timer so a long task does not silence the machine
