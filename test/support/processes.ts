@@ -176,8 +176,8 @@ export interface WorkerProcess {
 
 /** The Node worker command (`cyclemarket-worker`) with one slot, registered with the market. */
 /** A Node worker of one slot; `price` (credits a second, 1 by default) decides which machine the market prefers. */
-export async function startWorker(url: string, token: string, name: string, price = 1): Promise<WorkerProcess> {
-  const args = ["--url", url, "--token", token, "--slots", "1", "--name", name, "--price", String(price)];
+export async function startWorker(url: string, token: string, name: string, price = 1, extra: string[] = []): Promise<WorkerProcess> {
+  const args = ["--url", url, "--token", token, "--slots", "1", "--name", name, "--price", String(price), ...extra];
   const child = spawn(process.execPath, [join(root, "apps/worker-runtime/bin/worker.mjs"), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],

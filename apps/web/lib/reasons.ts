@@ -253,6 +253,7 @@ const DESCRIBE: Sentences = {
   "offer-refused": (r) => (r.refusal ? offerRefusal(r.refusal) : "The market does not buy this machine's time at that price."),
   "offer-in-the-past": () => "The offer ends before now: a dedicated machine must stay for some time.",
   "incomplete-offer": () => "A dedicated machine must say when it leaves and what the whole contract costs.",
+  "dedicated-offered-to-several": () => "A dedicated machine is offered to one Market Manager only: its contract pays for its hours, and several managers' contracts would pay the same hours more than once. Offer it as opportunistic to several.",
   "insufficient-credits": (r) => {
     if (r.account === "market") return `The market's reserve cannot cover ${credits(r.needed)}. Raise the reserve in the settings first.`;
     if (r.account === "producer") return `Your producer earnings${r.balance != null ? ` are ${credits(r.balance)}:` : " are"} less than the ${credits(r.needed)} asked to move.`;
@@ -284,6 +285,9 @@ const DESCRIBE: Sentences = {
   "machine-drain-cancelled": (r) => `An admin cancelled machine ${shortId(r.machineId)}'s move to ${r.toManagerId}: it takes work where it is again.`,
   "machine-drain-dropped": (r) => `Machine ${shortId(r.machineId)} was to move to ${r.toManagerId}, which is no longer live: it takes work where it is again.`,
   "machine-not-draining": (r) => `Machine ${shortId(r.machineId)} is not draining here (it moved already, or no move was asked).`,
+  "machine-offered-to-several": (r) => `Machine ${shortId(r.machineId)} is offered to several Market Managers at once: each holds its own record of it, which does not move.`,
+  "offered-here-already": (r) => `This machine is already offered to the Market Manager ${r.managerId}: one manager holds it once.`,
+  "offered-to-every-manager": (r) => `This machine is already offered to every live Market Manager (${number(r.managers, 0)}).`,
   "machine-handed": (r) => `An admin moved this machine from the Market Manager ${r.fromManagerId} to ${r.toManagerId}; its worker follows.`,
   "register-elsewhere": (r) => `This machine registers with the Market Manager ${r.managerId} instead, which has more room.`,
   "split-part-refused": (r) =>

@@ -63,6 +63,12 @@ export const RegisterRequest = z.object({
   follow: z.boolean().optional(),
   /** The Market Manager the producer wants its machine held by (by its id), when that one is up. */
   manager: storableText(100, "A manager's id").optional(),
+  /**
+   * The same physical machine offered to several Market Managers at once: every one of its
+   * registrations carries this key (chosen by the worker), and each manager holds it once.
+   * Opportunistic machines only.
+   */
+  offerKey: z.string().uuid("The offer key is a UUID.").optional(),
 });
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 
@@ -304,6 +310,13 @@ export const WhereIsRequest = z.object({ machineId: WireId });
 export type WhereIsRequest = z.infer<typeof WhereIsRequest>;
 export const WhereIsResponse = z.object({ managerId: z.string().nullable(), managerUrl: z.string().nullable(), alive: z.boolean() });
 export type WhereIsResponse = z.infer<typeof WhereIsResponse>;
+
+/**
+ * The live Market Managers, the most room first (`worker.managers`): a worker offering its machine
+ * to several picks among them. `url` null: the address the worker reached the market at.
+ */
+export const ManagersResponse = z.object({ managers: z.array(z.object({ id: z.string(), url: z.string().nullable() })) });
+export type ManagersResponse = z.infer<typeof ManagersResponse>;
 
 /** Input and output schema of each worker procedure, for the service's router and for clients. */
 export const WORKER_PROCEDURES = {

@@ -55,6 +55,7 @@ export {
   OfferResponse,
   WhereIsRequest,
   WhereIsResponse,
+  ManagersResponse,
   WORKER_PROCEDURES,
   MIN_SPEED,
   MAX_SPEED,
@@ -72,4 +73,5 @@ export type { WorkerApi, WorkerProcedure, WorkStreamHandlers } from "./api.ts";
 export { workStreamCallbacks } from "./work-stream.ts";
 export type { WorkSubscriptionCallbacks } from "./work-stream.ts";
 export { runProducer } from "./producer.ts";
+export { SlotShare } from "./slot-share.ts";
 export type { ProducerEvent, ProducerOptions, ProducerSummary, ProducerStage, MachineProfile } from "./producer.ts";

@@ -24,6 +24,7 @@ import { localConditions, locallyAvailable, type OwnerActivity } from "./control
 import { SlotRests } from "./controls/slot-rests.ts";
 import { fromBase64, toBase64 } from "./base64.ts";
 import type { Executor } from "./executor.ts";
+import type { SlotShare } from "./slot-share.ts";
 import { failedOutcome, sha256Hex, type SandboxError, type TaskOutcome } from "./sandbox.ts";
 
 export type MachineProfile = Omit<RegisterRequest, "slots" | "controls" | "available">;
@@ -75,6 +76,12 @@ export interface ProducerOptions {
   conditionsEveryMs?: number;
   /** Leases held beyond the slots while tasks are short (PREFETCH_BELOW_MS); default as many as the slots, 0 for none. */
   prefetch?: number;
+  /**
+   * The machine's slots shared with loops for other Market Managers it is offered to at once
+   * (slot-share.ts): this loop asks for at most the slots none of them holds, holds no spare
+   * lease, and takes no lease on its work stream (the market would lease up to all the slots).
+   */
+  share?: SlotShare;
 }
 
 export interface ProducerSummary {
@@ -221,7 +228,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   /** Slots promised to lease calls in flight (the loop's own, or one riding on reports). */
   let asking = 0;
   // Spare leases wait in the executor's queue, which feeds all of its slots: none when the loop uses fewer.
-  const prefetch = slots === executor.slots ? Math.max(0, Math.floor(options.prefetch ?? slots)) : 0;
+  const prefetch = slots === executor.slots && !options.share ? Math.max(0, Math.floor(options.prefetch ?? slots)) : 0;
   /** How long recent tasks ran (a moving average, ms); null before the first. */
   let recentTaskMs: number | null = null;
   /** Leases the loop may hold now: its slots, and spare ones while tasks are short and no slot rests between them. */
@@ -232,8 +239,14 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     for (const r of running.values()) if (!r.handedOn) n++;
     return n;
   };
+  /** The slots this loop takes up now, as the loops it shares the machine with see it. */
+  const load = () => held() + rests.resting() + asking;
+  const share = options.share;
+  const leaveShare = share?.join(load);
   /** Leases to ask for now, the places of `freeing` (reports about to be sent with the ask) counted free. */
-  const room = (freeing: Running[] = []) => capacity() - (held() - freeing.length) - rests.resting() - asking;
+  const room = (freeing: Running[] = []) => capacity() - (held() - freeing.length) - rests.resting() - asking - (share?.others(load) ?? 0);
+  /** Loops this one shares the machine with, waiting for room, are told it let a slot go. */
+  const letGo = () => share?.changed();
   // Reports made in the same moment go as one call where the market takes several, and that call
   // asks for the tasks to fill the slots they free (report-many.ts).
   const sendReport = api.reportMany
@@ -250,6 +263,8 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         },
         leased: (leases, asked) => {
           asking -= asked.max;
+          // Started below in the same turn: only the places asked for and not leased are free for the others.
+          queueMicrotask(letGo);
           if (machineId !== asked.machineId || signal.aborted) return; // void, or given back by departing
           const taken = leases.slice(0, asked.max);
           if (!taken.length) return;
@@ -330,7 +345,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     closeStream = stop;
     close = api.watchWork(
       // The market may lease up to our slots on the stream while the machine holds nothing.
-      { machineId: id, lease: { max: slots } },
+      share ? { machineId: id } : { machineId: id, lease: { max: slots } },
       {
         offer: (offer) => {
           const leases = offer.leases ?? [];
@@ -374,6 +389,8 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
   function idle(ms: number): Promise<void> {
     if (workOffered) return Promise.resolve();
     const offered = new Promise<void>((resolve) => (wakeForWork = resolve));
+    // Not woken by the other loops' freed slots: this loop had room and its market had nothing
+    // (two idle loops waking each other with their empty answers would ask without end).
     return sleep(ms, signal, [offered, ...[...running.values()].map((r) => r.done)]).finally(() => (wakeForWork = () => {}));
   }
 
@@ -576,7 +593,10 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     const entry: Running = { lease, controller: new AbortController(), abandoned: null, handedOn: false, done: Promise.resolve() };
     entry.done = execute(lease, entry, forMachine)
       .catch((e) => emit({ type: "error", stage: "report", message: message(e), leaseId: lease.leaseId }))
-      .finally(() => running.delete(lease.leaseId));
+      .finally(() => {
+        running.delete(lease.leaseId);
+        letGo();
+      });
     running.set(lease.leaseId, entry);
   }
 
@@ -603,7 +623,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       const free = room();
       if (free <= 0) {
         const wake = rests.nextWakeInMs();
-        await sleep(wake === null ? backoff.maxMs : Math.min(backoff.maxMs, wake + 5), signal, [...running.values()].map((r) => r.done));
+        await sleep(wake === null ? backoff.maxMs : Math.min(backoff.maxMs, wake + 5), signal, [...running.values()].map((r) => r.done).concat(share ? [share.freed()] : []));
         continue;
       }
       let leases: Lease[] = [];
@@ -620,6 +640,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
       } finally {
         asking -= free;
       }
+      if (leases.length < free) letGo();
       if (signal.aborted) {
         // Leased while stopping: depart returns them to the market.
         break;
@@ -641,6 +662,7 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
     clearInterval(heartbeat);
     clearInterval(conditionsTimer);
     stopListening?.();
+    leaveShare?.();
     options.ownerActivity?.close?.();
     stopStream();
     for (const id of [...running.keys()]) abandon(id, "stopping");

@@ -22,3 +22,11 @@ describe("the machine offers the market believes", () => {
     expect(offerFault({ ...offer, kind: "dedicated", departsAt: 1, contractPrice: 5 })).toBeNull();
   });
 });
+
+describe("a machine offered to several managers at once", () => {
+  it("is taken when opportunistic, refused when dedicated (its contract's hours would be paid by each)", () => {
+    const key = "b9c5b2e4-9f0e-4a63-9d4f-3c1e6f0a2b11";
+    expect(offerFault({ ...offer, offerKey: key })).toBeNull();
+    expect(offerFault({ ...offer, kind: "dedicated", departsAt: 1, contractPrice: 5, offerKey: key })).toEqual({ code: "dedicated-offered-to-several" });
+  });
+});

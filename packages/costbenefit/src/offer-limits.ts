@@ -31,13 +31,22 @@ export const OFFER_LIMITS = {
 export type OfferFault =
   | { code: "implausible-speed"; speed: number; min: number; max: number }
   | { code: "negative-price"; price: number }
-  | { code: "incomplete-offer" };
+  | { code: "incomplete-offer" }
+  | { code: "dedicated-offered-to-several" };
 
-/** The first fault of an offer no market takes (an unbelievable speed, a negative price, a dedicated offer without its terms), or null. */
-export function offerFault(offer: { kind: "opportunistic" | "dedicated"; speed: number; pricePerSecond: number; departsAt?: number | undefined; contractPrice?: number | undefined }): OfferFault | null {
+/**
+ * The first fault of an offer no market takes (an unbelievable speed, a negative price, a dedicated
+ * offer without its terms or offered to several managers), or null. `offerKey` is set when the
+ * machine is offered to several Market Managers at once (the Java Market paper, section 4.4: the
+ * schedulers' subsets may intersect).
+ */
+export function offerFault(offer: { kind: "opportunistic" | "dedicated"; speed: number; pricePerSecond: number; departsAt?: number | undefined; contractPrice?: number | undefined; offerKey?: string | undefined }): OfferFault | null {
   const { minSpeed: min, maxSpeed: max } = OFFER_LIMITS;
   if (!(offer.speed >= min && offer.speed <= max)) return { code: "implausible-speed", speed: offer.speed, min, max };
   if (offer.pricePerSecond < 0) return { code: "negative-price", price: offer.pricePerSecond };
   if (offer.kind === "dedicated" && (offer.departsAt === undefined || offer.contractPrice === undefined)) return { code: "incomplete-offer" };
+  // A contract buys the machine's hours whether tasks come or not: each manager's contract for the
+  // same hours would pay them again. Only an opportunistic machine, paid by the task, is shared.
+  if (offer.kind === "dedicated" && offer.offerKey !== undefined) return { code: "dedicated-offered-to-several" };
   return null;
 }

@@ -103,6 +103,7 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("implausible-speed", { speed: num, min: num, max: num }),
   reason("negative-price", { price: num }),
   reason("incomplete-offer", {}),
+  reason("dedicated-offered-to-several", {}),
   reason("offer-in-the-past", { departsAt: num, now: num }),
   reason("offer-too-long", { days: num, maxDays: num }),
   // The engine's refusal of a dedicated offer (null when it gave none).
@@ -111,6 +112,9 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // A market of several managers: the machine is to register with this one (market/managers.ts).
   reason("register-elsewhere", { managerId: str, managerUrl: str }),
   reason("machine-moved", { machineId: str, managerId: str, managerUrl: str }),
+  // One machine offered to several managers (its offerKey): one row a manager, none left to offer it to.
+  reason("offered-here-already", { managerId: str }),
+  reason("offered-to-every-manager", { managers: num }),
   // An admin moving machines between managers (market/machine-moves.ts): each refusal names why.
   reason("manager-not-live", { managerId: str }),
   reason("machine-already-there", { machineId: str, managerId: str }),
@@ -125,6 +129,7 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("machine-not-draining", { machineId: str }),
   // A job split across managers (market/job-split.ts): a part its manager did not admit, so none was kept.
   reason("split-part-refused", { managerId: str, fromTask: num, tasks: num, outcome: z.enum(["delayed", "rejected", "failed"]), partReasons: z.array(z.looseObject({ code: str })) }),
+  reason("machine-offered-to-several", { machineId: str }),
   reason("not-your-machine", { machineId: str }),
   reason("stale-lease", { leaseId: str }),
   reason("output-too-large", { bytes: num, max: num }),

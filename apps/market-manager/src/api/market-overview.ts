@@ -3,6 +3,9 @@ import type { Market } from "../market/market.ts";
 import { jobSummaries } from "../tasks/views.ts";
 import { marketBooks } from "../ledger/statement.ts";
 import { standingView } from "../market/standing.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { offerRows } from "../db/sql/market-managers.ts";
 
 /**
  * The admin's view of the market: the books, every machine with its live queue and leases, every
@@ -16,6 +19,9 @@ export async function marketOverview(db: Db, market: Market) {
     include: { owner: { select: { email: true, emailVerified: true, createdAt: true, standing: true } } },
   });
   const jobs = await jobSummaries(db, {});
+  // A machine offered to several managers: the other managers holding a row of it (the same offerKey).
+  const offerKeys = [...new Set(machines.flatMap((m) => (m.offerKey && m.status === "active" ? [m.offerKey] : [])))];
+  const offered = offerKeys.length ? await runStatement(viaPrisma(db), offerRows, { offerKeys }) : [];
   return {
     books: await marketBooks(market.resources.database.reads),
     machines: machines.map((m) => {
@@ -31,6 +37,8 @@ export async function marketOverview(db: Db, market: Market) {
         /** The manager it drains toward, and since when: an admin moved it while busy (market/machine-drains.ts). */
         drainingTo: m.drainingTo,
         drainingSince: m.drainingSince?.getTime() ?? null,
+        /** The other managers this machine is offered to at once, each through a row of its own. */
+        alsoOfferedTo: m.offerKey && m.status === "active" ? offered.filter((o) => o.offerKey === m.offerKey && o.id !== m.id && o.managerId !== null).map((o) => o.managerId!) : [],
         slots: m.slots,
         speed: m.speed,
         memoryPerSlotMb: m.memoryPerSlotMb,

@@ -44,8 +44,9 @@ const QUICK: Record<string, Quick> = {
     const parsed = RegisterRequest.safeParse(input);
     if (!parsed.success || parsed.data.kind === "dedicated") return null;
     // One that may be sent to another manager goes to tRPC, which routes it once (a refusal here
-    // is answered by tRPC running the procedure again, and a second routing would count it twice).
-    if (parsed.data.follow && (services.market.managers?.alive().length ?? 0) > 1) return null;
+    // is answered by tRPC running the procedure again, and a second routing would count it twice);
+    // so does a machine offered to several, which a manager holding it already refuses.
+    if (parsed.data.offerKey !== undefined || (parsed.data.follow && (services.market.managers?.alive().length ?? 0) > 1)) return null;
     checkOffer(parsed.data);
     // The network it joins from, as the tRPC route records it: copies of one network count once in a quorum.
     return joinOpportunistic(services.market, caller, parsed.data, clientNetwork(req, managerProxies(services.config.TRUSTED_PROXIES)));

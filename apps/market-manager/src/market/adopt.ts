@@ -7,7 +7,7 @@ import { discardIntake, INTAKE } from "../tasks/intake.ts";
 import { opsOf } from "../ops/ops.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
-import { claimDeadManager, moveManagerJobs, moveManagerMachines } from "../db/sql/market-managers.ts";
+import { claimDeadManager, departOfferedMachines, moveManagerJobs, moveManagerMachines } from "../db/sql/market-managers.ts";
 
 /**
  * Takes over a dead manager (silent past the timeout): its row is claimed, and its active
@@ -31,8 +31,10 @@ export async function takeOver(market: Market, dead: ManagerView): Promise<boole
     const claimed = await runStatement(run, claimDeadManager, { me, dead: dead.id, timeoutMs });
     if (!claimed.length) return null;
     const machines = await runStatement(run, moveManagerMachines, { from: dead.id, to: me });
+    // A machine offered to several is offered to the others already (their own rows): not taken twice.
+    const departed = await runStatement(run, departOfferedMachines, { from: dead.id });
     const jobs = await runStatement(run, moveManagerJobs, { from: dead.id, to: me });
-    return { silentMs: claimed[0]!.silentMs, machineIds: machines.map((m) => m.id), jobIds: jobs.map((j) => j.id) };
+    return { silentMs: claimed[0]!.silentMs, machineIds: machines.map((m) => m.id), departed: departed.length, jobIds: jobs.map((j) => j.id) };
   });
   if (!moved) return false;
   await market.serial(async () => {
@@ -51,6 +53,7 @@ export async function takeOver(market: Market, dead: ManagerView): Promise<boole
     opsOf(market).metrics.takeovers.inc();
     market.log(
       `took over the Market Manager ${dead.id} (silent ${Math.round(moved.silentMs)} ms): ${loaded.machines} machines, ${loaded.jobs} open jobs` +
+        (moved.departed ? `, ${moved.departed} row(s) of machines offered to several managers departed` : "") +
         (interrupted.length ? `, ${interrupted.length} undecided submission(s) removed` : ""),
     );
     for (const id of moved.machineIds) market.emit({ kind: "machine", machineId: id });

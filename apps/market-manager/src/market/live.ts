@@ -46,6 +46,11 @@ export interface LiveMachine {
   /** False while the worker says its schedule or its owner's use switches its capacity off. */
   localAvailable: boolean;
   /**
+   * Set when the same physical machine is offered to several Market Managers at once (the Java
+   * Market paper, section 4.4: the subsets may intersect): each holds a row of its own with this key.
+   */
+  offerKey?: string | null;
+  /**
    * Dedicated machines: up to when the machine proved it is there, and its last miss not yet
    * followed by a proof (costbenefit contractProved; resources/presence.ts). Paid up to here, never
    * for heartbeats. Epoch milliseconds.

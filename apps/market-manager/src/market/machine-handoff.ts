@@ -74,9 +74,10 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
 /**
  * Whether a machine may be handed to another manager now: an opportunistic machine with no lease
  * and nothing queued. A dedicated machine's contract, and tasks placed on a machine, stay with the
- * manager that holds them.
+ * manager that holds them; a machine offered to several managers is each one's through a row of
+ * its own, which does not move (a manager would hold it twice).
  */
-export const handable = (m: LiveMachine) => m.kind === "opportunistic" && m.leases.size === 0 && m.queue.length === 0;
+export const handable = (m: LiveMachine) => m.kind === "opportunistic" && !m.offerKey && m.leases.size === 0 && m.queue.length === 0;
 
 /**
  * Machines whose rows now name `to` leave this manager's memory; call inside `market.serial`.

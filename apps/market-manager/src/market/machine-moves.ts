@@ -157,6 +157,7 @@ async function letGoHere(market: Market, admin: Caller, ids: string[], to: Manag
       // Not in this manager's memory: handed to it and not yet read in, or held by another after all.
       if (!m) moves.set(id, refused(id, { code: "not-found", what: "machine" }));
       else if (m.kind === "dedicated") moves.set(id, refused(id, { code: "machine-dedicated", machineId: id, contractEndsAt: m.departsAt ?? 0 }));
+      else if (m.offerKey) moves.set(id, refused(id, { code: "machine-offered-to-several", machineId: id }));
       else if (handable(m)) ready.push(id);
       else busy.push(m);
     }

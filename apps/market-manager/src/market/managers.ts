@@ -3,7 +3,7 @@ import type { Db } from "../db/client.ts";
 import { refuse } from "../api/errors.ts";
 import { runStatement, type Runner } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
-import { joinManager, machineManager, managerMoved, managerRows, stampManager, takeUnownedJobs, takeUnownedMachines } from "../db/sql/market-managers.ts";
+import { joinManager, machineManager, managerMoved, managerRows, offerHolders, stampManager, takeUnownedJobs, takeUnownedMachines } from "../db/sql/market-managers.ts";
 
 // Several Market Managers over one market (the Java Market paper, section 4.4: several schedulers,
 // each over a subset of the producers). They find each other in PostgreSQL, not through a
@@ -144,8 +144,8 @@ export class Managers {
    * the most room (this one when it has as much as any). Registrations sent elsewhere since the
    * last view count against that manager's room, so a burst of machines is spread.
    */
-  placeFor(named: string | undefined, ownMachines: number): ManagerView | null {
-    const alive = this.alive();
+  placeFor(named: string | undefined, ownMachines: number, except: ReadonlySet<string> = new Set()): ManagerView | null {
+    const alive = this.alive().filter((m) => !except.has(m.id));
     if (named) {
       const m = alive.find((x) => x.id === named);
       if (m) return m;
@@ -214,15 +214,42 @@ export async function whereIs(market: Market, ownerId: string, machineId: string
  * or the one it named: a refusal naming where to register, which the worker follows
  * (worker-runtime's trpc-api.ts). A worker that cannot follow (a browser page behind the web app)
  * registers here.
+ *
+ * A machine offered to several managers at once (its `offerKey`; the Java Market paper, section
+ * 4.4: the subsets may intersect) is placed only with a manager that holds no row of it yet, so
+ * each manager holds it once and the worker's loops, one a manager, never meet at one.
  */
-export function routeRegistration(market: Market, offer: { manager?: string | undefined; follow?: boolean | undefined }): void {
+export async function routeRegistration(market: Market, ownerId: string, offer: { manager?: string | undefined; follow?: boolean | undefined; offerKey?: string | undefined }): Promise<void> {
   const managers = market.managers;
+  const selfId = managers?.self.id ?? market.managerId;
+  let holders = new Set<string>();
+  if (offer.offerKey !== undefined) {
+    const rows = await runStatement(viaPrisma(market.db), offerHolders, { ownerId, offerKey: offer.offerKey });
+    holders = new Set(rows.flatMap((r) => (r.managerId === null ? [] : [r.managerId])));
+    if (holders.has(selfId) && (!managers || !offer.follow)) {
+      throw refuse.conflict({ code: "offered-here-already", managerId: selfId }, `This machine is already offered to the Market Manager ${selfId}: a manager holds it once.`);
+    }
+  }
   if (!managers || !offer.follow) return;
-  const target = managers.placeFor(offer.manager, market.state.machines.size);
-  if (target) managers.sentTo(target.id);
-  if (!target || target.id === managers.self.id) return;
+  const target = managers.placeFor(offer.manager, market.state.machines.size, holders);
+  if (!target) {
+    if (offer.offerKey === undefined) return;
+    const live = managers.alive().length;
+    throw refuse.conflict({ code: "offered-to-every-manager", managers: live }, `This machine is already offered to every live Market Manager (${live}).`);
+  }
+  managers.sentTo(target.id);
+  if (target.id === managers.self.id) return;
   throw refuse.conflict(
     { code: "register-elsewhere", managerId: target.id, managerUrl: target.url },
     `Register with the Market Manager ${target.id} at ${target.url}: it has the most room.`,
   );
+}
+
+/** The live managers a machine may be offered to, the most room first: a worker offering it to several picks among them. */
+export function liveManagers(market: Market): { managers: { id: string; url: string | null }[] } {
+  const managers = market.managers;
+  // One manager: the address the worker reached it at (a proxy, the web app) is the right one.
+  if (!managers) return { managers: [{ id: market.managerId, url: null }] };
+  const room = (m: ManagerView) => m.capacity - m.machines;
+  return { managers: managers.alive().sort((a, b) => room(b) - room(a) || a.id.localeCompare(b.id)).map((m) => ({ id: m.id, url: m.url })) };
 }

@@ -41,6 +41,8 @@ export interface MachineOffer {
   /** The worker can follow a `register-elsewhere` answer, and the manager it names (market/managers.ts). */
   follow?: boolean | undefined;
   manager?: string | undefined;
+  /** The same physical machine offered to several managers: every one of its registrations carries this key. */
+  offerKey?: string | undefined;
 }
 
 /** The longest dedicated contract the market considers. */
@@ -49,7 +51,7 @@ export const MAX_CONTRACT_DAYS = 90;
 /** The Resource Manager takes a machine's profile after its benchmark. */
 export async function registerMachine(market: Market, caller: Caller, offer: MachineOffer, signal?: AbortSignal, network: string | null = null) {
   checkOffer(offer);
-  routeRegistration(market, offer);
+  await routeRegistration(market, caller.id, offer);
   // A dedicated offer is weighed against the market's budget for contracts and its state of the
   // moment, so it is decided in the market's step. Any other machine is accepted whatever the
   // market holds (the engine's considerOffer): its row is written without the lock and memory
@@ -77,7 +79,9 @@ export function checkOffer(offer: MachineOffer) {
       ? `A benchmark speed of ${fault.speed} is not believable (the range is ${fault.min} to ${fault.max} times the reference machine).`
       : fault.code === "negative-price"
         ? "A price cannot be negative."
-        : "A dedicated machine must say when it leaves and what the whole contract costs.";
+        : fault.code === "dedicated-offered-to-several"
+          ? "A dedicated machine is offered to one Market Manager only: its contract pays for its hours, and several managers' contracts would pay the same hours more than once."
+          : "A dedicated machine must say when it leaves and what the whole contract costs.";
   throw refuse.badRequest(fault, message);
 }
 
@@ -119,6 +123,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     lastHeartbeatAt: now,
     controls: MachineControls.parse(offer.controls ?? {}),
     localAvailable: offer.available ?? true,
+    offerKey: offer.offerKey ?? null,
   };
   // the Java Market paper, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
   // would itself put on that capacity right after accepting it.
@@ -153,6 +158,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     localAvailable: live.localAvailable,
     network,
     managerId: market.managerId,
+    offerKey: offer.offerKey ?? null,
   });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
@@ -232,6 +238,7 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     localAvailable: row.localAvailable,
     // A drain an admin started survives a restart of its manager (a takeover drops it: adopt.ts).
     ...(row.drainingTo ? { drainingTo: row.drainingTo } : {}),
+    offerKey: row.offerKey,
     // Proved up to what was paid; resumeContract starts it again from the restart.
     ...(row.kind === "dedicated" ? { proof: freshProof(row.contractPaidUntil?.getTime() ?? row.registeredAt.getTime()) } : {}),
   };

@@ -358,6 +358,11 @@ function MachinesTable({ machines: all }: { machines: Overview["machines"] }) {
                   <span className="block text-xs text-slate-500">
                     {m.owner} · <span className="font-mono">{shortId(m.id)}</span>
                   </span>
+                  {m.alsoOfferedTo.length ? (
+                    <span className="block text-xs text-slate-500" data-testid="machine-also-offered">
+                      {m.manager ? `held by ${m.manager}, ` : ""}also offered to {m.alsoOfferedTo.join(", ")}
+                    </span>
+                  ) : null}
                 </td>
                 <td className="py-2 pr-4">
                   <Badge value={m.kind} />

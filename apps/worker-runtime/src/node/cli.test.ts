@@ -6,6 +6,7 @@ import { FakeMarket } from "../testing/fake-market.ts";
 import { exampleBytes } from "../testing/fixtures.ts";
 import { serveWorkerApi, type FakeTrpcServer } from "../testing/trpc-server.ts";
 import { parseCommand } from "./cli.ts";
+import { pickManagers } from "./several-managers.ts";
 
 const bin = fileURLToPath(new URL("../../bin/worker.mjs", import.meta.url));
 
@@ -49,6 +50,28 @@ describe("parseCommand", () => {
   it("reads flags, with the token from the environment as a fallback", () => {
     const c = parseCommand(["--url", "http://localhost:4000", "--slots", "3", "--price", "2.5"], { CYCLEMARKET_WORKER_TOKEN: "tok" });
     expect(c).toMatchObject({ ok: true, flags: { url: "http://localhost:4000", token: "tok", slots: 3, price: 2.5, kind: "opportunistic" } });
+  });
+
+  it("reads --managers as all, a count or a list of ids, and refuses it for a dedicated machine", () => {
+    const base = ["--url", "http://localhost:4000", "--token", "t"];
+    expect(parseCommand([...base, "--managers", "all"], {})).toMatchObject({ ok: true, flags: { managers: { all: true } } });
+    expect(parseCommand([...base, "--managers", "2"], {})).toMatchObject({ ok: true, flags: { managers: { count: 2 } } });
+    expect(parseCommand([...base, "--managers", "manager-1, manager-3"], {})).toMatchObject({ ok: true, flags: { managers: { ids: ["manager-1", "manager-3"] } } });
+    expect(parseCommand([...base, "--managers", "0"], {})).toMatchObject({ ok: false, message: "--managers must be 1 to 64 managers" });
+    expect(parseCommand([...base, "--kind", "dedicated", "--hours", "1", "--contract", "5", "--managers", "all"], {})).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("would pay the same hours more than once"),
+    });
+    const one = parseCommand(base, {});
+    expect(one.ok && one.flags.managers).toBeUndefined();
+  });
+
+  it("offers the machine to the managers chosen among the live ones, the most room first", () => {
+    const live = [{ id: "manager-2" }, { id: "manager-1" }, { id: "manager-3" }];
+    expect(pickManagers(live, { all: true })).toEqual(live);
+    expect(pickManagers(live, { count: 2 })).toEqual([{ id: "manager-2" }, { id: "manager-1" }]);
+    expect(pickManagers(live, { ids: ["manager-3", "manager-1"] })).toEqual([{ id: "manager-3" }, { id: "manager-1" }]);
+    expect(() => pickManagers(live, { ids: ["manager-9"] })).toThrow("no live Market Manager named manager-9 (live: manager-2, manager-1, manager-3)");
   });
 
   it("explains each bad flag in words", () => {

@@ -8,6 +8,7 @@ import { runProducer, type ProducerEvent } from "../producer.ts";
 import { createNodePool } from "./pool.ts";
 import { createTrpcApi } from "./trpc-api.ts";
 import { createCpuLoadActivity } from "./cpu-load.ts";
+import { ManagerChoiceFlag, runOfferedToSeveral } from "./several-managers.ts";
 import { MachineControlsPatch, type MachineControlsPatch as ControlsPatch } from "../controls/machine-controls.ts";
 
 const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> [options]
@@ -23,6 +24,13 @@ const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> 
   --contract C       dedicated: total credits asked for those hours; the market
                      accepts or refuses the offer at once
   --bandwidth B      bandwidth to the market in bytes per second (default 12500000)
+  --managers WHICH   a market of several Market Managers: offer this machine to several
+                     at once, "all" of the live ones, the N with the most room (a number),
+                     or those named (ids, comma-separated). Each holds the machine as its
+                     own, leases to it and pays for its results; the worker asks each for
+                     at most its free slots, so together they never give it more tasks
+                     than --slots. Opportunistic machines only (a dedicated contract with
+                     several would pay the same hours more than once)
 
 Producer controls (kept by the market on this machine's record; the /produce page
 shows them, and can pause, resume or change them while the worker runs):
@@ -60,11 +68,16 @@ const Flags = z.object({
   bandwidth: z.coerce.number({ error: "--bandwidth must be a number" }).positive("--bandwidth must be positive").default(12_500_000),
   hours: z.coerce.number({ error: "--hours must be a number" }).positive("--hours must be positive").max(24 * 365, "--hours must be at most a year").optional(),
   contract: z.coerce.number({ error: "--contract must be a number" }).min(0, "--contract must not be negative").optional(),
+  managers: ManagerChoiceFlag.optional(),
   quiet: z.boolean().default(false),
   controls: MachineControlsPatch,
-}).refine((f) => f.kind !== "dedicated" || (f.hours !== undefined && f.contract !== undefined), {
-  message: "a dedicated machine needs --hours and --contract",
-});
+})
+  .refine((f) => f.kind !== "dedicated" || (f.hours !== undefined && f.contract !== undefined), {
+    message: "a dedicated machine needs --hours and --contract",
+  })
+  .refine((f) => f.kind !== "dedicated" || f.managers === undefined, {
+    message: "--managers offers an opportunistic machine only: a dedicated contract with several managers would pay the same hours more than once",
+  });
 export type Flags = z.infer<typeof Flags>;
 
 // The only place this app reads the environment.
@@ -87,6 +100,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
         bandwidth: { type: "string" },
         hours: { type: "string" },
         contract: { type: "string" },
+        managers: { type: "string" },
         paused: { type: "boolean" },
         "hand-back": { type: "string" },
         "cpu-limit": { type: "string" },
@@ -189,8 +203,7 @@ export async function main(argv: string[]): Promise<number> {
     const bench = await pool.benchmark();
     if (!flags.quiet) log(`benchmark: speed ${bench.speed.toFixed(2)} per slot (${(bench.rate / 1e6).toFixed(1)} M kernel iterations/s)`);
     const memoryPerSlotMb = Math.max(16, Math.min(4096, Math.floor(Math.min(freemem(), totalmem() / 2) / 2 ** 20 / flags.slots)));
-    const summary = await runProducer({
-      api: createTrpcApi(flags.url, flags.token),
+    const common = {
       executor: pool,
       slots: flags.slots,
       signal: controller.signal,
@@ -207,12 +220,24 @@ export async function main(argv: string[]): Promise<number> {
         ...(flags.kind === "dedicated" ? { departsAt: Date.now() + Math.round(flags.hours! * 3_600_000), contractPrice: flags.contract } : {}),
         userAgent: `cyclemarket-worker node/${process.versions.node} ${process.platform}-${process.arch}`,
       },
-      onEvent: (event) => {
-        const line = describe(event);
-        if (line && (!flags.quiet || event.type === "error")) log(line);
-      },
-    });
-    if (!flags.quiet) log(`ran ${summary.tasksRun} task(s), ${summary.reportsAccepted} accepted`);
+    };
+    const show = (prefix: string) => (event: ProducerEvent) => {
+      const line = describe(event);
+      if (line && (!flags.quiet || event.type === "error")) log(prefix + line);
+    };
+    const summaries = flags.managers
+      ? await runOfferedToSeveral({
+          ...common,
+          url: flags.url,
+          token: flags.token,
+          choice: flags.managers,
+          onManagers: (ids) => flags.quiet || log(`offering this machine to ${ids.length} Market Manager(s) at once: ${ids.join(", ")}`),
+          onEvent: (managerId, event) => show(`${managerId}: `)(event),
+        })
+      : [await runProducer({ ...common, api: createTrpcApi(flags.url, flags.token), onEvent: show("") })];
+    const run = summaries.reduce((n, s) => n + s.tasksRun, 0);
+    const accepted = summaries.reduce((n, s) => n + s.reportsAccepted, 0);
+    if (!flags.quiet) log(`ran ${run} task(s), ${accepted} accepted`);
     return 0;
   } catch (e) {
     console.error(`cyclemarket-worker: ${e instanceof Error ? e.message : String(e)}`);

@@ -3,7 +3,7 @@
 // server-sent events). Answers are checked against the api.ts schemas, so a mismatch between
 // service and worker shows up as a clear error here rather than deep in the loop.
 import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from "@trpc/client";
-import { WhereIsResponse, WORKER_PROCEDURES, WorkStreamRequest, type WorkerApi } from "../api.ts";
+import { ManagersResponse, WhereIsResponse, WORKER_PROCEDURES, WorkStreamRequest, type WorkerApi } from "../api.ts";
 import { workStreamCallbacks } from "../work-stream.ts";
 import { NodeEventSource } from "./event-source.ts";
 import { transportFetch } from "./http-transport.ts";
@@ -73,7 +73,7 @@ export const HANDOFF_GRACE_MS = 15_000;
  * A machine handed from one manager to another while both run is answered `machine-moved` by the
  * first, and its calls and work stream follow it.
  */
-export function createTrpcApi(url: string, token: string): WorkerApi {
+export function createTrpcApi(url: string, token: string, options: { manager?: string } = {}): WorkerApi {
   const front = url.replace(/\/+$/, "");
   let current = front;
   let machineId: string | null = null;
@@ -135,7 +135,7 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
     }
   };
   const register = async (input: Parameters<WorkerApi["register"]>[0]) => {
-    const request = WORKER_PROCEDURES.register.input.parse({ ...input, follow: true });
+    const request = WORKER_PROCEDURES.register.input.parse({ ...input, follow: true, ...(options.manager ? { manager: options.manager } : {}) });
     let answer: unknown;
     try {
       answer = await callerAt(current).mutate("register", request);
@@ -197,4 +197,12 @@ export function createTrpcApi(url: string, token: string): WorkerApi {
       };
     },
   };
+}
+
+/**
+ * The market's live Market Managers, the most room first, as its front door `url` knows them
+ * (`worker.managers`): a worker offering its machine to several picks among them.
+ */
+export async function liveManagersAt(url: string, token: string): Promise<ManagersResponse["managers"]> {
+  return ManagersResponse.parse(await workerCaller(url.replace(/\/+$/, ""), token).query("managers", undefined)).managers;
 }

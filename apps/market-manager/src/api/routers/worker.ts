@@ -1,5 +1,5 @@
 import { DepartRequest, HeartbeatRequest, LeaseRequest, ModuleRequest, OfferRequest, RegisterRequest, ReportAndLeaseRequest, ReportManyRequest, WhereIsRequest } from "@cyclemarket/worker-runtime";
-import { whereIs } from "../../market/managers.ts";
+import { liveManagers, whereIs } from "../../market/managers.ts";
 import { router, workerProcedure } from "../trpc.ts";
 import { departMachine, ownMachine, registerMachine } from "../../resources/machines.ts";
 import { checkReport, heartbeat, leaseTasks, reportAndLease, reportMany } from "../../resources/leases.ts";
@@ -36,6 +36,8 @@ export const workerRouter = router({
   }),
   /** Which manager holds the caller's machine now: asked by a worker whose manager stopped answering. */
   whereIs: workerProcedure.input(WhereIsRequest).query(({ ctx, input }) => whereIs(ctx.services.market, ctx.caller.id, input.machineId)),
+  /** The live managers, the most room first: asked by a worker that offers its machine to several. */
+  managers: workerProcedure.query(({ ctx }) => liveManagers(ctx.services.market)),
   depart: workerProcedure.input(DepartRequest).mutation(async ({ ctx, input }) => {
     const market = ctx.services.market;
     await market.serial(async () => {

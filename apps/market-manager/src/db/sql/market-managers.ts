@@ -93,7 +93,32 @@ RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentM
  */
 export const moveManagerMachines = statement<{ from: string; to: string }, { id: string }>(
   "move-manager-machines",
-  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL, "drainingTo" = NULL, "drainingSince" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id`,
+  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL, "drainingTo" = NULL, "drainingSince" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' AND "offerKey" IS NULL RETURNING id`,
+);
+
+/**
+ * The dead manager's rows of machines offered to several managers depart instead of moving: the
+ * same machine is offered to the others through rows of their own, and a taker holding two rows of
+ * one machine would count its slots twice. The tasks leased on them are placed again by the
+ * taker's recovery, as any task whose lease's machine is gone (restore.ts).
+ */
+export const departOfferedMachines = statement<{ from: string }, { id: string }>(
+  "depart-offered-machines",
+  (p) => `
+UPDATE "Machine" SET status = 'departed', "departedAt" = now(), "departReason" = 'manager-gone', "handedAt" = NULL, "pinnedAt" = NULL
+WHERE "managerId" = ${p.from}::text AND status = 'active' AND "offerKey" IS NOT NULL RETURNING id`,
+);
+
+/** The managers that hold an active row of a producer's machine offered to several (its offerKey). */
+export const offerHolders = statement<{ ownerId: string; offerKey: string }, { managerId: string | null }>(
+  "offer-holders",
+  (p) => `SELECT DISTINCT "managerId" FROM "Machine" WHERE "offerKey" = ${p.offerKey}::text AND "ownerId" = ${p.ownerId}::text AND status = 'active'`,
+);
+
+/** Every active row of these offer keys, with its manager: an admin sees one machine offered to several. */
+export const offerRows = statement<{ offerKeys: string[] }, { id: string; offerKey: string; managerId: string | null }>(
+  "offer-rows",
+  (p) => `SELECT id, "offerKey", "managerId" FROM "Machine" WHERE "offerKey" = ANY(${p.offerKeys}::text[]) AND status = 'active'`,
 );
 
 /**
