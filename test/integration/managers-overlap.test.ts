@@ -84,7 +84,7 @@ describe("one machine offered to two Market Managers", () => {
     expect(dedicated.error?.data?.reason).toEqual({ code: "dedicated-offered-to-several" });
     // An admin does not move a machine offered to several: each manager's row stays its own.
     const move = await admin.admin.moveMachines.mutate({ machineIds: [rowOf["manager-1"]!], toManager: "manager-2" });
-    expect(move.moves).toEqual([{ machineId: rowOf["manager-1"], moved: false, reason: { code: "machine-offered-to-several", machineId: rowOf["manager-1"] } }]);
+    expect(move.moves).toEqual([{ machineId: rowOf["manager-1"], moved: false, state: "refused", reason: { code: "machine-offered-to-several", machineId: rowOf["manager-1"] } }]);
 
     // A job submitted to each manager, at once: both run on the one machine.
     const buyer = await signUp(first.url, "overlap@example.test", ["consumer"], first.outbox);
