@@ -1,12 +1,13 @@
-// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--managers M] [--json] [--profile] [--follow]
+// npm run -s bench:dispatch -- --workers K --tasks N [--slots S] [--jobTasks J] [--probes P] [--warmup W] [--warmupTasks T] [--managers M] [--json] [--profile] [--follow]
 // npm run -s bench:dispatch -- --vs-graphile-worker [--workers K --slots S --tasks N --jobTasks J --rounds R --localQueue Q --batchDelay D --poolSize C] [--json] [--profile] [--statements] [--wal] [--checkpointSeconds C]
 //
 // Dispatch at full speed: K simulated workers (the Node worker's producer loop and client, no
 // sandbox) on a market of their own. First, submit to lease: P one-task jobs, one at a time, while
 // every worker idles on its work stream; the time from the submission leaving the consumer to a
-// worker holding the lease. W probes go first and are not counted: a manager just started runs its
-// first submissions before its code is compiled for speed, slower than later ones, and a market
-// that has run for a minute does not. Then throughput: N trivial tasks in jobs of J, end to end
+// worker holding the lease. W probes for each manager go first and are not counted: a manager just
+// started runs its first submissions before its code is compiled for speed, slower than later ones,
+// and a market that has run for a minute does not. Then a warm-up load of T tasks per manager
+// (`--warmupTasks`, its CPU printed apart), and throughput: N trivial tasks in jobs of J, end to end
 // (decisions, leases, reports, payments, settlements), and the Market Manager's CPU per task. Last,
 // the books.
 //
@@ -24,7 +25,7 @@
 //
 // With `--managers M` (1 by default, at most MAX_MANAGERS) the market has M Market Managers on one
 // PostgreSQL (the first's embedded one), each its own process: the workers register through the
-// first and are spread by room, and the jobs (probes and load) go to the managers in turn, each
+// first and name their managers in turn, and the jobs (probes and loads) go to the managers in turn, each
 // job run by its manager on its own machines. `managerCpuMsPerTask` is then the managers' CPU
 // together, `managerCpuMsPerTaskEach` each one's; `managerMs` and `journalMs` are the first's.
 import { mkdirSync } from "node:fs";
@@ -36,7 +37,7 @@ import { signUpSession } from "../../../test/support/market.ts";
 
 const opt = args(
   // The last five are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, graphile-worker's local queue, completion batch delay (ms) and connections per runner, and a checkpoint every C seconds of a market round.
-  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4, checkpointSeconds: 0 },
+  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, warmupTasks: 5000, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4, checkpointSeconds: 0 },
   ["statements", "follow", "vs-graphile-worker", "wal"],
 );
 if (opt["vs-graphile-worker"]) {
@@ -67,8 +68,11 @@ const manager = await startBenchManager({ statements: opt.statements, env: sever
 const managers: BenchManager[] = [manager];
 try {
   for (let i = 2; i <= opt.managers; i++) managers.push(await startBenchManager({ env: { ...several(i), DATABASE_URL: manager.databaseUrl, MARKET_MIGRATE: "0" } }));
-  // Each manager reads the others' rows at its next stamp: the first then spreads the workers by room.
-  if (opt.managers > 1) await new Promise((r) => setTimeout(r, 2500));
+  // Each manager reads the others' rows at its next stamp. The workers name their managers in
+  // turn (a registration routed by room can land unevenly while the views lag a burst of them,
+  // and the fair share then moves machines mid-run): the same split every run, to compare runs.
+  const seen = async () => (await Promise.all(managers.map((m) => m.managersAlive()))).every((n) => n >= opt.managers);
+  await until("every manager seeing the others", seen, 60_000, 100);
   const session = await signUpSession(manager.url, "buyer@bench.test", ["consumer"], manager.outbox);
   const buyers = managers.map((m) => webClientFor(m.url, session));
   const buyer = buyers[0]!;
@@ -81,6 +85,7 @@ try {
     machines: opt.workers,
     slots: opt.slots,
     timings,
+    ...(opt.managers > 1 ? { managers: managers.map((_, i) => `manager-${i + 1}`) } : {}),
     onLease: (jobId, at) => void (firstLease.has(jobId) || firstLease.set(jobId, at)),
   });
   await until("every worker's work stream", () => fleet.ready() >= opt.workers, 120_000);
@@ -88,10 +93,12 @@ try {
 
   // Submit to lease, for an idle worker.
   const toLease = new Timings();
-  for (let i = -opt.warmup; i < opt.probes; i++) {
+  // W warm-up probes for every manager: each is a process that compiles its own code.
+  const warmups = opt.warmup * managers.length;
+  for (let i = -warmups; i < opt.probes; i++) {
     const before = fleet.accepted();
     const sent = performance.now();
-    const jobId = await submitTrivial(buyers[(i + opt.warmup) % buyers.length]!, i < 0 ? `warm-up ${-i}` : `probe ${i}`, 1);
+    const jobId = await submitTrivial(buyers[(i + warmups) % buyers.length]!, i < 0 ? `warm-up ${-i}` : `probe ${i}`, 1);
     const answered = performance.now();
     jobIds.push(jobId);
     await until("the probe's lease", () => firstLease.has(jobId), 30_000, 1);
@@ -103,26 +110,24 @@ try {
     await until("the probe's report", () => fleet.accepted() > before, 30_000, 1);
   }
 
-  // Throughput, end to end.
-  timings.clear();
-  const acceptedBefore = fleet.accepted();
-  if (profileDir) await manager.profileStart();
-  await manager.statementsStart();
-  await manager.callsStart();
-  const cpuBefore = managers.map((m) => m.cpu());
-  const benchCpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const submissions: Promise<unknown>[] = [];
+  /** N tasks in jobs of J sent to the managers in turn, until every task's report is accepted. */
   let followedOutputs = 0;
-  const followed: Promise<void>[] = [];
-  for (let left = opt.tasks, j = 0; left > 0; left -= opt.jobTasks, j++) {
-    const to = buyers[j % buyers.length]!;
-    submissions.push(
-      submitTrivial(to, `load ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => {
-        jobIds.push(jobId);
-        if (opt.follow) followed.push(follow(to, jobId));
-      }),
-    );
+  async function load(tasks: number, name: string) {
+    const acceptedBefore = fleet.accepted();
+    const submissions: Promise<unknown>[] = [];
+    const followed: Promise<void>[] = [];
+    for (let left = tasks, j = 0; left > 0; left -= opt.jobTasks, j++) {
+      const to = buyers[j % buyers.length]!;
+      submissions.push(
+        submitTrivial(to, `${name} ${j}`, Math.min(left, opt.jobTasks)).then((jobId) => {
+          jobIds.push(jobId);
+          if (opt.follow) followed.push(follow(to, jobId));
+        }),
+      );
+    }
+    await Promise.all(submissions);
+    await until("every task's report", () => fleet.accepted() - acceptedBefore >= tasks, 30 * 60_000, 5);
+    await Promise.all(followed);
   }
   /** The job's outputs as its manager accepts them, until its end. */
   function follow(from: typeof buyer, jobId: string) {
@@ -139,16 +144,33 @@ try {
       );
     });
   }
-  await Promise.all(submissions);
-  await until("every task's report", () => fleet.accepted() - acceptedBefore >= opt.tasks, 30 * 60_000, 5);
-  await Promise.all(followed);
+
+  // Warm-up load, not counted: the probes run one-task jobs, and a manager compiles its paths for
+  // groups of reports and leases and for large jobs only once it runs them. Each manager is a
+  // process that compiles them once, when it starts, and runs them for as long as it lives; what
+  // that costs is printed apart, so the counted load is what a running manager spends per task.
+  const warmCpu = managers.map((m) => m.cpu().managerMs);
+  await load(opt.warmupTasks * managers.length, "warm-up load");
+  const warmupCpuMs = managers.map((m, i) => m.cpu().managerMs - warmCpu[i]!);
+  followedOutputs = 0;
+
+  // Throughput, end to end.
+  timings.clear();
+  // Every manager is profiled, each to a file of its own: with several, the task's cost is all of theirs.
+  if (profileDir) await Promise.all(managers.map((m) => m.profileStart()));
+  await manager.statementsStart();
+  await manager.callsStart();
+  const cpuBefore = managers.map((m) => m.cpu());
+  const benchCpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await load(opt.tasks, "load");
   // The job's settlement follows its last accepted report in the same transaction.
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = managers.map((m) => m.cpu());
   const managersCpuMs = managers.map((_, i) => cpuAfter[i]!.managerMs - cpuBefore[i]!.managerMs);
   const benchCpu = process.cpuUsage(benchCpuBefore);
   const rssMb = managers.reduce((s, m) => s + m.rssMb(), 0);
-  if (profileDir) await manager.profileStop(profileFile(profileDir, "dispatch"));
+  if (profileDir) await Promise.all(managers.map((m, i) => m.profileStop(profileFile(profileDir, opt.managers > 1 ? `dispatch-m${i + 1}of${opt.managers}` : "dispatch"))));
   await fleet.stop();
   const { books, serverMs, journalMs, statements, walFlushes } = await manager.audit(jobIds);
   const probe = toLease.summary("submitToLease");
@@ -168,6 +190,8 @@ try {
       heartbeatMs: timings.latency("heartbeat"),
       managerMs: serverMs,
       journalMs,
+      warmupTasks: opt.warmupTasks * managers.length,
+      warmupManagerCpuMs: warmupCpuMs.map((x) => round(x, 0)),
       managerCpuMsPerTask: round(managersCpuMs.reduce((s, x) => s + x, 0) / opt.tasks, 3),
       ...(opt.managers > 1 ? { managerCpuMsPerTaskEach: managersCpuMs.map((x) => round(x / opt.tasks, 3)) } : {}),
       // The embedded PostgreSQL is the first manager's: every manager's connections are its backends.

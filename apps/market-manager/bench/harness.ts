@@ -78,6 +78,8 @@ export interface BenchManager {
   walSplit(from: bigint, to: bigint): Promise<WalSplit>;
   /** Runs statements on the embedded server as its owner, one after the other (a setting, a checkpoint). */
   asOwner(sql: string[]): Promise<void>;
+  /** The managers of its market it saw alive at its last stamp, itself included (1 in a market of one). */
+  managersAlive(): Promise<number>;
   /** The manager's resident memory now, in MB. */
   rssMb(): number;
   /** The books, the machines departed for missed heartbeats, and how late the manager's event loop ran (ms). */
@@ -211,6 +213,17 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
         };
         child.on("message", on);
         child.send({ kind: "owner-sql", sql });
+      });
+    },
+    managersAlive() {
+      return new Promise((resolve) => {
+        const on = (m: { kind: string; alive: number }) => {
+          if (m.kind !== "managers") return;
+          child.off("message", on);
+          resolve(m.alive);
+        };
+        child.on("message", on);
+        child.send({ kind: "managers" });
       });
     },
     rssMb() {
@@ -461,6 +474,8 @@ export function startFleet(options: {
   onReported?: () => void;
   /** Machines start this far apart, as a fleet joining a market does. */
   staggerMs?: number;
+  /** In a market of several managers: machine i asks to be held by managers[i % length]. */
+  managers?: string[];
 }): Fleet {
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // every machine's loop waits on it
@@ -491,7 +506,16 @@ export function startFleet(options: {
       return runProducer({
         api,
         executor: instantExecutor(options.slots),
-        machine: { name: `bench-${i}`, kind: "opportunistic", speed: 1, memoryPerSlotMb: BENCH_SLOT_MEMORY_MB, bandwidthBytesPerSecond: 1e8, pricePerSecond: BENCH_PRICE_PER_SECOND, userAgent: "bench" },
+        machine: {
+          name: `bench-${i}`,
+          kind: "opportunistic",
+          speed: 1,
+          memoryPerSlotMb: BENCH_SLOT_MEMORY_MB,
+          bandwidthBytesPerSecond: 1e8,
+          pricePerSecond: BENCH_PRICE_PER_SECOND,
+          userAgent: "bench",
+          ...(options.managers?.length ? { manager: options.managers[i % options.managers.length] } : {}),
+        },
         signal: stop.signal,
         onEvent,
         registerAttempts: 1000,

@@ -78,6 +78,7 @@ process.on("message", (msg: { kind: string; jobIds?: string[]; file?: string }) 
       process.send!({ kind: "calls-started" });
     });
   }
+  else if (msg.kind === "managers") process.send!({ kind: "managers", alive: manager.services.market.managers?.alive().length ?? 1 });
   else if (msg.kind === "wal") {
     // Where the write-ahead log stands: the bench subtracts two of these around a load.
     void manager.services.db.$queryRawUnsafe<{ lsn: string }[]>("SELECT pg_current_wal_lsn()::text AS lsn").then(([row]) => process.send!({ kind: "wal", lsn: row!.lsn }));

@@ -180,7 +180,22 @@ export function createTrpcApi(url: string, token: string, options: { manager?: s
             workStreamCallbacks({
               offer: (o) => current() && handlers.offer(o),
               state: (st) => current() && handlers.state(st),
-              end: (e) => current() && handlers.end(e),
+              end: (e) => {
+                if (!current()) return;
+                // A handoff the stream hears of before any call does: the calls and the stream follow.
+                const moved = e ? movedTo(e) : null;
+                if (moved && moved.replace(/\/+$/, "") !== currentUrl()) {
+                  handedAt = Date.now();
+                  moveTo(moved);
+                  return;
+                }
+                // The new manager has not read the machine in yet: open again shortly, within the grace.
+                if (e && reasonCode(e) === "machine-departed" && Date.now() - handedAt < HANDOFF_GRACE_MS) {
+                  setTimeout(() => current() && (stream.close(), stream.open()), 1000);
+                  return;
+                }
+                handlers.end(e);
+              },
             }),
           );
         },
