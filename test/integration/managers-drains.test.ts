@@ -20,7 +20,7 @@ const LONG_SAMPLES = 150_000_000;
 const { database, workers, start } = await managersOnOneDatabase("cyclemarket-drains-");
 
 const machineRow = (id: string) =>
-  withDb(database.url, (db) => db.machine.findUniqueOrThrow({ where: { id }, select: { managerId: true, drainingTo: true, drainingSince: true, pinnedAt: true, handedAt: true } }));
+  withDb(database.url, (db) => db.machine.findUniqueOrThrow({ where: { id }, select: { managerId: true, drainingTo: true, drainingSince: true, pinnedAt: true, handedAt: true, follows: true } }));
 
 describe("an admin moving a busy machine between Market Managers", () => {
   it("drains it: no new work, its running task finishes and is paid once, then it moves and works for the new manager", async () => {
@@ -137,5 +137,22 @@ describe("an admin moving a busy machine between Market Managers", () => {
     expect(refused).toEqual([{ machineId: dedicated, moved: false, state: "refused", reason: { code: "machine-dedicated", machineId: dedicated, contractEndsAt: expect.any(Number) } }]);
     expect(Math.abs((refused[0] as { reason: { contractEndsAt: number } }).reason.contractEndsAt - departsAt)).toBeLessThan(1000);
     expect(await machineRow(dedicated)).toMatchObject({ managerId: "manager-2", drainingTo: null });
+
+    // A machine whose worker does not follow a move (a browser page behind the web app registers
+    // without `follow`) stays where it joined: told `machine-moved` it would join again as another.
+    const { machineId: tab } = await rack.worker.register.mutate({
+      name: "a browser tab",
+      kind: "opportunistic",
+      slots: 1,
+      memoryPerSlotMb: 512,
+      bandwidthBytesPerSecond: 1e7,
+      userAgent: "test",
+      speed: 1,
+      pricePerSecond: 0.5,
+    });
+    expect((await admin.admin.moveMachines.mutate({ machineIds: [tab], toManager: "manager-1" })).moves).toEqual([
+      { machineId: tab, moved: false, state: "refused", reason: { code: "machine-cannot-follow", machineId: tab } },
+    ]);
+    expect(await machineRow(tab)).toMatchObject({ managerId: "manager-2", drainingTo: null, follows: false });
   }, 240_000);
 });

@@ -285,6 +285,7 @@ const DESCRIBE: Sentences = {
   "machine-drain-cancelled": (r) => `An admin cancelled machine ${shortId(r.machineId)}'s move to ${r.toManagerId}: it takes work where it is again.`,
   "machine-drain-dropped": (r) => `Machine ${shortId(r.machineId)} was to move to ${r.toManagerId}, which is no longer live: it takes work where it is again.`,
   "machine-not-draining": (r) => `Machine ${shortId(r.machineId)} is not draining here (it moved already, or no move was asked).`,
+  "machine-cannot-follow": (r) => `Machine ${shortId(r.machineId)} cannot follow a move (a browser page producing through the web app): it stays with the Market Manager it joined.`,
   "machine-offered-to-several": (r) => `Machine ${shortId(r.machineId)} is offered to several Market Managers at once: each holds its own record of it, which does not move.`,
   "offered-here-already": (r) => `This machine is already offered to the Market Manager ${r.managerId}: one manager holds it once.`,
   "offered-to-every-manager": (r) => `This machine is already offered to every live Market Manager (${number(r.managers, 0)}).`,

@@ -70,6 +70,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "machine-drain-dropped": { code: "machine-drain-dropped", machineId: "machine-1", toManagerId: "manager-2" },
   "machine-not-draining": { code: "machine-not-draining", machineId: "machine-1" },
   "machine-offered-to-several": { code: "machine-offered-to-several", machineId: "machine-1" },
+  "machine-cannot-follow": { code: "machine-cannot-follow", machineId: "machine-1" },
   "offered-here-already": { code: "offered-here-already", managerId: "manager-2" },
   "offered-to-every-manager": { code: "offered-to-every-manager", managers: 2 },
   "machine-handed": { code: "machine-handed", fromManagerId: "manager-1", toManagerId: "manager-2" },

@@ -130,6 +130,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // A job split across managers (market/job-split.ts): a part its manager did not admit, so none was kept.
   reason("split-part-refused", { managerId: str, fromTask: num, tasks: num, outcome: z.enum(["delayed", "rejected", "failed"]), partReasons: z.array(z.looseObject({ code: str })) }),
   reason("machine-offered-to-several", { machineId: str }),
+  // Its worker does not follow a move (a browser page behind the web app): it stays where it registered.
+  reason("machine-cannot-follow", { machineId: str }),
   reason("not-your-machine", { machineId: str }),
   reason("stale-lease", { leaseId: str }),
   reason("output-too-large", { bytes: num, max: num }),

@@ -50,6 +50,8 @@ export interface LiveMachine {
    * Market paper, section 4.4: the subsets may intersect): each holds a row of its own with this key.
    */
   offerKey?: string | null;
+  /** Its worker follows `machine-moved` to another manager; only such a machine is handed (machine-handoff.ts). */
+  follows?: boolean;
   /**
    * Dedicated machines: up to when the machine proved it is there, and its last miss not yet
    * followed by a proof (costbenefit contractProved; resources/presence.ts). Paid up to here, never

@@ -77,7 +77,14 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
  * manager that holds them; a machine offered to several managers is each one's through a row of
  * its own, which does not move (a manager would hold it twice).
  */
-export const handable = (m: LiveMachine) => m.kind === "opportunistic" && !m.offerKey && m.leases.size === 0 && m.queue.length === 0;
+export const handable = (m: LiveMachine) => movable(m) && m.leases.size === 0 && m.queue.length === 0;
+
+/**
+ * Whether a machine may move to another manager at all, once idle: an opportunistic machine held
+ * by this manager alone whose worker follows a move (a browser page behind the web app does not:
+ * told `machine-moved` it would register again, and the market would count it twice).
+ */
+export const movable = (m: LiveMachine) => m.kind === "opportunistic" && !m.offerKey && m.follows === true;
 
 /**
  * Machines whose rows now name `to` leave this manager's memory; call inside `market.serial`.

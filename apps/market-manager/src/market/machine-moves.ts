@@ -3,7 +3,7 @@ import type { MarketReason } from "@cyclemarket/costbenefit";
 import type { Market } from "./market.ts";
 import type { LiveMachine } from "./live.ts";
 import type { ManagerView } from "./managers.ts";
-import { handable, letGo } from "./machine-handoff.ts";
+import { handable, letGo, movable } from "./machine-handoff.ts";
 import { endHere, startDrains } from "./machine-drains.ts";
 import { callManager } from "./shopping.ts";
 import type { Caller, Context } from "../api/trpc.ts";
@@ -158,6 +158,7 @@ async function letGoHere(market: Market, admin: Caller, ids: string[], to: Manag
       if (!m) moves.set(id, refused(id, { code: "not-found", what: "machine" }));
       else if (m.kind === "dedicated") moves.set(id, refused(id, { code: "machine-dedicated", machineId: id, contractEndsAt: m.departsAt ?? 0 }));
       else if (m.offerKey) moves.set(id, refused(id, { code: "machine-offered-to-several", machineId: id }));
+      else if (!movable(m)) moves.set(id, refused(id, { code: "machine-cannot-follow", machineId: id }));
       else if (handable(m)) ready.push(id);
       else busy.push(m);
     }

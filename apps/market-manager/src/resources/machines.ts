@@ -124,6 +124,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     controls: MachineControls.parse(offer.controls ?? {}),
     localAvailable: offer.available ?? true,
     offerKey: offer.offerKey ?? null,
+    follows: offer.follow === true,
   };
   // the Java Market paper, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
   // would itself put on that capacity right after accepting it.
@@ -159,6 +160,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     network,
     managerId: market.managerId,
     offerKey: offer.offerKey ?? null,
+    follows: offer.follow === true,
   });
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
@@ -239,6 +241,7 @@ export function liveMachineFromRow(row: MachineRow & { owner: { emailVerified: b
     // A drain an admin started survives a restart of its manager (a takeover drops it: adopt.ts).
     ...(row.drainingTo ? { drainingTo: row.drainingTo } : {}),
     offerKey: row.offerKey,
+    follows: row.follows,
     // Proved up to what was paid; resumeContract starts it again from the restart.
     ...(row.kind === "dedicated" ? { proof: freshProof(row.contractPaidUntil?.getTime() ?? row.registeredAt.getTime()) } : {}),
   };

@@ -26,6 +26,8 @@ export interface RegisterMachineParams {
   managerId: string;
   /** The key every manager's row of one machine offered to several carries; null for one manager. */
   offerKey: string | null;
+  /** Its worker follows a move to another manager. */
+  follows: boolean;
 }
 
 /**
@@ -38,11 +40,11 @@ export const registerMachine = statement<RegisterMachineParams, never>(
   (p) => `
 INSERT INTO "Machine" (id, "ownerId", "apiTokenId", name, kind, slots, speed, "benchmarkSpeed", "memoryPerSlotMb", "bandwidthBps",
   "pricePerSecondMicro", "contractPriceMicro", "availableUntil", "contractPaidUntil", "userAgent",
-  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network, "managerId", "offerKey")
+  "lastHeartbeatAt", "registeredAt", controls, "localAvailable", network, "managerId", "offerKey", follows)
 VALUES (${p.id}, ${p.ownerId}, ${p.apiTokenId}, ${p.name}, ${p.kind}::"MachineKind", ${p.slots}::int, ${p.speed}::float8, ${p.speed}::float8, ${p.memoryPerSlotMb}::int, ${p.bandwidthBps}::float8,
   ${p.pricePerSecond}::bigint, ${p.contractPrice}::bigint, timestamp 'epoch' + ${p.availableUntil}::float8 * interval '1 millisecond',
   timestamp 'epoch' + ${p.contractPaidUntil}::float8 * interval '1 millisecond', ${p.userAgent},
-  timestamp 'epoch' + ${p.now}::float8 * interval '1 millisecond', timestamp 'epoch' + ${p.now}::float8 * interval '1 millisecond', ${p.controls}::jsonb, ${p.localAvailable}::boolean, ${p.network}, ${p.managerId}, ${p.offerKey})`,
+  timestamp 'epoch' + ${p.now}::float8 * interval '1 millisecond', timestamp 'epoch' + ${p.now}::float8 * interval '1 millisecond', ${p.controls}::jsonb, ${p.localAvailable}::boolean, ${p.network}, ${p.managerId}, ${p.offerKey}, ${p.follows}::boolean)`,
 );
 
 /**

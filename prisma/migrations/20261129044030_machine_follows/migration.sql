@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Machine" ADD COLUMN     "follows" BOOLEAN NOT NULL DEFAULT false;
