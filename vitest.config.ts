@@ -30,7 +30,9 @@ function kind(name: string, settings: Settings & { include: string[] }): TestPro
   const projects: TestProjectInlineConfiguration[] = [
     { test: { name, environment: "node", ...settings, exclude: [...configDefaults.exclude, ...alone], maxWorkers: WORKERS } },
   ];
-  if (alone.length) projects.push({ test: { name: `${name}-alone`, environment: "node", ...settings, include: alone, maxWorkers: 1 } });
+  // Isolated, whatever the kind: Vitest runs a project of one worker that shares its modules in the
+  // same group as the others, which it refuses when their counts of workers differ.
+  if (alone.length) projects.push({ test: { name: `${name}-alone`, environment: "node", ...settings, include: alone, maxWorkers: 1, isolate: true } });
   return projects;
 }
 
@@ -39,6 +41,10 @@ export default defineConfig({
     projects: [
       ...kind("unit", {
         include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "apps/web/lib/**/*.test.ts"],
+        // Unit files mock nothing and set nothing global, so a worker runs one after another on the
+        // modules it has loaded: starting a process and loading the engine for each of them cost
+        // more than most of their tests.
+        isolate: false,
         // The Node pool's threads run a bundle of the worker runtime; rebuilt here when a source is newer.
         globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs"],
       }),
@@ -46,6 +52,10 @@ export default defineConfig({
         include: ["test/integration/**/*.test.ts"],
         // The cyclemarket CLI the tests run is the bundle users get (packages/client/dist).
         globalSetup: ["apps/worker-runtime/scripts/build-thread.mjs", "packages/client/scripts/build.mjs", "test/support/postgres-setup.ts"],
+        // Each file starts and stops its own market on a database of its own: a worker runs one file
+        // after another on the modules it has loaded (the Market Manager's, above all, whose loading
+        // cost more per file than most files' tests).
+        isolate: false,
         testTimeout: 60_000,
         hookTimeout: 120_000,
       }),
@@ -53,6 +63,7 @@ export default defineConfig({
       ...kind("security", {
         include: ["test/security/**/*.test.ts"],
         globalSetup: ["test/support/postgres-setup.ts"],
+        isolate: false, // as integration's
         testTimeout: 60_000,
         hookTimeout: 240_000,
       }),

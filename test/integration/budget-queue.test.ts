@@ -17,8 +17,10 @@ it("a machine whose first queued task its job cannot pay still leases the tasks 
   const worker = market.tokenClient((await producer.account.tokens.create.mutate({ name: "racks" })).token);
   const machine = (name: string, pricePerSecond: number) =>
     worker.worker.register.mutate({ name, kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond, userAgent: "test" });
+  // Tasks short enough to run here between heartbeats (the run blocks this process) within the
+  // lease timeout, on a loaded machine too.
   const submit = (name: string) =>
-    consumer.jobs.submit.mutate({ name, source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 100_000_000 }, taskCount: 1 }, benefit: { kind: "constant", value: 100 } });
+    consumer.jobs.submit.mutate({ name, source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 10_000_000 }, taskCount: 1 }, benefit: { kind: "constant", value: 100 } });
 
   const cheap = await machine("cheap", 0.001);
   const dear = await machine("dear", 1);
