@@ -183,7 +183,7 @@ const DESCRIBE: Sentences = {
   "reservation-unplaceable": (r) =>
     `No machine has room for ${whichTask(r.taskId)} at ${number(r.ratePerSecond, 3)} work a second (the largest spare is ${number(r.largestSpare, 3)}).`,
   "charged-price": (r) => `Charged the posted price of ${credits(r.price)} (the benefit at completion was ${credits(r.benefit)}).`,
-  "always-admit": (r) => `Admitted outright: the benefit of ${credits(r.benefit)} exceeds the highest cost the market can charge (${credits(r.highestPossibleCost)}).`,
+  "always-admit": (r) => `Worth running at any price: the benefit of ${credits(r.benefit)} exceeds the highest cost the market can charge (${credits(r.highestPossibleCost)}).`,
   "no-admission-control": (r) => `The ${r.policy} policy admits every job (marginal cost ${credits(r.marginalCost)}).`,
   "no-feasible-machine": (r) =>
     `No machine can run ${whichTask(r.taskId)}${r.deadlineAt != null ? ` by ${dateTime(r.deadlineAt)}` : ""}` +
