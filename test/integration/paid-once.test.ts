@@ -6,7 +6,6 @@ import { ledgerParams } from "../../apps/market-manager/src/db/sql/ledger-rows.t
 import { plainReports } from "../../apps/market-manager/src/db/sql/plain-reports.ts";
 import { runStatement } from "../../apps/market-manager/src/db/sql/statement.ts";
 import { viaPrisma } from "../../apps/market-manager/src/db/sql/runners.ts";
-import { rowId } from "../../apps/market-manager/src/db/row-id.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 
@@ -138,7 +137,6 @@ describe("a run reported again", () => {
     );
     const stdout = Buffer.from("again");
     const refused = await runStatement(viaPrisma(db()), plainReports, {
-      resultIds: [rowId()],
       taskIds: [first!.taskId],
       leaseIds: [leaseId],
       machineIds: [seller.machineId],

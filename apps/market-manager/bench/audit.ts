@@ -102,9 +102,9 @@ async function lostDetail(db: Db, taskIds: string[]): Promise<LostTask[]> {
   const rows = await db.$queryRaw<{ detail: LostTask }[]>`
     SELECT json_build_object(
       'taskId', t.id, 'jobId', t."jobId", 'index', t.index, 'status', t.status, 'attempts', t.attempts, 'acceptedResultId', t."acceptedResultId",
-      'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r."leaseId", 'leaseStatus', l.status, 'exitCode', r."exitCode",
+      'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r.id, 'leaseStatus', l.status, 'exitCode', r."exitCode",
           'accepted', r.accepted, 'error', r.error->>'code', 'paidMicro', r."paidMicro"::text) ORDER BY r."createdAt")
-        FROM "Result" r JOIN "Lease" l ON l.id = r."leaseId" WHERE r."taskId" = t.id), '[]'),
+        FROM "Result" r JOIN "Lease" l ON l.id = r.id WHERE r."taskId" = t.id), '[]'),
       'payments', coalesce((SELECT json_agg(json_build_object('resultId', substr(e."uniqueKey", 5), 'failed', coalesce(e.memo->>'of' = 'failure', false),
           'amountMicro', (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p WHERE p."entryId" = e.id AND p."amountMicro" > 0)) ORDER BY e."createdAt")
         FROM "LedgerEntry" e WHERE e.kind = 'payment' AND e."taskId" = t.id), '[]'),

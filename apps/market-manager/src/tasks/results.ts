@@ -150,8 +150,8 @@ export function prepareCompletion(market: Market, c: Completion) {
     const late = c.late && decidesNow;
     const result = await tx.result.create({
       data: {
+        id: lease.id,
         taskId: task.id,
-        leaseId: lease.id,
         machineId: machine.id,
         exitCode: c.report.exitCode,
         stdout: toBytes(c.stdout),
