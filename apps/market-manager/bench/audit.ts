@@ -75,7 +75,7 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
     SELECT count(*) AS n FROM unnest(${jobIds}::text[]) j(id)
     WHERE (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerEntry" e JOIN "LedgerPosting" p ON p."entryId" = e.id JOIN "LedgerAccount" a ON a.id = p."accountId"
              WHERE e."jobId" = j.id AND e.kind = 'payment' AND a.kind = 'producer')
-       <> (SELECT coalesce(sum(r."paidMicro"), 0) FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = j.id)`;
+       <> (SELECT coalesce(sum(r."paidMicro"), 0) FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id WHERE t."jobId" = j.id)`;
   const [ledger] = await db.$queryRaw<{ sum: unknown; unbalanced: bigint }[]>`
     SELECT (SELECT sum("balanceMicro") FROM "LedgerAccount") AS sum,
            (SELECT count(*) FROM (SELECT "entryId" FROM "LedgerPosting" GROUP BY "entryId" HAVING sum("amountMicro") <> 0) x) AS unbalanced`;
@@ -104,7 +104,7 @@ async function lostDetail(db: Db, taskIds: string[]): Promise<LostTask[]> {
       'taskId', t.id, 'jobId', t."jobId", 'index', t.index, 'status', t.status, 'attempts', t.attempts, 'acceptedResultId', t."acceptedResultId",
       'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r.id, 'leaseStatus', l.status, 'exitCode', r."exitCode",
           'accepted', r.accepted, 'error', r.error->>'code', 'paidMicro', r."paidMicro"::text) ORDER BY r."createdAt")
-        FROM "Result" r JOIN "Lease" l ON l.id = r.id WHERE r."taskId" = t.id), '[]'),
+        FROM "Lease" l JOIN "Result" r ON r.id = l.id WHERE l."taskId" = t.id), '[]'),
       'payments', coalesce((SELECT json_agg(json_build_object('resultId', substr(e."uniqueKey", 5), 'failed', coalesce(e.memo->>'of' = 'failure', false),
           'amountMicro', (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p WHERE p."entryId" = e.id AND p."amountMicro" > 0)) ORDER BY e."createdAt")
         FROM "LedgerEntry" e WHERE e.kind = 'payment' AND e."taskId" = t.id), '[]'),

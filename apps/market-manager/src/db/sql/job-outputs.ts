@@ -72,7 +72,7 @@ ORDER BY t.index, t.replica`,
 export const acceptedStdouts = statement<{ jobId: string }, { stdout: Uint8Array | null }>(
   "accepted-stdouts",
   (p) => `
-SELECT (SELECT r.stdout FROM "Task" t JOIN "Result" r ON r."taskId" = t.id AND r.accepted
+SELECT (SELECT r.stdout FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id AND r.accepted
         WHERE t."jobId" = ${p.jobId} AND t.index = o.index LIMIT 1) AS stdout
 FROM "Task" o WHERE o."jobId" = ${p.jobId} AND o.replica = 0 ORDER BY o.index`,
 );

@@ -96,7 +96,7 @@ SELECT
   (SELECT coalesce(json_agg(f ORDER BY f."taskIndex"), '[]'::json) FROM (
      SELECT t.index AS "taskIndex", min(t.status::text) AS status, count(*)::int AS runs, count(*) FILTER (WHERE r."failureConfirmed")::int AS confirmed,
        array_agg(DISTINCT r.failure ORDER BY r.failure) AS codes
-     FROM "Task" t JOIN "Result" r ON r."taskId" = t.id
+     FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id
      WHERE t."jobId" = ${p.jobId} AND (t.attempts > 1 OR t.status = 'failed'::"TaskStatus") AND r.failure IS NOT NULL
      GROUP BY t.index ORDER BY t.index LIMIT ${MAX_FAILED_TASKS_SHOWN}) f) AS failures`,
 );
