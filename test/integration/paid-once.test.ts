@@ -72,7 +72,7 @@ async function lease(jobId: string, n: number) {
 /** What the job paid the producer (its payment entries' credits) and what each task's results say they were paid. */
 async function paid(jobId: string) {
   const entries = await db().ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "producer", userId: seller.ownerId } } });
-  const results = await db().result.findMany({ where: { task: { jobId } }, select: { taskId: true, accepted: true, paidMicro: true } });
+  const results = await db().result.findMany({ where: { lease: { task: { jobId } } }, select: { lease: { select: { taskId: true } }, accepted: true, paidMicro: true } }).then((rows) => rows.map(({ lease, ...r }) => ({ ...r, ...lease })));
   return { toProducer: entries._sum.amountMicro ?? 0n, results };
 }
 

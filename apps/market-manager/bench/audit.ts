@@ -44,21 +44,21 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
   // producer), and nothing else under it is paid but failed runs another owner reproduced
   // (money.test.ts "a failed run"), which only a task that failed for good has.
   const [tasks] = await db.$queryRaw<{ tasks: bigint; lost: bigint; shown: string[] | null }[]>`
-    WITH checked AS (
+    WITH results AS (SELECT r.*, l."taskId" FROM "Result" r JOIN "Lease" l ON l.id = r.id), checked AS (
       SELECT t.id, t."jobId", t.index,
         (t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR r.id IS DISTINCT FROM t."acceptedResultId"
           OR (CASE WHEN r.paid THEN 1 ELSE 0 END) + (CASE WHEN r.held THEN 1 ELSE 0 END) <> 1
           OR coalesce(p.accepted_paid, 0) > 1 OR coalesce(p.unowed, 0) <> 0) AS lost
       FROM "Task" t
       LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id::text)::uuid AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held,
-          bool_or("paidMicro" IS NOT NULL) AS paid FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
+          bool_or("paidMicro" IS NOT NULL) AS paid FROM results WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
       LEFT JOIN (
         SELECT e."taskId",
           count(*) FILTER (WHERE x.accepted AND x."taskId" = e."taskId" AND NOT e.failed) AS accepted_paid,
           count(*) FILTER (WHERE x.id IS NULL OR x."taskId" <> e."taskId"
             OR NOT (CASE WHEN e.failed THEN NOT x.accepted AND x."failureConfirmed" ELSE x.accepted END)) AS unowed
         FROM (SELECT *, coalesce(memo->>'of' = 'failure', false) AS failed FROM "LedgerEntry") e
-        LEFT JOIN "Result" x ON x.id::text = substr(e."uniqueKey", 5)
+        LEFT JOIN results x ON x.id::text = substr(e."uniqueKey", 5)
         WHERE e.kind = 'payment' GROUP BY e."taskId") p ON p."taskId" = t.id
       WHERE t."jobId" = ANY(${jobIds}::text[]))
     SELECT count(*) AS tasks, count(*) FILTER (WHERE lost) AS lost,

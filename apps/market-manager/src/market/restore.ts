@@ -96,7 +96,8 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
           leases: {
             orderBy: { issuedAt: "desc" },
             include: {
-              result: { select: { id: true, createdAt: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true, network: true } } } },
+              machine: { select: { ownerId: true, network: true } },
+              result: { select: { id: true, createdAt: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true } },
             },
           },
         },
@@ -194,9 +195,9 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
   return { machines: machines.length, jobs: jobs.length };
 }
 
-/** A task's results, newest first, each with the terms of the lease it ran under. */
-function runsOf<R extends { createdAt: Date }>(leases: { pieceRateMicro: bigint; pilot: boolean; result: R | null }[]) {
+/** A task's results, newest first, each with the machine that ran it and the terms of the lease it ran under. */
+function runsOf<R extends { createdAt: Date }, M>(leases: { machineId: string; machine: M; pieceRateMicro: bigint; pilot: boolean; result: R | null }[]) {
   return leases
-    .flatMap((l) => (l.result ? [{ ...l.result, lease: { pieceRateMicro: l.pieceRateMicro, pilot: l.pilot } }] : []))
+    .flatMap((l) => (l.result ? [{ ...l.result, machineId: l.machineId, machine: l.machine, lease: { pieceRateMicro: l.pieceRateMicro, pilot: l.pilot } }] : []))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }

@@ -151,8 +151,6 @@ export function prepareCompletion(market: Market, c: Completion) {
     const result = await tx.result.create({
       data: {
         id: lease.id,
-        taskId: task.id,
-        machineId: machine.id,
         exitCode: c.report.exitCode,
         stdout: toBytes(c.stdout),
         stderr: toBytes(c.stderr),
@@ -397,7 +395,7 @@ async function judge(
   forfeited: ReadonlySet<string>,
 ): Promise<string | null> {
   // The report in hand says who ran it; an earlier copy's result is read back.
-  const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.result.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
+  const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.lease.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
   if (agrees) {
     if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
     const job = market.state.jobs.get(copy.jobId)!;

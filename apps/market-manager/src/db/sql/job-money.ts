@@ -20,7 +20,7 @@ export const paidForJobSql = (job: string) =>
 export const latePieces = statement<JobParams, { ownerId: string; network: string | null; held: string }>(
   "late-pieces",
   (p) => `
-SELECT m."ownerId", m.network, r."heldMicro"::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id JOIN "Machine" m ON m.id = r."machineId"
+SELECT m."ownerId", m.network, r."heldMicro"::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id JOIN "Machine" m ON m.id = l."machineId"
 WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`,
 );
 
@@ -28,7 +28,7 @@ WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`
 export const heldByProducer = statement<JobParams, { ownerId: string; held: string }>(
   "held-by-producer",
   (p) => `
-SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id JOIN "Machine" m ON m.id = r."machineId"
+SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id JOIN "Machine" m ON m.id = l."machineId"
 WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`,
 );
 

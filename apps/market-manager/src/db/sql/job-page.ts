@@ -89,7 +89,7 @@ SELECT
   (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = ${p.jobId}) AS escrow,
   (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (SELECT status::text AS status, count(*)::int AS n FROM "Task" WHERE "jobId" = ${p.jobId} GROUP BY status) s) AS counts,
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
-     FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = ${p.jobId} GROUP BY r."machineId") c
+     FROM (SELECT l."machineId", count(*)::int AS n FROM "Task" t JOIN "Lease" l ON l.id = t."acceptedResultId" WHERE t."jobId" = ${p.jobId} GROUP BY l."machineId") c
      JOIN "Machine" m ON m.id = c."machineId") AS machines,
   (${paidForJobSql(p.jobId)}) AS paid,
   (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || ${p.jobId}) AS settlement,

@@ -65,8 +65,8 @@ WITH v AS (
   SELECT unnest(${p.settledJobs}::text[]) AS job, unnest(${p.settledCharged}::bigint[]) AS charged, unnest(${p.settledAt}::float8[]) AS at,
     unnest(${p.settledResults}::text[]) AS result
 ), results AS (
-  INSERT INTO "Result" (id, "taskId", "machineId", "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", "createdAt")
-  SELECT lease, task, machine, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, timestamp 'epoch' + at * interval '1 millisecond' FROM v
+  INSERT INTO "Result" (id, "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", "createdAt")
+  SELECT lease, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, timestamp 'epoch' + at * interval '1 millisecond' FROM v
   RETURNING 1
 ), leases AS (
   UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond'
