@@ -196,8 +196,8 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
 }
 
 /** A task's results, newest first, each with the machine that ran it and the terms of the lease it ran under. */
-function runsOf<R extends { createdAt: Date }, M>(leases: { machineId: string; machine: M; pieceRateMicro: bigint; pilot: boolean; result: R | null }[]) {
+function runsOf<R extends { createdAt: Date; outputHash: Uint8Array }, M>(leases: { machineId: string; machine: M; pieceRateMicro: bigint; pilot: boolean; result: R | null }[]) {
   return leases
-    .flatMap((l) => (l.result ? [{ ...l.result, machineId: l.machineId, machine: l.machine, lease: { pieceRateMicro: l.pieceRateMicro, pilot: l.pilot } }] : []))
+    .flatMap((l) => (l.result ? [{ ...l.result, outputHash: Buffer.from(l.result.outputHash).toString("hex"), machineId: l.machineId, machine: l.machine, lease: { pieceRateMicro: l.pieceRateMicro, pilot: l.pilot } }] : []))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }

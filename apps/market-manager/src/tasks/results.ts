@@ -154,7 +154,7 @@ export function prepareCompletion(market: Market, c: Completion) {
         exitCode: c.report.exitCode,
         stdout: toBytes(c.stdout),
         stderr: toBytes(c.stderr),
-        outputHash: c.hash,
+        outputHash: Buffer.from(c.hash, "hex"),
         elapsedMs: storedMs(c.report.elapsedMs),
         error: c.report.error ? toJson(c.report.error) : undefined,
         failure: failure?.code ?? null,

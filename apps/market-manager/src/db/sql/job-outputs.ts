@@ -40,7 +40,7 @@ WITH copies AS (
 ), tasks AS (
   SELECT DISTINCT ON (index) index, args, result FROM copies ORDER BY index, replica
 ), page AS (
-  SELECT t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", l."machineId",
+  SELECT t.index, t.args, r."exitCode", r.stdout, r.stderr, encode(r."outputHash", 'hex') AS "outputHash", r."elapsedMs", l."machineId",
     row_number() OVER w AS n, sum(octet_length(r.stdout) + octet_length(r.stderr)) OVER w AS used
   FROM (SELECT * FROM tasks ORDER BY index LIMIT ${p.limit}) t JOIN "Result" r ON r.id = t.result JOIN "Lease" l ON l.id = r.id
   WINDOW w AS (ORDER BY t.index)
@@ -59,7 +59,7 @@ ORDER BY p.index`,
 export const outputsAt = statement<{ jobId: string; indices: number[] }, OutputRow>(
   "job-outputs-at",
   (p) => `
-SELECT DISTINCT ON (t.index) t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", l."machineId", m.name AS "machineName"
+SELECT DISTINCT ON (t.index) t.index, t.args, r."exitCode", r.stdout, r.stderr, encode(r."outputHash", 'hex') AS "outputHash", r."elapsedMs", l."machineId", m.name AS "machineName"
 FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" JOIN "Lease" l ON l.id = r.id JOIN "Machine" m ON m.id = l."machineId"
 WHERE t."jobId" = ${p.jobId} AND t.index = ANY(${p.indices}::int[])
 ORDER BY t.index, t.replica`,

@@ -66,7 +66,7 @@ WITH v AS (
     unnest(${p.settledResults}::text[]) AS result
 ), results AS (
   INSERT INTO "Result" (id, "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", "createdAt")
-  SELECT lease, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, timestamp 'epoch' + at * interval '1 millisecond' FROM v
+  SELECT lease, exit, decode(out, 'base64'), decode(err, 'base64'), decode(hash, 'hex'), ms, true, paid, timestamp 'epoch' + at * interval '1 millisecond' FROM v
   RETURNING 1
 ), leases AS (
   UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond'
