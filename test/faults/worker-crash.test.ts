@@ -96,7 +96,7 @@ describe("a Node worker is killed with SIGKILL mid-task", () => {
       }
       expect(await db.lease.count({ where: { machineId: victimMachine, status: "active" } })).toBe(0);
       // Nothing from the dead worker was accepted (or even recorded) after its death.
-      expect(await db.result.count({ where: { machineId: victimMachine, createdAt: { gte: new Date(killedAt) } } })).toBe(0);
+      expect(await db.result.count({ where: { lease: { machineId: victimMachine }, createdAt: { gte: new Date(killedAt) } } })).toBe(0);
     });
   });
 });

@@ -84,8 +84,8 @@ describe("the bench's audit of the books", () => {
     await expect(worker.worker.report.mutate(again)).rejects.toThrow(/not current/);
     expect((await consumer.jobs.get.query({ jobId })).status).toBe("completed");
 
-    expect(await db().result.count({ where: { task: { jobId } } })).toBe(1);
-    expect((await db().result.findFirstOrThrow({ where: { task: { jobId } } })).heldMicro).toBeGreaterThan(0n);
+    expect(await db().result.count({ where: { lease: { task: { jobId } } } })).toBe(1);
+    expect((await db().result.findFirstOrThrow({ where: { lease: { task: { jobId } } } })).heldMicro).toBeGreaterThan(0n);
     expect(await db().ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(0);
     expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
   });
@@ -123,7 +123,7 @@ describe("the bench's audit of the books", () => {
     await market.restart();
     expect((await worker.worker.report.mutate(late)).accepted).toBe(true);
     await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status).toBe("completed");
-    expect((await db().result.findFirstOrThrow({ where: { task: { jobId } } })).heldMicro).toBeGreaterThan(0n);
+    expect((await db().result.findFirstOrThrow({ where: { lease: { task: { jobId } } } })).heldMicro).toBeGreaterThan(0n);
     expect(await audit(db(), [jobId])).toMatchObject({ tasks: 1, tasksLost: 0, jobsUnsettled: 0, lost: 0 });
   });
 });

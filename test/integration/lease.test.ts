@@ -68,7 +68,7 @@ describe("worker lease round trip", () => {
 
     // Exactly one accepted result per task, stored in PostgreSQL.
     const db = market.manager.services.db;
-    expect(await db.result.count({ where: { task: { jobId }, accepted: true } })).toBe(4);
+    expect(await db.result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(4);
 
     // Settlement at the posted price (not the benefit of 100): the quote, or the producers' pay
     // for four runs if that came to more; the producer was paid out of the escrow, the rest of the

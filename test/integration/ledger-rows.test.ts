@@ -119,7 +119,7 @@ describe("the ledger's rows", () => {
             // Facts: the quote, each machine's ask and the declared work, the job's arrival and end.
             const escrowed = toMicro(escrowFor({ pricing: "posted", price: job.price, maxBenefit: job.curve.kind === "constant" ? job.curve.value : 0 }));
             const expected: Entry[] = [escrow({ jobId: job.jobId, consumerId, amount: escrowed })];
-            const accepted = await db().result.findMany({ where: { task: { jobId: job.jobId }, accepted: true }, include: { machine: true } });
+            const accepted = await db().result.findMany({ where: { lease: { task: { jobId: job.jobId } }, accepted: true }, include: { lease: { select: { taskId: true, machineId: true } } } }).then((rows) => rows.map(({ lease, ...r }) => ({ ...r, ...lease })));
             let paid = 0n;
             const owed = new Map<string, bigint>();
             for (const r of accepted) {

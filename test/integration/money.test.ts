@@ -155,7 +155,7 @@ describe("a failed run", () => {
     expect((await a.client.ledger.statement.query()).producerBalance).toBeCloseTo(0.01, 9);
     expect((await b.client.ledger.statement.query()).producerBalance).toBeCloseTo(0.01, 9);
     expect(job.charged).toBeCloseTo(0.02, 9);
-    expect((await db().result.count({ where: { task: { jobId }, failureConfirmed: true } }))).toBe(2);
+    expect((await db().result.count({ where: { lease: { task: { jobId } }, failureConfirmed: true } }))).toBe(2);
     expect(job.failures.tasks).toEqual([{ taskIndex: 0, status: "failed", runs: 2, confirmed: 2, codes: ["trap"] }]);
     for (const [w, id] of [[a.worker, aId], [b.worker, bId]] as const) await w.worker.depart.mutate({ machineId: id });
     await expectBooksSound();
@@ -351,7 +351,7 @@ describe("replicas", () => {
       const job = await consumer.jobs.get.query({ jobId });
       expect(job.status).not.toBe("completed");
       expect(job.charged).toBeNull();
-      expect(await db().result.count({ where: { task: { jobId }, accepted: true } })).toBe(0);
+      expect(await db().result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(0);
       expect(job.waiting.reasons[0]).toMatchObject({ code: "needs-another-machine", ownersConnected: 1 });
       await consumer.jobs.cancel.mutate({ jobId });
     } finally {

@@ -74,7 +74,7 @@ it("a newcomer's results are checked by a machine with standing, the job complet
   // Whatever the newcomer ran was run again by the local worker; what agreed counted for it.
   const db = market.manager.services.db;
   const user = await db.user.findUniqueOrThrow({ where: { email: "newcomer@example.test" }, select: { id: true, standing: true } });
-  const ran = await db.result.count({ where: { task: { jobId }, machine: { ownerId: user.id } } });
+  const ran = await db.result.count({ where: { lease: { task: { jobId }, machine: { ownerId: user.id } } } });
   expect(ran).toBeGreaterThan(0);
   expect(user.standing?.verified).toBe(ran);
   expect((await newcomer.ledger.statement.query()).producerBalance).toBeGreaterThan(0);

@@ -6,7 +6,6 @@ import { ledgerParams } from "../../apps/market-manager/src/db/sql/ledger-rows.t
 import { plainReports } from "../../apps/market-manager/src/db/sql/plain-reports.ts";
 import { runStatement } from "../../apps/market-manager/src/db/sql/statement.ts";
 import { viaPrisma } from "../../apps/market-manager/src/db/sql/runners.ts";
-import { rowId } from "../../apps/market-manager/src/db/row-id.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 
@@ -73,7 +72,7 @@ async function lease(jobId: string, n: number) {
 /** What the job paid the producer (its payment entries' credits) and what each task's results say they were paid. */
 async function paid(jobId: string) {
   const entries = await db().ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "producer", userId: seller.ownerId } } });
-  const results = await db().result.findMany({ where: { task: { jobId } }, select: { taskId: true, accepted: true, paidMicro: true } });
+  const results = await db().result.findMany({ where: { lease: { task: { jobId } } }, select: { lease: { select: { taskId: true } }, accepted: true, paidMicro: true } }).then((rows) => rows.map(({ lease, ...r }) => ({ ...r, ...lease })));
   return { toProducer: entries._sum.amountMicro ?? 0n, results };
 }
 
@@ -138,7 +137,6 @@ describe("a run reported again", () => {
     );
     const stdout = Buffer.from("again");
     const refused = await runStatement(viaPrisma(db()), plainReports, {
-      resultIds: [rowId()],
       taskIds: [first!.taskId],
       leaseIds: [leaseId],
       machineIds: [seller.machineId],

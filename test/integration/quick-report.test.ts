@@ -218,7 +218,7 @@ describe("a report answered beside tRPC's handler", () => {
     const one = await runLease(worker(), machineId, a!);
     expect(await api.report(one)).toEqual({ accepted: true });
     // Read the moment the answer came: the result with what it was paid, its task done, its producer credited.
-    const result = await db.result.findFirst({ where: { leaseId: a!.leaseId } });
+    const result = await db.result.findUnique({ where: { id: a!.leaseId } });
     expect(result?.accepted).toBe(true);
     expect(result?.paidMicro).toBe((await db.lease.findUniqueOrThrow({ where: { id: a!.leaseId } })).pieceRateMicro);
     expect((await db.task.findUnique({ where: { id: a!.taskId } }))?.status).toBe("done");
@@ -228,7 +228,7 @@ describe("a report answered beside tRPC's handler", () => {
 
     const many = await api.reportMany!({ reports: [await runLease(worker(), machineId, b!), await runLease(worker(), machineId, c!)] });
     expect(many.answers).toEqual([{ accepted: true }, { accepted: true }]);
-    const written = await db.result.findMany({ where: { leaseId: { in: [b!.leaseId, c!.leaseId] } } });
+    const written = await db.result.findMany({ where: { id: { in: [b!.leaseId, c!.leaseId] } } });
     expect(written.map((r) => r.accepted)).toEqual([true, true]);
     // A second report of the same lease is refused and pays nothing more.
     const again = await api.report(one).catch((e: unknown) => e);

@@ -118,7 +118,7 @@ describe("replicas and the machines connected", () => {
     expect(done.waiting).toEqual({ total: 0, reasons: [] });
     expect(done.tasksDone).toBe(2);
     for (const index of [0, 1]) {
-      const accepted = await db.result.findMany({ where: { task: { jobId, index }, accepted: true }, select: { machineId: true } });
+      const accepted = await db.result.findMany({ where: { lease: { task: { jobId, index } }, accepted: true }, select: { lease: { select: { machineId: true } } } }).then((rows) => rows.map(({ lease, ...r }) => ({ ...r, ...lease })));
       expect(accepted).toHaveLength(2);
       expect(new Set(accepted.map((r) => r.machineId)).size).toBe(2);
     }

@@ -46,7 +46,7 @@ const completed = (jobId: string) =>
     return j.status === "completed" ? j : undefined;
   }, 40_000);
 const ranOn = async (jobId: string) =>
-  new Set((await market.manager.services.db.result.findMany({ where: { task: { jobId }, accepted: true }, select: { machineId: true } })).map((r) => r.machineId));
+  new Set((await market.manager.services.db.result.findMany({ where: { lease: { task: { jobId } }, accepted: true }, select: { lease: { select: { machineId: true } } } })).map((r) => r.lease.machineId));
 
 beforeAll(async () => {
   market = await startTestMarket({ LEASE_TIMEOUT_MS: String(LEASE_TIMEOUT_MS) });

@@ -106,7 +106,7 @@ describe("fresh accounts forging together", () => {
     const waiting = await consumer.jobs.get.query({ jobId });
     expect(waiting.status).not.toBe("completed");
     expect(await consumer.jobs.outputs.query({ jobId })).toEqual([]);
-    expect(await db().result.count({ where: { task: { jobId }, accepted: true } })).toBe(0);
+    expect(await db().result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(0);
     // The copies verification added wait for accounts with standing: the forgers never get them.
     await new Promise((r) => setTimeout(r, 1500));
     for (const p of [f1, f2, newcomer]) expect(await lease(p)).toEqual([]);
@@ -148,7 +148,7 @@ describe("accounts with standing behind one network", () => {
     expect(await lease(f2)).toEqual([]);
     const [l3] = await lease(honest);
     const real = await honestReport(honest, l3!);
-    expect(await db().result.count({ where: { task: { jobId }, accepted: true } })).toBe(0);
+    expect(await db().result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(0);
 
     // The last copy goes to another network's machine, and settles it.
     const third = await producer("third-network", "standing", "192.0.2.9");
@@ -175,7 +175,7 @@ describe("a producer with standing that forges", () => {
     await honestReport(forger, first!);
     await forgedReport(forger, second!);
     // With 50 verified results every single-copy result of its account is checked: nothing is accepted yet.
-    expect(await db().result.count({ where: { task: { jobId }, accepted: true } })).toBe(0);
+    expect(await db().result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(0);
 
     const checkers = [await producer("checker-a", "standing"), await producer("checker-b", "standing")];
     const job = await honestUntilDone(consumer, jobId, checkers, [forger]);

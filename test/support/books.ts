@@ -30,7 +30,8 @@ export async function expectMarketInvariants(db: Db, jobIds: string[]) {
   }
 
   // No result lost, none counted twice: exactly one accepted result per task, the one it names.
-  const accepted = await db.result.findMany({ where: { task: { jobId: { in: jobIds } }, accepted: true } });
+  // A result's task and machine are its lease's.
+  const accepted = await db.result.findMany({ where: { lease: { task: { jobId: { in: jobIds } } }, accepted: true }, include: { lease: { select: { taskId: true, machineId: true } } } }).then((rows) => rows.map(({ lease, ...r }) => ({ ...r, ...lease })));
   expect(accepted).toHaveLength(taskCount);
   expect(new Set(accepted.map((r) => r.taskId)).size).toBe(taskCount);
   const acceptedIds = new Set(accepted.map((r) => r.id));
@@ -41,7 +42,7 @@ export async function expectMarketInvariants(db: Db, jobIds: string[]) {
   // credited producers (a group's runs share one entry per job and producer) is what its
   // results were paid.
   for (const r of accepted) expect({ result: r.id, paid: r.paidMicro !== null }).toEqual({ result: r.id, paid: true });
-  expect(await db.result.count({ where: { task: { jobId: { in: jobIds } }, accepted: false, paidMicro: { not: null } } })).toBe(0);
+  expect(await db.result.count({ where: { lease: { task: { jobId: { in: jobIds } } }, accepted: false, paidMicro: { not: null } } })).toBe(0);
   const payments = await db.ledgerEntry.findMany({ where: { jobId: { in: jobIds }, kind: "payment" }, include: { postings: { include: { account: true } } } });
   const ownKeys = payments.filter((p) => p.taskId !== null).map((p) => p.uniqueKey);
   expect(new Set(ownKeys).size).toBe(ownKeys.length);

@@ -44,21 +44,21 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
   // producer), and nothing else under it is paid but failed runs another owner reproduced
   // (money.test.ts "a failed run"), which only a task that failed for good has.
   const [tasks] = await db.$queryRaw<{ tasks: bigint; lost: bigint; shown: string[] | null }[]>`
-    WITH checked AS (
+    WITH results AS (SELECT r.*, l."taskId" FROM "Result" r JOIN "Lease" l ON l.id = r.id), checked AS (
       SELECT t.id, t."jobId", t.index,
         (t.status <> 'done' OR coalesce(r.accepted, 0) <> 1 OR r.id IS DISTINCT FROM t."acceptedResultId"
           OR (CASE WHEN r.paid THEN 1 ELSE 0 END) + (CASE WHEN r.held THEN 1 ELSE 0 END) <> 1
           OR coalesce(p.accepted_paid, 0) > 1 OR coalesce(p.unowed, 0) <> 0) AS lost
       FROM "Task" t
       LEFT JOIN (SELECT "taskId", count(*) AS accepted, min(id::text)::uuid AS id, bool_or(coalesce("heldMicro", 0) > 0) AS held,
-          bool_or("paidMicro" IS NOT NULL) AS paid FROM "Result" WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
+          bool_or("paidMicro" IS NOT NULL) AS paid FROM results WHERE accepted GROUP BY "taskId") r ON r."taskId" = t.id
       LEFT JOIN (
         SELECT e."taskId",
           count(*) FILTER (WHERE x.accepted AND x."taskId" = e."taskId" AND NOT e.failed) AS accepted_paid,
           count(*) FILTER (WHERE x.id IS NULL OR x."taskId" <> e."taskId"
             OR NOT (CASE WHEN e.failed THEN NOT x.accepted AND x."failureConfirmed" ELSE x.accepted END)) AS unowed
         FROM (SELECT *, coalesce(memo->>'of' = 'failure', false) AS failed FROM "LedgerEntry") e
-        LEFT JOIN "Result" x ON x.id::text = substr(e."uniqueKey", 5)
+        LEFT JOIN results x ON x.id::text = substr(e."uniqueKey", 5)
         WHERE e.kind = 'payment' GROUP BY e."taskId") p ON p."taskId" = t.id
       WHERE t."jobId" = ANY(${jobIds}::text[]))
     SELECT count(*) AS tasks, count(*) FILTER (WHERE lost) AS lost,
@@ -75,7 +75,7 @@ export async function audit(db: Db, jobIds: string[]): Promise<Books> {
     SELECT count(*) AS n FROM unnest(${jobIds}::text[]) j(id)
     WHERE (SELECT coalesce(sum(p."amountMicro"), 0) FROM "LedgerEntry" e JOIN "LedgerPosting" p ON p."entryId" = e.id JOIN "LedgerAccount" a ON a.id = p."accountId"
              WHERE e."jobId" = j.id AND e.kind = 'payment' AND a.kind = 'producer')
-       <> (SELECT coalesce(sum(r."paidMicro"), 0) FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = j.id)`;
+       <> (SELECT coalesce(sum(r."paidMicro"), 0) FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id WHERE t."jobId" = j.id)`;
   const [ledger] = await db.$queryRaw<{ sum: unknown; unbalanced: bigint }[]>`
     SELECT (SELECT sum("balanceMicro") FROM "LedgerAccount") AS sum,
            (SELECT count(*) FROM (SELECT "entryId" FROM "LedgerPosting" GROUP BY "entryId" HAVING sum("amountMicro") <> 0) x) AS unbalanced`;
@@ -102,9 +102,9 @@ async function lostDetail(db: Db, taskIds: string[]): Promise<LostTask[]> {
   const rows = await db.$queryRaw<{ detail: LostTask }[]>`
     SELECT json_build_object(
       'taskId', t.id, 'jobId', t."jobId", 'index', t.index, 'status', t.status, 'attempts', t.attempts, 'acceptedResultId', t."acceptedResultId",
-      'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r."leaseId", 'leaseStatus', l.status, 'exitCode', r."exitCode",
+      'results', coalesce((SELECT json_agg(json_build_object('id', r.id, 'leaseId', r.id, 'leaseStatus', l.status, 'exitCode', r."exitCode",
           'accepted', r.accepted, 'error', r.error->>'code', 'paidMicro', r."paidMicro"::text) ORDER BY r."createdAt")
-        FROM "Result" r JOIN "Lease" l ON l.id = r."leaseId" WHERE r."taskId" = t.id), '[]'),
+        FROM "Lease" l JOIN "Result" r ON r.id = l.id WHERE l."taskId" = t.id), '[]'),
       'payments', coalesce((SELECT json_agg(json_build_object('resultId', substr(e."uniqueKey", 5), 'failed', coalesce(e.memo->>'of' = 'failure', false),
           'amountMicro', (SELECT coalesce(sum(p."amountMicro"), 0)::text FROM "LedgerPosting" p WHERE p."entryId" = e.id AND p."amountMicro" > 0)) ORDER BY e."createdAt")
         FROM "LedgerEntry" e WHERE e.kind = 'payment' AND e."taskId" = t.id), '[]'),

@@ -91,11 +91,14 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
         where: { status: { in: ["pending", "queued", "leased", "done"] } },
         orderBy: { index: "asc" },
         include: {
-          // The active lease, and expired ones whose late result may still be the task's first.
-          leases: { where: { status: { in: ["active", "expired"] } }, orderBy: { issuedAt: "desc" } },
-          results: {
-            orderBy: { createdAt: "desc" },
-            select: { id: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true, machineId: true, machine: { select: { ownerId: true, network: true } }, lease: { select: { pieceRateMicro: true, pilot: true } } },
+          // Every lease with its run's result: a result is found by its lease (its id), and the
+          // task's runs by its leases' key (Result has no key on its task).
+          leases: {
+            orderBy: { issuedAt: "desc" },
+            include: {
+              machine: { select: { ownerId: true, network: true } },
+              result: { select: { id: true, createdAt: true, outputHash: true, accepted: true, failure: true, failureConfirmed: true } },
+            },
           },
         },
       },
@@ -134,8 +137,10 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
     // Tasks after the pilots join the market only when the engine admits them (remainder.ts).
     const held = job.pilotCount !== null && job.workEstimate === "provisional" ? job.pilotCount : Infinity;
     const agreed = new Map<string, string>();
-    for (const t of job.tasks) {
-      if (t.index >= held) continue;
+    for (const row of job.tasks) {
+      if (row.index >= held) continue;
+      // The active lease, and expired ones whose late result may still be the task's first; the runs' results, newest first.
+      const t = { ...row, leases: row.leases.filter((l) => l.status === "active" || l.status === "expired"), results: runsOf(row.leases) };
       const task: LiveTask = { id: t.id, jobId: job.id, index: t.index, replica: t.replica, bytes: t.stdin.length, machineId: null, state: "pending", attempts: t.attempts };
       state.tasks.set(t.id, task);
       if (t.replica >= job.replicas) state.jobs.get(job.id)!.copiesAdded = true;
@@ -188,4 +193,11 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
   // Owners this manager knows already keep what it holds of them (rows taken over, or handed to it).
   await loadOwners(market, [...owners].filter((id) => !state.owners.has(id)));
   return { machines: machines.length, jobs: jobs.length };
+}
+
+/** A task's results, newest first, each with the machine that ran it and the terms of the lease it ran under. */
+function runsOf<R extends { createdAt: Date; outputHash: Uint8Array }, M>(leases: { machineId: string; machine: M; pieceRateMicro: bigint; pilot: boolean; result: R | null }[]) {
+  return leases
+    .flatMap((l) => (l.result ? [{ ...l.result, outputHash: Buffer.from(l.result.outputHash).toString("hex"), machineId: l.machineId, machine: l.machine, lease: { pieceRateMicro: l.pieceRateMicro, pilot: l.pilot } }] : []))
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }

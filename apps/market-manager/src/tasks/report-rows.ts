@@ -10,7 +10,6 @@ import { runStatement, type Runner } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { machineChanged } from "../market/transitions.ts";
 import { countedOutputs } from "./examples.ts";
-import { rowId } from "../db/row-id.ts";
 
 export interface PlainRow {
   c: Completion;
@@ -56,7 +55,8 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep): P
   const amount = m.kind === "opportunistic" ? plain.pieceMicro : 0n;
   if (job.escrowMicro - job.paidMicro - job.heldMicro < amount) return null;
   if (plain.settles && (job.heldMicro !== 0n || downtimeDuring(market, job.arrivedAt, plain.now) > 0)) return null;
-  const resultId = rowId();
+  // A result takes its lease's id (schema.prisma Result).
+  const resultId = c.lease.id;
   const producerId = m.kind === "opportunistic" ? m.ownerId : null;
   // What the run measured, in memory now: later reports of the group see it.
   const before = { samples: job.workSamples.length, work: job.workPerTask, speed: m.speed };
@@ -147,7 +147,6 @@ export async function writePlainRows(market: Market, run: RunStatement, rows: Pl
   for (const r of rows) if (r.speed !== null) speeds.set(r.c.machine.id, r.speed);
   const entries = [...groupPayments(rows), ...settled.map((r) => r.settle.entry)];
   await runStatement(run, plainReports, {
-    resultIds: rows.map((r) => r.resultId),
     taskIds: rows.map((r) => r.c.task.id),
     leaseIds: rows.map((r) => r.c.lease.id),
     machineIds: rows.map((r) => r.c.machine.id),

@@ -150,13 +150,11 @@ export function prepareCompletion(market: Market, c: Completion) {
     const late = c.late && decidesNow;
     const result = await tx.result.create({
       data: {
-        taskId: task.id,
-        leaseId: lease.id,
-        machineId: machine.id,
+        id: lease.id,
         exitCode: c.report.exitCode,
         stdout: toBytes(c.stdout),
         stderr: toBytes(c.stderr),
-        outputHash: c.hash,
+        outputHash: Buffer.from(c.hash, "hex"),
         elapsedMs: storedMs(c.report.elapsedMs),
         error: c.report.error ? toJson(c.report.error) : undefined,
         failure: failure?.code ?? null,
@@ -397,7 +395,7 @@ async function judge(
   forfeited: ReadonlySet<string>,
 ): Promise<string | null> {
   // The report in hand says who ran it; an earlier copy's result is read back.
-  const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.result.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
+  const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.lease.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
   if (agrees) {
     if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
     const job = market.state.jobs.get(copy.jobId)!;

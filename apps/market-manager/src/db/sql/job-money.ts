@@ -20,7 +20,7 @@ export const paidForJobSql = (job: string) =>
 export const latePieces = statement<JobParams, { ownerId: string; network: string | null; held: string }>(
   "late-pieces",
   (p) => `
-SELECT m."ownerId", m.network, r."heldMicro"::text AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+SELECT m."ownerId", m.network, r."heldMicro"::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id JOIN "Machine" m ON m.id = l."machineId"
 WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`,
 );
 
@@ -28,7 +28,7 @@ WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 ORDER BY r."createdAt", r.id`
 export const heldByProducer = statement<JobParams, { ownerId: string; held: string }>(
   "held-by-producer",
   (p) => `
-SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" JOIN "Machine" m ON m.id = r."machineId"
+SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id JOIN "Machine" m ON m.id = l."machineId"
 WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`,
 );
 
@@ -38,7 +38,7 @@ export const jobDeposit = statement<JobParams, { escrow: string }>("job-deposit"
 /** What the job's late runs hold in its escrow, all together (null: nothing). */
 export const heldForJob = statement<JobParams, { held: string | null }>(
   "held-for-job",
-  (p) => `SELECT sum(r."heldMicro")::text AS held FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0`,
+  (p) => `SELECT sum(r."heldMicro")::text AS held FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0`,
 );
 
 /** What the job's escrow account holds now and what its late runs hold of it (null: no account, nothing held). */
@@ -46,5 +46,5 @@ export const escrowAndHeld = statement<JobParams, { inEscrow: string | null; hel
   "escrow-and-held",
   (p) => `
 SELECT (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = ${p.jobId}) AS "inEscrow",
-  (SELECT sum(r."heldMicro")::text FROM "Result" r JOIN "Task" t ON t.id = r."taskId" WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0) AS held`,
+  (SELECT sum(r."heldMicro")::text FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0) AS held`,
 );

@@ -40,9 +40,9 @@ WITH copies AS (
 ), tasks AS (
   SELECT DISTINCT ON (index) index, args, result FROM copies ORDER BY index, replica
 ), page AS (
-  SELECT t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", r."machineId",
+  SELECT t.index, t.args, r."exitCode", r.stdout, r.stderr, encode(r."outputHash", 'hex') AS "outputHash", r."elapsedMs", l."machineId",
     row_number() OVER w AS n, sum(octet_length(r.stdout) + octet_length(r.stderr)) OVER w AS used
-  FROM (SELECT * FROM tasks ORDER BY index LIMIT ${p.limit}) t JOIN "Result" r ON r.id = t.result
+  FROM (SELECT * FROM tasks ORDER BY index LIMIT ${p.limit}) t JOIN "Result" r ON r.id = t.result JOIN "Lease" l ON l.id = r.id
   WINDOW w AS (ORDER BY t.index)
 )
 SELECT p.index, p.args, p."exitCode", p.stdout, p.stderr, p."outputHash", p."elapsedMs", p."machineId", m.name AS "machineName"
@@ -59,8 +59,8 @@ ORDER BY p.index`,
 export const outputsAt = statement<{ jobId: string; indices: number[] }, OutputRow>(
   "job-outputs-at",
   (p) => `
-SELECT DISTINCT ON (t.index) t.index, t.args, r."exitCode", r.stdout, r.stderr, r."outputHash", r."elapsedMs", r."machineId", m.name AS "machineName"
-FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" JOIN "Machine" m ON m.id = r."machineId"
+SELECT DISTINCT ON (t.index) t.index, t.args, r."exitCode", r.stdout, r.stderr, encode(r."outputHash", 'hex') AS "outputHash", r."elapsedMs", l."machineId", m.name AS "machineName"
+FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" JOIN "Lease" l ON l.id = r.id JOIN "Machine" m ON m.id = l."machineId"
 WHERE t."jobId" = ${p.jobId} AND t.index = ANY(${p.indices}::int[])
 ORDER BY t.index, t.replica`,
 );
@@ -72,7 +72,7 @@ ORDER BY t.index, t.replica`,
 export const acceptedStdouts = statement<{ jobId: string }, { stdout: Uint8Array | null }>(
   "accepted-stdouts",
   (p) => `
-SELECT (SELECT r.stdout FROM "Task" t JOIN "Result" r ON r."taskId" = t.id AND r.accepted
+SELECT (SELECT r.stdout FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id AND r.accepted
         WHERE t."jobId" = ${p.jobId} AND t.index = o.index LIMIT 1) AS stdout
 FROM "Task" o WHERE o."jobId" = ${p.jobId} AND o.replica = 0 ORDER BY o.index`,
 );

@@ -89,14 +89,14 @@ SELECT
   (SELECT "balanceMicro"::text FROM "LedgerAccount" WHERE "jobId" = ${p.jobId}) AS escrow,
   (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (SELECT status::text AS status, count(*)::int AS n FROM "Task" WHERE "jobId" = ${p.jobId} GROUP BY status) s) AS counts,
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'kind', m.kind, 'tasks', c.n) ORDER BY c.n DESC, m.id), '[]'::json)
-     FROM (SELECT r."machineId", count(*)::int AS n FROM "Task" t JOIN "Result" r ON r.id = t."acceptedResultId" WHERE t."jobId" = ${p.jobId} GROUP BY r."machineId") c
+     FROM (SELECT l."machineId", count(*)::int AS n FROM "Task" t JOIN "Lease" l ON l.id = t."acceptedResultId" WHERE t."jobId" = ${p.jobId} GROUP BY l."machineId") c
      JOIN "Machine" m ON m.id = c."machineId") AS machines,
   (${paidForJobSql(p.jobId)}) AS paid,
   (SELECT memo FROM "LedgerEntry" WHERE "uniqueKey" = 'settle:' || ${p.jobId}) AS settlement,
   (SELECT coalesce(json_agg(f ORDER BY f."taskIndex"), '[]'::json) FROM (
      SELECT t.index AS "taskIndex", min(t.status::text) AS status, count(*)::int AS runs, count(*) FILTER (WHERE r."failureConfirmed")::int AS confirmed,
        array_agg(DISTINCT r.failure ORDER BY r.failure) AS codes
-     FROM "Task" t JOIN "Result" r ON r."taskId" = t.id
+     FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id
      WHERE t."jobId" = ${p.jobId} AND (t.attempts > 1 OR t.status = 'failed'::"TaskStatus") AND r.failure IS NOT NULL
      GROUP BY t.index ORDER BY t.index LIMIT ${MAX_FAILED_TASKS_SHOWN}) f) AS failures`,
 );

@@ -2,8 +2,7 @@ import { ledgerChecks, ledgerCtes, type LedgerParams } from "./ledger-rows.ts";
 import { statement } from "./statement.ts";
 
 export interface PlainReportsParams extends LedgerParams {
-  // One row per report.
-  resultIds: string[];
+  // One row per report; a result takes its lease's id.
   taskIds: string[];
   leaseIds: string[];
   machineIds: string[];
@@ -46,7 +45,8 @@ export interface PlainReportsParams extends LedgerParams {
  * and so paid, once) it did not update (a result row has no foreign keys, migration
  * 20261124081500_result_rows_unchecked: the rows it updates are the result's parents, locked until
  * the commit), and a settled job whose escrow held other than memory counted. A second result of
- * a lease fails its unique key; an account below its floor fails it too (LedgerAccount_floor).
+ * a lease fails the result's key (its lease's id); an account below its floor fails it too
+ * (LedgerAccount_floor).
  *
  * Rows are made from the parameters' arrays by `unnest` in a select list, one array a column,
  * which PostgreSQL walks in step; `unnest(a, b, ...)` in FROM materializes each array apart. The
@@ -58,22 +58,22 @@ export const plainReports = statement<PlainReportsParams, { results: number; pos
   "plain-reports",
   (p) => `
 WITH v AS (
-  SELECT unnest(${p.resultIds}::uuid[]) AS id, unnest(${p.taskIds}::text[]) AS task, unnest(${p.leaseIds}::uuid[]) AS lease, unnest(${p.machineIds}::text[]) AS machine,
+  SELECT unnest(${p.taskIds}::text[]) AS task, unnest(${p.leaseIds}::uuid[]) AS lease, unnest(${p.machineIds}::text[]) AS machine,
     unnest(${p.exitCodes}::int[]) AS exit, unnest(${p.stdouts}::text[]) AS out, unnest(${p.stderrs}::text[]) AS err, unnest(${p.hashes}::text[]) AS hash,
     unnest(${p.elapsedMs}::int[]) AS ms, unnest(${p.paid}::bigint[]) AS paid, unnest(${p.at}::float8[]) AS at, unnest(${p.agreedOwners}::int[]) AS owners
 ), s AS (
   SELECT unnest(${p.settledJobs}::text[]) AS job, unnest(${p.settledCharged}::bigint[]) AS charged, unnest(${p.settledAt}::float8[]) AS at,
     unnest(${p.settledResults}::text[]) AS result
 ), results AS (
-  INSERT INTO "Result" (id, "taskId", "leaseId", "machineId", "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", "createdAt")
-  SELECT id, task, lease, machine, exit, decode(out, 'base64'), decode(err, 'base64'), hash, ms, true, paid, timestamp 'epoch' + at * interval '1 millisecond' FROM v
+  INSERT INTO "Result" (id, "exitCode", stdout, stderr, "outputHash", "elapsedMs", accepted, "paidMicro", "createdAt")
+  SELECT lease, exit, decode(out, 'base64'), decode(err, 'base64'), decode(hash, 'hex'), ms, true, paid, timestamp 'epoch' + at * interval '1 millisecond' FROM v
   RETURNING 1
 ), leases AS (
   UPDATE "Lease" l SET status = 'completed'::"LeaseStatus", "endedAt" = timestamp 'epoch' + v.at * interval '1 millisecond'
   FROM v WHERE l.id = v.lease AND l."taskId" = v.task AND l."machineId" = v.machine AND l.status = 'active'::"LeaseStatus"
   RETURNING 1
 ), tasks AS (
-  UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.id, "agreedOwners" = v.owners
+  UPDATE "Task" t SET status = 'done'::"TaskStatus", "completedAt" = timestamp 'epoch' + v.at * interval '1 millisecond', "acceptedResultId" = v.lease, "agreedOwners" = v.owners
   FROM v WHERE t.id = v.task AND t.status = 'leased'::"TaskStatus"
   RETURNING 1
 ), jobs AS (
@@ -92,7 +92,7 @@ WITH v AS (
   RETURNING 1
 ), ${ledgerCtes(p, "fatal")}
 SELECT
-  CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.resultIds}::uuid[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.resultIds}::uuid[])
+  CASE WHEN (SELECT count(*) FROM leases) <> cardinality(${p.leaseIds}::uuid[]) OR (SELECT count(*) FROM tasks) <> cardinality(${p.leaseIds}::uuid[])
     THEN market_refuse('lease-not-found', jsonb_build_object('leases', (SELECT count(*) FROM leases), 'tasks', (SELECT count(*) FROM tasks))) END AS unheld,
   CASE WHEN NOT (SELECT ok FROM ledger_all_new) THEN market_refuse('ledger-entry-exists')
     WHEN (SELECT count(*) FROM ledger_accounts a JOIN s ON a.key = 'escrow:' || s.job WHERE a.balance = 0) <> cardinality(${p.settledJobs}::text[])
