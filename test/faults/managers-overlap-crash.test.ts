@@ -78,5 +78,5 @@ async function liveManagers(url: string, token: string) {
 }
 
 function acceptedOn(machineId: string) {
-  return withDb(database.url, (db) => db.result.count({ where: { machineId, accepted: true } }));
+  return withDb(database.url, (db) => db.result.count({ where: { lease: { machineId }, accepted: true } }));
 }

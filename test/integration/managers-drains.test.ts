@@ -106,8 +106,8 @@ describe("an admin moving a busy machine between Market Managers", () => {
       // The task it finished for manager-1's job: one accepted result, paid once (at once, or, a run
       // later than the market expected on a loaded machine, held in the escrow and settled with the
       // job); the job settled once.
-      const done = await db.result.findMany({ where: { task: { jobId: left.jobId }, accepted: true } });
-      expect(done.map((r) => r.machineId)).toEqual([drained]);
+      const done = await db.result.findMany({ where: { lease: { task: { jobId: left.jobId } }, accepted: true }, include: { lease: { select: { machineId: true } } } });
+      expect(done.map((r) => r.lease.machineId)).toEqual([drained]);
       const run = done[0]!;
       const paid = await db.ledgerEntry.findMany({ where: { jobId: left.jobId, kind: "payment" } });
       // Paid at once is one payment entry: its own (`pay:<result>`) or its report group's.
