@@ -5,7 +5,8 @@ import { startManager, stopGently, tempDir, waitFor, type ManagerProcess, type W
 
 /**
  * Market Managers in processes of their own on one database cloned from the shared server, each
- * started by `start(id, env)` with a 10 s lease and manager timeout; the workers and managers a
+ * started by `start(id, env)` with a 10 s lease and manager timeout and 5 s for other managers'
+ * quotes (a loaded test machine answers slower than a market's 1.5 s allows); the workers and managers a
  * test pushes are stopped (a paused manager resumed first), and the database dropped, after the file.
  */
 export async function managersOnOneDatabase(prefix: string, env: Record<string, string> = {}) {
@@ -23,7 +24,7 @@ export async function managersOnOneDatabase(prefix: string, env: Record<string, 
     rmSync(dataDir, { recursive: true, force: true });
   });
   const start = async (id: string) => {
-    const m = await startManager({ dataDir, databaseUrl: database.url, leaseTimeoutMs: 10_000, env: { MARKET_MANAGER_ID: id, MARKET_MANAGER_TIMEOUT_MS: "10000", ...env } });
+    const m = await startManager({ dataDir, databaseUrl: database.url, leaseTimeoutMs: 10_000, env: { MARKET_MANAGER_ID: id, MARKET_MANAGER_TIMEOUT_MS: "10000", MARKET_QUOTE_SHOP_TIMEOUT_MS: "5000", ...env } });
     managers.push(m);
     return m;
   };
