@@ -72,7 +72,10 @@ for (const json of [vitestJson, aloneJson]) {
   const v = JSON.parse(readFileSync(json, "utf8"));
   passed += v.numPassedTests ?? 0;
   // A file that fails to load has no failed tests of its own; count it once.
-  failed += Math.max(v.numFailedTests ?? 0, v.numFailedTestSuites ?? 0);
+  const unloaded = ((v.testResults ?? []) as { status: string; assertionResults?: { status: string }[] }[]).filter(
+    (f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"),
+  ).length;
+  failed += (v.numFailedTests ?? 0) + unloaded;
 }
 if (existsSync(playwrightJson)) {
   const p = JSON.parse(readFileSync(playwrightJson, "utf8"));
