@@ -277,8 +277,6 @@ const DESCRIBE: Sentences = {
   "machine-moved": (r) => `This machine is held by the Market Manager ${r.managerId} now, to share the machines among the managers; its worker follows.`,
   "manager-not-live": (r) => `The Market Manager ${r.managerId} is not live (silent, taken over or unknown): machines can move only between live managers.`,
   "machine-already-there": (r) => `Machine ${shortId(r.machineId)} is already held by the Market Manager ${r.managerId}.`,
-  "machine-busy": (r) =>
-    `Machine ${shortId(r.machineId)} is busy (${number(r.leases, 0)} lease${r.leases === 1 ? "" : "s"}, ${number(r.queued, 0)} task${r.queued === 1 ? "" : "s"} queued): only idle machines move; try again when its work is done.`,
   "machine-dedicated": (r) => `Machine ${shortId(r.machineId)} is dedicated: its contract stays with the manager that holds it until it ends, ${dateTime(r.contractEndsAt)}.`,
   "machine-draining": (r) =>
     `Machine ${shortId(r.machineId)} is draining from ${r.fromManagerId} to ${r.toManagerId}: it takes no new work, and moves once its ${number(r.leases, 0)} running task${r.leases === 1 ? "" : "s"} end.`,

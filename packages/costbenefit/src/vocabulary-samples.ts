@@ -63,7 +63,6 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "manager-not-live": { code: "manager-not-live", managerId: "manager-2" },
   "split-part-refused": { code: "split-part-refused", managerId: "manager-2", fromTask: 2, tasks: 2, outcome: "delayed", partReasons: [{ code: "too-late" }] },
   "machine-already-there": { code: "machine-already-there", machineId: "machine-1", managerId: "manager-2" },
-  "machine-busy": { code: "machine-busy", machineId: "machine-1", leases: 2, queued: 2 },
   "machine-dedicated": { code: "machine-dedicated", machineId: "machine-1", contractEndsAt: 2 },
   "machine-draining": { code: "machine-draining", machineId: "machine-1", fromManagerId: "manager-1", toManagerId: "manager-2", leases: 2 },
   "machine-drain-cancelled": { code: "machine-drain-cancelled", machineId: "machine-1", toManagerId: "manager-2" },

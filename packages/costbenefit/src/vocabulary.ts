@@ -118,7 +118,6 @@ export const ServiceReason = z.discriminatedUnion("code", [
   // An admin moving machines between managers (market/machine-moves.ts): each refusal names why.
   reason("manager-not-live", { managerId: str }),
   reason("machine-already-there", { machineId: str, managerId: str }),
-  reason("machine-busy", { machineId: str, leases: num, queued: num }),
   // A dedicated machine's contract stays with its manager until it ends (ms since the epoch).
   reason("machine-dedicated", { machineId: str, contractEndsAt: num }),
   // A busy machine an admin moved: it takes no new work and goes once its leases end (market/machine-drains.ts).
