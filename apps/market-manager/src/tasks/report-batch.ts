@@ -231,7 +231,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
         const seconds = (performance.now() - started) / 1000;
         plainRowsApplied(market, rows.map((r) => r.row));
         for (const { g, step, row } of rows) {
-          step.apply({ requeue: null, resultId: row.resultId, exhausted: false });
+          step.apply({ requeue: null, resultId: row.c.lease.id, exhausted: false });
           if (row.settle) settledHere(market, seconds);
           answered(market, g.item, g.c);
         }
@@ -270,7 +270,7 @@ export class ReportBatch<A extends LeaseAsk<any>> {
             const step = prepareCompletion(this.market, g.c);
             const row = plain.take(g.c, step);
             let written: Parameters<CompletionStep["apply"]>[0];
-            if (row) written = { requeue: null, resultId: row.resultId, exhausted: false };
+            if (row) written = { requeue: null, resultId: row.c.lease.id, exhausted: false };
             else {
               // Written alone, after the plain rows before it: it sees the escrow and the job as they are.
               await plain.flush();

@@ -14,7 +14,6 @@ import { countedOutputs } from "./examples.ts";
 export interface PlainRow {
   c: Completion;
   now: number;
-  resultId: string;
   agreedOwners: number;
   /** The run's piece, paid from the job's escrow in full (on its result; dedicated machines are paid by their contract: 0). */
   amount: bigint;
@@ -55,8 +54,6 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep): P
   const amount = m.kind === "opportunistic" ? plain.pieceMicro : 0n;
   if (job.escrowMicro - job.paidMicro - job.heldMicro < amount) return null;
   if (plain.settles && (job.heldMicro !== 0n || downtimeDuring(market, job.arrivedAt, plain.now) > 0)) return null;
-  // A result takes its lease's id (schema.prisma Result).
-  const resultId = c.lease.id;
   const producerId = m.kind === "opportunistic" ? m.ownerId : null;
   // What the run measured, in memory now: later reports of the group see it.
   const before = { samples: job.workSamples.length, work: job.workPerTask, speed: m.speed };
@@ -76,7 +73,7 @@ export function plainRow(market: Market, c: Completion, step: CompletionStep): P
     const { entry: settled, charged } = completedEntry(job, inEscrow, settleJob(input), input.took);
     settle = { entry: settled, charged, result: JSON.stringify(countedOutputs(job.taskCount)) };
   }
-  return { c, now: plain.now, resultId, agreedOwners: plain.agreedOwners, amount, producerId, sample: measure?.sample ?? null, speed: measure?.speed ?? null, undo, settle };
+  return { c, now: plain.now, agreedOwners: plain.agreedOwners, amount, producerId, sample: measure?.sample ?? null, speed: measure?.speed ?? null, undo, settle };
 }
 
 /** What a row pays its producer out of the job's escrow. */
