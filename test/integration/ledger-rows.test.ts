@@ -3,7 +3,11 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { benefitAt, escrowFor, pieceRate, settleJob, type BenefitCurve } from "@cyclemarket/costbenefit";
 import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
-import { accountKey, escrow, settlement, type Entry } from "../../apps/market-manager/src/ledger/entries.ts";
+import { accountKey, escrow, MARKET_OWNER, settlement, type Entry } from "../../apps/market-manager/src/ledger/entries.ts";
+import { applyLedger, ledgerParams } from "../../apps/market-manager/src/db/sql/ledger-rows.ts";
+import { runStatement, type Runner } from "../../apps/market-manager/src/db/sql/statement.ts";
+import { viaPrisma } from "../../apps/market-manager/src/db/sql/runners.ts";
+import { rowId } from "../../apps/market-manager/src/db/row-id.ts";
 import { toMicro } from "../../apps/market-manager/src/ledger/ledger.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
@@ -159,3 +163,58 @@ describe("the ledger's rows", () => {
     );
   }, 300_000);
 });
+
+describe("accounts moved by concurrent statements", () => {
+  // Two Market Managers' statements move shared accounts (the market's, a consumer's, a
+  // producer's) at the same time. Each statement locks its accounts in one order, whatever order
+  // its entries name them in: taken in the entries' order, two statements locking the same pair
+  // the other way round deadlocked, and PostgreSQL undid one after a second's wait.
+  it("lock them in one order, so neither waits for the other forever", async () => {
+    const buyerId = (await consumer.account.me.query())!.id;
+    const sellerId = sellers[0]!.ownerId;
+    const move = (postings: Entry["postings"]): Entry => ({ id: rowId(), kind: "admin-grant", uniqueKey: `lock-order:${rowId()}`, jobId: null, taskId: null, memo: {}, postings });
+    const post = (run: Runner, e: Entry) => runStatement(run, applyLedger, ledgerParams([e]));
+    const market = { kind: "market" } as const;
+    const buyer = { kind: "consumer", userId: buyerId } as const;
+    const seller = { kind: "producer", userId: sellerId } as const;
+    await post(viaPrisma(db()), move([{ account: market, amount: -1n }, { account: seller, amount: 1n }]));
+    const before = await balances(buyerId, sellerId);
+
+    let heldFirst!: () => void;
+    const firstHolds = new Promise<void>((r) => (heldFirst = r));
+    let secondWaits!: () => void;
+    const secondWaiting = new Promise<void>((r) => (secondWaits = r));
+    // The first holds the buyer's and the market's accounts, then wants the seller's.
+    const first = db().$transaction(
+      async (tx) => {
+        await post(viaPrisma(tx), move([{ account: market, amount: -1n }, { account: buyer, amount: 1n }]));
+        heldFirst();
+        await secondWaiting;
+        await post(viaPrisma(tx), move([{ account: seller, amount: 1n }, { account: market, amount: -1n }]));
+      },
+      { timeout: 30_000 },
+    );
+    await firstHolds;
+    // The second names the seller's account before the buyer's.
+    const second = db().$transaction(async (tx) => post(viaPrisma(tx), move([{ account: seller, amount: 1n }, { account: buyer, amount: -1n }])), { timeout: 30_000 });
+    await until(async () => (await db().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%ledger_entries%'`))[0]!.n > 0);
+    secondWaits();
+    await Promise.all([first, second]);
+    const after = await balances(buyerId, sellerId);
+    expect(after).toEqual({ buyer: before.buyer + 1n - 1n, seller: before.seller + 2n, market: before.market - 2n });
+    await expectLedgerBalances(db());
+  }, 60_000);
+});
+
+async function balances(buyerId: string, sellerId: string) {
+  const of = async (kind: "consumer" | "producer" | "market", userId: string) => (await db().ledgerAccount.findUniqueOrThrow({ where: { kind_userId: { kind, userId } } })).balanceMicro;
+  return { buyer: await of("consumer", buyerId), seller: await of("producer", sellerId), market: await of("market", MARKET_OWNER) };
+}
+
+async function until(test: () => Promise<boolean>) {
+  for (let i = 0; i < 500; i++) {
+    if (await test()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("the second statement never waited for the first's lock");
+}

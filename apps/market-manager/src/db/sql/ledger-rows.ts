@@ -85,6 +85,10 @@ export function ledgerParams(entries: readonly Entry[]): LedgerParams {
  * "fatal": the unique constraint fails the whole statement, for a statement that refuses such a
  * list anyway; its entries are then plain inserts, without the extra log record and index probe
  * a skippable (speculative) insert costs an entry.
+ *
+ * Accounts are moved, and so locked, in the order of their keys, whatever order the entries name
+ * them in: two statements moving the same accounts (several Market Managers' groups paying the
+ * same producers and the market) wait for each other, never deadlock.
  */
 export const ledgerCtes = (p: Placeholders<LedgerParams>, existing: "skipped" | "fatal" = "skipped") => `
 ledger_entries AS (
@@ -103,11 +107,13 @@ ledger_entries AS (
   -- proposes no debit: a debit of an account that does not exist yet shows as an inserted row.
   INSERT INTO "LedgerAccount" (id, kind, "userId", "balanceMicro")
   SELECT gen_random_uuid(), m.kind::"AccountKind", m.owner, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NULL AND n.ok
+  ORDER BY m.key
   ON CONFLICT (kind, "userId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + (SELECT delta FROM ledger_moves WHERE key = EXCLUDED.kind::text || ':' || EXCLUDED."userId")
   RETURNING id, kind::text || ':' || "userId" AS key, "balanceMicro" AS balance, xmax = 0 AS inserted
 ), ledger_escrows AS (
   INSERT INTO "LedgerAccount" (id, kind, "jobId", "balanceMicro")
   SELECT gen_random_uuid(), 'escrow'::"AccountKind", m.job, GREATEST(m.delta, 0) FROM ledger_moves m, ledger_all_new n WHERE m.job IS NOT NULL AND n.ok
+  ORDER BY m.key
   ON CONFLICT ("jobId") DO UPDATE SET "balanceMicro" = "LedgerAccount"."balanceMicro" + (SELECT delta FROM ledger_moves WHERE key = 'escrow:' || EXCLUDED."jobId")
   RETURNING id, 'escrow:' || "jobId" AS key, "balanceMicro" AS balance, xmax = 0 AS inserted
 ), ledger_accounts AS (
