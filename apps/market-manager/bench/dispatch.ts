@@ -7,7 +7,10 @@
 // worker holding the lease. W probes for each manager go first and are not counted: a manager just
 // started runs its first submissions before its code is compiled for speed, slower than later ones,
 // and a market that has run for a minute does not. Then a warm-up load of T tasks per manager
-// (`--warmupTasks`, its CPU printed apart), and throughput: N trivial tasks in jobs of J, end to end
+// (`--warmupTasks`, 30,000 unless told, its CPU printed apart: a manager's CPU per task keeps
+// falling over its first tens of thousands of tasks, as its code is compiled for speed and its
+// heap grows to the load, so a shorter one compared a young manager with an older one), and
+// throughput: N trivial tasks in jobs of J, end to end
 // (decisions, leases, reports, payments, settlements), and the Market Manager's CPU per task. Last,
 // the books.
 //
@@ -37,7 +40,7 @@ import { signUpSession } from "../../../test/support/market.ts";
 
 const opt = args(
   // The last five are --vs-graphile-worker's (vs-graphile-worker.ts): rounds of each, graphile-worker's local queue, completion batch delay (ms) and connections per runner, and a checkpoint every C seconds of a market round.
-  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, warmupTasks: 5000, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4, checkpointSeconds: 0 },
+  { workers: 10, tasks: 2000, slots: 32, jobTasks: 1000, probes: 30, warmup: 50, warmupTasks: 30_000, managers: 1, rounds: 3, localQueue: 500, batchDelay: 0, poolSize: 4, checkpointSeconds: 0 },
   ["statements", "follow", "vs-graphile-worker", "wal"],
 );
 if (opt["vs-graphile-worker"]) {
@@ -194,6 +197,8 @@ try {
       warmupManagerCpuMs: warmupCpuMs.map((x) => round(x, 0)),
       managerCpuMsPerTask: round(managersCpuMs.reduce((s, x) => s + x, 0) / opt.tasks, 3),
       ...(opt.managers > 1 ? { managerCpuMsPerTaskEach: managersCpuMs.map((x) => round(x / opt.tasks, 3)) } : {}),
+      // Of which the managers' main threads (the event loop: calls, decisions, statements); the rest is their runtimes' helper threads (compilation, garbage collection).
+      managerMainThreadCpuMsPerTask: round(managers.reduce((s, _, i) => s + cpuAfter[i]!.mainThreadMs - cpuBefore[i]!.mainThreadMs, 0) / opt.tasks, 3),
       // The embedded PostgreSQL is the first manager's: every manager's connections are its backends.
       postgresCpuMsPerTask: round((cpuAfter[0]!.postgresMs - cpuBefore[0]!.postgresMs) / opt.tasks, 3),
       // The simulated workers share the machine: what they cost bounds what the market can be shown to do.

@@ -71,7 +71,7 @@ export interface BenchManager {
   outbox: string;
   pid: number;
   /** CPU time (user + system) of the manager and of its PostgreSQL, in ms. */
-  cpu(): { managerMs: number; postgresMs: number };
+  cpu(): { managerMs: number; mainThreadMs: number; postgresMs: number };
   /** The write-ahead log's position now (pg_current_wal_lsn), in bytes: two of them apart are what a load wrote to the log. */
   walLsn(): Promise<bigint>;
   /** The log between two positions (walLsn), split by relation and record kind (wal-split.ts); the embedded PostgreSQL only. */
@@ -96,7 +96,8 @@ export interface BenchManager {
 
 const TICK_MS = 1000 / 100; // /proc reports CPU in clock ticks of 10 ms on Linux
 
-export function procCpuMs(pid: number): number {
+/** A process's CPU, all its threads; of one thread with `<pid>/task/<tid>`. */
+export function procCpuMs(pid: number | string): number {
   // Fields 14 and 15 of proc(5)'s stat: user and system time.
   const fields = procStat(pid);
   return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
@@ -178,7 +179,7 @@ export async function startBenchManager(options: { profileDir?: string; env?: Re
     cpu() {
       // Backends come and go with connections: look again each time.
       pgPids = descendants(pid);
-      return { managerMs: procCpuMs(pid), postgresMs: pgPids.reduce((s, p) => s + procCpuMs(p), 0) };
+      return { managerMs: procCpuMs(pid), mainThreadMs: procCpuMs(`${pid}/task/${pid}`), postgresMs: pgPids.reduce((s, p) => s + procCpuMs(p), 0) };
     },
     walLsn() {
       return new Promise((resolve) => {
