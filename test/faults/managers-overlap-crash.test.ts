@@ -8,7 +8,8 @@ import { killHard, signUp, startWorker, waitFor } from "../support/processes.ts"
 // items 2 and 4; docs/SCALING.md "Several managers"). Two managers, one Node worker offered to
 // both. manager-2 is killed with SIGKILL mid-job: manager-1 takes it over, its row of the machine
 // departs rather than being taken a second time, manager-1's own row stays, and the job, now
-// manager-1's, completes on it with every result paid once. Started again, manager-2 is offered
+// manager-1's, completes on it with every result paid once. The departed row's leases end as any
+// departure ends them, so none stays active on it, and its tasks run again. Started again, manager-2 is offered
 // the machine again by the same worker, under the same offer key.
 
 const TASKS = 10;
@@ -51,7 +52,12 @@ describe("a manager of a machine offered to several dies", () => {
     await withDb(database.url, async (db) => {
       expect((await db.job.findUnique({ where: { id: jobId } }))?.managerId).toBe("manager-1");
       const gone = await db.machine.findUnique({ where: { id: lost }, select: { status: true, departReason: true, managerId: true } });
-      expect(gone).toEqual({ status: "departed", departReason: "manager-gone", managerId: "manager-2" });
+      // The taker held it last: it read the row in and departed it, as any machine departs.
+      expect(gone).toEqual({ status: "departed", departReason: "manager-gone", managerId: "manager-1" });
+      // Its leases ended with it (abandoned, as any departure ends them): none active on a departed row.
+      expect(await db.lease.count({ where: { status: "active", machine: { status: "departed" } } })).toBe(0);
+      expect(await db.lease.count({ where: { machineId: lost, status: "abandoned" } })).toBeGreaterThan(0);
+      expect((await db.marketDecision.findMany({ where: { machineId: lost, outcome: "departure" }, select: { reasons: true } })).map((d) => d.reasons)).toEqual([[{ code: "manager-gone" }]]);
       const { accepted } = await expectMarketInvariants(db, [jobId]);
       // Its results came from manager-2's row before the death, and from manager-1's own row after.
       expect(new Set(accepted.map((r) => r.machineId))).toEqual(new Set([lost, kept]));

@@ -217,6 +217,7 @@ const DESCRIBE: Sentences = {
   "missed-leases": () => "The machine kept taking tasks and letting their leases lapse without a result, so the market took it out and placed its tasks elsewhere.",
   "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",
   "contract-ended": () => "The machine's dedicated contract ended, so it left the market.",
+  "manager-gone": () => "The Market Manager this machine was offered to stopped, and the machine was offered to other managers too: its row there left the market and its tasks were placed again.",
   "placed-again": () => "Placed again: the tasks had lost their machine (it left, their lease expired or a run failed).",
   rebalance: (r) => `Moved to lower the cost from ${number(r.costBefore)} to ${number(r.costAfter)}.`,
   "load-balance": (r) => `Moved to balance load (${number(r.loadBefore)} to ${number(r.loadAfter)}).`,

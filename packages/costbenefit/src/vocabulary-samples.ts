@@ -100,6 +100,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "missed-heartbeats": { code: "missed-heartbeats" },
   "missed-leases": { code: "missed-leases" },
   "contract-ended": { code: "contract-ended" },
+  "manager-gone": { code: "manager-gone" },
   "placed-again": { code: "placed-again" },
   "waited-too-long": { code: "waited-too-long", waitedMs: 2, maxDelayMs: 2 },
   "file-name-refused": { code: "file-name-refused", task: 2, name: "name", problem: "parent" },

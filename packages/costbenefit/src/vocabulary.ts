@@ -141,6 +141,8 @@ export const ServiceReason = z.discriminatedUnion("code", [
   reason("missed-heartbeats", {}),
   reason("contract-ended", {}),
   reason("missed-leases", {}),
+  // A dead Market Manager's row of a machine offered to several: the others hold rows of their own.
+  reason("manager-gone", {}),
   reason("placed-again", {}),
   reason("machine-handed", { fromManagerId: str, toManagerId: str }),
   // A decision recorded before the engine owned the wait rule: kept so old records still read.

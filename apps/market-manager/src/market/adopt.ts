@@ -7,7 +7,8 @@ import { discardIntake, INTAKE } from "../tasks/intake.ts";
 import { opsOf } from "../ops/ops.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
-import { claimDeadManager, departOfferedMachines, moveManagerJobs, moveManagerMachines } from "../db/sql/market-managers.ts";
+import { claimDeadManager, moveManagerJobs, moveManagerMachines } from "../db/sql/market-managers.ts";
+import { departMachine } from "../resources/machines.ts";
 
 /**
  * Takes over a dead manager (silent past the timeout): its row is claimed, and its active
@@ -19,6 +20,9 @@ import { claimDeadManager, departOfferedMachines, moveManagerJobs, moveManagerMa
  * What moved is then read into memory as a restart reads its own (restore.ts loadMarket): the
  * machines get a fresh timeout, so their workers have time to find their new manager, and the
  * leases the time the dead manager was silent; a lease whose machine went elsewhere is placed again.
+ * Its rows of machines offered to several then depart (`manager-gone`) as any machine departs
+ * (departMachine: its leases end, its tasks are placed again): the others hold rows of those
+ * machines already, and a taker holding two rows of one machine would count its slots twice.
  * Whether anything was taken.
  */
 export async function takeOver(market: Market, dead: ManagerView): Promise<boolean> {
@@ -31,10 +35,8 @@ export async function takeOver(market: Market, dead: ManagerView): Promise<boole
     const claimed = await runStatement(run, claimDeadManager, { me, dead: dead.id, timeoutMs });
     if (!claimed.length) return null;
     const machines = await runStatement(run, moveManagerMachines, { from: dead.id, to: me });
-    // A machine offered to several is offered to the others already (their own rows): not taken twice.
-    const departed = await runStatement(run, departOfferedMachines, { from: dead.id });
     const jobs = await runStatement(run, moveManagerJobs, { from: dead.id, to: me });
-    return { silentMs: claimed[0]!.silentMs, machineIds: machines.map((m) => m.id), departed: departed.length, jobIds: jobs.map((j) => j.id) };
+    return { silentMs: claimed[0]!.silentMs, machineIds: machines.map((m) => m.id), offeredIds: machines.filter((m) => m.offered).map((m) => m.id), jobIds: jobs.map((j) => j.id) };
   });
   if (!moved) return false;
   await market.serial(async () => {
@@ -50,13 +52,19 @@ export async function takeOver(market: Market, dead: ManagerView): Promise<boole
       if (m) m.lastHeartbeatAt = Math.max(m.lastHeartbeatAt, now);
     }
     for (const [id, lease] of market.state.leases) if (!leasesBefore.has(id)) lease.expiresAt += Math.max(0, moved.silentMs);
+    // Read in first so that their leases and queued tasks are known, then gone by the one path a
+    // departure takes. (Should this manager stop before they depart, they are its own rows: a
+    // restart reads them in and they miss their heartbeats; a takeover departs them here.)
+    for (const id of moved.offeredIds) {
+      await departMachine(market, id, "manager-gone").catch((e: unknown) => market.log(`a machine offered to several could not depart after a takeover (its heartbeats' timeout will end it): ${e instanceof Error ? e.message : String(e)}`));
+    }
     opsOf(market).metrics.takeovers.inc();
     market.log(
-      `took over the Market Manager ${dead.id} (silent ${Math.round(moved.silentMs)} ms): ${loaded.machines} machines, ${loaded.jobs} open jobs` +
-        (moved.departed ? `, ${moved.departed} row(s) of machines offered to several managers departed` : "") +
+      `took over the Market Manager ${dead.id} (silent ${Math.round(moved.silentMs)} ms): ${loaded.machines - moved.offeredIds.length} machines, ${loaded.jobs} open jobs` +
+        (moved.offeredIds.length ? `, ${moved.offeredIds.length} row(s) of machines offered to several managers departed` : "") +
         (interrupted.length ? `, ${interrupted.length} undecided submission(s) removed` : ""),
     );
-    for (const id of moved.machineIds) market.emit({ kind: "machine", machineId: id });
+    for (const id of moved.machineIds) if (!moved.offeredIds.includes(id)) market.emit({ kind: "machine", machineId: id });
   });
   return true;
 }

@@ -7,6 +7,8 @@ export const DEPARTURE_CODES = {
   "missed-heartbeats": "missed-heartbeats",
   "contract-ended": "contract-ended",
   "missed-leases": "missed-leases",
+  // A dead manager's row of a machine offered to several (market/adopt.ts): the others hold rows of their own.
+  "manager-gone": "manager-gone",
 } as const;
 
 /** A task that lost its machine (departure, expired lease, failed run) was given another. */

@@ -89,24 +89,14 @@ RETURNING (extract(epoch FROM now() - "heartbeatAt") * 1000)::float8 AS "silentM
 /**
  * The active machines of `from` become `to`'s, read into memory by `to` at once (so any handed
  * to `from` and not yet picked up are no longer waiting to be). An admin's placement with the dead
- * manager ends with it.
+ * manager ends with it. A row of a machine offered to several (`offered`) moves too, so that one
+ * manager holds it, and departs at once (adopt.ts): the others hold rows of that machine already.
  */
-export const moveManagerMachines = statement<{ from: string; to: string }, { id: string }>(
+export const moveManagerMachines = statement<{ from: string; to: string }, { id: string; offered: boolean }>(
   "move-manager-machines",
-  (p) => `UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL, "drainingTo" = NULL, "drainingSince" = NULL WHERE "managerId" = ${p.from}::text AND status = 'active' AND "offerKey" IS NULL RETURNING id`,
-);
-
-/**
- * The dead manager's rows of machines offered to several managers depart instead of moving: the
- * same machine is offered to the others through rows of their own, and a taker holding two rows of
- * one machine would count its slots twice. The tasks leased on them are placed again by the
- * taker's recovery, as any task whose lease's machine is gone (restore.ts).
- */
-export const departOfferedMachines = statement<{ from: string }, { id: string }>(
-  "depart-offered-machines",
   (p) => `
-UPDATE "Machine" SET status = 'departed', "departedAt" = now(), "departReason" = 'manager-gone', "handedAt" = NULL, "pinnedAt" = NULL
-WHERE "managerId" = ${p.from}::text AND status = 'active' AND "offerKey" IS NOT NULL RETURNING id`,
+UPDATE "Machine" SET "managerId" = ${p.to}::text, "handedAt" = NULL, "pinnedAt" = NULL, "drainingTo" = NULL, "drainingSince" = NULL
+WHERE "managerId" = ${p.from}::text AND status = 'active' RETURNING id, "offerKey" IS NOT NULL AS offered`,
 );
 
 /** The managers that hold an active row of a producer's machine offered to several (its offerKey). */
