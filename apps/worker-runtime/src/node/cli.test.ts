@@ -6,7 +6,7 @@ import { FakeMarket } from "../testing/fake-market.ts";
 import { exampleBytes } from "../testing/fixtures.ts";
 import { serveWorkerApi, type FakeTrpcServer } from "../testing/trpc-server.ts";
 import { parseCommand } from "./cli.ts";
-import { pickManagers } from "./several-managers.ts";
+import { managersWanted, pickManagers } from "./several-managers.ts";
 
 const bin = fileURLToPath(new URL("../../bin/worker.mjs", import.meta.url));
 
@@ -72,6 +72,17 @@ describe("parseCommand", () => {
     expect(pickManagers(live, { count: 2 })).toEqual([{ id: "manager-2" }, { id: "manager-1" }]);
     expect(pickManagers(live, { ids: ["manager-3", "manager-1"] })).toEqual([{ id: "manager-3" }, { id: "manager-1" }]);
     expect(() => pickManagers(live, { ids: ["manager-9"] })).toThrow("no live Market Manager named manager-9 (live: manager-2, manager-1, manager-3)");
+  });
+
+  it("follows the live managers: one that joins is offered the machine, one that died no longer", () => {
+    const live = [{ id: "manager-3" }, { id: "manager-1" }];
+    // manager-2 died, manager-3 joined.
+    expect(managersWanted(live, { all: true }, ["manager-1", "manager-2"])).toEqual(["manager-3", "manager-1"]);
+    expect(managersWanted(live, { ids: ["manager-1", "manager-2"] }, ["manager-1", "manager-2"])).toEqual(["manager-1"]);
+    // A count keeps the managers offered to while they live, and fills up with the most room.
+    expect(managersWanted(live, { count: 1 }, ["manager-1"])).toEqual(["manager-1"]);
+    expect(managersWanted(live, { count: 2 }, ["manager-2", "manager-1"])).toEqual(["manager-1", "manager-3"]);
+    expect(managersWanted([], { all: true }, ["manager-1"])).toEqual([]);
   });
 
   it("explains each bad flag in words", () => {

@@ -29,8 +29,11 @@ const USAGE = `usage: cyclemarket-worker --url <market url> --token <api token> 
                      or those named (ids, comma-separated). Each holds the machine as its
                      own, leases to it and pays for its results; the worker asks each for
                      at most its free slots, so together they never give it more tasks
-                     than --slots. Opportunistic machines only (a dedicated contract with
-                     several would pay the same hours more than once)
+                     than --slots. The live managers are read again every few seconds:
+                     one that joins is offered the machine too (under "all", when named,
+                     or to keep N), one that died no longer is. Opportunistic machines
+                     only (a dedicated contract with several would pay the same hours
+                     more than once)
 
 Producer controls (kept by the market on this machine's record; the /produce page
 shows them, and can pause, resume or change them while the worker runs):
