@@ -43,6 +43,12 @@ export interface ManagerIdentity {
 /** Tasks settled by this manager since it started, as its heartbeat reports them. */
 export type TasksDone = () => number;
 
+/**
+ * How long a registration routed to a manager counts against its room without its stamp showing
+ * it: longer than a worker takes to follow the answer and the manager to stamp (a second).
+ */
+const SENT_FORGOTTEN_MS = 5_000;
+
 /** Machines handed away whose new manager a manager remembers, to tell their workers. */
 const MAX_REMEMBERED_HANDOFFS = 100_000;
 
@@ -52,10 +58,13 @@ export class Managers {
   /** Every manager the database knows, as of the last stamp (this one included). */
   view: ManagerView[] = [];
   /**
-   * Registrations routed since the last view, to each manager (this one's own too): counted
-   * against the room the view shows, so a burst of machines registering at once is spread.
+   * Registrations routed to each manager (this one's own too) that its stamp does not show yet,
+   * when each was sent: counted against the room the view shows, so a burst of machines
+   * registering at once is spread. A manager's new stamp showing more machines than its last
+   * accounts for as many of them, oldest first (refresh); one never shown is forgotten after
+   * SENT_FORGOTTEN_MS (its worker gave up, or machines left as fast as they came).
    */
-  private sent = new Map<string, number>();
+  private sent = new Map<string, number[]>();
   /** The machines this manager held at the last view. */
   private heldAtView = 0;
   private lastDone = new Map<string, { done: number; at: number }>();
@@ -111,7 +120,7 @@ export class Managers {
   private async refresh(): Promise<void> {
     const rows = await runStatement(this.run, managerRows, {});
     const now = Date.now();
-    this.sent.clear();
+    const before = new Map(this.view.map((m) => [m.id, m]));
     this.view = rows.map((r) => {
       const done = Number(r.tasksDone);
       const before = this.lastDone.get(r.id);
@@ -132,6 +141,26 @@ export class Managers {
         tasksPerSecond,
       };
     });
+    this.settleSent(before, now);
+  }
+
+  /** Registrations routed that each manager's new stamp shows now, or sent too long ago, no longer count against its room. */
+  private settleSent(before: ReadonlyMap<string, ManagerView>, now: number): void {
+    for (const m of this.view) {
+      const sent = this.sent.get(m.id);
+      if (!sent) continue;
+      const last = before.get(m.id);
+      const shown = !last ? m.machines : m.heartbeatAt > last.heartbeatAt ? Math.max(0, m.machines - last.machines) : 0;
+      const kept = m.alive ? sent.slice(shown).filter((at) => now - at < SENT_FORGOTTEN_MS) : [];
+      if (kept.length) this.sent.set(m.id, kept);
+      else this.sent.delete(m.id);
+    }
+    for (const id of this.sent.keys()) if (!this.view.some((m) => m.id === id)) this.sent.delete(id);
+  }
+
+  /** Registrations routed to `id` that its stamp does not show yet. */
+  private unshown(id: string): number {
+    return this.sent.get(id)?.length ?? 0;
   }
 
   /** The managers whose stamps are within the timeout and nobody took over. */
@@ -141,8 +170,8 @@ export class Managers {
 
   /**
    * The manager a machine registers with: the one it names if that one is alive, or the one with
-   * the most room (this one when it has as much as any). Registrations sent elsewhere since the
-   * last view count against that manager's room, so a burst of machines is spread.
+   * the most room (this one when it has as much as any). Registrations sent to a manager that its
+   * stamp does not show yet count against its room, so a burst of machines is spread.
    */
   placeFor(named: string | undefined, ownMachines: number, except: ReadonlySet<string> = new Set()): ManagerView | null {
     const alive = this.alive().filter((m) => !except.has(m.id));
@@ -154,7 +183,7 @@ export class Managers {
     let bestRoom = -Infinity;
     for (const m of alive) {
       // Its own: those in memory, or more while registrations it kept are still being written.
-      const held = m.id === this.self.id ? Math.max(ownMachines, this.heldAtView + (this.sent.get(m.id) ?? 0)) : m.machines + (this.sent.get(m.id) ?? 0);
+      const held = m.id === this.self.id ? Math.max(ownMachines, this.heldAtView + this.unshown(m.id)) : m.machines + this.unshown(m.id);
       const room = m.capacity - held;
       if (room > bestRoom || (room === bestRoom && m.id === this.self.id)) {
         best = m;
@@ -183,9 +212,11 @@ export class Managers {
     return this.handed.get(machineId);
   }
 
-  /** A registration was routed to `id` (this manager's own included): its room is smaller by one until the next view. */
+  /** A registration was routed to `id` (this manager's own included): its room is smaller by one until its stamp shows the machine. */
   sentTo(id: string): void {
-    this.sent.set(id, (this.sent.get(id) ?? 0) + 1);
+    const sent = this.sent.get(id);
+    if (sent) sent.push(Date.now());
+    else this.sent.set(id, [Date.now()]);
   }
 
   /**
