@@ -97,6 +97,18 @@ describe("a C program with binary stdout, through the CLI", () => {
     expect(await consumer.jobs.list.query()).toHaveLength(before);
   });
 
+  it("a token the market does not know: the CLI and the worker say so, and the worker stops", async () => {
+    const status = await cli(["status", "abcdef12", "--url", market.url, "--token", "cmk_not-a-token"]);
+    expect(status.code).toBe(4);
+    expect(status.stderr).toContain("This API token is not accepted");
+    const bogus = spawn(process.execPath, [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", market.url, "--token", "cmk_not-a-token", "--slots", "1"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let said = "";
+    for (const stream of [bogus.stdout, bogus.stderr]) stream.on("data", (d: Buffer) => void (said += d.toString()));
+    const code = await new Promise<number | null>((resolve) => bogus.on("close", resolve));
+    expect(code).toBe(1);
+    expect(said).toContain("cyclemarket-worker: the market refused this machine: This API token is not accepted");
+  }, 60_000);
+
   it("a rejected job exits non-zero with the market's reason in words", async () => {
     // Worth almost nothing and only within a millisecond: no completion could ever pay for it.
     const path = writeJob("worthless", { benefit: { kind: "deadline", value: 0.000001, deadline: 0.001, penalty: 0 }, tasks: { count: 2, args: ["{i}"] } });
