@@ -7,10 +7,5 @@ if (!existsSync(cli)) {
   process.stderr.write("cyclemarket is not built: run `npm run build -w @cyclemarket/client` in the repository (npm install does it).\n");
   process.exit(2);
 }
-// A reader that stops early (`cyclemarket results JOB | head`) ends the command quietly.
-process.stdout.on("error", (e) => {
-  if (e.code !== "EPIPE") throw e;
-  process.exit(process.exitCode ?? 0);
-});
 const { main } = await import(cli.href);
 process.exitCode = await main(process.argv.slice(2));

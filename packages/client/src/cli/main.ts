@@ -62,7 +62,20 @@ class UsageError extends Error {
 
 const COMMANDS = new Set(["login", "quote", "submit", "status", "wait", "results", "jobfile", "cancel"]);
 
+/** A reader that stops early (`cyclemarket results JOB | head`) ends the command quietly, not with EPIPE. */
+let stdoutWatched = false;
+function quietWhenStdoutCloses(): void {
+  if (stdoutWatched) return;
+  stdoutWatched = true;
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
+  // Here, not in bin/: the repository's command and the packed one (scripts/pack.mjs) both run main.
+  if (io === nodeIo) quietWhenStdoutCloses();
   let parsed;
   try {
     parsed = parseArgs({
