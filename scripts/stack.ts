@@ -10,6 +10,12 @@ import { MANAGER_NODE_FLAGS } from "../apps/market-manager/src/node-flags.ts";
 export const root = resolve(import.meta.dirname, "..");
 const tsxLoader = ["--import", "tsx"];
 
+/** What a Market Manager started by the launcher says over IPC once it has started, or why it could not (main.ts). */
+type ManagerMessage =
+  | { kind: "ready"; admin: Stack["admin"]; port: number }
+  | { kind: "port-taken"; port: number; variable: string }
+  | { kind: "failed"; message: string };
+
 export interface StackOptions {
   dataDir: string;
   marketPort: number;
@@ -217,9 +223,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     children.manager = manager;
     prefixed(manager, "market", opts.log);
     return new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
-      manager.once("message", (m: { kind: string; admin: Stack["admin"]; port: number; variable: string }) =>
-        m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : resolve(m),
-      );
+      manager.once("message", (m: ManagerMessage) => (m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : m.kind === "failed" ? reject(new Error(`the Market Manager could not start: ${m.message}`)) : resolve(m)));
       manager.once("exit", (code) => reject(new Error(`the Market Manager exited with ${code} before it was ready`)));
     });
   };
@@ -313,9 +317,7 @@ async function startSeveral(opts: StackOptions, count: number): Promise<Stack> {
     children[i === 0 ? "manager" : id] = manager;
     prefixed(manager, id, opts.log);
     return new Promise<{ admin: Stack["admin"] }>((resolve, reject) => {
-      manager.once("message", (m: { kind: string; admin: Stack["admin"]; port: number; variable: string }) =>
-        m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : resolve(m),
-      );
+      manager.once("message", (m: ManagerMessage) => (m.kind === "port-taken" ? reject(new PortTakenError(m.port, m.variable)) : m.kind === "failed" ? reject(new Error(`the Market Manager could not start: ${m.message}`)) : resolve(m)));
       manager.once("exit", (code) => reject(new Error(`the Market Manager ${id} exited with ${code} before it was ready`)));
     });
   };

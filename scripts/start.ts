@@ -4,17 +4,27 @@ import { portIsFree } from "../apps/market-manager/src/net/free-port.ts";
 import { assertPortFree, buildDownloadsIfStale, buildWebIfStale, managerPorts, root, startStack } from "./stack.ts";
 
 const log = (line: string) => console.log(line);
-const marketPort = Number(process.env.MARKET_PORT ?? 4000);
-const webPort = Number(process.env.PORT ?? 3000);
-// Several Market Managers over one PostgreSQL (docs/SCALING.md, "Several managers"): manager i
-// listens on MARKET_PORT+2i, its health port one above.
-const managers = Number(process.env.MARKET_MANAGERS ?? 1);
 // One sentence that says what to do, not a stack.
 const didNotStart = (e: unknown): never => {
   console.error(`\nCycle Market did not start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 };
-if (!Number.isInteger(managers) || managers < 1 || managers > 16) didNotStart(new Error(`MARKET_MANAGERS is a whole number from 1 to 16 (it was ${process.env.MARKET_MANAGERS})`));
+/** A whole number from the environment, or its default; anything else stops the start, naming the variable. */
+function wholeNumber(variable: string, fallback: number, min: number, max: number, what: string): number {
+  const raw = process.env[variable];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) didNotStart(new Error(`${variable} is ${what} from ${min} to ${max} (it was ${JSON.stringify(raw)})`));
+  return value;
+}
+const port = (variable: string, fallback: number, min = 1) => wholeNumber(variable, fallback, min, 65535, "a port number");
+const marketPort = port("MARKET_PORT", 4000);
+const webPort = port("PORT", 3000);
+// Several Market Managers over one PostgreSQL (docs/SCALING.md, "Several managers"): manager i
+// listens on MARKET_PORT+2i, its health port one above.
+const managers = wholeNumber("MARKET_MANAGERS", 1, 1, 16, "a whole number");
+const pgPort = port("MARKET_PG_PORT", 54329);
+const workerSlots = wholeNumber("LOCAL_WORKER_SLOTS", 1, 0, 256, "a whole number");
 // A taken port is named before the build, not after a minute of it. (The embedded PostgreSQL
 // moves to another port by itself: nothing outside the market connects to it.)
 await assertPortFree(marketPort, "MARKET_PORT").catch(didNotStart);
@@ -26,7 +36,7 @@ let healthPort: number | null = HEALTH_PORT;
 if (managers > 1) {
   healthPort = null; // each manager's own, MARKET_PORT+2i+1 (stack.ts managerPorts)
 } else if (process.env.MARKET_HEALTH_PORT) {
-  healthPort = Number(process.env.MARKET_HEALTH_PORT);
+  healthPort = port("MARKET_HEALTH_PORT", HEALTH_PORT, 0); // 0: any free port, named in the manager's log
   await assertPortFree(healthPort, "MARKET_HEALTH_PORT").catch(didNotStart);
 } else if (!(await portIsFree(HEALTH_PORT))) {
   console.log(`Port ${HEALTH_PORT} is taken, so there is no health port: /healthz is answered on the Market Manager's port only (set MARKET_HEALTH_PORT to have one).`);
@@ -38,8 +48,8 @@ const stack = await startStack({
   dataDir: process.env.MARKET_DATA_DIR ?? join(root, ".data"),
   marketPort,
   webPort,
-  pgPort: Number(process.env.MARKET_PG_PORT ?? 54329),
-  workerSlots: Number(process.env.LOCAL_WORKER_SLOTS ?? 1),
+  pgPort,
+  workerSlots,
   env: healthPort === null ? {} : { MARKET_HEALTH_PORT: String(healthPort) },
   managers,
   log,

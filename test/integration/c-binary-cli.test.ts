@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +16,8 @@ import { root, startWorker, stopGently, tempDir, type WorkerProcess } from "../s
 const COUNT = 20;
 let market: TestMarket;
 let consumeToken: string;
+let consumer: Awaited<ReturnType<TestMarket["signUp"]>>;
+let patternJobId: string | undefined;
 let worker: WorkerProcess | undefined;
 const dir = tempDir("cyclemarket-c-binary-");
 
@@ -33,7 +35,7 @@ function writeJob(name: string, job: Record<string, unknown>) {
 
 beforeAll(async () => {
   market = await startTestMarket({ LEASE_TIMEOUT_MS: "600000" });
-  const consumer = await market.signUp("c-user@example.test", ["consumer"]);
+  consumer = await market.signUp("c-user@example.test", ["consumer"]);
   consumeToken = (await consumer.account.tokens.create.mutate({ name: "scripts", scopes: ["consume"] })).token;
   const producer = await market.signUp("c-lab@example.test", ["producer"]);
   const produceToken = (await producer.account.tokens.create.mutate({ name: "fleet", scopes: ["produce"] })).token;
@@ -56,6 +58,7 @@ describe("a C program with binary stdout, through the CLI", () => {
     expect(run.stderr).not.toContain("Error");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`${COUNT}/${COUNT} tasks done`);
+    patternJobId = /Job (\S+):/.exec(run.stdout)?.[1];
 
     const files = readdirSync(out);
     expect(files.filter((f) => f.endsWith(".out"))).toHaveLength(COUNT);
@@ -71,6 +74,40 @@ describe("a C program with binary stdout, through the CLI", () => {
       expect(t).toMatchObject({ args: [String(i)], exitCode: 0, outputHash: createHash("sha256").update(want).digest("hex") });
     }
   }, 240_000);
+
+  it("results into a reader that stops early (| head) ends quietly, without a stack trace", async () => {
+    expect(patternJobId).toBeDefined();
+    const child = spawn(process.execPath, [join(root, "packages/client/bin/cyclemarket.mjs"), "results", patternJobId!, "--url", market.url, "--token", consumeToken], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy(); // the reader is gone before the first line is written
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).not.toMatch(/EPIPE|node:events|at /);
+    expect(code).toBe(0);
+  });
+
+  it("an --out that is a file is refused before the job is submitted", async () => {
+    const before = (await consumer.jobs.list.query()).length;
+    const file = join(dir, "not-a-folder");
+    writeFileSync(file, "");
+    const run = await cli(["submit", writeJob("blocked-out", { tasks: { count: 2, args: ["{i}"] } }), "--url", market.url, "--token", consumeToken, "--out", file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("a file is in the way");
+    expect(run.stderr).not.toMatch(/ENOTDIR|node:fs/);
+    expect(await consumer.jobs.list.query()).toHaveLength(before);
+  });
+
+  it("a token the market does not know: the CLI and the worker say so, and the worker stops", async () => {
+    const status = await cli(["status", "abcdef12", "--url", market.url, "--token", "cmk_not-a-token"]);
+    expect(status.code).toBe(4);
+    expect(status.stderr).toContain("This API token is not accepted");
+    const bogus = spawn(process.execPath, [join(root, "apps/worker-runtime/bin/worker.mjs"), "--url", market.url, "--token", "cmk_not-a-token", "--slots", "1"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let said = "";
+    for (const stream of [bogus.stdout, bogus.stderr]) stream.on("data", (d: Buffer) => void (said += d.toString()));
+    const code = await new Promise<number | null>((resolve) => bogus.on("close", resolve));
+    expect(code).toBe(1);
+    expect(said).toContain("cyclemarket-worker: the market refused this machine: This API token is not accepted");
+  }, 60_000);
 
   it("a rejected job exits non-zero with the market's reason in words", async () => {
     // Worth almost nothing and only within a millisecond: no completion could ever pay for it.

@@ -60,6 +60,8 @@ describe("the decision log", () => {
     expect(placement).toMatchObject({ machineId, machineName: "ops-rack-2", tasks: 3 });
     expect(placement.detail!.marginalCost).toEqual(expect.any(Number));
     expect(placement.detail!.expectedFinishAt).toBeGreaterThan(Date.now() - 60_000);
+    // A three-task job is expected to finish within the hour, not in some later millennium.
+    expect(placement.detail!.expectedFinishAt).toBeLessThan(Date.now() + 3_600_000);
     // The owner reads the same record from the job's page.
     expect((await consumer.jobs.decisions.query({ jobId, outcome: "admission" })).decisions.map((d) => d.id)).toEqual([admission!.id]);
     // A departure is logged with why, and its tasks are placed again.

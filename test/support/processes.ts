@@ -157,9 +157,10 @@ async function startManagerOn(port: number, o: ManagerOptions): Promise<ManagerP
   const ready = await new Promise<{ admin: ManagerProcess["admin"] }>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`the Market Manager exited (${code}) before it was ready:\n${out.tail()}`));
     child.once("exit", onExit);
-    child.once("message", (m: { kind: string; admin: ManagerProcess["admin"]; port: number; variable: string }) => {
+    child.once("message", (m: { kind: string; admin: ManagerProcess["admin"]; port: number; variable: string; message?: string }) => {
       child.off("exit", onExit);
       if (m.kind === "port-taken") void exit(child).then(() => reject(new PortTakenError(m.port, m.variable)));
+      else if (m.kind === "failed") void exit(child).then(() => reject(new Error(`the Market Manager could not start: ${m.message}\n${out.tail()}`)));
       else resolve(m);
     });
   });

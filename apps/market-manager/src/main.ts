@@ -7,10 +7,19 @@ const cfg = loadConfig();
 const log = createLog(cfg.LOG_LEVEL);
 const manager = await startMarketManager(cfg, log).catch((e: unknown) => {
   // A taken port is a fact the user can act on: one sentence, and the launcher is told which port.
-  if (!(e instanceof PortTakenError)) throw e;
-  log(e.message);
-  process.send?.({ kind: "port-taken", port: e.port, variable: e.variable }, () => process.exit(2));
-  if (!process.send) process.exit(2);
+  if (e instanceof PortTakenError) {
+    log(e.message);
+    process.send?.({ kind: "port-taken", port: e.port, variable: e.variable }, () => process.exit(2));
+    if (!process.send) process.exit(2);
+    return new Promise<never>(() => {});
+  }
+  // Anything else that stops the start (a database it cannot reach, a migration refused): what
+  // went wrong in words, and the stack only in the debug log.
+  const message = e instanceof Error ? e.message : String(e);
+  log(`could not start: ${message}`, { level: "error" });
+  log("could not start", { level: "debug", stack: e instanceof Error ? e.stack : undefined });
+  process.send?.({ kind: "failed", message }, () => process.exit(1));
+  if (!process.send) process.exit(1);
   return new Promise<never>(() => {});
 });
 log(`API listening on http://${cfg.MARKET_HOST}:${manager.port}`);

@@ -65,6 +65,8 @@ describe("the words for the market's reasons", () => {
     expect(describeAnyReason({ code: "not-found", what: "job" })).toBe(describeReason({ code: "not-found", what: "job" }));
     // A field the vocabulary does not declare: the code and its numbers, not a sentence with gaps.
     expect(describeAnyReason({ code: "not-found", thing: "job" })).toBe("not-found (thing job).");
+    // An admin granting credits to an address nobody has.
+    expect(describeReason({ code: "not-found", what: "account" })).toBe("No account has that email address.");
     // The sandbox's own codes, as a worker reports them before the market names them.
     expect(describeAnyReason({ code: "not-wasm", bytes: 12 })).toContain("not a WebAssembly module");
     expect(describeAnyReason({ code: "timeout" })).toContain("past its time limit");

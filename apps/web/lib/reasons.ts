@@ -296,7 +296,8 @@ const DESCRIBE: Sentences = {
   "hash-mismatch": () => "The reported output hash does not match the output.",
   "output-too-large": (r) => `The task's output is over the limit (${number(r.bytes, 0)} bytes, at most ${number(r.max, 0)}).`,
   "no-output": (r) => `Task ${r.index} has no accepted output yet.`,
-  "not-found": (r) => `No such ${r.what}, or it is not yours.`,
+  // An account is looked up by its address (an admin's grant): "not yours" would make no sense there.
+  "not-found": (r) => (r.what === "account" ? "No account has that email address." : `No such ${r.what}, or it is not yours.`),
   "bad-example-params": () => "The example's parameters are not valid.",
   "task-failed": (r) => {
     if (r.cause === "failure-limit") return `The job stopped at its limit of tasks whose failure machines of other owners reproduced (the last was task ${r.taskIndex}): see the failed runs below.`;

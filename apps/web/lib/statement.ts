@@ -1,6 +1,6 @@
 // A ledger statement line in words: what moved and why. Like reasons, the API sends the entry's
 // kind and its memo as data; this is the one place they become sentences.
-import { credits, seconds } from "./format";
+import { credits, number, seconds } from "./format";
 import type { RouterOutputs } from "./trpc";
 import { shortId } from "@cyclemarket/client/job-file";
 
@@ -122,4 +122,16 @@ export function describeLine(line: StatementLine): LineWords {
 export function signedCredits(amount: number): string {
   if (amount === 0) return credits(0);
   return `${amount > 0 ? "+" : "−"}${credits(Math.abs(amount))}`;
+}
+
+/**
+ * What consumers were charged for a producer's part of its latest settled jobs, and how much of it
+ * reached the producer. More than all of it can reach it: the market pays from its own account
+ * for runs no consumer is charged for (results run again to check them, tasks placed again).
+ */
+export function earnedShareWords(charged: number, paid: number): string {
+  const start = `On the last jobs you worked on that were settled, consumers were charged ${credits(charged)} for the part your machines ran`;
+  const share = number((paid / charged) * 100, 0);
+  if (paid <= charged) return `${start}; you were paid ${credits(paid)} of it (${share}%). The rest is the market's congestion charge and fee.`;
+  return `${start}; you were paid ${credits(paid)} (${share}% of that): the market paid the difference, for runs no consumer is charged for, such as results run again to check them.`;
 }

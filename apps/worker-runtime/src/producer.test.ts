@@ -236,6 +236,21 @@ describe("runProducer", () => {
     expect(events.filter((e) => e.type === "error" && e.stage === "register")).toHaveLength(2);
   });
 
+  it("stops at once, saying why, when the market does not accept its token", async () => {
+    const market = new FakeMarket();
+    let attempts = 0;
+    const refused: WorkerApi = Object.assign(Object.create(market) as FakeMarket, {
+      register: async () => {
+        attempts++;
+        throw Object.assign(new Error("This API token is not accepted: it is unknown or was revoked."), { data: { code: "UNAUTHORIZED", httpStatus: 401 } });
+      },
+    });
+    const events: ProducerEvent[] = [];
+    const run = runProducer({ api: refused, executor: pool, machine, signal: new AbortController().signal, onEvent: (e) => events.push(e) });
+    await expect(run).rejects.toThrow(/refused this machine: This API token is not accepted/);
+    expect(attempts).toBe(1);
+  });
+
   it("keeps a result through a market outage and delivers it once the market is back", async () => {
     const market = new OutageMarket();
     const mcHash = await market.addModule(exampleBytes("montecarlo"));

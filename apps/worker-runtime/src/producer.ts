@@ -107,6 +107,9 @@ export function refusalOf(e: unknown): { code: string } | null {
   return null;
 }
 
+/** Refusals of the caller itself (its token or its session), which no retry will change. */
+const NOT_ALLOWED = new Set(["UNAUTHORIZED", "FORBIDDEN", "token-scope"]);
+
 /** A module whose bytes do not hash to the name it was asked by: fetching it again will not help. */
 class WrongModule extends Error {}
 
@@ -315,6 +318,8 @@ export async function runProducer(options: ProducerOptions): Promise<ProducerSum
         return true;
       } catch (e) {
         emit({ type: "error", stage: "register", message: message(e) });
+        // A token the market does not accept stays unaccepted: waiting would only hide it.
+        if (NOT_ALLOWED.has(refusalOf(e)?.code ?? "")) throw new Error(`the market refused this machine: ${message(e)}`);
         if (attempt >= attempts) throw new Error(`could not register after ${attempts} attempts: ${message(e)}`);
         await sleep(Math.min(500 * 2 ** (attempt - 1), 5_000), signal);
       }

@@ -44,6 +44,12 @@ describe("BenefitCurve validation", () => {
     expect(refuse({ kind: "linear-decay", value: 1, start: 0, end: 5, floor: 3 }).join(" ")).toMatch(/floor/);
   });
 
+  it("a negative deadline value without a penalty says the penalty left out is 0 and what to give", () => {
+    const words = refuse({ kind: "deadline", value: -5, deadline: 10 }).join(" ");
+    expect(words).toContain("penalty (0 when left out) must not exceed value (-5)");
+    expect(words).toContain("give a penalty of at most -5");
+  });
+
   it("refuses non-finite numbers, absurd magnitudes and unknown kinds", () => {
     expect(refuse({ kind: "constant", value: Number.NaN }).length).toBeGreaterThan(0);
     expect(refuse({ kind: "constant", value: 1e15 }).join(" ")).toMatch(/credits/);

@@ -47,7 +47,11 @@ export const BenefitCurve = z
       ctx.addIssue({
         code: "custom",
         path: ["penalty"],
-        message: `penalty (${c.penalty ?? 0}) must not exceed value (${c.value}): benefit may not increase after the deadline`,
+        // A penalty left out is 0: a negative value then needs one at most as low, and the words say so.
+        message:
+          c.penalty === undefined
+            ? `penalty (0 when left out) must not exceed value (${c.value}): benefit may not increase after the deadline; give a penalty of at most ${c.value}`
+            : `penalty (${c.penalty}) must not exceed value (${c.value}): benefit may not increase after the deadline`,
       });
     }
     if (c.kind === "linear-decay") {

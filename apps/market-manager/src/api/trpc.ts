@@ -96,8 +96,16 @@ const timed = t.procedure.use(async ({ ctx, path, type, next }) => {
 
 export const publicProcedure = timed;
 
+/**
+ * Why a caller is not signed in, in words: a worker or script that sent a token learns that the
+ * token is the trouble (unknown or revoked), not that it should sign in.
+ */
+export function notSignedIn(authorization: string | undefined, otherwise = "Sign in first."): string {
+  return /^Bearer\s+\S/i.test(authorization ?? "") ? "This API token is not accepted: it is unknown or was revoked. Make one on the Account page." : otherwise;
+}
+
 export const signedInProcedure = timed.use(({ ctx, next }) => {
-  if (!ctx.caller) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first." });
+  if (!ctx.caller) throw new TRPCError({ code: "UNAUTHORIZED", message: notSignedIn(ctx.credentials?.authorization) });
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });
 

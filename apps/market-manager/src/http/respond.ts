@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import type { Reason } from "../api/errors.ts";
 import type { Services } from "../services.ts";
-import { createContext, requireScope, type Caller } from "../api/trpc.ts";
+import { createContext, notSignedIn, requireScope, type Caller } from "../api/trpc.ts";
 import { Refusal } from "../api/errors.ts";
 import { publicReason } from "../api/public-error.ts";
 
@@ -34,7 +34,7 @@ export function sendThrown(res: ServerResponse, e: unknown, services: Services) 
 /** A consumer (or admin) signed in or holding a `consume` token, as consumerProcedure requires; else a refusal is sent. */
 export async function consumerOf(services: Services, req: IncomingMessage, res: ServerResponse): Promise<Caller | null> {
   const { caller } = await createContext(services, req.headers, randomUUID());
-  if (!caller) return sendRefusal(res, "UNAUTHORIZED", null, "Sign in first, or send a consume token as Authorization: Bearer."), null;
+  if (!caller) return sendRefusal(res, "UNAUTHORIZED", null, notSignedIn(req.headers.authorization, "Sign in first, or send a consume token as Authorization: Bearer.")), null;
   if (!caller.roles.includes("consumer") && !caller.roles.includes("admin")) return sendRefusal(res, "FORBIDDEN", null, "This needs the consumer role."), null;
   try {
     requireScope(caller, "consume");

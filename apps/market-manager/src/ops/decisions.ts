@@ -88,8 +88,8 @@ export function placementEntries(placements: readonly Placed[], base: { at: numb
       reasons,
       detail: {
         marginalCost: costs.length ? costs.reduce((s, p) => s + p.marginalCost!, 0) : null,
-        // The engine's instants are seconds on the market's clock.
-        expectedFinishAt: finishes.length ? Math.max(...finishes.map((p) => p.expectedFinishAt!)) * 1000 : null,
+        // Already milliseconds since the epoch: the engine's adapter converts its seconds (PlacementRecord).
+        expectedFinishAt: finishes.length ? Math.max(...finishes.map((p) => p.expectedFinishAt!)) : null,
       },
     };
   });

@@ -2,7 +2,8 @@
 import { useEffect, useRef } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
-import { credits, number } from "@/lib/format";
+import { credits } from "@/lib/format";
+import { earnedShareWords } from "@/lib/statement";
 import { describeError } from "@/lib/reasons";
 import { Card, Stat } from "@/components/ui";
 import { EarningsChart } from "@/components/earnings-chart";
@@ -47,7 +48,6 @@ export function EarningsCard() {
   const earnings = useEarnings();
   if (earnings.isError) return <Card title="Earnings">{describeError(earnings.error)}</Card>;
   const e = earnings.data;
-  const share = e && e.chargedForTheirWork > 0 ? e.paidForThatWork / e.chargedForTheirWork : null;
   return (
     <Card title="Earnings">
       <dl className="grid grid-cols-2 gap-3">
@@ -56,8 +56,8 @@ export function EarningsCard() {
       </dl>
       <EarningsChart />
       <p className="mt-3 text-xs text-slate-600" data-testid="earned-share">
-        {e && share !== null
-          ? `On the last jobs you worked on that were settled, consumers were charged ${credits(e.chargedForTheirWork)} for the part your machines ran; you were paid ${credits(e.paidForThatWork)} of it (${number(share * 100, 0)}%). The rest is the market's congestion charge and fee.`
+        {e && e.chargedForTheirWork > 0
+          ? earnedShareWords(e.chargedForTheirWork, e.paidForThatWork)
           : "Once jobs you worked on are settled, this shows what consumers paid for your part of them and how much of it reached you."}
       </p>
     </Card>

@@ -2,10 +2,11 @@
 // said (a job completed), 1 the job was rejected, failed or cancelled, 2 a usage or job-file
 // mistake, 3 the market refused the request, 4 the market could not be reached or the token
 // is missing, unknown or lacks the scope.
+import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { call, connect, type CycleMarket } from "../sdk/market.ts";
-import { MarketError, marketError } from "../sdk/errors.ts";
+import { MarketError, marketError, networkCode } from "../sdk/errors.ts";
 import { isFinal, type JobView, type Progress } from "../sdk/job.ts";
 import { marketClient } from "../sdk/trpc.ts";
 import { shortId } from "../job-file/index.ts";
@@ -49,9 +50,32 @@ Exit status: 0 done (job completed), 1 job rejected, failed or cancelled, 2 usag
 mistake, 3 refused by the market, 4 market unreachable or token not accepted.
 `;
 
-class UsageError extends Error {}
+/** A mistake of the caller's; `withUsage` adds the usage text when the command line itself was wrong. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly withUsage = true,
+  ) {
+    super(message);
+  }
+}
+
+const COMMANDS = new Set(["login", "quote", "submit", "status", "wait", "results", "jobfile", "cancel"]);
+
+/** A reader that stops early (`cyclemarket results JOB | head`) ends the command quietly, not with EPIPE. */
+let stdoutWatched = false;
+function quietWhenStdoutCloses(): void {
+  if (stdoutWatched) return;
+  stdoutWatched = true;
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 
 export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
+  // Here, not in bin/: the repository's command and the packed one (scripts/pack.mjs) both run main.
+  if (io === nodeIo) quietWhenStdoutCloses();
   let parsed;
   try {
     parsed = parseArgs({
@@ -78,9 +102,12 @@ export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
     return flags.help ? EXIT.ok : EXIT.usage;
   }
   try {
+    if (!COMMANDS.has(command)) throw new UsageError(`Unknown command ${JSON.stringify(command)}.`);
     if (command === "login") return await login(flags, io);
-    const market = connectFrom(flags, io);
     if (!target) throw new UsageError(`${command} needs a ${command === "quote" || command === "submit" ? "job file" : "job id"}.`);
+    // Before anything is sent: a job submitted with --out it cannot write would end in an error.
+    if (flags.out && command !== "quote") prepareOut(flags.out);
+    const market = connectFrom(flags, io);
     const jobId = () => fullJobId(market, target);
     switch (command) {
       case "quote":
@@ -110,11 +137,12 @@ export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`${e.message}\n\n${USAGE}`);
+      io.err(e.withUsage ? `${e.message}\n\n${USAGE}` : `cyclemarket: ${e.message}\n`);
       return EXIT.usage;
     }
     if (e instanceof MarketError) {
-      io.err(`cyclemarket: ${e.message}\n`);
+      const at = e.kind === "unreachable" ? marketUrl(flags, io) : undefined;
+      io.err(`cyclemarket: ${e.message}${at ? ` (at ${at})` : ""}\n`);
       if (e.reason && /^job-file|input-file|no-lines|too-many-lines/.test(e.reason.code)) return EXIT.usage;
       return e.kind === "refused" ? EXIT.refused : EXIT.unreachable;
     }
@@ -122,13 +150,39 @@ export async function main(argv: string[], io: Io = nodeIo): Promise<number> {
   }
 }
 
+const marketUrl = (flags: { url?: string }, io: Io) => flags.url ?? io.env.CYCLEMARKET_URL ?? readLogin(io.env).url;
+
 function connectFrom(flags: { url?: string; token?: string }, io: Io): CycleMarket {
   const saved = readLogin(io.env);
-  const url = flags.url ?? io.env.CYCLEMARKET_URL ?? saved.url;
+  const url = marketUrl(flags, io);
   const token = flags.token ?? io.env.CYCLEMARKET_TOKEN ?? saved.token;
   if (!url) throw new UsageError("Say which market: --url URL (or CYCLEMARKET_URL, or cyclemarket login).");
+  checkUrl(url);
   if (!token) throw new UsageError("A consume token is needed: --token TOKEN (or CYCLEMARKET_TOKEN, or cyclemarket login).");
   return connect({ url, token });
+}
+
+/** The market's address must be an http(s) URL: "localhost:3000" alone would fail as "fetch failed". */
+function checkUrl(url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new UsageError(`The market's URL must start with http:// or https:// (got ${JSON.stringify(url)}), e.g. http://localhost:3000.`, false);
+  }
+}
+
+/** Makes the --out folder, or says in words why it cannot be (a file by that name, no permission). */
+function prepareOut(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UsageError(`Cannot write the outputs to --out ${dir}: ${code === "ENOTDIR" || code === "EEXIST" ? "a file is in the way of that folder" : code === "EACCES" || code === "EPERM" ? "no permission" : (e as Error).message}.`, false);
+  }
 }
 
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -139,7 +193,7 @@ async function fullJobId(market: CycleMarket, target: string): Promise<string> {
   const jobs = await call(() => market.api.jobs.list.query());
   const match = jobs.filter((j) => shortId(j.id) === target.toLowerCase());
   if (match.length === 1) return match[0]!.id;
-  throw new UsageError(match.length ? `${target} is the short id of ${match.length} of your jobs; give the whole id.` : `None of your latest jobs has the id ${target}.`);
+  throw new UsageError(match.length ? `${target} is the short id of ${match.length} of your jobs; give the whole id.` : `None of your latest jobs has the id ${target}.`, false);
 }
 
 /** An instant on the wire (milliseconds since the epoch) as the reader's local date and time. */
@@ -256,6 +310,7 @@ function progressBar(io: Io) {
 async function login(flags: { url?: string; email?: string; password?: string }, io: Io): Promise<number> {
   const url = flags.url ?? io.env.CYCLEMARKET_URL;
   if (!url || !flags.email || !flags.password) throw new UsageError("login needs --url, --email and --password.");
+  checkUrl(url);
   let res: Response;
   try {
     res = await fetch(`${url.replace(/\/+$/, "")}/api/auth/sign-in/email`, {
@@ -264,7 +319,7 @@ async function login(flags: { url?: string; email?: string; password?: string },
       body: JSON.stringify({ email: flags.email, password: flags.password }),
     });
   } catch (e) {
-    throw new MarketError("unreachable", `Cannot reach ${url}: ${(e as Error).message}`);
+    throw new MarketError("unreachable", `Cannot reach the market: ${networkCode(e) ?? (e as Error).message}`);
   }
   if (!res.ok) throw new MarketError("unauthorized", res.status === 401 ? "Wrong email or password." : `Sign-in failed (HTTP ${res.status}).`);
   const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");

@@ -33,11 +33,23 @@ function fromData(data: ErrorData | undefined, message: string): MarketError {
   return new MarketError(kind, words, reason, status);
 }
 
+/** The system's code for a failed connection (ECONNREFUSED, ENOTFOUND...), from an error or its causes. */
+export function networkCode(e: unknown): string | null {
+  let at = e as { cause?: unknown; code?: unknown } | null | undefined;
+  for (let depth = 0; at && depth < 5; depth++, at = at.cause as typeof at) {
+    if (typeof at.code === "string" && /^E[A-Z]+$/.test(at.code)) return at.code;
+  }
+  return null;
+}
+
 /** Any error from a call to the market, as a MarketError. */
 export function marketError(e: unknown): MarketError {
   if (e instanceof MarketError) return e;
   if (e instanceof TRPCClientError) {
-    if (!e.data && /fetch failed|ECONNREFUSED|ENOTFOUND|network/i.test(e.message)) return new MarketError("unreachable", `Cannot reach the market: ${e.message}`);
+    if (!e.data && /fetch failed|ECONNREFUSED|ENOTFOUND|network/i.test(e.message)) {
+      const code = networkCode(e);
+      return new MarketError("unreachable", `Cannot reach the market: ${code ?? e.message}`);
+    }
     return fromData(e.data as ErrorData | undefined, e.message);
   }
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
