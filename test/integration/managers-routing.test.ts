@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { withDb } from "../support/books.ts";
-import { managersOnOneDatabase } from "../support/managers.ts";
+import { managersOnOneDatabase, registerFollowing } from "../support/managers.ts";
 import { waitFor } from "../support/processes.ts";
 
 // Registrations routed to the Market Manager with the most room (issue 47, item 2; docs/SCALING.md
@@ -19,20 +19,6 @@ const AT_ONCE = 3;
 const PACE_MS = 20;
 
 const { start, database } = await managersOnOneDatabase("cyclemarket-routing-");
-
-/** worker.register over HTTP as the Node worker sends it: through `url`, following a `register-elsewhere` answer once. */
-async function register(url: string, token: string, name: string): Promise<string> {
-  const body = { name, offerKey: randomUUID(), kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 1e7, pricePerSecond: 1, userAgent: "test", follow: true };
-  const call = async (at: string, input: Record<string, unknown>) => {
-    const res = await fetch(`${at}/api/trpc/worker.register`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(input) });
-    return (await res.json()) as { result?: { data: { managerId?: string } }; error?: { data?: { reason?: { code: string; managerId?: string; managerUrl?: string } } } };
-  };
-  let answer = await call(url, body);
-  const elsewhere = answer.error?.data?.reason;
-  if (elsewhere?.code === "register-elsewhere") answer = await call(elsewhere.managerUrl!, { ...body, manager: elsewhere.managerId });
-  expect(answer.error).toBeUndefined();
-  return answer.result!.data.managerId!;
-}
 
 describe("a burst of registrations across managers with equal room", () => {
   it("lands within one machine of even", async () => {
@@ -51,7 +37,7 @@ describe("a burst of registrations across managers with equal room", () => {
     await Promise.all(
       Array.from({ length: AT_ONCE }, async () => {
         while (next < MACHINES) {
-          const id = await register(first.url, token, `burst-${next++}`);
+          const { managerId: id } = await registerFollowing(first.url, token, `burst-${next++}`, randomUUID());
           landed.set(id, (landed.get(id) ?? 0) + 1);
           await new Promise((r) => setTimeout(r, PACE_MS));
         }

@@ -43,3 +43,20 @@ export function jobCompleted(consumer: { jobs: { list: { query: () => Promise<{ 
     timeoutMs,
   );
 }
+
+/**
+ * worker.register over HTTP as the Node worker sends it: through `url`, following a
+ * `register-elsewhere` answer once. The machine, and the manager that registered it.
+ */
+export async function registerFollowing(url: string, token: string, name: string, offerKey?: string): Promise<{ machineId: string; managerId: string }> {
+  const body = { name, ...(offerKey === undefined ? {} : { offerKey }), kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 256, bandwidthBytesPerSecond: 1e7, pricePerSecond: 1, userAgent: "test", follow: true };
+  const call = async (at: string, input: Record<string, unknown>) => {
+    const res = await fetch(`${at}/api/trpc/worker.register`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(input) });
+    return (await res.json()) as { result?: { data: { machineId: string; managerId?: string } }; error?: { data?: { reason?: { code: string; managerId?: string; managerUrl?: string } } } };
+  };
+  let answer = await call(url, body);
+  const elsewhere = answer.error?.data?.reason;
+  if (elsewhere?.code === "register-elsewhere") answer = await call(elsewhere.managerUrl!, { ...body, manager: elsewhere.managerId });
+  expect(answer.error).toBeUndefined();
+  return { machineId: answer.result!.data.machineId, managerId: answer.result!.data.managerId! };
+}

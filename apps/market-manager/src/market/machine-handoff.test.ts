@@ -35,6 +35,15 @@ describe("which machines a manager hands to others", () => {
     expect(plan(6, [view("b", 0, false), view("c", 0)])).toEqual([["c", 3]]);
   });
 
+  it("weighs the others' machines since their stamps, so a burst spread evenly moves nothing", () => {
+    const behind = (n: Record<string, number>) => (m: ManagerView) => n[m.id] ?? 0;
+    // Three managers gaining alike: this one's count now is ahead of the others' stamps.
+    expect(plan(50, [view("b", 40), view("c", 45)])).toEqual([["b", 5]]);
+    expect(handoffPlan([view("me", -1), view("b", 40), view("c", 45)], "me", 50, behind({ b: 10, c: 10 }))).toEqual([]);
+    // Really over its share whatever the others gained since: it still hands the rest.
+    expect(handoffPlan([view("me", -1), view("b", 0), view("c", 10)], "me", 60, behind({ c: 5 })).map((p) => [p.to.id, p.count])).toEqual([["b", 25], ["c", 10]]);
+  });
+
   it("hands at most a bounded number at one stamp", () => {
     expect(plan(10_000, [view("b", 0)])).toEqual([["b", MAX_HANDED_PER_BEAT]]);
   });

@@ -21,18 +21,27 @@ export const MAX_HANDED_PER_BEAT = 200;
 /** Stamps a giver waits after a handoff before it looks again, so the takers' stamps show what they took. */
 export const HANDOFF_COOLDOWN_BEATS = 3;
 
-/** Who gets how many of this manager's machines: nothing unless it holds more than the fair share. */
-export function handoffPlan(view: readonly ManagerView[], selfId: string, own: number): { to: ManagerView; count: number }[] {
+/**
+ * Who gets how many of this manager's machines: nothing unless it holds more than the fair share.
+ * While machines keep registering, every manager's count now is ahead of its last stamp, and
+ * weighing one's own count now against the others' stamps would find each over its share and
+ * hand machines around. So like is weighed against like, leaning toward moving nothing: `own` is
+ * the least this manager held now or at its last two stamps (Managers.heldSettled), no later than
+ * the others' stamps, and another's count is its stamp's plus `unstamped`, the machines it may
+ * have gained since (Managers.unstamped). A manager really over its share, one that counts alike
+ * however it is looked at, hands machines as before.
+ */
+export function handoffPlan(view: readonly ManagerView[], selfId: string, own: number, unstamped: (m: ManagerView) => number = () => 0): { to: ManagerView; count: number }[] {
   const alive = view.filter((m) => m.alive);
   if (alive.length < 2 || !alive.some((m) => m.id === selfId)) return [];
-  const held = (m: ManagerView) => (m.id === selfId ? own : m.machines);
+  const held = (m: ManagerView) => (m.id === selfId ? own : m.machines + unstamped(m));
   const total = alive.reduce((s, m) => s + held(m), 0);
   const fair = Math.ceil(total / alive.length);
   let surplus = Math.min(own - fair, MAX_HANDED_PER_BEAT);
   const plan: { to: ManagerView; count: number }[] = [];
-  for (const m of alive.filter((x) => x.id !== selfId && x.machines < fair).sort((a, b) => a.machines - b.machines || a.id.localeCompare(b.id))) {
+  for (const m of alive.filter((x) => x.id !== selfId && held(x) < fair).sort((a, b) => held(a) - held(b) || a.id.localeCompare(b.id))) {
     if (surplus <= 0) break;
-    const count = Math.min(surplus, fair - m.machines);
+    const count = Math.min(surplus, fair - held(m));
     plan.push({ to: m, count });
     surplus -= count;
   }
@@ -50,10 +59,11 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
   const managers = market.managers;
   if (!managers) return { planned: false, handed: 0 };
   // Looked at first without the lock, which a market busy with work should not be made to wait for.
-  const planned = handoffPlan(managers.view, managers.self.id, market.state.machines.size).length > 0;
+  const unstamped = (m: ManagerView) => managers.unstamped(m.id);
+  const planned = handoffPlan(managers.view, managers.self.id, managers.heldSettled(market.state.machines.size), unstamped).length > 0;
   if (!planned || !act) return { planned, handed: 0 };
   return market.serial(async () => {
-    const plan = handoffPlan(managers.view, managers.self.id, market.state.machines.size);
+    const plan = handoffPlan(managers.view, managers.self.id, managers.heldSettled(market.state.machines.size), unstamped);
     if (!plan.length) return { planned: false, handed: 0 };
     // A draining machine goes where the admin sent it (machine-drains.ts), not where the fair share would.
     const idle = new Set([...market.state.machines.values()].filter((m) => handable(m) && m.drainingTo === undefined).map((m) => m.id));

@@ -65,8 +65,16 @@ export class Managers {
    * SENT_FORGOTTEN_MS (its worker gave up, or machines left as fast as they came).
    */
   private sent = new Map<string, number[]>();
-  /** The machines this manager held at the last view. */
+  /** The machines this manager held at the last view, and at the one before. */
   private heldAtView = 0;
+  private heldBeforeView = 0;
+  /**
+   * Each manager's machines gained between its last two stamps, and the time between them:
+   * while machines keep registering, its count now is higher than its stamp shows (unstamped).
+   */
+  private gained = new Map<string, { machines: number; overMs: number }>();
+  /** Machines each manager may hold that its stamp does not show, as of the last view (unstamped). */
+  private behindAtView = new Map<string, number>();
   private lastDone = new Map<string, { done: number; at: number }>();
 
   private run: Runner;
@@ -112,6 +120,7 @@ export class Managers {
    */
   async beat(holds: { machines: number; jobs: number; tasksDone: number }): Promise<boolean> {
     const stamped = await runStatement(this.run, stampManager, { id: this.self.id, machines: holds.machines, jobs: holds.jobs, tasksDone: String(Math.round(holds.tasksDone)) });
+    this.heldBeforeView = this.heldAtView;
     this.heldAtView = holds.machines;
     await this.refresh();
     return stamped.length > 0;
@@ -142,6 +151,43 @@ export class Managers {
       };
     });
     this.settleSent(before, now);
+    this.settleGained(before, rows);
+  }
+
+  /**
+   * How far behind each manager's stamp may be: the machines it gained over its last interval
+   * between stamps, for every such interval since that stamp (at least one: the next stamp is
+   * that far off). Zero for a manager not seen stamping twice, or not gaining.
+   */
+  private settleGained(before: ReadonlyMap<string, ManagerView>, rows: readonly { id: string; ageMs: number }[]): void {
+    const age = new Map(rows.map((r) => [r.id, r.ageMs]));
+    this.behindAtView.clear();
+    for (const m of this.view) {
+      const last = before.get(m.id);
+      if (!last) this.gained.delete(m.id);
+      else if (m.heartbeatAt > last.heartbeatAt) this.gained.set(m.id, { machines: Math.max(0, m.machines - last.machines), overMs: m.heartbeatAt - last.heartbeatAt });
+      const g = this.gained.get(m.id);
+      if (g && g.machines > 0 && m.alive) this.behindAtView.set(m.id, Math.ceil(g.machines * Math.max(1, (age.get(m.id) ?? 0) / g.overMs)));
+    }
+    for (const id of this.gained.keys()) if (!this.view.some((m) => m.id === id)) this.gained.delete(id);
+  }
+
+  /**
+   * This manager's machines for the fair share (machine-handoff.ts): the fewest of `live` and its
+   * last two stamps. The others' stamps in the view are up to a beat old, and its own count a beat
+   * ago is no newer than theirs; one that is really over its share is over at every stamp.
+   */
+  heldSettled(live: number): number {
+    return Math.min(live, this.heldAtView, this.heldBeforeView);
+  }
+
+  /**
+   * Machines `id` may hold that its stamp does not show yet: those routed to it unshown, or as
+   * many as it was gaining between stamps, whichever is more. The fair share counts them, so a
+   * manager weighs its own count now against the others' counts now, not their last stamps.
+   */
+  unstamped(id: string): number {
+    return Math.max(this.unshown(id), this.behindAtView.get(id) ?? 0);
   }
 
   /** Registrations routed that each manager's new stamp shows now, or sent too long ago, no longer count against its room. */
