@@ -8,6 +8,7 @@ import type { LiveState } from "./live.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { isMarketAccount } from "../auth/market-accounts.ts";
 import { addStandingFacts, type StandingFactsRow } from "../db/sql/standing-facts.ts";
+import { contractsPromised } from "../db/sql/machine-rows.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { machineChanged } from "./transitions.ts";
@@ -80,18 +81,10 @@ function contractStanding(u: { emailConfirmed: boolean; createdAt: number; facts
   return { confirmed: u.emailConfirmed, verifiedResults: u.facts.verified, ageDays: Math.max(0, now - u.createdAt) / 86_400_000, forged: u.facts.forgeries > 0 };
 }
 
-/** What the account's live dedicated contracts still owe it (micro-credits). */
-function contractsOwedMicro(market: Market, ownerId: string): bigint {
-  let owed = 0n;
-  for (const m of market.state.machines.values()) if (m.ownerId === ownerId && m.contractPriceMicro !== null) owed += m.contractPriceMicro - m.contractPaidMicro;
-  return owed;
-}
-
-/** An account's contract standing and what its contracts still owe it, for an offer check (the account is in memory: loadOwners). */
-export function contractsOf(market: Market, ownerId: string): { standing: ContractStanding; owed: number } {
+/** An account's contract standing, for an offer check (the account is in memory: loadOwners). */
+export function contractStandingOf(market: Market, ownerId: string): ContractStanding {
   const o = market.state.owners.get(ownerId);
-  const standing = o ? contractStanding(o, market.clock.now()) : { confirmed: false, verifiedResults: 0, ageDays: 0, forged: false };
-  return { standing, owed: toCredits(contractsOwedMicro(market, ownerId)) };
+  return o ? contractStanding(o, market.clock.now()) : { confirmed: false, verifiedResults: 0, ageDays: 0, forged: false };
 }
 
 /**
@@ -102,7 +95,7 @@ export async function ownStanding(market: Market, db: Pick<Market["db"], "user">
   const u = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, emailVerified: true, createdAt: true, standing: true } });
   const view = standingView(market, u);
   const ceiling = contractCeiling(contractStanding({ emailConfirmed: u.emailVerified, createdAt: u.createdAt.getTime(), facts: view.facts }, market.clock.now()));
-  return { ...view, confirmed: u.emailVerified, rules: DEFAULT_STANDING_RULES, contractCeiling: ceiling, contractsOwed: toCredits(contractsOwedMicro(market, userId)) };
+  return { ...view, confirmed: u.emailVerified, rules: DEFAULT_STANDING_RULES, contractCeiling: ceiling, contractsOwed: toCredits(BigInt((await runStatement(viaPrisma(market.db), contractsPromised, { ownerId: userId }))[0]?.owner ?? "0")) };
 }
 
 /** Reads accounts into memory (a machine joined, the market restarted, an address was confirmed). */
