@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { withDb, expectLedgerBalances } from "../support/books.ts";
+import { createHash } from "node:crypto";
+import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
+import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support/books.ts";
 import { managersOnOneDatabase } from "../support/managers.ts";
 import { clientFor, refusal, signIn } from "../support/market.ts";
 import { signUp, waitFor, type ManagerProcess } from "../support/processes.ts";
@@ -39,13 +41,15 @@ describe("a dedicated contract's ceiling across managers", () => {
   // which counted only the contracts it held itself, and is promised twice its ceiling.
   it("counts the contracts every manager holds for the account", async () => {
     const lessor = await producer("twice-lessor@example.test");
-    const { offer } = await lessor.at(first).worker.register.mutate(dedicated("rack-a", 6));
+    const { offer, machineId } = await lessor.at(first).worker.register.mutate(dedicated("rack-a", 6));
     expect(offer?.[0]?.code).toBe("offer-accepted");
     const second6 = await refusal(lessor.at(second).worker.register.mutate(dedicated("rack-b", 6)));
     expect(second6).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing", contractPrice: 6, ceiling: 10 } });
     expect((second6.refusal as { promised: number }).promised).toBeGreaterThan(5.9);
     const me = (await lessor.account.account.me.query())!;
     expect(await owedTo(me.id)).toEqual({ owed: 6, managers: ["manager-1"] });
+    // Gone, so that the later attacks' jobs are not placed on its bought capacity.
+    await lessor.at(first).worker.depart.mutate({ machineId });
   });
 
   // The same, raced: one offer to each manager at the same moment. At most one is promised.
@@ -57,6 +61,70 @@ describe("a dedicated contract's ceiling across managers", () => {
     expect(await refusal(Promise.reject((refused as PromiseRejectedResult).reason))).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing" } });
     const me = (await lessor.account.account.me.query())!;
     expect((await owedTo(me.id)).owed).toBe(6);
+    const won = answers.findIndex((a) => a.status === "fulfilled");
+    await lessor.at(won === 0 ? first : second).worker.depart.mutate({ machineId: (answers[won] as PromiseFulfilledResult<{ machineId: string }>).value.machineId });
     await withDb(database.url, expectLedgerBalances);
+  });
+});
+
+/** A plain run's report of a lease (the market trusts these producers: TRUST_ALL_PRODUCERS). */
+function reportOf(machineId: string, l: { leaseId: string; taskId: string }) {
+  const stdout = Buffer.from(`out ${l.taskId}`);
+  return { machineId, leaseId: l.leaseId, exitCode: 0, elapsedMs: 5, stdout: stdout.toString("base64"), stderr: "", outputHash: createHash("sha256").update(stdout).digest("hex") };
+}
+
+/** A job of `tasks` tasks of a small program, submitted at `m` (which takes it). */
+async function submitAt(consumer: ReturnType<typeof clientFor>, tasks: number, name: string) {
+  const { jobId, decision } = await consumer.jobs.submit.mutate({
+    name,
+    source: { kind: "upload", moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: Array.from({ length: tasks }, () => ({ args: [], stdin: "" })), workPerTask: 0.02, memoryMbPerTask: 16 },
+    benefit: { kind: "constant", value: 50 },
+  });
+  expect(decision.outcome).toBe("admitted");
+  return jobId;
+}
+
+/** What the producer's account holds and how many of the job's results were paid, from PostgreSQL. */
+const booksOf = (producerId: string, jobId: string) =>
+  withDb(database.url, async (db) => {
+    const account = await db.ledgerAccount.findFirst({ where: { kind: "producer", userId: producerId }, select: { balanceMicro: true } });
+    const paid = await db.result.count({ where: { lease: { task: { jobId } }, paidMicro: { not: null } } });
+    return { balance: account?.balanceMicro ?? 0n, paid };
+  });
+
+describe("a lease held at one manager, reported at another", () => {
+  // A machine of manager-1's holds a lease of manager-1's job. The producer asks manager-2 for
+  // work on it and reports the lease there, before and after manager-1 accepted it, hoping that
+  // the manager which does not hold the lease pays it too.
+  it("is refused at the manager that does not hold it, and paid once where it is held", async () => {
+    const seller = await producer("cross-seller@example.test");
+    const sellerId = (await seller.account.account.me.query())!.id;
+    const { machineId } = await seller.at(first).worker.register.mutate({ ...hardware, name: "cross", kind: "opportunistic", slots: 2, pricePerSecond: 0.004 });
+    const buyer = await signUp(first.url, "cross-buyer@example.test", ["consumer"], first.outbox);
+    const jobId = await submitAt(buyer, 2, "cross");
+
+    // manager-2 holds neither the machine nor the job: no work for it there.
+    expect(await refusal(seller.at(second).worker.lease.mutate({ machineId, max: 2 }))).toMatchObject({ code: "machine-departed", machineId });
+    const { leases } = await seller.at(first).worker.lease.mutate({ machineId, max: 2 });
+    expect(leases.map((l) => l.jobId)).toEqual([jobId, jobId]);
+    const [one, two] = leases as [(typeof leases)[0], (typeof leases)[0]];
+
+    // A report at manager-2 of a lease manager-1 holds: refused, nothing paid, the task still leased.
+    expect(await refusal(seller.at(second).worker.report.mutate(reportOf(machineId, one)))).toMatchObject({ code: "machine-departed", machineId });
+    expect(await booksOf(sellerId, jobId)).toEqual({ balance: 0n, paid: 0 });
+
+    // Reported where it is held, and then again at both: paid once.
+    await seller.at(first).worker.report.mutate(reportOf(machineId, one));
+    const once = await booksOf(sellerId, jobId);
+    expect(once.paid).toBe(1);
+    expect(once.balance).toBeGreaterThan(0n);
+    await Promise.allSettled([seller.at(first).worker.report.mutate(reportOf(machineId, one)), seller.at(second).worker.report.mutate(reportOf(machineId, one))]);
+    expect(await booksOf(sellerId, jobId)).toEqual(once);
+
+    // The other lease, reported at both managers at the same moment: paid once, the job settled once.
+    await Promise.allSettled([seller.at(first).worker.report.mutate(reportOf(machineId, two)), seller.at(second).worker.report.mutate(reportOf(machineId, two))]);
+    await waitFor("the job to complete", async () => ((await buyer.jobs.get.query({ jobId })).status === "completed" ? true : undefined), 20_000);
+    await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
+    expect((await booksOf(sellerId, jobId)).paid).toBe(2);
   });
 });
