@@ -128,3 +128,29 @@ describe("a lease held at one manager, reported at another", () => {
     expect((await booksOf(sellerId, jobId)).paid).toBe(2);
   });
 });
+
+describe("a job cancelled at the manager that does not hold it", () => {
+  // The web app sends a consumer's calls to the first manager that answers, and a quote sends the
+  // submission to the manager with the best offer: the job may be another manager's. A consumer
+  // stopping it there must be able to, and be charged only what was paid for it (nothing yet),
+  // whichever manager the call reaches; a cancel at both at once settles the job once.
+  it("is stopped by its own manager, settled once, and its escrow comes back", async () => {
+    const seller = await producer("cancel-seller@example.test");
+    await seller.at(first).worker.register.mutate({ ...hardware, name: "held", kind: "opportunistic", slots: 2, pricePerSecond: 0.004 });
+    const buyer = await signUp(first.url, "cancel-buyer@example.test", ["consumer"], first.outbox);
+    const balance = async () => (await buyer.ledger.statement.query()).consumerBalance;
+    const before = await balance();
+    const jobId = await submitAt(buyer, 2, "cancelled elsewhere");
+    expect(await withDb(database.url, (db) => db.job.findUnique({ where: { id: jobId }, select: { managerId: true } }))).toEqual({ managerId: "manager-1" });
+    const atSecond = await signIn(second.url, "cancel-buyer@example.test", "correct horse battery");
+    const answers = await Promise.allSettled([atSecond.jobs.cancel.mutate({ jobId }), atSecond.jobs.cancel.mutate({ jobId })]);
+    expect(answers.filter((a) => a.status === "fulfilled").map((a) => (a as PromiseFulfilledResult<unknown>).value)).toContainEqual({ cancelled: true, charged: 0 });
+    expect((await buyer.jobs.get.query({ jobId })).status).toBe("cancelled");
+    expect(await balance()).toBe(before);
+    await withDb(database.url, async (db) => {
+      expect(await db.ledgerEntry.count({ where: { jobId, kind: "settlement" } })).toBe(1);
+      expect((await db.ledgerAccount.findFirst({ where: { kind: "escrow", jobId } }))?.balanceMicro ?? 0n).toBe(0n);
+      await expectLedgerBalances(db);
+    });
+  });
+});
