@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
+import { addStandingFacts } from "../../apps/market-manager/src/db/sql/standing-facts.ts";
+import { runStatement } from "../../apps/market-manager/src/db/sql/statement.ts";
+import { viaPrisma } from "../../apps/market-manager/src/db/sql/runners.ts";
 import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support/books.ts";
 import { managersOnOneDatabase } from "../support/managers.ts";
 import { clientFor, refusal, signIn } from "../support/market.ts";
@@ -126,6 +129,7 @@ describe("a lease held at one manager, reported at another", () => {
     await waitFor("the job to complete", async () => ((await buyer.jobs.get.query({ jobId })).status === "completed" ? true : undefined), 20_000);
     await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
     expect((await booksOf(sellerId, jobId)).paid).toBe(2);
+    await seller.at(first).worker.depart.mutate({ machineId });
   });
 });
 
@@ -136,7 +140,7 @@ describe("a job cancelled at the manager that does not hold it", () => {
   // whichever manager the call reaches; a cancel at both at once settles the job once.
   it("is stopped by its own manager, settled once, and its escrow comes back", async () => {
     const seller = await producer("cancel-seller@example.test");
-    await seller.at(first).worker.register.mutate({ ...hardware, name: "held", kind: "opportunistic", slots: 2, pricePerSecond: 0.004 });
+    const { machineId } = await seller.at(first).worker.register.mutate({ ...hardware, name: "held", kind: "opportunistic", slots: 2, pricePerSecond: 0.004 });
     const buyer = await signUp(first.url, "cancel-buyer@example.test", ["consumer"], first.outbox);
     const balance = async () => (await buyer.ledger.statement.query()).consumerBalance;
     const before = await balance();
@@ -152,5 +156,25 @@ describe("a job cancelled at the manager that does not hold it", () => {
       expect((await db.ledgerAccount.findFirst({ where: { kind: "escrow", jobId } }))?.balanceMicro ?? 0n).toBe(0n);
       await expectLedgerBalances(db);
     });
+    await seller.at(first).worker.depart.mutate({ machineId });
+  });
+});
+
+describe("a forger's standing at the other manager", () => {
+  // An account caught forging is promised nothing in contracts (costbenefit contractCeiling). The
+  // attack: its machine already works at manager-2, which read the account's standing when the
+  // machine joined; manager-1 catches it forging (the fact its verification writes, written here
+  // with the same statement), and it then offers a dedicated machine to manager-2, whose memory
+  // still holds the account as it was.
+  it("is read again from what every manager recorded before a contract is promised", async () => {
+    const forger = await producer("forger@example.test");
+    const forgerId = (await forger.account.account.me.query())!.id;
+    const { machineId } = await forger.at(second).worker.register.mutate({ ...hardware, name: "cover", kind: "opportunistic", slots: 1, pricePerSecond: 0.004 });
+    await withDb(database.url, (db) => runStatement(viaPrisma(db), addStandingFacts, { users: [forgerId], verified: [0], disagreements: [1], unconfirmedFailures: [0], expiredLeases: [0], forgeries: [1], now: Date.now() }));
+    for (const m of [second, first]) {
+      expect(await refusal(forger.at(m).worker.register.mutate(dedicated(`lease-at-${m.port}`, 2)))).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing", contractPrice: 2, ceiling: 0 } });
+    }
+    expect((await owedTo(forgerId)).owed).toBe(0);
+    await forger.at(second).worker.depart.mutate({ machineId });
   });
 });
