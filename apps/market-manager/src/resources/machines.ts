@@ -157,6 +157,9 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
       // contracts, and an account offering a machine to each would be promised its ceiling once per manager.
       await market.db.$transaction(async (tx) => {
         const promised = await promisedContracts(tx, caller.id);
+        // The account's facts as every manager recorded them: memory has them as they were when
+        // this manager last read them, before another caught the account forging, say.
+        await loadOwners(market, [caller.id], tx);
         const verdict = considered(market, live, now, await contractBudget(tx, promised.market));
         // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
         const over = contractOverStanding(offer.contractPrice!, contractStandingOf(market, caller.id), toCredits(promised.owner));
