@@ -7,7 +7,7 @@ import { viaPrisma } from "../../apps/market-manager/src/db/sql/runners.ts";
 import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support/books.ts";
 import { managersOnOneDatabase } from "../support/managers.ts";
 import { clientFor, refusal, signIn } from "../support/market.ts";
-import { signUp, waitFor, type ManagerProcess } from "../support/processes.ts";
+import { exit, signUp, waitFor, type ManagerProcess } from "../support/processes.ts";
 
 // Attacks on the market's money that need several Market Managers on one PostgreSQL (issue 47),
 // each made as a participant would make it against two real managers, and each answered by the
@@ -177,4 +177,54 @@ describe("a forger's standing at the other manager", () => {
     expect((await owedTo(forgerId)).owed).toBe(0);
     await forger.at(second).worker.depart.mutate({ machineId });
   });
+});
+
+describe("a dead manager's leases, reported at the manager that took it over", () => {
+  // Last in the file: manager-1 is stopped here (SIGSTOP) and, taken over, stops itself.
+  // manager-1 holds a machine and its job, whose two tasks are leased; one result is accepted and
+  // paid there. manager-1 falls silent, and manager-2 takes over its machines and jobs. The
+  // producer replays the paid report at manager-2, reports the other lease there, replays that
+  // too, and, the moment manager-1 wakes (before it finds it was taken over), reports the same
+  // lease to manager-1 as well: each run must be paid once, the job settled once.
+  it("pays each run once, whichever manager hears it", async () => {
+    const seller = await producer("takeover-seller@example.test");
+    const sellerId = (await seller.account.account.me.query())!.id;
+    const { machineId } = await seller.at(first).worker.register.mutate({ ...hardware, name: "taken", kind: "opportunistic", slots: 2, pricePerSecond: 0.004 });
+    const buyer = await signUp(first.url, "takeover-buyer@example.test", ["consumer"], first.outbox);
+    const jobId = await submitAt(buyer, 2, "taken over");
+    const { leases } = await seller.at(first).worker.lease.mutate({ machineId, max: 2 });
+    expect(leases.map((l) => l.jobId)).toEqual([jobId, jobId]);
+    const [one, two] = leases as [(typeof leases)[0], (typeof leases)[0]];
+    await seller.at(first).worker.report.mutate(reportOf(machineId, one));
+    const paidOnce = await booksOf(sellerId, jobId);
+    expect(paidOnce.paid).toBe(1);
+
+    first.child.kill("SIGSTOP");
+    await second.out.next(/took over the Market Manager manager-1/, 60_000);
+    expect(await withDb(database.url, (db) => db.job.findUnique({ where: { id: jobId }, select: { managerId: true } }))).toEqual({ managerId: "manager-2" });
+
+    // The paid run again, at the manager that took the job: nothing more.
+    await Promise.allSettled([seller.at(second).worker.report.mutate(reportOf(machineId, one))]);
+    expect(await booksOf(sellerId, jobId)).toEqual(paidOnce);
+    // The other lease is still current at manager-2: accepted and paid there, once, however often it is sent.
+    await seller.at(second).worker.report.mutate(reportOf(machineId, two));
+    const paidTwice = await booksOf(sellerId, jobId);
+    expect(paidTwice.paid).toBe(2);
+    await Promise.allSettled([seller.at(second).worker.report.mutate(reportOf(machineId, two))]);
+
+    // manager-1 wakes still holding both leases in memory; the same report reaches it at once.
+    first.child.kill("SIGCONT");
+    await Promise.allSettled([
+      seller.at(first).worker.report.mutate(reportOf(machineId, two)),
+      seller.at(first).worker.report.mutate(reportOf(machineId, one)),
+    ]);
+    // It finds it was taken over and stops (exit code 3), whatever it did meanwhile.
+    await exit(first.child);
+    expect(first.child.exitCode).toBe(3);
+
+    const buyerThere = await signIn(second.url, "takeover-buyer@example.test", "correct horse battery");
+    await waitFor("the job to complete at manager-2", async () => ((await buyerThere.jobs.get.query({ jobId })).status === "completed" ? true : undefined), 30_000);
+    expect(await booksOf(sellerId, jobId)).toEqual(paidTwice);
+    await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
+  }, 120_000);
 });
