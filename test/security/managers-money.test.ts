@@ -179,6 +179,39 @@ describe("a forger's standing at the other manager", () => {
   });
 });
 
+describe("one balance, two managers admitting at once", () => {
+  // Each manager decides its own admissions from its own memory. The attack: a consumer with 1,000
+  // credits submits, at the same moment, a job to each manager whose escrow (its maxSpend of 600)
+  // the balance covers alone, hoping both are held and run on credit it does not have.
+  it("holds no more in escrow than the balance covers", async () => {
+    const seller = await producer("escrow-seller@example.test");
+    const machines = await Promise.all([first, second].map(async (m) => ({ m, ...(await seller.at(m).worker.register.mutate({ ...hardware, name: `escrow-${m.port}`, kind: "opportunistic", slots: 2, pricePerSecond: 0.004 })) })));
+    const buyer = await signUp(first.url, "escrow-buyer@example.test", ["consumer"], first.outbox);
+    const buyerThere = await signIn(second.url, "escrow-buyer@example.test", "correct horse battery");
+    const balance = async () => (await buyer.ledger.statement.query()).consumerBalance;
+    const before = await balance();
+    expect(before).toBe(1000);
+    const job = {
+      name: "twice on credit",
+      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: [{ args: [], stdin: "" }], workPerTask: 0.02, memoryMbPerTask: 16 },
+      benefit: { kind: "constant" as const, value: 50 },
+      maxSpend: 600,
+    };
+    const answers = await Promise.allSettled([buyer.jobs.submit.mutate(job), buyerThere.jobs.submit.mutate(job)]);
+    const admitted = answers.flatMap((a) => (a.status === "fulfilled" && a.value.decision.outcome === "admitted" ? [a.value.jobId] : []));
+    expect(admitted).toHaveLength(1);
+    await withDb(database.url, async (db) => {
+      const held = await db.ledgerAccount.findMany({ where: { kind: "escrow", jobId: { in: admitted } }, select: { balanceMicro: true } });
+      expect(held.reduce((s, a) => s + a.balanceMicro, 0n)).toBe(600_000_000n);
+      await expectLedgerBalances(db);
+    });
+    expect(await balance()).toBe(400);
+    for (const jobId of admitted) await buyer.jobs.cancel.mutate({ jobId });
+    expect(await balance()).toBe(before);
+    for (const { m, machineId } of machines) await seller.at(m).worker.depart.mutate({ machineId });
+  });
+});
+
 describe("a dead manager's leases, reported at the manager that took it over", () => {
   // Last in the file: manager-1 is stopped here (SIGSTOP) and, taken over, stops itself.
   // manager-1 holds a machine and its job, whose two tasks are leased; one result is accepted and
