@@ -7,7 +7,7 @@ import type { Market } from "./market.ts";
 import type { LiveState } from "./live.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { isMarketAccount } from "../auth/market-accounts.ts";
-import { addStandingFacts, type StandingFactsRow } from "../db/sql/standing-facts.ts";
+import { addStandingFacts, recentForgers, type StandingFactsRow } from "../db/sql/standing-facts.ts";
 import { contractsPromised } from "../db/sql/machine-rows.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
@@ -146,6 +146,25 @@ export class FactChanges {
     });
     return () => applyFacts(market, rows);
   }
+}
+
+/** When each market last looked for forgers another manager caught (learnForgeries). */
+const forgersLook = new WeakMap<Market, number>();
+
+/**
+ * Accounts caught forging by another Market Manager since this one last looked: their facts as
+ * recorded, for the accounts this manager holds, so a forger's standing is gone here too (its
+ * copies no longer count in a quorum, its single results are checked). Called once a stamp
+ * (market/adopt.ts). Each look reaches back `lookbackMs` before the last, so a fact written by a
+ * host whose clock is behind this one's is not missed; forgers are few, and reading one again
+ * changes nothing.
+ */
+export async function learnForgeries(market: Market, lookbackMs: number): Promise<void> {
+  const now = market.clock.now();
+  const since = (forgersLook.get(market) ?? now) - lookbackMs;
+  const rows = (await runStatement(viaPrisma(market.db), recentForgers, { since })).filter((r) => market.state.owners.has(r.userId));
+  forgersLook.set(market, now);
+  if (rows.length) await market.serial(async () => applyFacts(market, rows));
 }
 
 function applyFacts(market: Market, rows: StandingFactsRow[]): void {
