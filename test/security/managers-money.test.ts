@@ -212,6 +212,38 @@ describe("one balance, two managers admitting at once", () => {
   });
 });
 
+describe("a split job's price", () => {
+  // A split job is quoted part by part, each part by its manager as if it were alone, and then
+  // each part is admitted by its manager, which prices it against what that manager holds by
+  // then. The consumer names the split: here two parts at one manager, so the second part is
+  // admitted behind the first. The price the consumer is told for the whole, and the one its page
+  // holds it to, must be what its parts were admitted at: the parts are charged up to that.
+  it("is the sum of what its parts were admitted at", async () => {
+    const seller = await producer("split-seller@example.test");
+    const { machineId } = await seller.at(first).worker.register.mutate({ ...hardware, name: "split", kind: "opportunistic", slots: 1, pricePerSecond: 0.004 });
+    const buyer = await signUp(first.url, "split-buyer@example.test", ["consumer"], first.outbox);
+    const { jobId, decision } = await buyer.jobs.submit.mutate({
+      name: "split twice at one manager",
+      source: { kind: "upload", moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: Array.from({ length: 4 }, () => ({ args: [], stdin: "" })), workPerTask: 20, memoryMbPerTask: 16 },
+      benefit: { kind: "constant", value: 50 },
+      split: [
+        { manager: "manager-1", fromTask: 0, tasks: 2 },
+        { manager: "manager-1", fromTask: 2, tasks: 2 },
+      ],
+    });
+    expect(decision.outcome).toBe("admitted");
+    await withDb(database.url, async (db) => {
+      const parts = await db.job.findMany({ where: { partOf: jobId }, select: { quotedPriceMicro: true, status: true } });
+      expect(parts.map((p) => p.status)).toEqual(["admitted", "admitted"]);
+      const admitted = parts.reduce((s, p) => s + p.quotedPriceMicro!, 0n);
+      const whole = await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { quotedPriceMicro: true } });
+      expect({ told: decision.outcome === "admitted" ? Math.round(decision.price * 1e6) : null, page: whole.quotedPriceMicro }).toEqual({ told: Number(admitted), page: admitted });
+    });
+    await buyer.jobs.cancel.mutate({ jobId });
+    await seller.at(first).worker.depart.mutate({ machineId });
+  });
+});
+
 describe("a dead manager's leases, reported at the manager that took it over", () => {
   // Last in the file: manager-1 is stopped here (SIGSTOP) and, taken over, stops itself.
   // manager-1 holds a machine and its job, whose two tasks are leased; one result is accepted and
