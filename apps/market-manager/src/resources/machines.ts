@@ -160,6 +160,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
         // The account's facts as every manager recorded them: memory has them as they were when
         // this manager last read them, before another caught the account forging, say.
         await loadOwners(market, [caller.id], tx);
+        live.reputation = standingNow(market, caller.id).score;
         const verdict = considered(market, live, now, await contractBudget(tx, promised.market));
         // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
         const over = contractOverStanding(offer.contractPrice!, contractStandingOf(market, caller.id), toCredits(promised.owner));
