@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { LOOP_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { addStandingFacts } from "../../apps/market-manager/src/db/sql/standing-facts.ts";
 import { runStatement } from "../../apps/market-manager/src/db/sql/statement.ts";
@@ -130,6 +130,40 @@ describe("a lease held at one manager, reported at another", () => {
     await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
     expect((await booksOf(sellerId, jobId)).paid).toBe(2);
     await seller.at(first).worker.depart.mutate({ machineId });
+  });
+});
+
+describe("one machine offered to both managers", () => {
+  // The paper's subsets of producers may intersect: one machine is offered to both managers, each
+  // holding a row of its own linked by the offer key. The attack: one run, on a lease of
+  // manager-1's row, reported under the machine's other row as well, at either manager, to be paid
+  // for it twice.
+  it("is paid once for one run, under the row and at the manager that leased it", async () => {
+    const seller = await producer("overlap-seller@example.test");
+    const sellerId = (await seller.account.account.me.query())!.id;
+    const offerKey = randomUUID();
+    const rows = new Map<ManagerProcess, string>();
+    for (const m of [first, second]) rows.set(m, (await seller.at(m).worker.register.mutate({ ...hardware, name: "shared", kind: "opportunistic", slots: 2, pricePerSecond: 0.004, offerKey })).machineId);
+    const [one, two] = [rows.get(first)!, rows.get(second)!];
+    expect(one).not.toBe(two);
+    const buyer = await signUp(first.url, "overlap-buyer@example.test", ["consumer"], first.outbox);
+    const jobId = await submitAt(buyer, 1, "one run");
+    const { leases } = await seller.at(first).worker.lease.mutate({ machineId: one, max: 1 });
+    expect(leases.map((l) => l.jobId)).toEqual([jobId]);
+    const lease = leases[0]!;
+
+    // Under the other row, at the manager that holds that row, and at the one that leased it.
+    expect(await refusal(seller.at(second).worker.report.mutate(reportOf(two, lease)))).toMatchObject({ code: expect.stringMatching(/lease/) });
+    expect(await refusal(seller.at(first).worker.report.mutate(reportOf(two, lease)))).toMatchObject({ code: "machine-departed" });
+    expect(await booksOf(sellerId, jobId)).toEqual({ balance: 0n, paid: 0 });
+    await seller.at(first).worker.report.mutate(reportOf(one, lease));
+    const once = await booksOf(sellerId, jobId);
+    expect(once.paid).toBe(1);
+    await Promise.allSettled([seller.at(second).worker.report.mutate(reportOf(two, lease)), seller.at(first).worker.report.mutate(reportOf(one, lease))]);
+    expect(await booksOf(sellerId, jobId)).toEqual(once);
+    await waitFor("the job to complete", async () => ((await buyer.jobs.get.query({ jobId })).status === "completed" ? true : undefined), 20_000);
+    await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
+    for (const [m, machineId] of rows) await seller.at(m).worker.depart.mutate({ machineId });
   });
 });
 
