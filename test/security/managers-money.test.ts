@@ -278,6 +278,38 @@ describe("a split job's price", () => {
   });
 });
 
+describe("a lease that lapses while its machine drains", () => {
+  // An admin moves a busy machine: it drains, and is handed to the other manager at the first
+  // stamp it holds no lease. Its one lease lapses (the run is slow), so the machine is handed at
+  // once, while the run goes on. A run whose lease lapsed is still paid when its result is the
+  // first accepted (docs/DESIGN.md "Settlement"): here the task waits unrun, and the producer
+  // reports it where the machine went and where the lease was issued. It must be accepted once,
+  // or the honest run the drain interrupted is paid nothing.
+  it("still has its late result accepted and paid once", async () => {
+    const seller = await producer("drained-seller@example.test");
+    const sellerId = (await seller.account.account.me.query())!.id;
+    const { machineId } = await seller.at(first).worker.register.mutate({ ...hardware, name: "drained", kind: "opportunistic", slots: 1, pricePerSecond: 0.004, follow: true, manager: "manager-1" });
+    const buyer = await signUp(first.url, "drained-buyer@example.test", ["consumer"], first.outbox);
+    const jobId = await submitAt(buyer, 1, "drained");
+    const { leases } = await seller.at(first).worker.lease.mutate({ machineId, max: 1 });
+    expect(leases.map((l) => l.jobId)).toEqual([jobId]);
+    const moves = await admin.admin.moveMachines.mutate({ machineIds: [machineId], toManager: "manager-2" });
+    expect(moves.moves).toMatchObject([{ machineId, state: "draining" }]);
+    const holder = () => withDb(database.url, (db) => db.machine.findUniqueOrThrow({ where: { id: machineId }, select: { managerId: true, handedAt: true } }));
+    // The worker is there throughout: it heartbeats wherever its machine is held.
+    const beat = () => Promise.allSettled([first, second].map((m) => seller.at(m).worker.heartbeat.mutate({ machineId, leaseIds: [leases[0]!.leaseId] })));
+    await waitFor("the lease to lapse and the machine to be handed", async () => (await beat(), (await holder()).managerId === "manager-2" ? true : undefined), 60_000, 1000);
+    await waitFor("manager-2 to read the machine in", async () => (await beat(), (await holder()).handedAt === null ? true : undefined), 20_000, 500);
+
+    const answers = await Promise.allSettled([seller.at(first).worker.report.mutate(reportOf(machineId, leases[0]!)), seller.at(second).worker.report.mutate(reportOf(machineId, leases[0]!))]);
+    const books = await booksOf(sellerId, jobId);
+    expect({ paid: books.paid, answers: answers.map((a) => a.status) }).toMatchObject({ paid: 1 });
+    await waitFor("the job to complete", async () => ((await buyer.jobs.get.query({ jobId })).status === "completed" ? true : undefined), 20_000);
+    await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
+    await seller.at(second).worker.depart.mutate({ machineId });
+  }, 120_000);
+});
+
 describe("a dead manager's leases, reported at the manager that took it over", () => {
   // Last in the file: manager-1 is stopped here (SIGSTOP) and, taken over, stops itself.
   // manager-1 holds a machine and its job, whose two tasks are leased; one result is accepted and
