@@ -279,13 +279,13 @@ describe("a split job's price", () => {
 });
 
 describe("a lease that lapses while its machine drains", () => {
-  // An admin moves a busy machine: it drains, and is handed to the other manager at the first
-  // stamp it holds no lease. Its one lease lapses (the run is slow), so the machine is handed at
-  // once, while the run goes on. A run whose lease lapsed is still paid when its result is the
-  // first accepted (docs/DESIGN.md "Settlement"): here the task waits unrun, and the producer
-  // reports it where the machine went and where the lease was issued. It must be accepted once,
-  // or the honest run the drain interrupted is paid nothing.
-  it("still has its late result accepted and paid once", async () => {
+  // An admin moves a busy machine: it drains, and is handed to the other manager once it holds no
+  // lease. Its one lease lapses (the run is slow) while the run goes on. A run whose lease lapsed is
+  // still paid when its result is the first accepted (docs/DESIGN.md "Settlement"), but only the
+  // manager holding the machine hears it: handed at once, the honest run the drain interrupted was
+  // refused at both managers and paid nothing. The machine stays until that result is in (or could
+  // no longer come), then moves.
+  it("waits for the late result, accepts and pays it once, then moves", async () => {
     const seller = await producer("drained-seller@example.test");
     const sellerId = (await seller.account.account.me.query())!.id;
     const { machineId } = await seller.at(first).worker.register.mutate({ ...hardware, name: "drained", kind: "opportunistic", slots: 1, pricePerSecond: 0.004, follow: true, manager: "manager-1" });
@@ -293,19 +293,39 @@ describe("a lease that lapses while its machine drains", () => {
     const jobId = await submitAt(buyer, 1, "drained");
     const { leases } = await seller.at(first).worker.lease.mutate({ machineId, max: 1 });
     expect(leases.map((l) => l.jobId)).toEqual([jobId]);
+    const lease = leases[0]!;
     const moves = await admin.admin.moveMachines.mutate({ machineIds: [machineId], toManager: "manager-2" });
     expect(moves.moves).toMatchObject([{ machineId, state: "draining" }]);
     const holder = () => withDb(database.url, (db) => db.machine.findUniqueOrThrow({ where: { id: machineId }, select: { managerId: true, handedAt: true } }));
     // The worker is there throughout: it heartbeats wherever its machine is held.
-    const beat = () => Promise.allSettled([first, second].map((m) => seller.at(m).worker.heartbeat.mutate({ machineId, leaseIds: [leases[0]!.leaseId] })));
-    await waitFor("the lease to lapse and the machine to be handed", async () => (await beat(), (await holder()).managerId === "manager-2" ? true : undefined), 60_000, 1000);
-    await waitFor("manager-2 to read the machine in", async () => (await beat(), (await holder()).handedAt === null ? true : undefined), 20_000, 500);
-
-    const answers = await Promise.allSettled([seller.at(first).worker.report.mutate(reportOf(machineId, leases[0]!)), seller.at(second).worker.report.mutate(reportOf(machineId, leases[0]!))]);
-    const books = await booksOf(sellerId, jobId);
-    expect({ paid: books.paid, answers: answers.map((a) => a.status) }).toMatchObject({ paid: 1 });
+    const beat = () => Promise.allSettled([first, second].map((m) => seller.at(m).worker.heartbeat.mutate({ machineId, leaseIds: [lease.leaseId] })));
+    const lateBooks = () =>
+      withDb(database.url, async (db) => {
+        const results = await db.result.findMany({ where: { lease: { task: { jobId } }, accepted: true }, select: { heldMicro: true } });
+        const account = await db.ledgerAccount.findFirst({ where: { kind: "producer", userId: sellerId }, select: { balanceMicro: true } });
+        return { accepted: results.length, held: results.map((r) => (r.heldMicro === null ? null : String(r.heldMicro))), balance: account?.balanceMicro ?? 0n };
+      });
+    const status = () => withDb(database.url, (db) => db.lease.findUniqueOrThrow({ where: { id: lease.leaseId }, select: { status: true } }));
+    await waitFor("the lease to lapse", async () => (await beat(), (await status()).status === "expired" ? true : undefined), 60_000, 1000);
+    // A few stamps later it is still manager-1's, which still hears the run's late result.
+    for (let i = 0; i < 3; i++) await (beat(), new Promise((r) => setTimeout(r, 1000)));
+    expect((await holder()).managerId).toBe("manager-1");
+    await seller.at(first).worker.report.mutate(reportOf(machineId, lease));
+    // Accepted as the task's first result; its piece, held in the escrow for the job's lateness, is paid as the job settles.
     await waitFor("the job to complete", async () => ((await buyer.jobs.get.query({ jobId })).status === "completed" ? true : undefined), 20_000);
-    await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
+    const once = await lateBooks();
+    expect(once).toMatchObject({ accepted: 1, held: [lease.pieceRateMicro] });
+    expect(once.balance).toBe(BigInt(lease.pieceRateMicro!));
+
+    // Its result in, it moves; the same report at either manager pays nothing more.
+    await waitFor("the machine to be handed", async () => (await beat(), (await holder()).managerId === "manager-2" ? true : undefined), 30_000, 500);
+    await waitFor("manager-2 to read the machine in", async () => (await beat(), (await holder()).handedAt === null ? true : undefined), 20_000, 500);
+    await Promise.allSettled([seller.at(first).worker.report.mutate(reportOf(machineId, lease)), seller.at(second).worker.report.mutate(reportOf(machineId, lease))]);
+    expect(await lateBooks()).toEqual(once);
+    await withDb(database.url, async (db) => {
+      expect(await db.ledgerEntry.count({ where: { jobId, kind: "settlement" } })).toBe(1);
+      await expectLedgerBalances(db);
+    });
     await seller.at(second).worker.depart.mutate({ machineId });
   }, 120_000);
 });

@@ -16,7 +16,7 @@ import { ownMachine } from "./machines.ts";
 import { inOrder, ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { leaseTasks as leaseTasksStatement, type LeasedRow, type LeaseTasksParams } from "../db/sql/lease-tasks.ts";
-import { leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
+import { latestReportAt, leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spareTotal } from "../market/work-routes.ts";
@@ -666,7 +666,11 @@ export async function expireLeases(market: Market) {
         machine.unprovenExpiries += 1;
       }
       const task = market.state.tasks.get(lease.taskId);
-      if (task && (market.state.jobs.get(task.jobId)?.replicas ?? 1) === 1) market.state.lateLeases.set(lease.id, lease);
+      const job = task && market.state.jobs.get(task.jobId);
+      if (task && (job?.replicas ?? 1) === 1) {
+        market.state.lateLeases.set(lease.id, lease);
+        if (machine && job) machine.lateUntil = Math.max(machine.lateUntil ?? 0, latestReportAt(market, machine, job, lease));
+      }
     }
     for (const t of tasks) t.machineId = null;
     requeue.apply();
