@@ -148,9 +148,6 @@ export class FactChanges {
   }
 }
 
-/** When each market last looked for forgers another manager caught (learnForgeries). */
-const forgersLook = new WeakMap<Market, number>();
-
 /**
  * Accounts caught forging by another Market Manager since this one last looked: their facts as
  * recorded, for the accounts this manager holds, so a forger's standing is gone here too (its
@@ -161,9 +158,9 @@ const forgersLook = new WeakMap<Market, number>();
  */
 export async function learnForgeries(market: Market, lookbackMs: number): Promise<void> {
   const now = market.clock.now();
-  const since = (forgersLook.get(market) ?? now) - lookbackMs;
+  const since = (market.resources.forgersLookedAt ?? now) - lookbackMs;
   const rows = (await runStatement(viaPrisma(market.db), recentForgers, { since })).filter((r) => market.state.owners.has(r.userId));
-  forgersLook.set(market, now);
+  market.resources.forgersLookedAt = now;
   if (rows.length) await market.serial(async () => applyFacts(market, rows));
 }
 
