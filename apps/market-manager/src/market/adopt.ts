@@ -5,6 +5,7 @@ import { handOff, HANDOFF_COOLDOWN_BEATS, pickUpHanded } from "./machine-handoff
 import { handDrained } from "./machine-drains.ts";
 import { discardIntake, INTAKE } from "../tasks/intake.ts";
 import { opsOf } from "../ops/ops.ts";
+import { learnForgeries } from "./standing.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { claimDeadManager, moveManagerJobs, moveManagerMachines } from "../db/sql/market-managers.ts";
@@ -74,9 +75,11 @@ export const MANAGER_BEAT_MS = 1000;
 
 /**
  * Stamps this manager's row every MANAGER_BEAT_MS, takes over any manager silent past the
- * timeout, reads in machines handed to it, hands over drained machines (machine-drains.ts), and hands idle machines to managers below the fair
- * share (machine-handoff.ts). `fenced` is called when this manager finds it was itself taken over (it was silent too
- * long, say stopped by its host): what it held belongs to another now.
+ * timeout, learns of accounts another manager caught forging (standing.ts), reads in machines
+ * handed to it, hands over drained machines (machine-drains.ts), and hands idle machines to
+ * managers below the fair share (machine-handoff.ts). `fenced` is called when this manager finds
+ * it was itself taken over (it was silent too long, say stopped by its host): what it held
+ * belongs to another now.
  */
 export function startManagerBeat(market: Market, fenced: () => void): () => void {
   const managers = market.managers;
@@ -101,6 +104,7 @@ export function startManagerBeat(market: Market, fenced: () => void): () => void
       }
       if (!managers.ready) return;
       for (const dead of managers.dead()) await takeOver(market, dead);
+      await learnForgeries(market, managers.self.timeoutMs);
       await pickUpHanded(market);
       await handDrained(market);
       if (cooldown > 0) cooldown--;

@@ -144,8 +144,9 @@ interface Submitted {
 /**
  * A submission naming a split (the parts of a split quote): every part quoted again by its
  * manager, and only if all are admitted, the whole stored and every part submitted to its
- * manager with a link to it. Answers the whole's id and a decision whose price is the parts'
- * sum; a part refused at either step refuses the whole, with the parts already admitted cancelled.
+ * manager with a link to it. Answers the whole's id and a decision whose price is the sum of the
+ * parts' admitted prices; a part refused at either step refuses the whole, with the parts already
+ * admitted cancelled.
  */
 export async function submitSplit(market: Market, ctx: Context, submission: Submission, raw: RawCall, maxModuleBytes: number, timeoutMs: number) {
   const caller = ctx.caller!;
@@ -210,9 +211,16 @@ export async function submitSplit(market: Market, ctx: Context, submission: Subm
     results.map((a) => a?.decision ?? null),
   );
   if (!refused) {
+    // The consumer is held to what its parts were admitted at, each charged up to its own: a
+    // part's admission may price it above its quote of a moment before (another part, or another
+    // job, admitted at its manager meanwhile), and the sum of the quotes would then promise less.
+    const admitted = answers.map((a) => a!.decision);
+    const priceMicro = admitted.reduce((s, d) => s + toMicro(d.price ?? 0), 0n);
+    const admittedAt = Math.max(...admitted.map((d) => d.completionAt ?? 0));
+    const told = { ...decision, price: Number(priceMicro) / 1e6, completionAt: admittedAt };
+    await market.db.job.update({ where: { id: wholeId }, data: { quotedPriceMicro: priceMicro, expectedCompletionAt: new Date(admittedAt), decision: toJson(told) } });
     market.log(`job ${head.name} (${shortId(wholeId)}): split in ${parts.length} parts, ${parts.map((p) => `${p.manager} ${p.tasks}`).join(", ")}`);
-    const first = answers[0]!.decision;
-    return { jobId: wholeId, decision: { ...first, price: decision.price, completionAt, priceParts: null, split: parts.map((p, i) => ({ ...p, jobId: answers[i]!.jobId })) } };
+    return { jobId: wholeId, decision: { ...admitted[0]!, price: told.price, completionAt: admittedAt, priceParts: null, split: parts.map((p, i) => ({ ...p, jobId: answers[i]!.jobId })) } };
   }
   await undoParts(market, ctx, wholeId, answers);
   await market.db.job.update({ where: { id: wholeId }, data: { status: "rejected", decision: toJson({ outcome: "rejected", reasons: [refused] }) } });

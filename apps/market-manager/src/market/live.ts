@@ -37,6 +37,12 @@ export interface LiveMachine {
    * it could hold a task through expiry after expiry as the cheapest machine it is placed on again.
    */
   unprovenExpiries: number;
+  /**
+   * Until when a run of one of its lapsed leases may still deliver the task's first result, which
+   * is accepted late (tasks/results.ts) by the manager holding the machine only: the machine is not
+   * handed to another manager before then (machine-handoff.ts handable). Epoch milliseconds.
+   */
+  lateUntil?: number | undefined;
   /** Tasks placed on this machine and not yet leased, in the order they will be handed out. */
   queue: TaskQueue;
   leases: Set<string>;

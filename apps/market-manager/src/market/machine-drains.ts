@@ -84,7 +84,7 @@ export async function startDrains(market: Market, admin: Caller, machines: LiveM
     if (job) market.emit({ kind: "job", jobId, ownerId: job.ownerId });
   }
   if (draining.length) market.log(`an admin (${admin.email}) moved ${draining.length} busy machine(s) to the Market Manager ${to.id}: draining ${draining.map((m) => shortId(m.id)).join(", ")}`);
-  const handed = new Set(await handOver(market, draining.filter(handable)));
+  const handed = new Set(await handOver(market, draining.filter((m) => handable(market, m))));
   return new Map(draining.map((m) => [m.id, handed.has(m.id) ? "moved" : "draining"]));
 }
 
@@ -94,7 +94,7 @@ export async function startDrains(market: Market, admin: Caller, machines: LiveM
  * stamp (adopt.ts). How many were handed.
  */
 export async function handDrained(market: Market): Promise<number> {
-  const ready = () => [...market.state.machines.values()].filter((m) => m.drainingTo !== undefined && handable(m));
+  const ready = () => [...market.state.machines.values()].filter((m) => m.drainingTo !== undefined && handable(market, m));
   // Looked at first without the lock, which a market busy with work should not be made to wait for.
   if (!market.managers || !ready().length) return 0;
   return market.serial(async () => (await handOver(market, ready())).length);

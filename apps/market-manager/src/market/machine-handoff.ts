@@ -66,7 +66,7 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
     const plan = handoffPlan(managers.view, managers.self.id, managers.heldSettled(market.state.machines.size), unstamped);
     if (!plan.length) return { planned: false, handed: 0 };
     // A draining machine goes where the admin sent it (machine-drains.ts), not where the fair share would.
-    const idle = new Set([...market.state.machines.values()].filter((m) => handable(m) && m.drainingTo === undefined).map((m) => m.id));
+    const idle = new Set([...market.state.machines.values()].filter((m) => handable(market, m) && m.drainingTo === undefined).map((m) => m.id));
     let handed = 0;
     for (const { to, count } of plan) {
       if (!idle.size) break;
@@ -83,11 +83,19 @@ export async function handOff(market: Market, act: boolean): Promise<{ planned: 
 
 /**
  * Whether a machine may be handed to another manager now: an opportunistic machine with no lease
- * and nothing queued. A dedicated machine's contract, and tasks placed on a machine, stay with the
+ * and nothing queued, and no lapsed lease whose run may still report its task's first result
+ * (`lateUntil`; only the manager holding the machine hears a late result). A dedicated machine's contract, and tasks placed on a machine, stay with the
  * manager that holds them; a machine offered to several managers is each one's through a row of
  * its own, which does not move (a manager would hold it twice).
  */
-export const handable = (m: LiveMachine) => movable(m) && m.leases.size === 0 && m.queue.length === 0;
+export const handable = (market: Market, m: LiveMachine) => movable(m) && m.leases.size === 0 && m.queue.length === 0 && !awaitsLateResult(market, m);
+
+/** A run of one of the machine's lapsed leases may still report its undecided task's first result. */
+function awaitsLateResult(market: Market, m: LiveMachine): boolean {
+  if ((m.lateUntil ?? 0) <= market.clock.now()) return false;
+  for (const l of market.state.lateLeases.values()) if (l.machineId === m.id) return true;
+  return false;
+}
 
 /**
  * Whether a machine may move to another manager at all, once idle: an opportunistic machine held

@@ -159,7 +159,7 @@ async function letGoHere(market: Market, admin: Caller, ids: string[], to: Manag
       else if (m.kind === "dedicated") moves.set(id, refused(id, { code: "machine-dedicated", machineId: id, contractEndsAt: m.departsAt ?? 0 }));
       else if (m.offerKey) moves.set(id, refused(id, { code: "machine-offered-to-several", machineId: id }));
       else if (!movable(m)) moves.set(id, refused(id, { code: "machine-cannot-follow", machineId: id }));
-      else if (handable(m)) ready.push(id);
+      else if (handable(market, m)) ready.push(id);
       else busy.push(m);
     }
     const now = market.clock.now();

@@ -76,6 +76,8 @@ export class Managers {
   /** Machines each manager may hold that its stamp does not show, as of the last view (unstamped). */
   private behindAtView = new Map<string, number>();
   private lastDone = new Map<string, { done: number; at: number }>();
+  /** When the last stamp that found this manager still itself was sent (this host's clock). */
+  private stampedAt = Date.now();
 
   private run: Runner;
 
@@ -93,7 +95,9 @@ export class Managers {
    */
   async join(): Promise<void> {
     const { id, url, healthUrl, capacity } = this.self;
+    const at = Date.now();
     await runStatement(this.run, joinManager, { id, url, healthUrl, capacity });
+    this.stampedAt = at;
     await this.refresh();
   }
 
@@ -119,11 +123,23 @@ export class Managers {
    * its own, and it must stop rather than act on it.
    */
   async beat(holds: { machines: number; jobs: number; tasksDone: number }): Promise<boolean> {
+    const at = Date.now();
     const stamped = await runStatement(this.run, stampManager, { id: this.self.id, machines: holds.machines, jobs: holds.jobs, tasksDone: String(Math.round(holds.tasksDone)) });
     this.heldBeforeView = this.heldAtView;
+    if (stamped.length > 0) this.stampedAt = at;
     this.heldAtView = holds.machines;
     await this.refresh();
     return stamped.length > 0;
+  }
+
+  /**
+   * Whether a stamp found this manager still itself within half the takeover timeout. A manager
+   * that was silent longer (stopped by its host, say) may have been taken over: its memory is then
+   * another's, and it must not act on it (depart machines it did not hear, expire leases, place
+   * tasks) before its next stamp says whether it still holds them.
+   */
+  fresh(): boolean {
+    return Date.now() - this.stampedAt < this.self.timeoutMs / 2;
   }
 
   private async refresh(): Promise<void> {

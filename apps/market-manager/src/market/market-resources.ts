@@ -41,6 +41,8 @@ export class MarketResources {
   /** Users seen granted their starting credits, and users seen without a role chosen (ledger/starting-credits.ts). */
   readonly granted = new Set<string>();
   readonly unchosen = new Set<string>();
+  /** When this manager last looked for forgers another manager caught (market/standing.ts learnForgeries). */
+  forgersLookedAt: number | undefined;
 
   /** The lease calls waiting for their group commit (resources/leases.ts). */
   leaseCalls: ReportBatch<LeaseCall> | undefined;

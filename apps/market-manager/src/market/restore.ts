@@ -9,6 +9,7 @@ import { loadOwners } from "./standing.ts";
 import { forgiveSilence } from "./sweeper.ts";
 import { resumeContract } from "../resources/contracts.ts";
 import { leaseLimits } from "../resources/leases.ts";
+import { latestReportAt } from "../resources/lease-terms.ts";
 import { discardUnfinishedIntake } from "../tasks/intake.ts";
 import { rowId } from "../db/row-id.ts";
 import { runStatement } from "../db/sql/statement.ts";
@@ -167,6 +168,9 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
           if (l.status !== "expired") continue;
           const { id, machineId, pieceRateMicro, pilot, ahead } = l;
           state.lateLeases.set(id, { id, taskId: t.id, jobId: job.id, machineId, issuedAt: l.issuedAt.getTime(), expiresAt: l.expiresAt.getTime(), pieceRateMicro, pilot, ahead });
+          const m = state.machines.get(machineId);
+          const live = state.jobs.get(job.id);
+          if (m && live) m.lateUntil = Math.max(m.lateUntil ?? 0, latestReportAt(market, m, live, { issuedAt: l.issuedAt.getTime(), ahead }));
         }
       }
       if (t.status === "leased" && lease && state.machines.has(lease.machineId)) {

@@ -139,11 +139,32 @@ export async function sendSubmission(market: Market, ctx: Context, named: string
   if (!named || !managers || !raw || named === market.managerId) return null;
   const to = managers.alive().find((m) => m.id === named);
   if (!to) return null;
-  const answer = await callManager(market, to, "jobs.submit", raw, ctx, SEND_SUBMISSION_TIMEOUT_MS);
+  return answerOf(await callManager(market, to, "jobs.submit", raw, ctx, SEND_SUBMISSION_TIMEOUT_MS), named, "The Market Manager that quoted refused the job.");
+}
+
+/**
+ * A consumer's cancel of a job another live manager holds (a quote sent its submission there, and
+ * the web app reaches this one) is sent to that manager, which alone stops and settles it: its
+ * answer is returned as this manager's. Null: this manager holds the job, the holder is not live
+ * (a takeover brings the job here), or the call was itself sent on by another manager.
+ */
+export async function sendCancel(market: Market, ctx: Context, jobId: string): Promise<unknown> {
+  const managers = market.managers;
+  if (!managers || ctx.credentials?.forwarded || market.state.jobs.has(jobId) || market.resources.endings.has(jobId)) return null;
+  const row = await market.db.job.findUnique({ where: { id: jobId }, select: { managerId: true } });
+  if (!row?.managerId || row.managerId === market.managerId) return null;
+  const to = managers.alive().find((m) => m.id === row.managerId);
+  if (!to) return null;
+  const call = { body: JSON.stringify({ jobId }), batch: false };
+  return answerOf(await callManager(market, to, "jobs.cancel", call, ctx, SEND_SUBMISSION_TIMEOUT_MS), to.id, "The Market Manager that holds the job refused to cancel it.");
+}
+
+/** Another manager's answer as this one's: its data, or its refusal thrown again with its reason. */
+function answerOf(answer: Answer, managerId: string, refused: string): unknown {
   if (answer.ok) return answer.data;
   const { error } = answer;
   const reason = error.data?.reason as ConstructorParameters<typeof Refusal>[1] | undefined;
   const code = (error.data?.code ?? "CONFLICT") as ConstructorParameters<typeof Refusal>[0];
-  if (reason) throw new Refusal(code, reason, error.message ?? "The Market Manager that quoted refused the job.");
-  throw new Error(`the Market Manager ${named} did not take the submission: ${error.message ?? "no answer"}`);
+  if (reason) throw new Refusal(code, reason, error.message ?? refused);
+  throw new Error(`the Market Manager ${managerId} did not answer the call: ${error.message ?? "no answer"}`);
 }

@@ -7,7 +7,8 @@ import type { Market } from "./market.ts";
 import type { LiveState } from "./live.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { isMarketAccount } from "../auth/market-accounts.ts";
-import { addStandingFacts, type StandingFactsRow } from "../db/sql/standing-facts.ts";
+import { addStandingFacts, recentForgers, type StandingFactsRow } from "../db/sql/standing-facts.ts";
+import { contractsPromised } from "../db/sql/machine-rows.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { machineChanged } from "./transitions.ts";
@@ -80,18 +81,10 @@ function contractStanding(u: { emailConfirmed: boolean; createdAt: number; facts
   return { confirmed: u.emailConfirmed, verifiedResults: u.facts.verified, ageDays: Math.max(0, now - u.createdAt) / 86_400_000, forged: u.facts.forgeries > 0 };
 }
 
-/** What the account's live dedicated contracts still owe it (micro-credits). */
-function contractsOwedMicro(market: Market, ownerId: string): bigint {
-  let owed = 0n;
-  for (const m of market.state.machines.values()) if (m.ownerId === ownerId && m.contractPriceMicro !== null) owed += m.contractPriceMicro - m.contractPaidMicro;
-  return owed;
-}
-
-/** An account's contract standing and what its contracts still owe it, for an offer check (the account is in memory: loadOwners). */
-export function contractsOf(market: Market, ownerId: string): { standing: ContractStanding; owed: number } {
+/** An account's contract standing, for an offer check (the account is in memory: loadOwners). */
+export function contractStandingOf(market: Market, ownerId: string): ContractStanding {
   const o = market.state.owners.get(ownerId);
-  const standing = o ? contractStanding(o, market.clock.now()) : { confirmed: false, verifiedResults: 0, ageDays: 0, forged: false };
-  return { standing, owed: toCredits(contractsOwedMicro(market, ownerId)) };
+  return o ? contractStanding(o, market.clock.now()) : { confirmed: false, verifiedResults: 0, ageDays: 0, forged: false };
 }
 
 /**
@@ -102,7 +95,7 @@ export async function ownStanding(market: Market, db: Pick<Market["db"], "user">
   const u = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, emailVerified: true, createdAt: true, standing: true } });
   const view = standingView(market, u);
   const ceiling = contractCeiling(contractStanding({ emailConfirmed: u.emailVerified, createdAt: u.createdAt.getTime(), facts: view.facts }, market.clock.now()));
-  return { ...view, confirmed: u.emailVerified, rules: DEFAULT_STANDING_RULES, contractCeiling: ceiling, contractsOwed: toCredits(contractsOwedMicro(market, userId)) };
+  return { ...view, confirmed: u.emailVerified, rules: DEFAULT_STANDING_RULES, contractCeiling: ceiling, contractsOwed: toCredits(BigInt((await runStatement(viaPrisma(market.db), contractsPromised, { ownerId: userId }))[0]?.owner ?? "0")) };
 }
 
 /** Reads accounts into memory (a machine joined, the market restarted, an address was confirmed). */
@@ -153,6 +146,22 @@ export class FactChanges {
     });
     return () => applyFacts(market, rows);
   }
+}
+
+/**
+ * Accounts caught forging by another Market Manager since this one last looked: their facts as
+ * recorded, for the accounts this manager holds, so a forger's standing is gone here too (its
+ * copies no longer count in a quorum, its single results are checked). Called once a stamp
+ * (market/adopt.ts). Each look reaches back `lookbackMs` before the last, so a fact written by a
+ * host whose clock is behind this one's is not missed; forgers are few, and reading one again
+ * changes nothing.
+ */
+export async function learnForgeries(market: Market, lookbackMs: number): Promise<void> {
+  const now = market.clock.now();
+  const since = (market.resources.forgersLookedAt ?? now) - lookbackMs;
+  const rows = (await runStatement(viaPrisma(market.db), recentForgers, { since })).filter((r) => market.state.owners.has(r.userId));
+  market.resources.forgersLookedAt = now;
+  if (rows.length) await market.serial(async () => applyFacts(market, rows));
 }
 
 function applyFacts(market: Market, rows: StandingFactsRow[]): void {

@@ -3,6 +3,9 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
 import { post, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { contract } from "../ledger/entries.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { viaPrisma } from "../db/sql/runners.ts";
+import { contractsPromised, lockContracts } from "../db/sql/machine-rows.ts";
 
 // Dedicated contracts are paid as the capacity is proved (costbenefit `contractAccrual`; what
 // proves it: resources/presence.ts): at most once a minute, when the machine misses, and once
@@ -74,13 +77,21 @@ export async function accrueContracts(market: Market): Promise<void> {
 }
 
 /**
- * What the market can still promise a new contract: what it may spend (its balance above its
- * floor, minus its reserve) less what the contracts it holds will still cost.
+ * What contracts already promise, in `tx`, under the lock every manager takes to decide a
+ * dedicated offer (db/sql lockContracts), held until `tx` ends: the account's and the market's,
+ * whichever manager holds their machines (each manager's memory knows only its own), micro-credits.
  */
-export async function contractBudget(market: Market): Promise<number> {
-  let owed = 0n;
-  for (const m of market.state.machines.values()) {
-    if (m.kind === "dedicated" && m.contractPriceMicro !== null) owed += m.contractPriceMicro - m.contractPaidMicro;
-  }
-  return toCredits((await spendable(market.db, { kind: "market" })) - owed);
+export async function promisedContracts(tx: Tx, ownerId: string): Promise<{ owner: bigint; market: bigint }> {
+  const run = viaPrisma(tx);
+  await runStatement(run, lockContracts, {});
+  const [row] = await runStatement(run, contractsPromised, { ownerId });
+  return { owner: BigInt(row?.owner ?? "0"), market: BigInt(row?.market ?? "0") };
+}
+
+/**
+ * What the market can still promise a new contract: what it may spend (its balance above its
+ * floor, minus its reserve) less what the contracts every manager holds will still cost.
+ */
+export async function contractBudget(tx: Tx, promised: bigint): Promise<number> {
+  return toCredits((await spendable(tx, { kind: "market" })) - promised);
 }

@@ -39,3 +39,13 @@ export function leaseTermsOf(market: Market, machine: LiveMachine, job: LeasedJo
     ahead,
   };
 }
+
+/**
+ * The latest a run of `lease` on `machine` can still end and report: its runs ahead and its own
+ * at the job's wall-time limit, plus the grace (the engine's leaseTerm for a task of unknown work).
+ * A lapsed lease's result may arrive until then.
+ */
+export function latestReportAt(market: Market, machine: LiveMachine, job: LeasedJob, lease: Pick<LiveLease, "issuedAt" | "ahead">): number {
+  const { lastsSeconds } = leaseTerm(market.settings.terms, { work: undefined, speed: machine.speed, slots: machine.slots, ahead: lease.ahead, wallSeconds: job.wallMs / 1000 });
+  return lease.issuedAt + Math.round(lastsSeconds * 1000);
+}

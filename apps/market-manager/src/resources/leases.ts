@@ -16,7 +16,7 @@ import { ownMachine } from "./machines.ts";
 import { inOrder, ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { leaseTasks as leaseTasksStatement, type LeasedRow, type LeaseTasksParams } from "../db/sql/lease-tasks.ts";
-import { leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
+import { latestReportAt, leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spareTotal } from "../market/work-routes.ts";
@@ -642,40 +642,48 @@ export async function expireLeases(market: Market) {
     const now = market.clock.now();
     const expired = [...market.state.leases.values()].filter((l) => l.expiresAt <= now && !l.writing);
     if (!expired.length) return 0;
-    const tasks = expired.map((l) => market.state.tasks.get(l.taskId)).filter((t): t is LiveTask => !!t);
-    // A lease left to expire is a fact against its owner's standing.
-    const facts = new FactChanges();
-    for (const l of expired) {
-      const owner = market.state.machines.get(l.machineId)?.ownerId;
-      if (owner) facts.add(owner, "expiredLeases");
-    }
-    const { requeue, factsApply } = await market.db.$transaction(async (tx) => {
-      await tx.lease.updateMany({
+    const { requeue, factsApply, ended, tasks } = await market.db.$transaction(async (tx) => {
+      // Only the leases still active in PostgreSQL end here: one another manager settled meanwhile
+      // (this one was silent, and taken over) is not this manager's to end, nor its task to place again.
+      const rows = await tx.lease.updateManyAndReturn({
         where: { id: { in: expired.map((l) => l.id) }, status: "active" },
         data: { status: "expired", endedAt: new Date(now) },
+        select: { id: true },
       });
+      const ended = new Set(rows.map((r) => r.id));
+      const mine = expired.filter((l) => ended.has(l.id));
+      const tasks = mine.map((l) => market.state.tasks.get(l.taskId)).filter((t): t is LiveTask => !!t);
+      // A lease left to expire is a fact against its owner's standing.
+      const facts = new FactChanges();
+      for (const l of mine) {
+        const owner = market.state.machines.get(l.machineId)?.ownerId;
+        if (owner) facts.add(owner, "expiredLeases");
+      }
       const factsApply = await facts.write(market, tx);
-      return { requeue: await planRequeue(market, tx, tasks), factsApply };
+      return { requeue: await planRequeue(market, tx, tasks), factsApply, ended, tasks };
     });
     factsApply();
     for (const lease of expired) {
       market.state.leases.delete(lease.id);
       const machine = market.state.machines.get(lease.machineId);
-      if (machine) {
-        machine.leases.delete(lease.id);
-        machine.unprovenExpiries += 1;
-      }
+      machine?.leases.delete(lease.id);
+      if (!ended.has(lease.id)) continue;
+      if (machine) machine.unprovenExpiries += 1;
       const task = market.state.tasks.get(lease.taskId);
-      if (task && (market.state.jobs.get(task.jobId)?.replicas ?? 1) === 1) market.state.lateLeases.set(lease.id, lease);
+      const job = task && market.state.jobs.get(task.jobId);
+      if (task && (job?.replicas ?? 1) === 1) {
+        market.state.lateLeases.set(lease.id, lease);
+        if (machine && job) machine.lateUntil = Math.max(machine.lateUntil ?? 0, latestReportAt(market, machine, job, lease));
+      }
     }
     for (const t of tasks) t.machineId = null;
     requeue.apply();
-    market.log(`${expired.length} leases expired; their tasks were placed again`);
+    market.log(`${ended.size} leases expired; their tasks were placed again`);
     // A dedicated machine that took work and did not report it by its lease's end missed (presence.ts).
-    for (const lease of expired) {
+    for (const lease of expired.filter((l) => ended.has(l.id))) {
       const machine = market.state.machines.get(lease.machineId);
       if (machine?.kind === "dedicated") await missed(market, machine, lease.issuedAt, "expired-lease");
     }
-    return expired.length;
+    return ended.size;
   });
 }

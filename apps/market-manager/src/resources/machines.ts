@@ -8,8 +8,8 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine, LiveTask } from "../market/live.ts";
 import { planRequeue } from "../market/requeue.ts";
 import { machineJoined, machineLeaving, machineLeft, machineStayed } from "../market/transitions.ts";
-import { toMicro } from "../ledger/ledger.ts";
-import { accrueContract, contractBudget, provenUntil } from "./contracts.ts";
+import { toCredits, toMicro } from "../ledger/ledger.ts";
+import { accrueContract, contractBudget, promisedContracts, provenUntil } from "./contracts.ts";
 import { startProof } from "./presence.ts";
 import { scheduleProbe } from "./probes.ts";
 import type { Machine as MachineRow } from "../db/generated/client.ts";
@@ -17,10 +17,10 @@ import { MachineControls, readControls, type MachineControlsPatch } from "@cycle
 import { offerFault } from "@cyclemarket/costbenefit";
 import { rowId } from "../db/row-id.ts";
 import { TaskQueue } from "../market/task-queue.ts";
-import { contractsOf, loadOwners, standingNow } from "../market/standing.ts";
+import { contractStandingOf, loadOwners, standingNow } from "../market/standing.ts";
 import { shortId } from "@cyclemarket/client/job-file";
 import { runStatement } from "../db/sql/statement.ts";
-import { prepared } from "../db/sql/runners.ts";
+import { prepared, viaPrisma } from "../db/sql/runners.ts";
 import { registerMachine as registerMachineStatement } from "../db/sql/machine-rows.ts";
 
 export interface MachineOffer {
@@ -126,20 +126,7 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     offerKey: offer.offerKey ?? null,
     follows: offer.follow === true,
   };
-  // the Java Market paper, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
-  // would itself put on that capacity right after accepting it.
-  const verdict = market.engine.considerOffer(live, now, dedicated ? await contractBudget(market) : Infinity);
-  if (!verdict.accept) {
-    const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
-    throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
-  }
-  if (dedicated) {
-    // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
-    const { standing, owed } = contractsOf(market, caller.id);
-    const over = contractOverStanding(offer.contractPrice!, standing, owed);
-    if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
-  }
-  await runStatement(prepared(market.resources.database.shared), registerMachineStatement, {
+  const row = {
     id,
     ownerId: caller.id,
     apiTokenId: caller.tokenId ?? null,
@@ -161,7 +148,28 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     managerId: market.managerId,
     offerKey: offer.offerKey ?? null,
     follows: offer.follow === true,
-  });
+  };
+  // the Java Market paper, 5.5.2: the market accepts or rejects a dedicated machine at once, by the price it
+  // would itself put on that capacity right after accepting it.
+  const verdict = dedicated
+    ? // What contracts promise is read from every manager's rows, under a lock all of them take,
+      // and the row written before it is let go: each manager's memory holds only its own
+      // contracts, and an account offering a machine to each would be promised its ceiling once per manager.
+      await market.db.$transaction(async (tx) => {
+        const promised = await promisedContracts(tx, caller.id);
+        // The account's facts as every manager recorded them: memory has them as they were when
+        // this manager last read them, before another caught the account forging, say.
+        await loadOwners(market, [caller.id], tx);
+        live.reputation = standingNow(market, caller.id).score;
+        const verdict = considered(market, live, now, await contractBudget(tx, promised.market));
+        // What the market may owe this account in contracts is bounded by what it proved (the engine's contractCeiling).
+        const over = contractOverStanding(offer.contractPrice!, contractStandingOf(market, caller.id), toCredits(promised.owner));
+        if (over) throw refuse.conflict({ code: "offer-refused", refusal: over }, "The market does not promise this account that much in contracts yet.");
+        await runStatement(viaPrisma(tx), registerMachineStatement, row);
+        return verdict;
+      })
+    : considered(market, live, now, Infinity);
+  if (!dedicated) await runStatement(prepared(market.resources.database.shared), registerMachineStatement, row);
   // Heard from the moment it is written, however long the commit took.
   live.lastHeartbeatAt = Math.max(live.lastHeartbeatAt, market.clock.now());
   // A dedicated machine is there when its contract starts; from then on it must prove it (presence.ts).
@@ -183,6 +191,16 @@ async function joinMarket(market: Market, caller: Caller, offer: MachineOffer, d
     // Where the machine's calls and work stream go: the manager that holds it.
     ...(manager ? { managerId: manager.id, managerUrl: manager.url } : {}),
   };
+}
+
+/** The engine's answer to an offer (its considerOffer), or a refusal that says why the market does not buy it. */
+function considered(market: Market, live: LiveMachine, now: number, budget: number) {
+  const verdict = market.engine.considerOffer(live, now, budget);
+  if (!verdict.accept) {
+    const refusal = OfferRefusal.safeParse(verdict.reasons[0]);
+    throw refuse.conflict({ code: "offer-refused", refusal: refusal.success ? refusal.data : null }, "The market does not buy this machine's time at that price.");
+  }
+  return verdict;
 }
 
 /** Markets with a placement of waiting tasks already queued: machines joining at once share one. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { consumerProcedure, publicProcedure, requireScope, router, signedInProcedure } from "../trpc.ts";
 import { refuse } from "../errors.ts";
 import { SubmitJob, quoteJob, submitJob, tasksIn, type Submission } from "../../tasks/jobs.ts";
-import { keepRawCall, keepRawSubmission, sendSubmission, shopQuote, type RawCall } from "../../market/shopping.ts";
+import { keepRawCall, keepRawSubmission, sendCancel, sendSubmission, shopQuote, type RawCall } from "../../market/shopping.ts";
 import { StagedSubmission, intakePoolOf } from "../../tasks/intake-pool.ts";
 import type { Context } from "../trpc.ts";
 import type { Services } from "../../services.ts";
@@ -187,9 +187,11 @@ export const jobsRouter = router({
       return listDecisions(ctx.services.db, { ...input, jobId: input.jobId, jobIds: parts?.map((p) => p.id) });
     }),
   /** Stops the job; a split job's open parts are each stopped by their manager. */
-  cancel: jobOwnerProcedure.mutation(async ({ ctx, input }) =>
-    (await splitParts(ctx.services.db, input.jobId, ctx.services.market)) ? cancelWhole(ctx.services.market, ctx, input.jobId) : cancelJob(ctx.services.market, input.jobId),
-  ),
+  cancel: jobOwnerProcedure.mutation(async ({ ctx, input }) => {
+    if (await splitParts(ctx.services.db, input.jobId, ctx.services.market)) return cancelWhole(ctx.services.market, ctx, input.jobId);
+    // Held by another manager: that one stops it (market/shopping.ts).
+    return ((await sendCancel(ctx.services.market, ctx, input.jobId)) as Awaited<ReturnType<typeof cancelJob>> | null) ?? cancelJob(ctx.services.market, input.jobId);
+  }),
   outputs: jobOwnerProcedure
     .input(z.object({ fromIndex: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(200) }))
     .query(({ ctx, input }) => outputsOf(ctx.services.market, input.jobId, input.fromIndex, input.limit)),

@@ -58,3 +58,28 @@ UPDATE "Machine" m SET "lastHeartbeatAt" = timestamp 'epoch' + v.ms * interval '
 FROM unnest(${p.machineIds}::text[], ${p.at}::float8[]) AS v(id, ms)
 WHERE m.id = v.id AND m."lastHeartbeatAt" < timestamp 'epoch' + v.ms * interval '1 millisecond'`,
 );
+
+/**
+ * Dedicated offers are decided one at a time across every Market Manager on the database
+ * (resources/machines.ts): a lock held until the deciding transaction ends, taken before
+ * `contractsPromised` reads what contracts promise, so two managers cannot both promise the same
+ * room under an account's ceiling or the market's budget. Its own statement: a statement's
+ * snapshot is taken before any lock it waits for, and would miss the row the other one wrote.
+ */
+export const lockContracts = statement<Record<string, never>, { locked: number }>(
+  "lock-contracts",
+  () => `SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('dedicated-contracts'))) AS l`,
+);
+
+/**
+ * What the active dedicated contracts still owe, whichever manager holds their machines: those of
+ * one account (its ceiling, costbenefit contractCeiling) and all of them (the market's budget).
+ * Micro-credits as text.
+ */
+export const contractsPromised = statement<{ ownerId: string }, { owner: string; market: string }>(
+  "contracts-promised",
+  (p) => `
+SELECT coalesce(sum("contractPriceMicro" - "contractPaidMicro") FILTER (WHERE "ownerId" = ${p.ownerId}::text), 0)::text AS owner,
+  coalesce(sum("contractPriceMicro" - "contractPaidMicro"), 0)::text AS market
+FROM "Machine" WHERE kind = 'dedicated' AND status = 'active' AND "contractPriceMicro" IS NOT NULL`,
+);

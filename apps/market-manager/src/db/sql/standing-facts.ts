@@ -40,3 +40,15 @@ ON CONFLICT ("userId") DO UPDATE SET
   "updatedAt" = EXCLUDED."updatedAt"
 RETURNING "userId", verified, disagreements, "unconfirmedFailures", "expiredLeases", forgeries`,
 );
+
+/**
+ * The facts of accounts caught forging whose row changed after `since` (ms since the epoch), by
+ * whichever manager: each manager reads them once a stamp (market/adopt.ts), so an account
+ * caught at one has no standing at any (the partial index Standing_forgers_idx finds them).
+ */
+export const recentForgers = statement<{ since: number }, StandingFactsRow>(
+  "recent-forgers",
+  (p) => `
+SELECT "userId", verified, disagreements, "unconfirmedFailures", "expiredLeases", forgeries FROM "Standing"
+WHERE forgeries > 0 AND "updatedAt" > timestamp 'epoch' + ${p.since}::float8 * interval '1 millisecond'`,
+);
