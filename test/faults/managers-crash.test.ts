@@ -120,6 +120,22 @@ describe("one of three Market Managers is killed with SIGKILL mid-run", () => {
       },
       180_000,
     );
+    // The victim's jobs may have finished on the survivors' own machines before its workers came
+    // back: once every machine of its is active under a survivor, each survivor runs one job more.
+    await waitFor(
+      "the victim's machines under the survivors",
+      async () => {
+        const rows = (await holders(pg.ownerUrl)).machines.filter((m) => victimMachines.has(m.id));
+        return rows.length === victimMachines.size && rows.every((m) => m.managerId !== idOf(victim)) ? true : undefined;
+      },
+      60_000,
+    );
+    for (const m of managers) if (m !== victim) await submit(m, 1);
+    await waitFor(
+      "the survivors' jobs to complete",
+      async () => ((await consumer.jobs.list.query()).filter((j) => jobIds.includes(j.id)).every((j) => j.status === "completed") ? true : undefined),
+      180_000,
+    );
     for (const jobId of jobIds) {
       const job = await consumer.jobs.get.query({ jobId });
       // No result lost: the estimate is built from every task's samples.
