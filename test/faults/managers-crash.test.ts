@@ -125,7 +125,7 @@ describe("one of three Market Managers is killed with SIGKILL mid-run", () => {
     await waitFor(
       "the victim's machines under the survivors",
       async () => {
-        const rows = (await holders(pg.ownerUrl)).machines.filter((m) => victimMachines.has(m.id));
+        const rows = (await holders(pg!.ownerUrl)).machines.filter((m) => victimMachines.has(m.id));
         return rows.length === victimMachines.size && rows.every((m) => m.managerId !== idOf(victim)) ? true : undefined;
       },
       60_000,
