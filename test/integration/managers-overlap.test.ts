@@ -12,7 +12,8 @@ import { signUp, startWorker, waitFor } from "../support/processes.ts";
 // A job submitted to each manager runs on that manager's row of the one machine, the machine never
 // holds more leases than its slots across both, each manager pays its own results once, and the
 // ledger sums to zero. A dedicated offer to several is refused with its reason, and a registration
-// of the same machine again finds no manager left to offer it to.
+// of the same machine again finds no manager left to offer it to. A third manager that joins later
+// is offered the machine too, and runs a job on its row.
 
 const SLOTS = 2;
 const TASKS = 6;
@@ -52,7 +53,7 @@ async function register(url: string, token: string, body: Record<string, unknown
 }
 
 describe("one machine offered to two Market Managers", () => {
-  it("runs both managers' jobs within its slots, each paid once by its own manager", async () => {
+  it("runs both managers' jobs within its slots, each paid once by its own manager, and is offered to one that joins", async () => {
     const first = await start("manager-1");
     const token = readFileSync(first.tokenFile, "utf8").trim();
     const second = await start("manager-2");
@@ -107,6 +108,26 @@ describe("one machine offered to two Market Managers", () => {
       expect(new Set(leases.map((l) => l.machineId))).toEqual(new Set(ids));
       expect(leases.every((l) => l.status === "completed")).toBe(true);
       expect(mostLeasesAtOnce(leases)).toBeLessThanOrEqual(SLOTS);
+    });
+
+    // A manager that joins later is offered the machine too: the worker reads the live managers
+    // again, and the newcomer holds a row of its own under the same offer key and runs a job on it.
+    await start("manager-3");
+    const after = await waitFor("the worker to offer the machine to manager-3 as well", async () => {
+      const active = await withDb(database.url, (db) => db.machine.findMany({ where: { status: "active" }, select: { id: true, managerId: true, offerKey: true } }));
+      return active.length === 3 ? active : undefined;
+    }, 30_000);
+    expect(after.map((r) => r.managerId).sort()).toEqual(["manager-1", "manager-2", "manager-3"]);
+    expect(new Set(after.map((r) => r.offerKey))).toEqual(new Set([rows[0]!.offerKey]));
+    const third = after.find((r) => r.managerId === "manager-3")!.id;
+    const late = await buyer.jobs.submit.mutate({ ...job("pi at the newcomer", "manager-3"), source: { ...job("", "").source, taskCount: 2 } });
+    expect(late.decision.outcome).toBe("admitted");
+    await jobCompleted(buyer, late.jobId, "manager-3's job to complete");
+    await withDb(database.url, async (db) => {
+      expect((await db.job.findUnique({ where: { id: late.jobId } }))?.managerId).toBe("manager-3");
+      const { accepted } = await expectMarketInvariants(db, [one.jobId, two.jobId, late.jobId]);
+      const lateTasks = new Set((await db.task.findMany({ where: { jobId: late.jobId }, select: { id: true } })).map((t) => t.id));
+      expect(new Set(accepted.filter((r) => lateTasks.has(r.taskId)).map((r) => r.machineId))).toEqual(new Set([third]));
     });
   });
 });
