@@ -43,7 +43,9 @@ describe("PostgreSQL restarts under a running market", () => {
   it("the market answers again, the job completes and the ledger balances", async () => {
     const pgPort = await freePort();
     pg = await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
-    manager = await startManager({ databaseUrl: pg.ownerUrl, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS });
+    // Its stamps fail for the whole outage, longer than half its takeover timeout: the manager does
+    // not act on its memory until a stamp finds it still itself, then forgives the silence.
+    manager = await startManager({ databaseUrl: pg.ownerUrl, dataDir, leaseTimeoutMs: LEASE_TIMEOUT_MS, env: { MARKET_MANAGER_TIMEOUT_MS: "4000" } });
     const consumer = await signUp(manager.url, "buyer@example.test", ["consumer"], manager.outbox);
     const token = readFileSync(manager.tokenFile, "utf8").trim();
     workers.push(await startWorker(manager.url, token, "w1"), await startWorker(manager.url, token, "w2"));
@@ -95,6 +97,10 @@ describe("PostgreSQL restarts under a running market", () => {
     expect(after.decision.outcome).toBe("admitted");
     await waitFor("the second job to complete", async () => ((await consumer.jobs.get.query({ jobId: after.jobId })).status === "completed" ? true : undefined), 60_000);
 
-    await withDb(pg.ownerUrl, (db) => expectMarketInvariants(db, [jobId, after.jobId]));
+    await withDb(pg.ownerUrl, async (db) => {
+      await expectMarketInvariants(db, [jobId, after.jobId]);
+      // The market could not hear its machines while its database was away: none was departed for it.
+      expect(await db.machine.findMany({ where: { departReason: "missed-heartbeats" }, select: { name: true } })).toEqual([]);
+    });
   });
 });

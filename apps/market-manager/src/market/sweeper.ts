@@ -88,10 +88,16 @@ export function startSweeper(market: Market, everyMs: number) {
   let running = false;
   let failedAt: number | null = null;
   const timer = setInterval(() => {
+    if (running) return;
     // Not before a stamp says this manager still holds its market (Managers.fresh): woken after a
     // silence, its first tick would otherwise depart the machines it did not hear, and expire and
-    // place again the leases and tasks another manager took over meanwhile.
-    if (running || (market.managers && !market.managers.fresh())) return;
+    // place again the leases and tasks another manager took over meanwhile. The silence is then
+    // forgiven, as after a failed tick: the machines it did not hear meanwhile (the database away,
+    // or this process stopped) were not the ones silent.
+    if (market.managers && !market.managers.fresh()) {
+      failedAt ??= market.clock.now();
+      return;
+    }
     running = true;
     // After a failed tick (the database was away), heartbeats could not be heard either.
     const away = failedAt === null ? 0 : market.clock.now() - failedAt;
