@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { Output, exit, root, startManager, tempDir } from "../support/processes.ts";
+import { freePort } from "../support/market.ts";
 
 // A newcomer's mistakes in the settings of `npm start`: each stops the start with one sentence
 // naming what to change, never a stack trace.
@@ -17,15 +17,6 @@ const dataDir = () => {
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A local port with nobody listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("npm start's settings", () => {
   for (const [variable, value] of [
@@ -48,7 +39,8 @@ describe("npm start's settings", () => {
   }
 
   it("a DATABASE_URL nobody answers at: the Market Manager says so in words and exits", async () => {
-    const port = await closedPort();
+    // Free: nobody listens on it.
+    const port = await freePort();
     const started = startManager({ dataDir: dataDir(), databaseUrl: `postgresql://market:secret@127.0.0.1:${port}/market`, leaseTimeoutMs: 30_000 });
     const refused = await started.then(
       () => null,
