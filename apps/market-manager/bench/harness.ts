@@ -70,7 +70,7 @@ export interface BenchManager {
   healthUrl: string | null;
   outbox: string;
   pid: number;
-  /** CPU time (user + system) of the manager and of its PostgreSQL, in ms. */
+  /** CPU time (user + system) of the manager (all its threads, and its main thread alone) and of its PostgreSQL, in ms. */
   cpu(): { managerMs: number; mainThreadMs: number; postgresMs: number };
   /** The write-ahead log's position now (pg_current_wal_lsn), in bytes: two of them apart are what a load wrote to the log. */
   walLsn(): Promise<bigint>;
