@@ -10,6 +10,7 @@ import { viaPrisma } from "../../apps/market-manager/src/db/sql/runners.ts";
 import { rowId } from "../../apps/market-manager/src/db/row-id.ts";
 import { toMicro } from "../../apps/market-manager/src/ledger/ledger.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { waitFor } from "../support/processes.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 
 // One writer per ledger rule (issue 44, item 8): every row the market writes for a random batch
@@ -197,7 +198,12 @@ describe("accounts moved by concurrent statements", () => {
     await firstHolds;
     // The second names the seller's account before the buyer's.
     const second = db().$transaction(async (tx) => post(viaPrisma(tx), move([{ account: seller, amount: 1n }, { account: buyer, amount: -1n }])), { timeout: 30_000 });
-    await until(async () => (await db().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%ledger_entries%'`))[0]!.n > 0);
+    await waitFor(
+      "the second statement to wait for the first's lock",
+      async () => ((await db().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%ledger_entries%'`))[0]!.n > 0 ? true : undefined),
+      5_000,
+      10,
+    );
     secondWaits();
     await Promise.all([first, second]);
     const after = await balances(buyerId, sellerId);
@@ -209,12 +215,4 @@ describe("accounts moved by concurrent statements", () => {
 async function balances(buyerId: string, sellerId: string) {
   const of = async (kind: "consumer" | "producer" | "market", userId: string) => (await db().ledgerAccount.findUniqueOrThrow({ where: { kind_userId: { kind, userId } } })).balanceMicro;
   return { buyer: await of("consumer", buyerId), seller: await of("producer", sellerId), market: await of("market", MARKET_OWNER) };
-}
-
-async function until(test: () => Promise<boolean>) {
-  for (let i = 0; i < 500; i++) {
-    if (await test()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error("the second statement never waited for the first's lock");
 }
