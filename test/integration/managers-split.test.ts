@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import { splitByRoom } from "@cyclemarket/costbenefit";
 import { planExample } from "@cyclemarket/worker-runtime";
 import type { Db } from "../../apps/market-manager/src/db/client.ts";
 import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support/books.ts";
@@ -16,8 +17,9 @@ import { OFF_THREAD_MIN_BYTES } from "../../apps/market-manager/src/http/held-bo
 // charged their sum, and the consumer sees one job: its progress, its outputs in task order, its
 // parts. A split whose second part the consumer's balance cannot hold keeps nothing.
 
-const TASKS = 6;
-const SAMPLES = 30_000_000;
+// Twelve tasks, so the split's shares follow the machines' speeds closely however their benchmarks differ.
+const TASKS = 12;
+const SAMPLES = 15_000_000;
 
 const { database, workers, start } = await managersOnOneDatabase("cyclemarket-split-");
 
@@ -50,9 +52,10 @@ describe("a job larger than one Market Manager's machines", () => {
     const atSecond = clientFor(second.url, session);
     const me = (await buyer.account.me.query())!;
 
-    // How long each manager's one machine would take for the whole job: a deadline a little
-    // shorter than the quicker is met by neither alone, and by a share of the tasks on each
-    // (shares by speed: the machines' benchmarks differ on a busy host).
+    // How long each manager's one machine would take for the whole job: a deadline shorter than
+    // the quicker is met by neither alone, and by a share of the tasks on each (shares by speed:
+    // the machines' benchmarks differ on a busy host, so the deadline sits halfway between the
+    // quicker alone and the two together with the shares the market will make).
     const alone = job("pi alone", { kind: "constant", value: 50 });
     const took = await Promise.all(
       [buyer, atSecond].map(async (c) => {
@@ -64,12 +67,15 @@ describe("a job larger than one Market Manager's machines", () => {
         return ((q.outcome === "admitted" ? q.completionAt : 0) - at) / 1000;
       }),
     );
-    const deadline = 0.85 * Math.min(...took);
+    const shares = splitByRoom(TASKS, took.map((t, i) => ({ manager: String(i), room: 1 / t })));
+    const together = Math.max(...shares.map((p) => (p.tasks / TASKS) * took[Number(p.manager)]!));
+    expect(together, `the two machines together (took ${took.join(" s and ")} s alone)`).toBeLessThan(0.9 * Math.min(...took));
+    const deadline = (together + Math.min(...took)) / 2;
     const wide = job("pi split", { kind: "deadline", value: 60, deadline });
 
     // Asked of manager-1: neither manager admits it whole, together they do.
     const quote = await buyer.jobs.quote.mutate(wide);
-    expect(quote.outcome).toBe("admitted");
+    expect(quote.outcome, JSON.stringify({ took, deadline, quote })).toBe("admitted");
     expect(quote.offers?.map((o) => o.outcome)).not.toContain("admitted");
     const split = quote.split;
     expect(split?.parts.map((p) => p.manager)).toEqual(["manager-1", "manager-2"]);
@@ -112,7 +118,7 @@ describe("a job larger than one Market Manager's machines", () => {
     });
     await jobCompleted(buyer, jobId, "the split job to complete");
     const outputsSeen = await streamed;
-    expect(outputsSeen.slice(0, -1).sort()).toEqual(Array.from({ length: TASKS }, (_, i) => i));
+    expect((outputsSeen.slice(0, -1) as number[]).sort((a, b) => a - b)).toEqual(Array.from({ length: TASKS }, (_, i) => i));
     expect(outputsSeen.at(-1)).toBe("completed");
     expect((await watched).at(-1)).toBe(`completed ${TASKS}`);
 
@@ -165,7 +171,9 @@ describe("a job larger than one Market Manager's machines", () => {
     const balance = Number(await withDb(database.url, (db) => consumerBalance(db, me.id))) / 1e6;
     // A maxSpend shared as the tasks are: each part's escrow within the balance, their sum past it.
     const maxShare = Math.max(...split!.parts.map((p) => p.tasks)) / TASKS;
-    const tooDear = job("pi too dear", { kind: "deadline", value: 60, deadline }, (0.95 * balance) / maxShare, small);
+    // Its deadline is loose: the parts are the quoted ones, and each must fail or pass on credits
+    // alone, not on a machine that a busy host now makes look too slow for the tight one.
+    const tooDear = job("pi too dear", { kind: "deadline", value: 60, deadline: 4 * deadline }, (0.95 * balance) / maxShare, small);
     for (const w of workers) w.child.kill("SIGSTOP");
     try {
       const refused = await buyer.jobs.submit.mutate({ ...tooDear, split: split!.parts }).then(
