@@ -35,12 +35,12 @@ test("a consumer's Monte Carlo job runs on the Node worker and a browser produce
 
   await page.goto("/jobs/new");
   await page.getByLabel("Example").selectOption({ label: "Monte Carlo pi" });
-  // Twenty tasks of about a reference second each, due sooner than the tab (the cheaper machine)
-  // finishes them alone, so the market places work on both (with no deadline the cheaper one would
-  // get it all); the local worker at least half as fast leaves both together well within it.
-  const deadline = Math.ceil((0.85 * 20) / tabSpeed);
+  // Twenty tasks of about half a reference second each, due sooner than the tab (the cheaper
+  // machine) finishes them alone, so the market places work on both (with no deadline the cheaper
+  // one would get it all); the local worker at least half as fast leaves both together well within it.
+  const deadline = Math.ceil((0.85 * 20 * 0.5) / tabSpeed);
   await page.getByLabel("Number of tasks").fill("20");
-  await page.getByLabel("Samples per task").fill("100000000");
+  await page.getByLabel("Samples per task").fill("50000000");
   await page.getByLabel("Curve shape").selectOption("deadline");
   await page.getByLabel("Benefit", { exact: true }).fill("600");
   await page.getByLabel("Deadline (seconds after submitting)").fill(String(deadline));
@@ -100,7 +100,7 @@ test("closing a producing tab gives its unfinished task back to the market at on
 
   // Tasks of about a second each, so the tab is caught in the middle of one. The quote is priced
   // on the cheap tab; the spending limit lets the market pay the dearer worker for what it hands back.
-  await submitMonteCarlo(page, { tasks: 8, samplesPerTask: 100_000_000, maxSpend: 50 });
+  await submitMonteCarlo(page, { tasks: 4, samplesPerTask: 100_000_000, maxSpend: 50 });
   await expect(producer.getByTestId("producer-running")).toHaveText(/^1\b/, { timeout: 60_000 });
   const closedAt = Date.now();
   await producer.close({ runBeforeUnload: true });

@@ -3,7 +3,8 @@ import { signUp } from "./users.ts";
 import { startProducing, submitMonteCarlo } from "./pages.ts";
 
 // A producer pauses their tab from /produce: it stays in the market but receives no work while a
-// job waits (the local Node worker does it alone), and takes work again once resumed.
+// job waits (the local Node worker does it alone), and takes work again once resumed. The
+// consumer then cancels the job from its page.
 
 async function tabPausedInMarket(producer: Page, paused: boolean) {
   const machineShortId = (await producer.getByTestId("producer-machine-id").innerText()).trim();
@@ -44,7 +45,13 @@ test("a paused producer tab receives no work while a job waits, and takes work o
   await expect(producer.getByTestId("producer-status")).toHaveText("producing");
   await tabPausedInMarket(producer, false);
   await expect.poll(async () => Number(await producer.getByTestId("producer-done").innerText()), { timeout: 120_000 }).toBeGreaterThan(0);
-  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 180_000 });
+
+  // The consumer stops the rest from the job's page: charged only what producers were paid.
+  await expect(page.getByTestId("job-status")).not.toHaveText(/completed/i);
+  await page.getByRole("button", { name: "Cancel job" }).click();
+  await page.getByRole("button", { name: "Yes, cancel the job" }).click();
+  await expect(page.getByTestId("job-status")).toHaveText(/cancelled/i);
+  await expect(page.getByText(/^Charged [\d.,]+ credits: what producers had already been paid for its tasks/)).toBeVisible();
 });
 
 test("a producer tab's CPU limit holds inside each task: the page is isolated and its tasks rest while they run", async ({ page, context }) => {
