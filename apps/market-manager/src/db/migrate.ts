@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import type { SchemaEngine, MigrationList } from "@prisma/schema-engine-wasm";
+import { migrationsRecorded } from "./sql/owner.ts";
 
 // Prisma's schema engine compiled to WebAssembly: migrations work without the native engine
 // download, and they are recorded in `_prisma_migrations` exactly as `prisma migrate deploy` would.
@@ -59,11 +61,33 @@ export function loadMigrations(): MigrationList {
   } as MigrationList;
 }
 
-/** Applies every migration in prisma/migrations that the database does not have yet. */
+/**
+ * Whether the database records exactly these migrations, each finished and its script unchanged
+ * (the checksum `prisma migrate` keeps is the script's SHA-256). Anything else, a failed or
+ * foreign migration among them, is for the engine to apply or to explain.
+ */
+async function upToDate(url: string, list: MigrationList): Promise<boolean> {
+  const rows = await migrationsRecorded(url);
+  if (!rows || rows.some((r) => !r.finished && !r.rolledBack)) return false;
+  const recorded = new Map(rows.filter((r) => !r.rolledBack).map((r) => [r.name, r.checksum]));
+  if (recorded.size !== list.migrationDirectories.length) return false;
+  return list.migrationDirectories.every((d) => {
+    const script = d.migrationFile.content;
+    return script.tag === "ok" && recorded.get(d.path) === createHash("sha256").update(script.value).digest("hex");
+  });
+}
+
+/**
+ * Applies every migration in prisma/migrations that the database does not have yet. A database
+ * already up to date (every manager's start but the first) is checked with one query, without
+ * loading the schema engine.
+ */
 export async function applyMigrations(url: string): Promise<string[]> {
+  const list = loadMigrations();
+  if (await upToDate(url, list)) return [];
   const engine = await openEngine(url);
   try {
-    const out = await engine.applyMigrations({ migrationsList: loadMigrations(), filters });
+    const out = await engine.applyMigrations({ migrationsList: list, filters });
     return out.appliedMigrationNames;
   } finally {
     engine.free();
