@@ -13,7 +13,9 @@ import { exit, signUp, waitFor, type ManagerProcess } from "../support/processes
 // each made as a participant would make it against two real managers, and each answered by the
 // market: refused with its reason, or paid exactly once, with the ledger at zero.
 
-const { database, start } = await managersOnOneDatabase("cyclemarket-managers-money-");
+// A small queue quota, so that the quota's attack below is a few jobs of a few tasks.
+const QUEUE_QUOTA = 100;
+const { database, start } = await managersOnOneDatabase("cyclemarket-managers-money-", { QUEUED_TASKS_PER_USER: String(QUEUE_QUOTA) });
 const first = await start("manager-1");
 const second = await start("manager-2");
 const admin = await signIn(first.url, first.admin!.email, first.admin!.password);
@@ -378,4 +380,30 @@ describe("a dead manager's leases, reported at the manager that took it over", (
     expect(await booksOf(sellerId, jobId)).toEqual(paidTwice);
     await withDb(database.url, (db) => expectMarketInvariants(db, [jobId]));
   }, 120_000);
+});
+
+describe("a consumer's queue quota", () => {
+  // Each manager holds its own jobs in memory. The attack: a consumer at its quota of waiting
+  // tasks at one manager names the other in its next submissions, to wait there as many again.
+  it("counts the tasks waiting at every manager", async () => {
+    const buyer = await signUp(first.url, "queue-buyer@example.test", ["consumer"], first.outbox);
+    // Tasks no machine can hold (more memory than any slot), so they wait.
+    const waiting = (tasks: number, manager: string) => ({
+      name: `waits at ${manager}`,
+      manager,
+      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: Array.from({ length: tasks }, () => ({ args: [], stdin: "" })), workPerTask: 0.02, memoryMbPerTask: 4000 },
+      benefit: { kind: "constant" as const, value: 50 },
+    });
+    const held = await buyer.jobs.submit.mutate(waiting(80, "manager-1"));
+    expect(held.decision.outcome).toBe("delayed");
+    expect(await refusal(buyer.jobs.submit.mutate(waiting(40, "manager-2")))).toMatchObject({ code: "limit-reached", limit: "queued-tasks-per-user", max: QUEUE_QUOTA, queued: 80, adding: 40 });
+    // What is left of the quota may wait at the other manager.
+    const rest = await buyer.jobs.submit.mutate(waiting(20, "manager-2"));
+    expect(rest.decision.outcome).toBe("delayed");
+    await withDb(database.url, async (db) => {
+      const jobs = await db.job.findMany({ where: { id: { in: [held.jobId, rest.jobId] } }, select: { managerId: true, status: true } });
+      expect(jobs.map((j) => `${j.managerId} ${j.status}`).sort()).toEqual(["manager-1 delayed", "manager-2 delayed"]);
+    });
+    for (const jobId of [held.jobId, rest.jobId]) await buyer.jobs.cancel.mutate({ jobId });
+  });
 });

@@ -1,6 +1,10 @@
 import type { Market } from "../market/market.ts";
 import { refuse } from "./errors.ts";
 import { tasksInIntake } from "../tasks/intake.ts";
+import type { Prepared } from "../db/client.ts";
+import { runStatement } from "../db/sql/statement.ts";
+import { prepared } from "../db/sql/runners.ts";
+import { queuedTasksElsewhere } from "../db/sql/consumer-spending.ts";
 
 // The quotas as tRPC middleware: a refusal names the limit and when to retry, and the HTTP
 // layer turns `retryAfterSeconds` into a 429 with Retry-After (http/server.ts).
@@ -22,9 +26,20 @@ export function queuedTasks(market: Market, userId: string): number {
   return n;
 }
 
-export function checkQueuedTasks(market: Market, userId: string, adding: number, max: number) {
-  const queued = queuedTasks(market, userId);
-  if (queued + adding <= max) return;
+/**
+ * Refuses a job that would take the user's queue past its quota. With several Market Managers the
+ * quota is the user's across all of them: the others' jobs are read from the database (a job being
+ * taken in at another manager at this moment is not yet there, so at most one submission a
+ * manager can pass the quota).
+ */
+export async function checkQueuedTasks(market: Market, reads: Prepared, userId: string, adding: number, max: number) {
+  let queued = queuedTasks(market, userId);
+  if (queued + adding <= max) {
+    if (!market.managers || market.managers.alive().length < 2) return;
+    const [row] = await runStatement(prepared(reads), queuedTasksElsewhere, { consumerId: userId, managerId: market.managerId });
+    queued += row!.queued;
+    if (queued + adding <= max) return;
+  }
   throw refuse.tooMany(
     // No clock says when tasks finish; a minute is a fair first wait.
     { code: "limit-reached", limit: "queued-tasks-per-user", max, queued, adding, retryAfterSeconds: 60 },

@@ -154,7 +154,7 @@ export const jobsRouter = router({
       }
       const replicas = input instanceof StagedSubmission ? input.head.replicas : input.replicas;
       try {
-        checkQueuedTasks(market, ctx.caller.id, tasksIn(input) * replicas, config.QUEUED_TASKS_PER_USER);
+        await checkQueuedTasks(market, ctx.services.database.reads, ctx.caller.id, tasksIn(input) * replicas, config.QUEUED_TASKS_PER_USER);
       } catch (e) {
         if (input instanceof StagedSubmission) input.drop();
         throw e;

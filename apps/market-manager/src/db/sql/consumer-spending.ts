@@ -16,3 +16,15 @@ SELECT coalesce(json_agg(json_build_array(h, micro) ORDER BY h), '[]'::json) AS 
     AND "completedAt" >= timestamp 'epoch' + ${p.since}::float8 * interval '1 millisecond' AND "chargedMicro" IS NOT NULL
   GROUP BY 1) x`,
 );
+
+/**
+ * Tasks (every copy) still to run of a consumer's jobs held by other Market Managers: the rest of
+ * its queue, which the manager asked holds in memory. Read by the index (ownerId, submittedAt).
+ */
+export const queuedTasksElsewhere = statement<{ consumerId: string; managerId: string }, { queued: number }>(
+  "queued-tasks-elsewhere",
+  (p) => `
+SELECT coalesce(sum(greatest(0, "taskCount" - "tasksDone")::bigint * replicas), 0)::float8 AS queued
+FROM "Job"
+WHERE "ownerId" = ${p.consumerId} AND status IN ('delayed', 'admitted', 'running') AND "managerId" IS DISTINCT FROM ${p.managerId}`,
+);
