@@ -332,6 +332,32 @@ describe("a lease that lapses while its machine drains", () => {
   }, 120_000);
 });
 
+describe("a consumer's queue quota", () => {
+  // Each manager holds its own jobs in memory. The attack: a consumer at its quota of waiting
+  // tasks at one manager names the other in its next submissions, to wait there as many again.
+  it("counts the tasks waiting at every manager", async () => {
+    const buyer = await signUp(first.url, "queue-buyer@example.test", ["consumer"], first.outbox);
+    // Tasks no machine can hold (more memory than any slot), so they wait.
+    const waiting = (tasks: number, manager: string) => ({
+      name: `waits at ${manager}`,
+      manager,
+      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: Array.from({ length: tasks }, () => ({ args: [], stdin: "" })), workPerTask: 0.02, memoryMbPerTask: 4000 },
+      benefit: { kind: "constant" as const, value: 50 },
+    });
+    const held = await buyer.jobs.submit.mutate(waiting(80, "manager-1"));
+    expect(held.decision.outcome).toBe("delayed");
+    expect(await refusal(buyer.jobs.submit.mutate(waiting(40, "manager-2")))).toMatchObject({ code: "limit-reached", limit: "queued-tasks-per-user", max: QUEUE_QUOTA, queued: 80, adding: 40 });
+    // What is left of the quota may wait at the other manager.
+    const rest = await buyer.jobs.submit.mutate(waiting(20, "manager-2"));
+    expect(rest.decision.outcome).toBe("delayed");
+    await withDb(database.url, async (db) => {
+      const jobs = await db.job.findMany({ where: { id: { in: [held.jobId, rest.jobId] } }, select: { managerId: true, status: true } });
+      expect(jobs.map((j) => `${j.managerId} ${j.status}`).sort()).toEqual(["manager-1 delayed", "manager-2 delayed"]);
+    });
+    for (const jobId of [held.jobId, rest.jobId]) await buyer.jobs.cancel.mutate({ jobId });
+  });
+});
+
 describe("a dead manager's leases, reported at the manager that took it over", () => {
   // Last in the file: manager-1 is stopped here (SIGSTOP) and, taken over, stops itself.
   // manager-1 holds a machine and its job, whose two tasks are leased; one result is accepted and
@@ -382,28 +408,3 @@ describe("a dead manager's leases, reported at the manager that took it over", (
   }, 120_000);
 });
 
-describe("a consumer's queue quota", () => {
-  // Each manager holds its own jobs in memory. The attack: a consumer at its quota of waiting
-  // tasks at one manager names the other in its next submissions, to wait there as many again.
-  it("counts the tasks waiting at every manager", async () => {
-    const buyer = await signUp(first.url, "queue-buyer@example.test", ["consumer"], first.outbox);
-    // Tasks no machine can hold (more memory than any slot), so they wait.
-    const waiting = (tasks: number, manager: string) => ({
-      name: `waits at ${manager}`,
-      manager,
-      source: { kind: "upload" as const, moduleBase64: Buffer.from(wat(LOOP_WAT)).toString("base64"), tasks: Array.from({ length: tasks }, () => ({ args: [], stdin: "" })), workPerTask: 0.02, memoryMbPerTask: 4000 },
-      benefit: { kind: "constant" as const, value: 50 },
-    });
-    const held = await buyer.jobs.submit.mutate(waiting(80, "manager-1"));
-    expect(held.decision.outcome).toBe("delayed");
-    expect(await refusal(buyer.jobs.submit.mutate(waiting(40, "manager-2")))).toMatchObject({ code: "limit-reached", limit: "queued-tasks-per-user", max: QUEUE_QUOTA, queued: 80, adding: 40 });
-    // What is left of the quota may wait at the other manager.
-    const rest = await buyer.jobs.submit.mutate(waiting(20, "manager-2"));
-    expect(rest.decision.outcome).toBe("delayed");
-    await withDb(database.url, async (db) => {
-      const jobs = await db.job.findMany({ where: { id: { in: [held.jobId, rest.jobId] } }, select: { managerId: true, status: true } });
-      expect(jobs.map((j) => `${j.managerId} ${j.status}`).sort()).toEqual(["manager-1 delayed", "manager-2 delayed"]);
-    });
-    for (const jobId of [held.jobId, rest.jobId]) await buyer.jobs.cancel.mutate({ jobId });
-  });
-});

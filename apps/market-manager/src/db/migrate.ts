@@ -84,7 +84,8 @@ async function upToDate(url: string, list: MigrationList): Promise<boolean> {
  */
 export async function applyMigrations(url: string): Promise<string[]> {
   const list = loadMigrations();
-  if (await upToDate(url, list)) return [];
+  // A database that cannot be read here (unreachable, refused) is the engine's to explain in words.
+  if (await upToDate(url, list).catch(() => false)) return [];
   const engine = await openEngine(url);
   try {
     const out = await engine.applyMigrations({ migrationsList: list, filters });
