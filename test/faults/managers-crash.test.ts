@@ -19,7 +19,8 @@ const JOBS_ON_VICTIM = 3;
 const TASKS = 10;
 const SAMPLES = 3_000_000;
 const LEASE_TIMEOUT_MS = 4000;
-const MANAGER_TIMEOUT_MS = 3000;
+// Long enough that a survivor whose stamps a loaded host delays is not taken over by the other.
+const MANAGER_TIMEOUT_MS = 5000;
 
 const dataDir = tempDir("cyclemarket-managers-");
 let pg: EmbeddedDatabase | undefined;
