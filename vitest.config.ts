@@ -4,14 +4,15 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
 // Four kinds of test, each run alone with `npm run test:<kind>`: unit tests sit beside the code,
 // integration, security and fault tests live under test/ and run against a real PostgreSQL.
 //
-// Files run side by side, two or more at once: most of a file's time is spent waiting on the
-// market, its workers and their timers, so even two cores stay busy. Each market has a database of
+// Files run side by side, three or more at once: most of a file's time is spent waiting on the
+// market, its workers and their timers, so two files left two cores idle for much of the run's last
+// minutes, once the end-to-end tests beside them were done. Each market has a database of
 // its own, cloned from a migrated template on the one PostgreSQL the run starts
 // (test/support/postgres-setup.ts). A test of the embedded server itself, and a fault test that
 // kills or restarts PostgreSQL or the manager that owns it, starts a server of its own, so no
 // other file feels it. The count is bounded: each market holds some twenty of the shared server's
 // hundred connections.
-const WORKERS = Math.min(4, Math.max(2, availableParallelism() - 1));
+const WORKERS = Math.min(4, Math.max(3, availableParallelism() - 1));
 
 /**
  * Files that measure time under load (a bystander's latency, a CPU share kept by resting): a file
