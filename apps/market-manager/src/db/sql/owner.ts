@@ -26,18 +26,19 @@ export async function withClient<T>(url: string, run: (client: pg.Client) => Pro
 export const roleExists = statement<{ role: string }, { exists: boolean }>("role-exists", (p) => `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${p.role}) AS exists`);
 
 /**
- * The migrations the database records (the table `prisma migrate` keeps), or null before the first:
- * whether each finished and whether it was rolled back, with the checksum of its script.
+ * The migrations the database records (the table `prisma migrate` keeps): whether each finished
+ * and whether it was rolled back, with the checksum of its script.
  */
 export const recordedMigrations = statement<Record<string, never>, { name: string; checksum: string; finished: boolean; rolledBack: boolean }>(
   "recorded-migrations",
   () => `SELECT migration_name AS name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS "rolledBack" FROM _prisma_migrations`,
 );
 
+/** The migrations recorded on the database at `url`, or null before its first (no table yet). */
 export const migrationsRecorded = (url: string) =>
   withClient(url, (c) =>
     runStatement(onConnection(c), recordedMigrations, {}).catch((e: { code?: string }) => {
-      if (e.code === "42P01") return null; // no table yet: a new database
+      if (e.code === "42P01") return null;
       throw e;
     }),
   );
