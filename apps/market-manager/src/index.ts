@@ -60,7 +60,7 @@ export interface StartOptions {
 /** Opens (or starts) the database, rebuilds the market and serves the API. */
 export async function startMarketManager(cfg: Config, log: Log, options: StartOptions = {}): Promise<RunningManager> {
   const database = await openDatabase(cfg, log);
-  const connections = new Database(database.url);
+  const connections = new Database(database.url, { idleInTransactionMs: cfg.MARKET_MANAGER_TIMEOUT_MS });
   const db = connections.db;
   // The market is made just below; a verification can only arrive once the server listens.
   let market: Market | undefined;

@@ -27,8 +27,19 @@ export class Database {
   readonly shared: Prepared;
   readonly journal: Sequence;
 
-  constructor(readonly url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: 10 });
+  /**
+   * `idleInTransactionMs`: how long PostgreSQL lets one of Prisma's connections sit inside a
+   * transaction waiting for this process (none of the market's transactions waits anywhere near
+   * that). A manager frozen mid-transaction (stopped, its host suspended) would otherwise keep
+   * its row and advisory locks, on accounts every manager pays through, until it woke: its
+   * session is ended instead, its transaction undone, and the others go on. The manager passes
+   * its takeover timeout, so the locks are free by the time another manager takes its place.
+   */
+  constructor(
+    readonly url: string,
+    { idleInTransactionMs }: { idleInTransactionMs?: number } = {},
+  ) {
+    this.pool = new pg.Pool({ connectionString: url, max: 10, ...(idleInTransactionMs ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {}) });
     this.db = prismaOver(this.pool);
     this.shared = new Prepared(this.pool);
     // An idle connection that breaks (the database restarted) leaves the pool, which opens a new
