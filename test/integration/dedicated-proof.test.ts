@@ -79,3 +79,47 @@ it("a dedicated machine is paid for the time up to its last proof of presence (a
   expect(paid).toBeGreaterThan(share(1500));
   expect(paid).toBeLessThanOrEqual(share(provenBy - registeredBy) + 1e-6);
 });
+
+it("a machine that takes a task and lets its lease lapse, again and again, is taken out and the task runs elsewhere", async () => {
+  // Leases of these short tasks end after a second, so holding them past their time is quick to play.
+  const live = market.manager.services.market;
+  live.settings.terms = { ...live.settings.terms, leaseFloorSeconds: 1 };
+  const { worker: hostage } = await market.signUpProducer("hostage@example.test");
+  // The cheapest machine, so the market places the task back on it after each lapse.
+  const { machineId: hostageId } = await hostage.worker.register.mutate({ ...hardware, name: "hostage", kind: "opportunistic", slots: 1, pricePerSecond: 0 });
+  const consumer = await market.signUp("held-hostage@example.test", ["consumer"]);
+  const jobId = await submitPi(consumer, "held", 1);
+  const { worker: honest } = await market.signUpProducer("rescuer@example.test");
+  const { machineId: honestId } = await honest.worker.register.mutate({ ...hardware, name: "rescuer", kind: "opportunistic", slots: 1, pricePerSecond: 0.001 });
+
+  // The hostage heartbeats and takes whatever it is given, and never reports.
+  let status = "";
+  let held = 0;
+  for (const until = Date.now() + 30_000; Date.now() < until && status !== "completed"; await pause(300)) {
+    await hostage.worker.heartbeat.mutate({ machineId: hostageId, leaseIds: [] }).catch(() => null);
+    held += (await hostage.worker.lease.mutate({ machineId: hostageId, max: 1 }).catch(() => ({ leases: [] }))).leases.length;
+    const { leases } = await honest.worker.lease.mutate({ machineId: honestId, max: 1 });
+    for (const lease of leases) await honest.worker.report.mutate(await runLease(honest, honestId, lease));
+    status = (await consumer.jobs.get.query({ jobId })).status;
+  }
+  expect(status).toBe("completed");
+  const row = await market.manager.services.db.machine.findUniqueOrThrow({ where: { id: hostageId } });
+  expect({ status: row.status, departReason: row.departReason }).toEqual({ status: "departed", departReason: "missed-leases" });
+  expect(held).toBeGreaterThanOrEqual(2);
+}, 60_000);
+
+it("what the market promises one account in contracts is bounded by its standing", async () => {
+  const day = () => Date.now() + 86_400_000;
+  const offer = (contractPrice: number) => ({ ...hardware, name: `lease-${contractPrice}`, kind: "dedicated" as const, slots: 64, contractPrice, departsAt: day() });
+  // An account that never confirmed its address: a small ceiling.
+  const fresh = await signUp(market.url, "fresh-lessor@example.test", ["producer"]);
+  const freshWorker = market.tokenClient((await fresh.account.tokens.create.mutate({ name: "rack" })).token);
+  expect(await refusal(freshWorker.worker.register.mutate(offer(5)))).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing", contractPrice: 5, ceiling: 1, promised: 0 } });
+  // A confirmed one: more, and what its contracts still owe counts against it.
+  const { worker } = await market.signUpProducer("confirmed-lessor@example.test");
+  const { offer: accepted } = await worker.worker.register.mutate(offer(5));
+  expect(accepted?.[0]?.code).toBe("offer-accepted");
+  const second = await refusal(worker.worker.register.mutate(offer(6)));
+  expect(second).toMatchObject({ code: "offer-refused", refusal: { code: "offer-over-standing", contractPrice: 6, ceiling: 10 } });
+  expect((second.refusal as { promised: number }).promised).toBeGreaterThan(4.9);
+});
