@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyMigrations, loadMigrations } from "../../apps/market-manager/src/db/migrate.ts";
 import { withClient } from "../../apps/market-manager/src/db/sql/owner.ts";
+import { withDatabase } from "../support/postgres.ts";
 
 // A manager migrates its database at every start (db/database.ts). A database that records every
 // migration finished, with the scripts it has, is taken as up to date from one query; any other
@@ -9,11 +10,7 @@ import { withClient } from "../../apps/market-manager/src/db/sql/owner.ts";
 
 const shared = inject("sharedPostgres");
 const names = [`migrate_${process.pid}`, `migrate_failed_${process.pid}`];
-const [url, other] = names.map((name) => {
-  const u = new URL(shared.adminUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-}) as [string, string];
+const [url, other] = names.map((name) => withDatabase(shared.adminUrl, name)) as [string, string];
 const all = loadMigrations().migrationDirectories.map((d) => d.path);
 
 beforeAll(() => withClient(shared.adminUrl, async (c) => void (await Promise.all(names.map((n) => c.query(`CREATE DATABASE ${c.escapeIdentifier(n)}`))))));

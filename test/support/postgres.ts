@@ -92,7 +92,8 @@ export async function sharedDatabase() {
   return cloneDatabase(shared);
 }
 
-function withDatabase(url: string, name: string) {
+/** The same server and credentials as `url`, on the database `name`. */
+export function withDatabase(url: string, name: string) {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
