@@ -8,7 +8,7 @@ import type { LiveState } from "./live.ts";
 import type { Tx } from "../ledger/ledger.ts";
 import { isMarketAccount } from "../auth/market-accounts.ts";
 import { addStandingFacts, recentForgers, type StandingFactsRow } from "../db/sql/standing-facts.ts";
-import { contractsPromised } from "../db/sql/machine-rows.ts";
+import { owedByContracts } from "../resources/contracts.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { machineChanged } from "./transitions.ts";
@@ -95,7 +95,7 @@ export async function ownStanding(market: Market, db: Pick<Market["db"], "user">
   const u = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, emailVerified: true, createdAt: true, standing: true } });
   const view = standingView(market, u);
   const ceiling = contractCeiling(contractStanding({ emailConfirmed: u.emailVerified, createdAt: u.createdAt.getTime(), facts: view.facts }, market.clock.now()));
-  return { ...view, confirmed: u.emailVerified, rules: DEFAULT_STANDING_RULES, contractCeiling: ceiling, contractsOwed: toCredits(BigInt((await runStatement(viaPrisma(market.db), contractsPromised, { ownerId: userId }))[0]?.owner ?? "0")) };
+  return { ...view, confirmed: u.emailVerified, rules: DEFAULT_STANDING_RULES, contractCeiling: ceiling, contractsOwed: toCredits((await owedByContracts(viaPrisma(market.db), userId)).owner) };
 }
 
 /** Reads accounts into memory (a machine joined, the market restarted, an address was confirmed). */

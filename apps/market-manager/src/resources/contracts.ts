@@ -3,7 +3,7 @@ import type { Market } from "../market/market.ts";
 import type { LiveMachine } from "../market/live.ts";
 import { post, spendable, toCredits, toMicro, type Tx } from "../ledger/ledger.ts";
 import { contract } from "../ledger/entries.ts";
-import { runStatement } from "../db/sql/statement.ts";
+import { runStatement, type Runner } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
 import { contractsPromised, lockContracts } from "../db/sql/machine-rows.ts";
 
@@ -84,6 +84,11 @@ export async function accrueContracts(market: Market): Promise<void> {
 export async function promisedContracts(tx: Tx, ownerId: string): Promise<{ owner: bigint; market: bigint }> {
   const run = viaPrisma(tx);
   await runStatement(run, lockContracts, {});
+  return owedByContracts(run, ownerId);
+}
+
+/** What live dedicated contracts still owe, the account's and the market's in all, whichever manager holds their machines (micro-credits). */
+export async function owedByContracts(run: Runner, ownerId: string): Promise<{ owner: bigint; market: bigint }> {
   const [row] = await runStatement(run, contractsPromised, { ownerId });
   return { owner: BigInt(row?.owner ?? "0"), market: BigInt(row?.market ?? "0") };
 }
