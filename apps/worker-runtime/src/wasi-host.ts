@@ -11,14 +11,16 @@ import { type HostContext, errnoOf } from "./wasi/host-context.ts";
 import { MemoryFs } from "./wasi/memory-fs.ts";
 import { pathCalls } from "./wasi/path-calls.ts";
 import { ProcExit, TaskSignal, processCalls } from "./wasi/process-calls.ts";
+import { sockCalls } from "./wasi/sock-calls.ts";
 import { VirtualClock } from "./wasi/virtual-clock.ts";
 
 export const WASI_MODULE = "wasi_snapshot_preview1";
 
 /**
  * Every function of `wasi_snapshot_preview1` the sandbox implements, each as the specification
- * says (checked against the reference host by src/wasi-conformance.test.ts). A module importing
- * anything else (sockets, another module such as `env`) is refused at upload.
+ * says (checked against the reference host by src/wasi-conformance.test.ts); the socket calls
+ * answer as a host without network does (wasi/sock-calls.ts). A module importing anything else
+ * (another module such as `env`, a call outside preview 1) is refused at upload.
  */
 export const ALLOWED_WASI_IMPORTS = [
   "args_get",
@@ -63,6 +65,10 @@ export const ALLOWED_WASI_IMPORTS = [
   "proc_raise",
   "sched_yield",
   "random_get",
+  "sock_accept",
+  "sock_recv",
+  "sock_send",
+  "sock_shutdown",
 ] as const;
 export type AllowedWasiImport = (typeof ALLOWED_WASI_IMPORTS)[number];
 
@@ -118,6 +124,7 @@ export function createWasiHost(options: WasiHostOptions): WasiHost {
     ...fdCalls(ctx),
     ...pathCalls(ctx),
     ...processCalls(ctx, { args: options.args, env: options.env, random: options.random }),
+    ...sockCalls(ctx),
   };
   const imports: Record<string, (...args: never[]) => unknown> = {};
   for (const name of ALLOWED_WASI_IMPORTS) {

@@ -22,6 +22,7 @@ export const Errno = {
   NOSYS: 52,
   NOTDIR: 54,
   NOTEMPTY: 55,
+  NOTSOCK: 57,
   NOTSUP: 58,
   OVERFLOW: 61,
   PERM: 63,

@@ -25,6 +25,12 @@ describe("the sandbox where the reference host is not a guide", () => {
       "events 1 id 5 reached deadline 1",
       "poll stdout: errno 0",
       "events 1 id 6 type 2 error 0",
+      "shutdown stdout: err 57",
+      "shutdown preopen: err 8",
+      "shutdown closed: err 8",
+      "recv stdin: err 57",
+      "send stdout: err 57",
+      "accept file: err 57",
       "",
     ]);
   });

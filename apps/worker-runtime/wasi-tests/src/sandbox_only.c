@@ -1,6 +1,7 @@
 // Cases where the reference host departs from POSIX or the specification, so the sandbox's
 // answers are asserted by its own unit test (src/wasi/sandbox-only.test.ts) instead of compared.
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <wasi/api.h>
@@ -44,5 +45,16 @@ int main(void) {
   sub.u.u.fd_write.file_descriptor = 1;
   RAW("poll stdout", __wasi_poll_oneoff(&sub, &ev, 1, &n));
   printf("events %u id %llu type %d error %d\n", (unsigned)n, (unsigned long long)ev.userdata, ev.type, ev.error);
+  // No descriptor is a socket (a task has no network): a file or a pipe (the standard streams,
+  // though their file type is socket_stream) is ENOTSOCK; a directory or a closed one is EBADF.
+  CHECK("shutdown stdout", shutdown(1, SHUT_RD));
+  CHECK("shutdown preopen", shutdown(3, SHUT_RDWR));
+  CHECK("shutdown closed", shutdown(99, SHUT_WR));
+  char byte;
+  CHECK("recv stdin", recv(0, &byte, 1, 0));
+  CHECK("send stdout", send(1, "x", 1, 0));
+  fd = open("f", O_RDONLY);
+  CHECK("accept file", accept(fd, NULL, NULL));
+  close(fd);
   return 0;
 }
