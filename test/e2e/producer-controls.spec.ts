@@ -49,12 +49,12 @@ test("a paused producer tab receives no work while a job waits, and takes work o
   await tabPausedInMarket(producer, false);
   await expect.poll(async () => Number(await producer.getByTestId("producer-done").innerText()), { timeout: 120_000 }).toBeGreaterThan(Number(doneAtPause));
 
-  // The consumer stops the rest from the job's page: charged only what producers were paid.
+  // The consumer stops the rest from the job's page: charged for the tasks done.
   await expect(page.getByTestId("job-status")).not.toHaveText(/completed/i);
   await page.getByRole("button", { name: "Cancel job" }).click();
   await page.getByRole("button", { name: "Yes, cancel the job" }).click();
   await expect(page.getByTestId("job-status")).toHaveText(/cancelled/i);
-  await expect(page.getByText(/^Charged [\d.,]+ credits: what producers had already been paid for its tasks/)).toBeVisible();
+  await expect(page.getByText(/^Charged [\d.,]+ credits for the tasks already done/)).toBeVisible();
 });
 
 test("a producer tab's CPU limit holds inside each task: the page is isolated and its tasks rest while they run", async ({ page, context }) => {

@@ -105,7 +105,7 @@ describe("admission and cancellation", () => {
     }
   });
 
-  it("cancelling charges what producers were already paid and refunds the rest", async () => {
+  it("cancelling charges the quote's share of the tasks done, at least what producers were paid, and refunds the rest", async () => {
     const before = (await consumer.ledger.statement.query()).consumerBalance;
     const { machineId } = await worker.worker.register.mutate(machine);
     const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(3, 40));
@@ -125,9 +125,14 @@ describe("admission and cancellation", () => {
     expect(piece).toBeGreaterThan(0);
 
     const { charged } = await consumer.jobs.cancel.mutate({ jobId });
-    expect(charged).toBe(piece);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(before - piece, 6);
-    expect((await consumer.jobs.get.query({ jobId })).status).toBe("cancelled");
+    // One task of three done: a third of the quote, its congestion and fee with it.
+    const price = decision.outcome === "admitted" ? decision.price : NaN;
+    expect(charged).toBeCloseTo(Math.max(piece, price / 3), 6);
+    expect(charged).toBeGreaterThan(piece);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(before - charged, 6);
+    const cancelled = await consumer.jobs.get.query({ jobId });
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.chargeReasons).toContainEqual(expect.objectContaining({ code: "charged-share", tasks: 3, done: 1 }));
     // The other lease is no longer current, and the job cannot be cancelled twice.
     expect((await refusal(worker.worker.report.mutate({ machineId, leaseId: second!.leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: empty, outputHash: hash, elapsedMs: 5 }))).code).toBe("stale-lease");
     expect((await refusal(consumer.jobs.cancel.mutate({ jobId }))).code).toBe("job-finished");
@@ -136,7 +141,7 @@ describe("admission and cancellation", () => {
     expect((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } }))._sum.balanceMicro).toBe(0n);
   });
 
-  it("a cancel raced by a second cancel and by its running tasks' reports settles once, charging exactly what was paid", async () => {
+  it("a cancel raced by a second cancel and by its running tasks' reports settles once, charging for the reports that got in", async () => {
     const before = (await consumer.ledger.statement.query()).consumerBalance;
     const { machineId } = await worker.worker.register.mutate(machine);
     const { jobId, decision } = await consumer.jobs.submit.mutate(monteCarlo(3, 40));
@@ -165,9 +170,11 @@ describe("admission and cancellation", () => {
     expect(answers.length).toBeGreaterThanOrEqual(1);
     for (const e of [a, b].filter((x) => !answers.includes(x as never))) expect((await refusal(Promise.reject(e))).code).toBe("job-finished");
     for (const r of reports) expect(["paid", "stale-lease"]).toContain(r);
-    const paid = reports.filter((r) => r === "paid").length; // 2 s at 0.5 credits per second each
-    for (const answer of answers) expect(answer.charged).toBe(paid);
-    expect((await consumer.ledger.statement.query()).consumerBalance).toBe(before - paid);
+    const done = reports.filter((r) => r === "paid").length;
+    // Each task done is charged its piece (2 s at 0.5 credits per second) or a third of the quote, the more.
+    const charge = Math.max(done, decision.outcome === "admitted" ? (decision.price * done) / 3 : NaN);
+    for (const answer of answers) expect(answer.charged).toBeCloseTo(charge, 6);
+    expect((await consumer.ledger.statement.query()).consumerBalance).toBeCloseTo(before - charge, 6);
     const db = market.manager.services.db;
     await expect.poll(() => db.task.count({ where: { jobId, status: { in: ["pending", "queued", "leased"] } } })).toBe(0);
     expect(await db.lease.count({ where: { task: { jobId }, status: "active" } })).toBe(0);

@@ -12,6 +12,7 @@ import {
   pieceRate,
   pilotPay,
   settleJob,
+  settleUnfinishedJob,
   vouchedSeconds,
   workAtLease,
   type SettleInput,
@@ -152,6 +153,36 @@ describe("settleJob", () => {
           for (const r of s.reliefFromLate) expect(held.some((h) => h.producerId === r.producerId && !h.related)).toBe(true);
         },
       ),
+    );
+  });
+});
+
+describe("settleUnfinishedJob", () => {
+  const job = { provisional: false, price: 12, tasks: 12, done: 11, paid: 1.1, escrow: 12 };
+  it("charges a job stopped before its last task the quote's share of the tasks done, whoever stopped it", () => {
+    for (const why of ["cancelled", "failed", "escrow-exhausted"] as const) {
+      const s = settleUnfinishedJob({ ...job, why });
+      expect(s.charge).toBeCloseTo(11, 12);
+      expect(s.reasons).toEqual([{ code: "charged-share", price: 12, tasks: 12, done: 11, share: 11, paid: 1.1 }]);
+    }
+  });
+  it("charges what the producers were paid when that is more, and never more than the escrow or less than paid", () => {
+    expect(settleUnfinishedJob({ ...job, why: "cancelled", paid: 11.5 }).charge).toBe(11.5);
+    expect(settleUnfinishedJob({ ...job, why: "cancelled", escrow: 5 }).charge).toBe(5);
+    expect(settleUnfinishedJob({ ...job, why: "cancelled", paid: 13, escrow: 12 }).charge).toBe(13);
+  });
+  it("charges only what was paid where no price was agreed: pilots still running, a rest the market did not admit", () => {
+    expect(settleUnfinishedJob({ ...job, why: "cancelled", provisional: true }).charge).toBe(1.1);
+    expect(settleUnfinishedJob({ ...job, why: "remainder-rejected" }).charge).toBe(1.1);
+  });
+  it("is between what was paid and the escrow for any job", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0, max: 1e6, noNaN: true }), (price, tasks, done, paid) => {
+        const escrow = price + paid;
+        const { charge } = settleUnfinishedJob({ why: "cancelled", provisional: false, price, tasks, done: Math.min(done, tasks), paid, escrow });
+        expect(charge).toBeGreaterThanOrEqual(paid);
+        expect(charge).toBeLessThanOrEqual(escrow);
+      }),
     );
   });
 });

@@ -250,6 +250,7 @@ export const ChargeReason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("charged-price"), price: z.number(), benefit: z.number() }).strict(),
   z.object({ code: z.literal("charged-measured-work"), price: z.number(), charge: z.number(), maxSpend: z.number() }).strict(),
   z.object({ code: z.literal("charged-benefit"), benefit: z.number() }).strict(),
+  z.object({ code: z.literal("charged-share"), price: z.number(), tasks: z.number(), done: z.number(), share: z.number(), paid: z.number() }).strict(),
   z.object({ code: z.literal("lateness-relief"), owed: z.number(), fromLateProducers: z.number(), fromMarketDowntime: z.number() }).strict(),
   z.object({ code: z.literal("lateness-unfunded"), owed: z.number() }).strict(),
   z.object({ code: z.literal("lateness-consumers-own"), owed: z.number() }).strict(),
@@ -306,6 +307,37 @@ export function settleJob(s: SettleInput): Settlement {
   if (fromLate > 0 || reliefFromMarket > 0) reasons.push({ code: "lateness-relief", owed, fromLateProducers: fromLate, fromMarketDowntime: reliefFromMarket });
   if (left > 1e-12) reasons.push({ code: "lateness-unfunded", owed: left });
   return { charge: base - fromLate - reliefFromMarket, reliefFromLate, reliefFromMarket, heldPaid, reasons };
+}
+
+export interface UnfinishedInput {
+  /** Why it ended: its consumer cancelled it, its tasks failed for good, it reached its spending limit, or the market did not admit the rest planned from its pilots. */
+  why: "cancelled" | "failed" | "escrow-exhausted" | "remainder-rejected";
+  /** Whether it still ran as pilots, priced by their measured work alone (pilots.ts): it has no quote yet. */
+  provisional: boolean;
+  /** The price the job was admitted at (its quote; for a job planned from pilots, theirs and the rest's). */
+  price: number;
+  /** Its tasks, and those done. */
+  tasks: number;
+  done: number;
+  /** What its producers were paid of its escrow, the late runs' held pieces included. */
+  paid: number;
+  /** What its escrow was given: the most the job can be charged. */
+  escrow: number;
+}
+
+/**
+ * Settlement of a job that ends unfinished: the quote's share of the tasks done, or what its
+ * producers were paid when that is more, never more than its escrow. A consumer who stops a job
+ * once they hold the results they wanted (by cancelling it, or with a program that then fails on
+ * purpose) pays for them as quoted, the market's congestion and fee included, as one whose job
+ * completes does. A job still running its pilots has no quote, and one whose rest the market did
+ * not admit never agreed one: each is charged what its producers were paid.
+ */
+export function settleUnfinishedJob(u: UnfinishedInput): { charge: number; reasons: ChargeReason[] } {
+  const quoted = !u.provisional && u.why !== "remainder-rejected" && u.tasks > 0;
+  const share = quoted ? (Math.max(0, u.price) * Math.min(u.done, u.tasks)) / u.tasks : 0;
+  const charge = Math.min(Math.max(u.escrow, u.paid), Math.max(share, u.paid));
+  return { charge, reasons: [{ code: "charged-share", price: quoted ? u.price : 0, tasks: u.tasks, done: u.done, share, paid: u.paid }] };
 }
 
 export interface ContractAccrualInput {

@@ -2,7 +2,7 @@
 // engine needs from the ledger and the market's own records (the escrow, the late runs' held
 // pieces, the market's downtime), asks the engine, and posts the one entry entries.ts writes for
 // the answer. It decides nothing of its own.
-import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type BenefitCurve, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
+import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, settleUnfinishedJob, type BenefitCurve, type UnfinishedInput, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob } from "../market/live.ts";
 import { balance, post, toCredits, toMicro, type Tx } from "./ledger.ts";
@@ -81,24 +81,42 @@ export async function settleCompleted(tx: Tx, market: Market, job: LiveJob, now:
   return charged;
 }
 
-export type UnfinishedWhy = "cancelled" | "failed" | "escrow-exhausted" | "remainder-rejected";
+export type UnfinishedWhy = UnfinishedInput["why"];
 
 /**
  * A job that ends without completing (cancelled, failed, stopped at its spending limit, its rest
- * rejected): it is charged what its producers were paid from its escrow; the late producers get
- * their held pieces (their results were accepted); the rest goes back to the consumer.
+ * rejected), settled by the engine's rule (costbenefit settleUnfinishedJob): the quote's share of
+ * the tasks done, or what its producers were paid from its escrow when that is more (a job without
+ * an agreed price: what they were paid); the late
+ * producers get their held pieces (their results were accepted); the rest goes back to the consumer.
  */
 export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: UnfinishedWhy }): Promise<bigint> {
   const inEscrow = await balance(tx, { kind: "escrow", jobId: s.jobId });
-  const [deposit] = await runStatement(viaPrisma(tx), jobDeposit, { jobId: s.jobId });
+  const [job] = await runStatement(viaPrisma(tx), jobDeposit, { jobId: s.jobId });
   const held = await runStatement(viaPrisma(tx), heldByProducer, { jobId: s.jobId });
   const heldPaid = held.map((h) => ({ producerId: h.ownerId, amount: BigInt(h.held) }));
   const toProducers = heldPaid.reduce((t, h) => t + h.amount, 0n);
-  const refund = inEscrow - toProducers;
-  const charged = (deposit ? BigInt(deposit.escrow) : inEscrow) - refund;
+  const deposit = job ? BigInt(job.escrow) : inEscrow;
+  // What the producers were paid of the escrow: what left it, and what it still holds for them.
+  const paid = deposit - inEscrow + toProducers;
+  const decided = settleUnfinishedJob({
+    why: s.why,
+    provisional: job?.provisional ?? true,
+    price: toCredits(job?.price ? BigInt(job.price) : 0n),
+    tasks: job?.tasks ?? 0,
+    done: job?.done ?? 0,
+    paid: toCredits(paid),
+    escrow: toCredits(deposit),
+  });
+  // The engine's floats become money once, here; never less than what the producers were paid, nor more than the deposit.
+  const charged = bigMax(paid, bigMin(deposit, toMicro(decided.charge)));
+  const refund = deposit - charged;
   await post(
     tx,
-    settlement({ jobId: s.jobId, consumerId: s.consumerId, held: inEscrow, refund, heldPaid, memo: { why: s.why, chargeMicro: charged.toString() } }),
+    settlement({ jobId: s.jobId, consumerId: s.consumerId, held: inEscrow, refund, heldPaid, memo: { why: s.why, chargeMicro: charged.toString(), terms: decided.reasons } }),
   );
   return charged;
 }
+
+const bigMax = (a: bigint, b: bigint) => (a > b ? a : b);
+const bigMin = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -32,8 +32,15 @@ SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Task" t JOIN "Lease" 
 WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`,
 );
 
-/** What the consumer put in the job's escrow (Job.escrowMicro); no row for a job that is not there. */
-export const jobDeposit = statement<JobParams, { escrow: string }>("job-deposit", (p) => `SELECT "escrowMicro"::text AS escrow FROM "Job" WHERE id = ${p.jobId}`);
+/**
+ * What the consumer put in the job's escrow (Job.escrowMicro), the price it was admitted at (null:
+ * none yet), its tasks and those done, and whether it still runs its pilots; no row for a job that
+ * is not there.
+ */
+export const jobDeposit = statement<JobParams, { escrow: string; price: string | null; tasks: number; done: number; provisional: boolean }>(
+  "job-deposit",
+  (p) => `SELECT "escrowMicro"::text AS escrow, "quotedPriceMicro"::text AS price, "taskCount" AS tasks, "tasksDone" AS done, "workEstimate" = 'provisional' AS provisional FROM "Job" WHERE id = ${p.jobId}`,
+);
 
 /** What the job's late runs hold in its escrow, all together (null: nothing). */
 export const heldForJob = statement<JobParams, { held: string | null }>(

@@ -10,8 +10,9 @@ import { useMoneyMoved } from "@/components/balance";
 export const CANCELLABLE = new Set(["delayed", "admitted", "running"]);
 
 /**
- * "Cancel job", then a confirmation in the page: the consumer is charged what producers were
- * already paid for the job's tasks, and the rest of the escrow comes back.
+ * "Cancel job", then a confirmation in the page: the consumer is charged for the tasks done (the
+ * quote's share of them, or what their producers were paid when that is more), and the rest of the
+ * escrow comes back.
  */
 export function CancelJob({ jobId, status }: { jobId: string; status: string }) {
   const trpc = useTRPC();
@@ -37,8 +38,8 @@ export function CancelJob({ jobId, status }: { jobId: string; status: string }) 
       <div className="mt-4">
         <Alert tone="success" title="Job cancelled">
           {cancel.data.charged > 0
-            ? `Charged ${creditAmount(cancel.data.charged)} credits: what producers had already been paid for its tasks. The rest of the escrow is back in your balance.`
-            : "Nothing was charged: no producer had been paid for its tasks yet. Whatever was held in escrow is back in your balance."}
+            ? `Charged ${creditAmount(cancel.data.charged)} credits for the tasks already done: the quote's share of them, or what their producers were paid when that is more. The rest of the escrow is back in your balance.`
+            : "Nothing was charged: none of its tasks was done yet. Whatever was held in escrow is back in your balance."}
         </Alert>
       </div>
     );
@@ -60,8 +61,8 @@ export function CancelJob({ jobId, status }: { jobId: string; status: string }) 
             Cancel this job?
           </p>
           <p className="mt-1">
-            Its unfinished tasks stop at once. You are charged what producers were already paid for finished tasks; the rest of the escrow comes back to
-            your balance. This cannot be undone.
+            Its unfinished tasks stop at once. You are charged for the tasks already done, the quote&apos;s share of them (or what their producers were
+            paid, when that is more); the rest of the escrow comes back to your balance. This cannot be undone.
           </p>
           <div className="mt-3 flex flex-wrap gap-2">
             <Button variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate({ jobId })}>
