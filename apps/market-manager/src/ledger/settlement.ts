@@ -87,8 +87,8 @@ export type UnfinishedWhy = UnfinishedInput["why"];
  * A job that ends without completing (cancelled, failed, stopped at its spending limit, its rest
  * rejected), settled by the engine's rule (costbenefit settleUnfinishedJob): the quote's share of
  * the tasks done, or what its producers were paid from its escrow when that is more (a job without
- * an agreed price: what they were paid); the late
- * producers get their held pieces (their results were accepted); the rest goes back to the consumer.
+ * an agreed price: what they were paid). The late producers get their held pieces (their results
+ * were accepted); the rest goes back to the consumer.
  */
 export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: string; why: UnfinishedWhy }): Promise<bigint> {
   const inEscrow = await balance(tx, { kind: "escrow", jobId: s.jobId });
