@@ -131,5 +131,8 @@ describe("a C program with binary stdout, through the CLI", () => {
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/cancelled/);
     expect(status.stdout).toContain(`short id ${id!.slice(-8)}`);
+    // Its tasks were stopped, not failed (the job's page says the same).
+    expect(status.stdout).toMatch(/\d+ stopped/);
+    expect(status.stdout).not.toMatch(/\d+ failed/);
   });
 });

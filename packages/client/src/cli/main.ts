@@ -271,7 +271,9 @@ async function listResults(market: CycleMarket, jobId: string, io: Io): Promise<
 
 function printStatus(job: JobView, io: Io): number {
   const t = job.tasks;
-  io.out(`Job ${job.id} (${job.name}, short id ${shortId(job.id)}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} failed).\n`);
+  // A cancelled job's unfinished tasks are stored as failed; they were stopped, as its page says.
+  const ended = job.status === "cancelled" ? "stopped" : "failed";
+  io.out(`Job ${job.id} (${job.name}, short id ${shortId(job.id)}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} ${ended}).\n`);
   if (job.charged !== null) io.out(`Charged ${price(job.charged)} credits.\n`);
   const w = job.workEstimate;
   if (w.kind === "provisional") io.out(`Work per task: provisional (${w.pilots} pilot tasks run first; the rest is planned from their measured time).\n`);
