@@ -35,4 +35,6 @@ export async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: /sign in/i }).click();
   await expect(page.getByTestId("signed-in-user")).toBeVisible();
+  // The form then opens the account's landing page: let it, so the caller's next goto is not overtaken.
+  await page.waitForURL((url) => url.pathname !== "/signin");
 }
