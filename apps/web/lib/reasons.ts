@@ -219,7 +219,9 @@ const DESCRIBE: Sentences = {
   "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",
   "contract-ended": () => "The machine's dedicated contract ended, so it left the market.",
   "manager-gone": () => "The Market Manager this machine was offered to stopped, and the machine was offered to other managers too: its row there left the market and its tasks were placed again.",
-  "placed-again": () => "Placed again: the tasks had lost their machine (it left, their lease expired or a run failed).",
+  // Every task waiting for a machine is placed this way (resources/machines.ts placePendingTasks), not only lost ones.
+  "placed-again": () =>
+    "Placed on a machine: the tasks were waiting for one (a copy that checks another account's result, or a task whose machine left, whose lease expired or whose run failed).",
   rebalance: (r) => `Moved to lower the cost from ${number(r.costBefore)} to ${number(r.costAfter)}.`,
   "load-balance": (r) => `Moved to balance load (${number(r.loadBefore)} to ${number(r.loadAfter)}).`,
   "idle-take": (r) =>
