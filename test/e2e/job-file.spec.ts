@@ -34,6 +34,8 @@ test("a job file and its module submitted through the page; the archive holds ev
   await page.getByRole("button", { name: "Submit job file" }).click();
   await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
+  // Each output says which task, its arguments, how long it ran and where, each labelled.
+  await expect(page.getByLabel("Task outputs").locator("li").filter({ hasText: /^Task 3 · args 3 · ran .+ · on \S/ })).toHaveCount(1);
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-all").click()]);
   const files = untar(readFileSync((await download.path())!));
