@@ -23,7 +23,8 @@ test("an admin grants credits from /admin, once however often clicked, and the c
   const admin = await (await browser.newContext()).newPage();
   const { email: adminEmail, password } = stack().admin!;
   await signIn(admin, adminEmail, password);
-  await admin.goto("/admin");
+  // Signed in, the admin lands on the market's page, not on a job list of their own.
+  await admin.waitForURL(/\/admin$/);
   const form = admin.getByRole("form", { name: "Grant credits" });
   await form.getByLabel("Consumer's email").fill(email);
   await form.getByLabel("Credits", { exact: true }).fill("250");

@@ -34,6 +34,8 @@ test("a job file and its module submitted through the page; the archive holds ev
   await page.getByRole("button", { name: "Submit job file" }).click();
   await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
+  // Each output says which task, its arguments, how long it ran and where, each labelled.
+  await expect(page.getByLabel("Task outputs").locator("li").filter({ hasText: /^Task 3 · args 3 · ran .+ · on \S/ })).toHaveCount(1);
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-all").click()]);
   const files = untar(readFileSync((await download.path())!));
@@ -57,6 +59,16 @@ test("a job file and its module submitted through the page; the archive holds ev
   await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 120_000 });
   await expect(page.getByText("2 of 2 tasks have output")).toBeVisible();
+
+  // The short id the statements and the CLI show, typed into the address, opens the same job.
+  const full = new URL(page.url()).pathname.split("/").pop()!;
+  await page.goto(`/jobs/${full.slice(-8).toUpperCase()}`);
+  await page.waitForURL(`**/jobs/${full}`);
+  await expect(page.getByTestId("job-status")).toHaveText(/completed/i);
+  await page.goto(`/jobs/${full.slice(-8) === "00000000" ? "11111111" : "00000000"}`);
+  await expect(page.getByText(/None of your latest jobs has the short id/)).toBeVisible();
+  await page.goto("/jobs/not-a-job");
+  await expect(page.getByText(/not-a-job is not a job.s id/)).toBeVisible();
 });
 
 test("the simple form quotes arguments, takes stdin for all or from a file, generates tasks, and shows the job file", async ({ page }) => {

@@ -23,6 +23,8 @@ export async function signUp(page: Page, name: string, email: string, roles: key
   await page.getByRole("button", { name: /sign up|create/i }).click();
   await expect(page.getByTestId("signed-in-user")).toContainText(name);
   await expect(page.getByTestId("verify-email")).toContainText(email);
+  // The market mails nothing over the network: the notice says where the link is.
+  await expect(page.getByTestId("verify-email")).toContainText(".data/outbox.jsonl");
   await page.goto(verificationLink(outbox(), email));
   await expect(page.getByTestId("signed-in-user")).toContainText(name);
   await expect(page.getByTestId("verify-email")).toHaveCount(0);
@@ -35,4 +37,6 @@ export async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: /sign in/i }).click();
   await expect(page.getByTestId("signed-in-user")).toBeVisible();
+  // The form then opens the account's landing page: let it, so the caller's next goto is not overtaken.
+  await page.waitForURL((url) => url.pathname !== "/signin");
 }

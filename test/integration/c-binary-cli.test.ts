@@ -124,6 +124,9 @@ describe("a C program with binary stdout, through the CLI", () => {
     const submitted = await cli(["submit", writeJob("to-cancel", { tasks: { count: 3, args: ["{i}"] } }), "--url", market.url, "--token", consumeToken]);
     const id = /Job (\S+):/.exec(submitted.stdout)?.[1];
     expect(id, submitted.stdout + submitted.stderr).toBeDefined();
+    // No machine is left to run it: delayed, and told what becomes of it.
+    expect(submitted.stdout).toMatch(/: delayed: /);
+    expect(submitted.stdout).toMatch(/asks again whenever machines or load change .*; if it still is not by .*, it is rejected and nothing is charged\./);
     const cancel = await cli(["cancel", id!, "--url", market.url, "--token", consumeToken]);
     expect(cancel.code, cancel.stderr).toBe(0);
     // Asked by its short id, as the pages show it (the id's last 8 characters).
@@ -131,5 +134,8 @@ describe("a C program with binary stdout, through the CLI", () => {
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/cancelled/);
     expect(status.stdout).toContain(`short id ${id!.slice(-8)}`);
+    // Its tasks were stopped, not failed (the job's page says the same).
+    expect(status.stdout).toMatch(/\d+ stopped/);
+    expect(status.stdout).not.toMatch(/\d+ failed/);
   });
 });

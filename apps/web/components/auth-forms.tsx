@@ -107,6 +107,13 @@ export function SignInForm() {
   const router = useRouter();
   const next = safeNext(useSearchParams().get("next"));
   const queryClient = useQueryClient();
+  const trpc = useTRPC();
+  // Where each signs in to: the admin to the market's page, a producer alone to their machines.
+  const landing = async () => {
+    const me = await queryClient.fetchQuery({ ...trpc.account.me.queryOptions(), staleTime: 5000 }).catch(() => null);
+    if (me?.roles.includes("admin")) return "/admin";
+    return me && !me.roles.includes("consumer") && me.roles.includes("producer") ? "/produce" : "/jobs";
+  };
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -125,7 +132,7 @@ export function SignInForm() {
         return;
       }
       await queryClient.invalidateQueries();
-      router.push(next ?? "/jobs");
+      router.push(next ?? (await landing()));
     } catch (err) {
       setError(describeError(err));
     } finally {

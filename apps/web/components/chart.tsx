@@ -2,6 +2,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { timeTicks } from "@/lib/time-ticks";
 
 export type ChartOptions = Omit<uPlot.Options, "width" | "height">;
 export type ChartData = uPlot.AlignedData;
@@ -110,3 +111,6 @@ export const creditTicks = (_u: uPlot, ticks: number[]) => ticks.map((t) => t.to
 
 /** Steps, for counts that hold over each interval. */
 export const steps = (): uPlot.Series.PathBuilder => uPlot.paths.stepped!({ align: 1 });
+
+/** A time x axis whose labels never overlap: one line each, far enough apart for the widest. */
+export const timeAxis: uPlot.Axis = { space: 80, values: (_u, ticks) => timeTicks(ticks) };

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 import { credits } from "@/lib/format";
 import { describeError } from "@/lib/reasons";
-import { Chart, bars, creditTicks, type ChartData, type ChartOptions } from "./chart";
+import { Chart, bars, creditTicks, timeAxis, type ChartData, type ChartOptions } from "./chart";
 import { cx } from "./ui";
 
 const REFRESH_MS = 30_000;
@@ -17,7 +17,7 @@ type Step = (typeof STEPS)[number]["key"];
 const optionsFor = (what: string, colour: number): ChartOptions => ({
   scales: { x: { time: true } },
   series: [{ label: "from" }, bars(what, colour, { value: (_u, v) => (v == null ? "" : credits(v)) })],
-  axes: [{}, { label: "credits", size: 60, values: creditTicks }],
+  axes: [timeAxis, { label: "credits", size: 60, values: creditTicks }],
 });
 const EARNED = optionsFor("earned", 1);
 const SPENT = optionsFor("spent", 0);

@@ -22,6 +22,10 @@ export function VerifyEmailNotice() {
         <p>
           We sent a link to <bdi className="font-medium">{me.data.email}</bdi>; follow it to confirm the address is yours.{grant}
         </p>
+        {/* The market sends no mail over the network (auth/mailer.ts): say where the link really is. */}
+        <p className="mt-1 text-xs">
+          This market keeps its mail on the machine that runs it: the link is printed in the market&apos;s log (&ldquo;mail to&nbsp;&hellip;&rdquo;) and kept in <code>.data/outbox.jsonl</code> there.
+        </p>
         <div className="mt-2 flex flex-wrap items-center gap-3">
           <Button variant="secondary" busy={resend.isPending} disabled={resend.isSuccess} onClick={() => resend.mutate()}>
             {resend.isSuccess ? "Link sent again" : "Send the link again"}

@@ -23,6 +23,11 @@ describe("the words for the market's reasons", () => {
     }
   });
 
+  it("say an idle machine took work asking a little more than the holder, never that it asked no more", () => {
+    const words = describeReason({ code: "idle-take", why: "no-dearer", takerAsk: 0.88, holderAsk: 0.848 });
+    expect(words).toBe("Taken by an idle machine that asks 0.88 cr per reference second of work, at most 10% more than the 0.848 cr of the machine it waited on.");
+  });
+
   it("come from the client package for job files, so the CLI says the same", () => {
     for (const o of JobFileReason.options) {
       const code = o.shape.code.value;

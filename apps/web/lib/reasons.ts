@@ -9,6 +9,7 @@ import type { ModuleRefusal } from "@cyclemarket/worker-runtime";
 import { OUTAGE_WORDS, isOutage } from "./outage";
 import {
   Exclusions,
+  IDLE_TAKE_SLACK,
   MarketReason,
   ModuleReason,
   SandboxFailure,
@@ -224,15 +225,18 @@ const DESCRIBE: Sentences = {
   "missed-heartbeats": () => "The machine stopped answering: it missed its heartbeats for the lease timeout, so the market took it out.",
   "contract-ended": () => "The machine's dedicated contract ended, so it left the market.",
   "manager-gone": () => "The Market Manager this machine was offered to stopped, and the machine was offered to other managers too: its row there left the market and its tasks were placed again.",
-  "placed-again": () => "Placed again: the tasks had lost their machine (it left, their lease expired or a run failed).",
+  // Every task waiting for a machine is placed this way (resources/machines.ts placePendingTasks), not only lost ones.
+  "placed-again": () =>
+    "Placed on a machine: the tasks were waiting for one (a copy that checks another account's result, or a task whose machine left, whose lease expired or whose run failed).",
   rebalance: (r) => `Moved to lower the cost from ${number(r.costBefore)} to ${number(r.costAfter)}.`,
   "load-balance": (r) => `Moved to balance load (${number(r.loadBefore)} to ${number(r.loadAfter)}).`,
   "idle-take": (r) =>
     r.why === "holder-may-not-run"
       ? "Taken by an idle machine: the machine it waited on may not run it, because its owner ran another copy of the task."
       : r.why === "dearer"
-        ? `Left where it was: the idle machine asks ${credits(r.takerAsk)} per reference second of work, more than the ${credits(r.holderAsk)} of the machine it waits on.`
-        : `Taken by an idle machine that asks no more (${credits(r.takerAsk)} per reference second of work) than the one it waited on (${credits(r.holderAsk)}).`,
+        ? `Left where it was: the idle machine asks ${credits(r.takerAsk)} per reference second of work, more than ${IDLE_TAKE_SLACK * 100}% above the ${credits(r.holderAsk)} of the machine it waits on.`
+        : // The taker may ask a little more than the holder (IDLE_TAKE_SLACK): "no more than" would be false then.
+          `Taken by an idle machine that asks ${credits(r.takerAsk)} per reference second of work, at most ${IDLE_TAKE_SLACK * 100}% more than the ${credits(r.holderAsk)} of the machine it waited on.`,
   "memory-ushering": (r) => `Moved for memory: ${number(r.memoryUsedMb, 0)} of ${number(r.memoryMaxMb, 0)} MB in use.`,
   "offer-accepted": (r) => `The offer of ${credits(r.contractPrice)} is accepted: the capacity is worth ${credits(r.value)} to the market.`,
   "offer-too-expensive": (r) => `The offer of ${credits(r.contractPrice)} is refused: the capacity is worth only ${credits(r.value)} to the market.`,

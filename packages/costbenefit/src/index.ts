@@ -80,7 +80,7 @@ export type { CopyVote, VerifyInput, Verdict, CopyHolder } from "./quorum.ts";
 // Standing: what a producer account earned by verified results, and what it decides
 export { StandingFacts, StandingRules, DEFAULT_STANDING_RULES, standingOf, spotCheckFraction, spotChecked, verifierOf, COMMON_MAIL_DOMAINS } from "./policies/standing.ts";
 export type { Standing, StandingStep, StandingRulesInput } from "./policies/standing.ts";
-export { idleTake, idleTakeOrder, spareFrom, spareTasks } from "./policies/idle-take.ts";
+export { IDLE_TAKE_SLACK, idleTake, idleTakeOrder, spareFrom, spareTasks } from "./policies/idle-take.ts";
 export type { Holder, TakeInput } from "./policies/idle-take.ts";
 // What a reported run does to its task and job: decided, run again, given up (the attempt and failure limits)
 export { taskOutcome } from "./task-outcome.ts";

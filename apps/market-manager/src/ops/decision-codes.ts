@@ -11,7 +11,7 @@ export const DEPARTURE_CODES = {
   "manager-gone": "manager-gone",
 } as const;
 
-/** A task that lost its machine (departure, expired lease, failed run) was given another. */
+/** A task waiting for a machine was given one: it lost its own (departure, expired lease, failed run), or it is a copy added to check a result. */
 export const PLACED_AGAIN = "placed-again";
 
 /** A machine an admin moved went from one Market Manager to another (market/machine-moves.ts), at once or once drained. */

@@ -243,7 +243,7 @@ function TokensCard({ canProduce, canConsume }: { canProduce: boolean; canConsum
         ) : tokens.isError ? (
           <Alert tone="error">{describeError(tokens.error)}</Alert>
         ) : tokens.data.length === 0 ? (
-          <EmptyState title="No tokens yet">Create one to start a Node worker.</EmptyState>
+          <EmptyState title="No tokens yet">Create one to start a Node worker, or to submit jobs with the SDK or the CLI.</EmptyState>
         ) : (
           <table className="min-w-full text-sm" aria-label="API tokens">
             <thead className="text-left text-xs uppercase tracking-wide text-slate-500">

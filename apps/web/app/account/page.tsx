@@ -6,7 +6,7 @@ import { AccountPanel } from "./account-panel";
 export default function AccountPage() {
   return (
     <>
-      <PageHeader title="Account" description="Your credits, your roles in the market, and API tokens for Node workers." />
+      <PageHeader title="Account" description="Your credits, your roles in the market, and API tokens for Node workers and scripts." />
       <RequireRole what="manage your account">{(me) => <AccountPanel me={me} />}</RequireRole>
     </>
   );

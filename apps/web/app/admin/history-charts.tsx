@@ -3,7 +3,7 @@ import { useMemo, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC, type RouterOutputs } from "@/lib/trpc";
 import { describeError } from "@/lib/reasons";
-import { Chart, line, steps, type ChartData, type ChartOptions } from "@/components/chart";
+import { Chart, line, steps, timeAxis, type ChartData, type ChartOptions } from "@/components/chart";
 import { Alert, Card, cx } from "@/components/ui";
 
 type Samples = RouterOutputs["admin"]["history"]["samples"];
@@ -77,7 +77,7 @@ function optionsFor(panel: Panel): ChartOptions {
     scales: { x: { time: true }, ...(panel.right ? { [panel.right.scale]: { range: [0, 100] } } : {}) },
     series: [{}, ...panel.series.map((s, i) => line(s.label, i, { ...(s.scale ? { scale: s.scale } : {}), ...(s.step ? { paths: steps() } : {}) }))],
     axes: [
-      {},
+      timeAxis,
       { label: panel.left, size: 60 },
       ...(panel.right ? [{ scale: panel.right.scale, side: 1 as const, label: panel.right.label, grid: { show: false }, values: (_: unknown, ticks: number[]) => ticks.map(panel.right!.format ?? String) }] : []),
     ],

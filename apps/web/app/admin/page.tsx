@@ -38,7 +38,7 @@ function Dashboard() {
       <p className="text-sm">
         <Link href="/admin/decisions" className="font-medium text-indigo-600 hover:underline">
           The decision log
-        </Link>{" "}
+        </Link>
         <span className="text-slate-500">: every admission, delay, rejection, placement, move and departure, with its reasons.</span>
       </p>
       <ManagersTable machines={machines} />

@@ -93,6 +93,8 @@ describe("parseCommand", () => {
       expect(c.message).toContain("--token is required");
       expect(c.message).toContain("--slots must be at least 1");
     }
+    const missing = parseCommand(["--token", "t"], {});
+    expect(!missing.ok && missing.message).toContain("--url is required: the market's web address, e.g. http://localhost:3000");
   });
 });
 

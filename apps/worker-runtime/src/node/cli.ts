@@ -57,7 +57,11 @@ shows them, and can pause, resume or change them while the worker runs):
   --help             show this text`;
 
 const Flags = z.object({
-  url: z.url({ protocol: /^https?$/, error: "--url must be an http(s) URL, e.g. http://localhost:4000" }),
+  url: z.url({
+    protocol: /^https?$/,
+    error: (issue) =>
+      issue.input === undefined ? "--url is required: the market's web address, e.g. http://localhost:3000" : "--url must be an http(s) URL, e.g. http://localhost:3000",
+  }),
   token: z.string({ error: "--token is required (or set CYCLEMARKET_WORKER_TOKEN)" }).min(1, "--token must not be empty"),
   slots: z.coerce
     .number({ error: "--slots must be a number" })
@@ -186,7 +190,8 @@ export async function main(argv: string[]): Promise<number> {
       console.log(command.message);
       return 0;
     }
-    console.error(`cyclemarket-worker: ${command.message}\n\n${USAGE}`);
+    // The mistake alone, not buried above forty lines of options.
+    console.error(`cyclemarket-worker: ${command.message}\nRun it with --help for every option.`);
     return 2;
   }
   const { flags } = command;

@@ -233,12 +233,17 @@ async function quote(market: CycleMarket, path: string, io: Io): Promise<number>
   return EXIT.ok;
 }
 
+/** What happens to a delayed job: without this, "delayed" and exit 0 read like a job that will run. */
+const delayedWords = (givesUpAt: number | null) =>
+  `The market asks again whenever machines or load change and admits it once it is worth running${givesUpAt === null ? "" : `; if it still is not by ${when(givesUpAt)}, it is rejected and nothing is charged`}.`;
+
 async function submit(market: CycleMarket, path: string, opts: { wait: boolean; out?: string | undefined }, io: Io) {
   const job = await market.submit(path);
   const d = job.decision!;
   io.out(`Job ${job.id}: ${d.outcome}${d.outcome === "admitted" ? `, price ${price(d.price)} credits, expected by ${when(d.completionAt)}` : because(d.reasons)}.\n`);
   if (provisionalPilots(d) !== null) io.out(`${pilotWords(provisionalPilots(d)!)}\n`);
   if (d.outcome === "rejected") return EXIT.jobNotCompleted;
+  if (d.outcome === "delayed") io.out(`${delayedWords((await job.get()).givesUpAt)}\n`);
   if (!opts.wait) return EXIT.ok;
   return waitFor(market, job.id, opts, io);
 }
@@ -271,14 +276,16 @@ async function listResults(market: CycleMarket, jobId: string, io: Io): Promise<
 
 function printStatus(job: JobView, io: Io): number {
   const t = job.tasks;
-  io.out(`Job ${job.id} (${job.name}, short id ${shortId(job.id)}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} failed).\n`);
+  // A cancelled job's unfinished tasks are stored as failed; they were stopped, as its page says.
+  const ended = job.status === "cancelled" ? "stopped" : "failed";
+  io.out(`Job ${job.id} (${job.name}, short id ${shortId(job.id)}): ${job.status}, ${job.tasksDone}/${job.taskCount} tasks done (${t.queued + t.pending} waiting, ${t.leased} running, ${t.failed} ${ended}).\n`);
   if (job.charged !== null) io.out(`Charged ${price(job.charged)} credits.\n`);
   const w = job.workEstimate;
   if (w.kind === "provisional") io.out(`Work per task: provisional (${w.pilots} pilot tasks run first; the rest is planned from their measured time).\n`);
   if (w.kind === "measured") io.out(`Work per task: ${Number(w.workPerTask.toFixed(3))} s of reference CPU, measured by ${w.pilots} pilot tasks.\n`);
   const error = job.failure;
   if (job.status === "rejected") io.out(`Rejected${because(job.decision?.reasons ?? [])}.\n`);
-  if (job.status === "delayed") io.out(`Delayed${because(job.decision?.reasons ?? [])}.\n`);
+  if (job.status === "delayed") io.out(`Delayed${because(job.decision?.reasons ?? [])}.\n${delayedWords(job.givesUpAt)}\n`);
   if (error) io.out(`Failed: ${describeFailure(error)}\n`);
   if (!isFinal(job.status) || job.status === "completed") return EXIT.ok;
   return EXIT.jobNotCompleted;

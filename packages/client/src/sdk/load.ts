@@ -41,9 +41,11 @@ export function loadJobFile(path: string): LoadedJobFile {
 
 /** A job file already parsed as JSON (from a script), its paths relative to `dir`. */
 export function parseJobFile(json: unknown, dir: string, label = "the job file"): LoadedJobFile {
-  const parsed = JobFile.safeParse(json);
+  const parsed = JobFile.safeParse(json, { reportInput: true });
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
+    // A key left out reads "required", not zod's "expected number, received undefined".
+    const issueWords = (i: (typeof parsed.error.issues)[number]) => (i.code === "invalid_type" && "input" in i && i.input === undefined ? `required (${i.expected})` : i.message);
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String), message: issueWords(i) }));
     const words = issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
     throw new MarketError("refused", `${label} is not a valid job file: ${words}`, { code: "job-file-invalid", issues });
   }

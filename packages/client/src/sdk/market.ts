@@ -9,8 +9,12 @@ import type { Quote } from "./wire.ts";
 export interface ConnectOptions {
   /** The web app's address or the Market Manager's. */
   url: string;
-  /** An API token with the `consume` scope (Account page, or `cyclemarket login`). */
-  token: string;
+  /**
+   * An API token with the `consume` scope (Account page, or `cyclemarket login`). It may be
+   * undefined so that `process.env.CYCLEMARKET_TOKEN` type-checks as it is; a missing one is
+   * refused here, in words, rather than by the market as an unknown token.
+   */
+  token: string | undefined;
 }
 
 /** A job to send: a path to a job file, or a job file's contents with the folder its paths are relative to. */
@@ -20,8 +24,12 @@ export type JobSource = string | { job: unknown; dir: string };
 export class CycleMarket {
   /** @internal The typed tRPC client; its types are the Market Manager's, which the published package does not carry. */
   readonly api: MarketClient;
-  constructor(readonly options: ConnectOptions) {
-    this.api = marketClient(options.url, { authorization: `Bearer ${options.token}` });
+  readonly options: { url: string; token: string };
+  constructor(options: ConnectOptions) {
+    const token = options.token?.trim();
+    if (!token) throw new MarketError("unauthorized", "No API token was given to connect(): make a consume token on the Account page and pass it as token (the examples read it from CYCLEMARKET_TOKEN: is that set?).");
+    this.options = { url: options.url, token };
+    this.api = marketClient(options.url, { authorization: `Bearer ${token}` });
   }
 
   /** Sends a module's bytes unless the market already holds them; returns its SHA-256 (what jobs name). */

@@ -53,8 +53,14 @@ export function TaskOutputs({ jobId, done, total }: { jobId: string; done: numbe
           {outputs.data.map((o) => (
             <li key={o.index} className="rounded-lg bg-slate-50 p-3">
               <div className="text-xs text-slate-500">
-                Task {o.index} · <bdi>{o.args.join(" ")}</bdi>
-                {o.elapsedMs != null ? ` · ${seconds(o.elapsedMs / 1000)}` : ""} · <bdi>{o.machineName}</bdi>
+                {/* Labelled: "Task 0 · 0 · 13 ms" left the reader to guess which number was what. */}
+                Task {o.index}
+                {o.args.length ? (
+                  <>
+                    {" "}· args <bdi className="font-mono">{o.args.join(" ")}</bdi>
+                  </>
+                ) : null}
+                {o.elapsedMs != null ? ` · ran ${seconds(o.elapsedMs / 1000)}` : ""} · on <bdi>{o.machineName}</bdi>
               </div>
               {o.stdoutText !== null ? (
                 <pre className="mt-1 max-h-32 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-800">{o.stdoutText || "(no output)"}</pre>

@@ -102,7 +102,7 @@ export function JobFileForm({ initial }: { initial?: string }) {
   return (
     <Card title="Job file">
       <p className="text-sm text-slate-600">
-        The same JSON file the <code>cyclemarket</code> command line reads (see the README): the module, the benefit curve, per-task limits and the tasks, listed or
+        The same JSON file the <code>cyclemarket</code> command line reads: the module, the benefit curve, per-task limits and the tasks, listed or
         generated with <code>{"{i}"}</code>. Drop the job file, its module and the files it names below, or edit it here.
       </p>
       <div
