@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   DEFAULT_TERMS,
+  benefitWithoutDowntime,
   confirmedFailure,
   contractAccrual,
   escrowFor,
@@ -152,6 +153,37 @@ describe("settleJob", () => {
           for (const r of s.reliefFromLate) expect(held.some((h) => h.producerId === r.producerId && !h.related)).toBe(true);
         },
       ),
+    );
+  });
+});
+
+describe("benefitWithoutDowntime", () => {
+  const deadline = { kind: "deadline" as const, value: 20, deadline: 9, penalty: -5000 };
+
+  it("gives back what an outage took from a job that would have kept its plan", () => {
+    // Planned at 6 s, the market down 4 s: the job completed at 10 s, past the deadline, because of it.
+    expect(benefitWithoutDowntime(deadline, { took: 10, down: 4, planned: 6 })).toBe(20);
+  });
+
+  it("gives back nothing when the plan and the outage together still met the deadline", () => {
+    // Planned at 1 s, down 4 s: the job would have completed by 5 s. Its completion at 9.5 s was
+    // someone else's doing (a producer holding its result), however the outage's seconds fall.
+    expect(benefitWithoutDowntime(deadline, { took: 9.5, down: 4, planned: 1 })).toBe(-5000);
+  });
+
+  it("gives back nothing when the job was late for another reason, whatever its plan", () => {
+    expect(benefitWithoutDowntime(deadline, { took: 30, down: 4, planned: 6 })).toBe(-5000);
+  });
+
+  it("is the benefit at completion without an outage, and never more than the benefit the outage's length before it", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 100, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: undefined }), (took, down, planned) => {
+        const b = benefitWithoutDowntime(deadline, { took, down, planned });
+        const at = took <= deadline.deadline ? deadline.value : deadline.penalty;
+        expect(b).toBeGreaterThanOrEqual(at);
+        expect(b).toBeLessThanOrEqual(Math.max(0, took - down) <= deadline.deadline ? deadline.value : deadline.penalty);
+        if (down === 0) expect(b).toBe(at);
+      }),
     );
   });
 });

@@ -10,6 +10,7 @@
 // market's clock between a lease and its report, results that other owners reproduced and the
 // quote are facts.
 import { z } from "zod";
+import { benefitAt, type BenefitCurve } from "./benefit.ts";
 
 const nonNegative = z.number().refine((v) => Number.isFinite(v) && v >= 0, { message: "must be a finite number, at least 0" });
 
@@ -216,6 +217,32 @@ export interface HeldPiece {
   related: boolean;
 }
 
+/** When a job completed, how long the market was down while it ran, and when its admitted plan said it would complete. */
+export interface DowntimeInput {
+  /** Seconds from the job's arrival to its completion. */
+  took: number;
+  /** Seconds of that the market was down. */
+  down: number;
+  /** Seconds from its arrival to the completion its admitted plan expected; undefined when unknown. */
+  planned: number | undefined;
+}
+
+/**
+ * b(j, t) had the market not been down: the benefit at completion plus what the outage took from
+ * it. An outage delays a job by at most its length, and only a job that would have kept its plan:
+ * the market answers for the benefit the outage takes from the planned completion, never more than
+ * from the actual one. Lateness past that was someone else's (a producer that held its result
+ * until the deadline had passed, say), however long the market was down meanwhile.
+ */
+export function benefitWithoutDowntime(curve: BenefitCurve, d: DowntimeInput): number {
+  const atCompletion = benefitAt(curve, d.took);
+  const down = Math.max(0, d.down);
+  if (!(down > 0)) return atCompletion;
+  const fromCompletion = benefitAt(curve, Math.max(0, d.took - down)) - atCompletion;
+  const fromPlan = d.planned === undefined ? fromCompletion : benefitAt(curve, Math.max(0, d.planned)) - benefitAt(curve, Math.max(0, d.planned) + down);
+  return atCompletion + Math.max(0, Math.min(fromCompletion, fromPlan));
+}
+
 export interface SettleInput {
   /** `posted`: the quoted price; `bid`: b(j, t) itself (the Java Market paper, 4.2). */
   pricing: "posted" | "bid";
@@ -225,7 +252,7 @@ export interface SettleInput {
   maxSpend: number;
   /** b(j, t) at the job's actual completion. */
   benefit: number;
-  /** b(j, t) had the market not been down while the job ran (equal to `benefit` without downtime). */
+  /** b(j, t) had the market not been down while the job ran (benefitWithoutDowntime; equal to `benefit` without downtime). */
   benefitWithoutDowntime: number;
   /** The measured work contradicted the consumer's estimate: what that work is charged (pricing.ts). */
   contradicted: { charge: number } | null;

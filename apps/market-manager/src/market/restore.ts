@@ -129,6 +129,7 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
       pricing: job.pricing === "bid" ? "bid" : "posted",
       replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
+      plannedAt: job.expectedCompletionAt?.getTime() ?? null,
       // Checked by the schema when the job was submitted; parsed again so memory holds the type.
       benefit: BenefitCurve.parse(job.benefit),
       ...(job.pilotCount === null
