@@ -69,4 +69,39 @@ describe("a producer tied to the consumer, reporting just past the deadline afte
     await worker.worker.depart.mutate({ machineId });
     await expectLedgerBalances(db());
   });
+
+  it("caused by the outage: the market waives the charge, pays out no penalty, and the report is paid", async () => {
+    const buyer = await market.signUp("penalty-buyer@penalty-buyer.test", ["consumer"]);
+    const seller = await market.signUp("penalty-seller@penalty-seller.test", ["producer"]);
+    const worker = market.tokenClient((await seller.account.tokens.create.mutate({ name: "rack" })).token);
+    const { machineId } = await worker.worker.register.mutate({ name: "rack", kind: "opportunistic", slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.01, userAgent: "test" });
+    const marketBefore = await marketBalance();
+    const submittedAt = Date.now();
+    // Five seconds of work planned against a deadline at six, and a penalty past the market's
+    // reserve: before, the settlement could not be written and the producer's report was refused.
+    const { jobId, decision } = await buyer.jobs.submit.mutate({
+      name: "huge penalty",
+      source: { kind: "upload", moduleBase64: Buffer.from(wat(CAT_WAT)).toString("base64"), tasks: [{ args: [], stdin: Buffer.from("hi").toString("base64") }], workPerTask: 5, memoryMbPerTask: 16 },
+      benefit: { kind: "deadline", value: 20, deadline: 6, penalty: -1e9 },
+    });
+    expect(decision.outcome).toBe("admitted");
+    const price = decision.outcome === "admitted" ? decision.price! : NaN;
+    const [lease] = (await worker.worker.lease.mutate({ machineId, max: 1 })).leases;
+    const report = await runLease(worker, machineId, lease as TestLease, 5000);
+    await market.restart(4000);
+    await worker.worker.heartbeat.mutate({ machineId, leaseIds: [lease!.leaseId] });
+    await sleep(Math.max(0, submittedAt + 7000 - Date.now()));
+    expect((await worker.worker.report.mutate(report)).accepted).toBe(true);
+
+    const job = await buyer.jobs.get.query({ jobId });
+    expect(job.status).toBe("completed");
+    expect(job.charged).toBe(0);
+    expect(job.chargeReasons.map((r) => r.code)).toEqual(["charged-price", "lateness-relief", "lateness-unfunded"]);
+    expect((await seller.ledger.statement.query()).producerBalance).toBeCloseTo(0.05, 9);
+    // The market gave up the job's price (less the piece, paid from the escrow), and nothing more.
+    expect((await marketBalance()) - marketBefore).toBeCloseTo(-0.05, 6);
+    expect(price).toBeGreaterThan(0.05);
+    await worker.worker.depart.mutate({ machineId });
+    await expectLedgerBalances(db());
+  });
 });

@@ -123,6 +123,18 @@ describe("settleJob", () => {
     expect(s.charge).toBe(3);
   });
 
+  it("lets the market waive the charge for its downtime, never pay out the penalty a curve states", () => {
+    const s = settleJob({ ...base, benefit: -1e9, benefitWithoutDowntime: 50 });
+    expect(s.reliefFromMarket).toBe(10);
+    expect(s.charge).toBe(0);
+    expect(s.reasons.map((r) => r.code)).toEqual(["charged-price", "lateness-relief", "lateness-unfunded"]);
+    // Late producers' held pieces still relieve first, and the market only what they leave of the charge.
+    const late = settleJob({ ...base, benefit: -1e9, benefitWithoutDowntime: 50, held: [{ producerId: "late", amount: 4, related: false }] });
+    expect(late.reliefFromLate).toEqual([{ producerId: "late", amount: 4 }]);
+    expect(late.reliefFromMarket).toBe(6);
+    expect(late.charge).toBe(0);
+  });
+
   it("charges a contradicted estimate what its measured work costs, up to maxSpend, and relieves no lateness", () => {
     const s = settleJob({ ...base, maxSpend: 25, benefit: -5, benefitWithoutDowntime: 0, contradicted: { charge: 40 } });
     expect(s.charge).toBe(25);
@@ -130,7 +142,7 @@ describe("settleJob", () => {
     expect(s.reasons.map((r) => r.code)).toEqual(["charged-measured-work", "lateness-consumers-own"]);
   });
 
-  it("never charges past maxSpend, never relieves more than is owed, and pays out every held piece (property)", () => {
+  it("never charges past maxSpend, never relieves more than is owed, never has the market pay out a penalty, and pays out every held piece (property)", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0, max: 1e6, noNaN: true }),
@@ -149,6 +161,8 @@ describe("settleJob", () => {
           expect(fromLate + paidOut).toBeCloseTo(heldTotal, 6);
           expect(s.reliefFromMarket).toBeLessThanOrEqual(downtime + 1e-9);
           const base = contradicted === null ? price : Math.min(maxSpend, Math.max(price, contradicted));
+          // The market's relief only waives what is left of the charge: it never pays a penalty out.
+          expect(s.reliefFromMarket).toBeLessThanOrEqual(Math.max(0, base - fromLate) + 1e-6);
           expect(fromLate + s.reliefFromMarket).toBeLessThanOrEqual(Math.max(0, base - benefit) + 1e-6);
           for (const r of s.reliefFromLate) expect(held.some((h) => h.producerId === r.producerId && !h.related)).toBe(true);
         },

@@ -292,8 +292,8 @@ const sumOf = (xs: readonly { amount: number }[]) => xs.reduce((s, x) => s + x.a
  * Lateness is paid by whoever caused it: when the benefit at completion fell below the charge,
  * the consumer is relieved of the difference (a negative benefit's penalty included) only from
  * the held pieces of producers who were late and not tied to the consumer, and from the market
- * for the part its own downtime caused. Lateness nobody is answerable for is not relieved: the
- * quote says so.
+ * for the part its own downtime caused, at most what the job is charged. Lateness nobody is
+ * answerable for is not relieved: the quote says so.
  */
 export function settleJob(s: SettleInput): Settlement {
   const reasons: ChargeReason[] = [];
@@ -327,9 +327,12 @@ export function settleJob(s: SettleInput): Settlement {
     if (h.amount - take > 0) heldPaid.push({ producerId: h.producerId, amount: h.amount - take });
   }
   const downtimeCost = Math.max(0, s.benefitWithoutDowntime - s.benefit);
-  const reliefFromMarket = Math.min(left, downtimeCost);
-  left -= reliefFromMarket;
   const fromLate = sumOf(reliefFromLate);
+  // The market answers for its downtime by waiving what the job is charged, never by paying out a
+  // penalty: the curve is the consumer's claim, and its account would otherwise pay whatever
+  // figure was written there (up to its reserve, past which no settlement could be written).
+  const reliefFromMarket = Math.min(left, downtimeCost, Math.max(0, base - fromLate));
+  left -= reliefFromMarket;
   if (fromLate > 0 || reliefFromMarket > 0) reasons.push({ code: "lateness-relief", owed, fromLateProducers: fromLate, fromMarketDowntime: reliefFromMarket });
   if (left > 1e-12) reasons.push({ code: "lateness-unfunded", owed: left });
   return { charge: base - fromLate - reliefFromMarket, reliefFromLate, reliefFromMarket, heldPaid, reasons };
