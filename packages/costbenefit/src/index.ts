@@ -53,7 +53,7 @@ export {
   ChargeReason,
   contractAccrual,
 } from "./settlement.ts";
-export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, DowntimeInput, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
+export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, FailedRun, DowntimeInput, SettleInput, Settlement, ContractAccrualInput } from "./settlement.ts";
 // Dedicated contracts: pay for proven presence only
 export { freshProof, contractProved, contractMissed, probeDelay, PROBE_MEAN_TIMEOUTS, PROBE_MIN_TIMEOUTS, PROBE_MAX_TIMEOUTS } from "./contract-proof.ts";
 export type { ContractProof } from "./contract-proof.ts";

@@ -77,6 +77,20 @@ describe("what the market vouches for", () => {
     expect(confirmedFailure([{ owner: "a", code: "invalid-module" }, { owner: "b", code: "invalid-module" }])).toBeNull();
   });
 
+  it("confirms a failure only independently, and only with an account with standing among the two", () => {
+    const fresh = (owner: string, network: string | null = null) => ({ owner, code: "trap", standing: false, network });
+    const standing = (owner: string, network: string | null = null, verifier?: string) => ({ owner, code: "trap", standing: true, network, verifier });
+    // Two fresh accounts (one person's, accounts cost nothing) confirm nothing, however many.
+    expect(confirmedFailure([fresh("a"), fresh("b"), fresh("c")])).toBeNull();
+    expect(confirmedFailure([fresh("a"), standing("b")])).toBe("trap");
+    // One organisation's accounts are one verifier, one network's runs one person's.
+    expect(confirmedFailure([standing("a", null, "domain:firm.test"), standing("b", null, "domain:firm.test")])).toBeNull();
+    expect(confirmedFailure([standing("a", "203.0.113.0/24"), fresh("b", "203.0.113.0/24")])).toBeNull();
+    expect(confirmedFailure([standing("a", "203.0.113.0/24"), fresh("b", "198.51.100.0/24")])).toBe("trap");
+    // A fresh account's run then one with standing, after others: found whatever the order.
+    expect(confirmedFailure([fresh("a"), fresh("b"), standing("c")])).toBe("trap");
+  });
+
   it("calls an estimate contradicted only past the tolerance", () => {
     expect(estimateContradicted(DEFAULT_TERMS, 0.01, 40)).toBe(true);
     expect(estimateContradicted(DEFAULT_TERMS, 1, 1.1)).toBe(false);

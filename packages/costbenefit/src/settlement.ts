@@ -177,19 +177,38 @@ const WORKER_TROUBLE = new Set(["invalid-module", "crashed", "aborted"]);
 /** Whether a failure code can be the program's own (a trap, a limit, an exit code). */
 export const programFailure = (code: string) => !WORKER_TROUBLE.has(code);
 
+/** A failed run as the failure rule weighs it. */
+export interface FailedRun {
+  owner: string;
+  code: string;
+  /** The quorum's unit for the owner (quorum.ts verifierOf: one organisation's accounts count once); the owner when not given. */
+  verifier?: string | undefined;
+  /** The network the run came from, where known: two runs from one network are one person's. */
+  network?: string | null | undefined;
+  /** Whether the owner has standing (policies/standing.ts); taken as true when not given (a closed market). */
+  standing?: boolean | undefined;
+}
+
+/** Two failed runs reproduce each other only from two owners, two verifiers and, where known, two networks. */
+const independentRuns = (a: FailedRun, b: FailedRun) =>
+  a.owner !== b.owner && (a.verifier ?? a.owner) !== (b.verifier ?? b.owner) && !(a.network && b.network && a.network === b.network);
+
 /**
- * A failed run is the program's failure only when a machine of another owner reproduced it: the
- * same failure code (a deterministic trap, a limit) from two different owners. Returns that code,
- * or null while no failure is confirmed.
+ * A failed run is the program's failure only when it was reproduced independently: the same
+ * failure code (a deterministic trap, a limit) from two runs of different owners, verifiers and
+ * networks, at least one of them an account with standing. Accounts cost nothing: two fresh
+ * accounts of one person would otherwise confirm any failure they invent, and be paid for it from
+ * the job's escrow (as a result of accounts without standing is never accepted without one that
+ * has it). Returns that code, or null while no failure is confirmed.
  */
-export function confirmedFailure(failures: readonly { owner: string; code: string }[]): string | null {
-  const owners = new Map<string, Set<string>>();
+export function confirmedFailure(failures: readonly FailedRun[]): string | null {
+  const byCode = new Map<string, FailedRun[]>();
   for (const f of failures) {
     if (!programFailure(f.code)) continue;
-    let of = owners.get(f.code);
-    if (!of) owners.set(f.code, (of = new Set()));
-    of.add(f.owner);
-    if (of.size >= 2) return f.code;
+    let runs = byCode.get(f.code);
+    if (!runs) byCode.set(f.code, (runs = []));
+    if (runs.some((r) => independentRuns(r, f) && ((r.standing ?? true) || (f.standing ?? true)))) return f.code;
+    runs.push(f);
   }
   return null;
 }

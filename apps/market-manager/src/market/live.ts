@@ -234,6 +234,8 @@ export interface LiveTask {
 export interface TaskFailure {
   owner: string;
   machineId: string;
+  /** The network its machine registered from, where known: a failure is confirmed only from another. */
+  network: string | null;
   code: string;
   resultId: string;
   /** Its lease's piece rate: paid only once the failure is confirmed. */
