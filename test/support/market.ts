@@ -51,8 +51,11 @@ export interface TestMarket {
   tokenClient(token: string): ReturnType<typeof clientFor>;
   /** Signs up a producer and returns their client and a worker's client on an API token of theirs named `tokenName`. */
   signUpProducer(email: string, tokenName?: string): Promise<{ producer: ReturnType<typeof clientFor>; worker: ReturnType<typeof clientFor> }>;
-  /** Stops the Market Manager and starts it again on the same data and port (sessions and tokens survive). */
-  restart(): Promise<void>;
+  /**
+   * Stops the Market Manager and starts it again on the same data and port (sessions and tokens
+   * survive), `downMs` later: the market is down that long (an outage, past its alive stamp's period).
+   */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -113,8 +116,9 @@ export async function startTestMarket(env: Record<string, string> = {}, options:
     get manager() {
       return manager;
     },
-    async restart() {
+    async restart(downMs = 0) {
       await manager.stop();
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
       // The stop leaves the migration runner's idle session, which holds its lock on the
       // database until it times out; stopping an own server ended it, as this does on the shared one.
       await database?.disconnect();

@@ -50,10 +50,11 @@ export {
   escrowFor,
   settleJob,
   settleUnfinishedJob,
+  benefitWithoutDowntime,
   ChargeReason,
   contractAccrual,
 } from "./settlement.ts";
-export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, SettleInput, Settlement, UnfinishedInput, ContractAccrualInput } from "./settlement.ts";
+export type { SettlementTermsInput, LeaseTermInput, WorkSample, HeldPiece, FailedRun, DowntimeInput, SettleInput, Settlement, UnfinishedInput, ContractAccrualInput } from "./settlement.ts";
 // Dedicated contracts: pay for proven presence only
 export { freshProof, contractProved, contractMissed, probeDelay, PROBE_MEAN_TIMEOUTS, PROBE_MIN_TIMEOUTS, PROBE_MAX_TIMEOUTS } from "./contract-proof.ts";
 export type { ContractProof } from "./contract-proof.ts";

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   DEFAULT_TERMS,
+  benefitWithoutDowntime,
   confirmedFailure,
   contractAccrual,
   escrowFor,
@@ -77,6 +78,20 @@ describe("what the market vouches for", () => {
     expect(confirmedFailure([{ owner: "a", code: "invalid-module" }, { owner: "b", code: "invalid-module" }])).toBeNull();
   });
 
+  it("confirms a failure only independently, and only with an account with standing among the two", () => {
+    const fresh = (owner: string, network: string | null = null) => ({ owner, code: "trap", standing: false, network });
+    const standing = (owner: string, network: string | null = null, verifier?: string) => ({ owner, code: "trap", standing: true, network, verifier });
+    // Two fresh accounts (one person's, accounts cost nothing) confirm nothing, however many.
+    expect(confirmedFailure([fresh("a"), fresh("b"), fresh("c")])).toBeNull();
+    expect(confirmedFailure([fresh("a"), standing("b")])).toBe("trap");
+    // One organisation's accounts are one verifier, one network's runs one person's.
+    expect(confirmedFailure([standing("a", null, "domain:firm.test"), standing("b", null, "domain:firm.test")])).toBeNull();
+    expect(confirmedFailure([standing("a", "203.0.113.0/24"), fresh("b", "203.0.113.0/24")])).toBeNull();
+    expect(confirmedFailure([standing("a", "203.0.113.0/24"), fresh("b", "198.51.100.0/24")])).toBe("trap");
+    // A fresh account's run then one with standing, after others: found whatever the order.
+    expect(confirmedFailure([fresh("a"), fresh("b"), standing("c")])).toBe("trap");
+  });
+
   it("calls an estimate contradicted only past the tolerance", () => {
     expect(estimateContradicted(DEFAULT_TERMS, 0.01, 40)).toBe(true);
     expect(estimateContradicted(DEFAULT_TERMS, 1, 1.1)).toBe(false);
@@ -123,6 +138,18 @@ describe("settleJob", () => {
     expect(s.charge).toBe(3);
   });
 
+  it("lets the market waive the charge for its downtime, never pay out the penalty a curve states", () => {
+    const s = settleJob({ ...base, benefit: -1e9, benefitWithoutDowntime: 50 });
+    expect(s.reliefFromMarket).toBe(10);
+    expect(s.charge).toBe(0);
+    expect(s.reasons.map((r) => r.code)).toEqual(["charged-price", "lateness-relief", "lateness-unfunded"]);
+    // Late producers' held pieces still relieve first, and the market only what they leave of the charge.
+    const late = settleJob({ ...base, benefit: -1e9, benefitWithoutDowntime: 50, held: [{ producerId: "late", amount: 4, related: false }] });
+    expect(late.reliefFromLate).toEqual([{ producerId: "late", amount: 4 }]);
+    expect(late.reliefFromMarket).toBe(6);
+    expect(late.charge).toBe(0);
+  });
+
   it("charges a contradicted estimate what its measured work costs, up to maxSpend, and relieves no lateness", () => {
     const s = settleJob({ ...base, maxSpend: 25, benefit: -5, benefitWithoutDowntime: 0, contradicted: { charge: 40 } });
     expect(s.charge).toBe(25);
@@ -130,7 +157,7 @@ describe("settleJob", () => {
     expect(s.reasons.map((r) => r.code)).toEqual(["charged-measured-work", "lateness-consumers-own"]);
   });
 
-  it("never charges past maxSpend, never relieves more than is owed, and pays out every held piece (property)", () => {
+  it("never charges past maxSpend, never relieves more than is owed, never has the market pay out a penalty, and pays out every held piece (property)", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0, max: 1e6, noNaN: true }),
@@ -149,6 +176,8 @@ describe("settleJob", () => {
           expect(fromLate + paidOut).toBeCloseTo(heldTotal, 6);
           expect(s.reliefFromMarket).toBeLessThanOrEqual(downtime + 1e-9);
           const base = contradicted === null ? price : Math.min(maxSpend, Math.max(price, contradicted));
+          // The market's relief only waives what is left of the charge: it never pays a penalty out.
+          expect(s.reliefFromMarket).toBeLessThanOrEqual(Math.max(0, base - fromLate) + 1e-6);
           expect(fromLate + s.reliefFromMarket).toBeLessThanOrEqual(Math.max(0, base - benefit) + 1e-6);
           for (const r of s.reliefFromLate) expect(held.some((h) => h.producerId === r.producerId && !h.related)).toBe(true);
         },
@@ -182,6 +211,37 @@ describe("settleUnfinishedJob", () => {
         const { charge } = settleUnfinishedJob({ why: "cancelled", provisional: false, price, tasks, done: Math.min(done, tasks), paid, escrow });
         expect(charge).toBeGreaterThanOrEqual(paid);
         expect(charge).toBeLessThanOrEqual(escrow);
+      }),
+    );
+  });
+});
+
+describe("benefitWithoutDowntime", () => {
+  const deadline = { kind: "deadline" as const, value: 20, deadline: 9, penalty: -5000 };
+
+  it("gives back what an outage took from a job that would have kept its plan", () => {
+    // Planned at 6 s, the market down 4 s: the job completed at 10 s, past the deadline, because of it.
+    expect(benefitWithoutDowntime(deadline, { took: 10, down: 4, planned: 6 })).toBe(20);
+  });
+
+  it("gives back nothing when the plan and the outage together still met the deadline", () => {
+    // Planned at 1 s, down 4 s: the job would have completed by 5 s. Its completion at 9.5 s was
+    // someone else's doing (a producer holding its result), however the outage's seconds fall.
+    expect(benefitWithoutDowntime(deadline, { took: 9.5, down: 4, planned: 1 })).toBe(-5000);
+  });
+
+  it("gives back nothing when the job was late for another reason, whatever its plan", () => {
+    expect(benefitWithoutDowntime(deadline, { took: 30, down: 4, planned: 6 })).toBe(-5000);
+  });
+
+  it("is the benefit at completion without an outage, and never more than the benefit the outage's length before it", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 100, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: undefined }), (took, down, planned) => {
+        const b = benefitWithoutDowntime(deadline, { took, down, planned });
+        const at = took <= deadline.deadline ? deadline.value : deadline.penalty;
+        expect(b).toBeGreaterThanOrEqual(at);
+        expect(b).toBeLessThanOrEqual(Math.max(0, took - down) <= deadline.deadline ? deadline.value : deadline.penalty);
+        if (down === 0) expect(b).toBe(at);
       }),
     );
   });

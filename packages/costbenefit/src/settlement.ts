@@ -10,6 +10,7 @@
 // market's clock between a lease and its report, results that other owners reproduced and the
 // quote are facts.
 import { z } from "zod";
+import { benefitAt, type BenefitCurve } from "./benefit.ts";
 
 const nonNegative = z.number().refine((v) => Number.isFinite(v) && v >= 0, { message: "must be a finite number, at least 0" });
 
@@ -176,19 +177,38 @@ const WORKER_TROUBLE = new Set(["invalid-module", "crashed", "aborted"]);
 /** Whether a failure code can be the program's own (a trap, a limit, an exit code). */
 export const programFailure = (code: string) => !WORKER_TROUBLE.has(code);
 
+/** A failed run as the failure rule weighs it. */
+export interface FailedRun {
+  owner: string;
+  code: string;
+  /** The quorum's unit for the owner (quorum.ts verifierOf: one organisation's accounts count once); the owner when not given. */
+  verifier?: string | undefined;
+  /** The network the run came from, where known: two runs from one network are one person's. */
+  network?: string | null | undefined;
+  /** Whether the owner has standing (policies/standing.ts); taken as true when not given (a closed market). */
+  standing?: boolean | undefined;
+}
+
+/** Two failed runs reproduce each other only from two owners, two verifiers and, where known, two networks. */
+const independentRuns = (a: FailedRun, b: FailedRun) =>
+  a.owner !== b.owner && (a.verifier ?? a.owner) !== (b.verifier ?? b.owner) && !(a.network && b.network && a.network === b.network);
+
 /**
- * A failed run is the program's failure only when a machine of another owner reproduced it: the
- * same failure code (a deterministic trap, a limit) from two different owners. Returns that code,
- * or null while no failure is confirmed.
+ * A failed run is the program's failure only when it was reproduced independently: the same
+ * failure code (a deterministic trap, a limit) from two runs of different owners, verifiers and
+ * networks, at least one of them an account with standing. Accounts cost nothing: two fresh
+ * accounts of one person would otherwise confirm any failure they invent, and be paid for it from
+ * the job's escrow (as a result of accounts without standing is never accepted without one that
+ * has it). Returns that code, or null while no failure is confirmed.
  */
-export function confirmedFailure(failures: readonly { owner: string; code: string }[]): string | null {
-  const owners = new Map<string, Set<string>>();
+export function confirmedFailure(failures: readonly FailedRun[]): string | null {
+  const byCode = new Map<string, FailedRun[]>();
   for (const f of failures) {
     if (!programFailure(f.code)) continue;
-    let of = owners.get(f.code);
-    if (!of) owners.set(f.code, (of = new Set()));
-    of.add(f.owner);
-    if (of.size >= 2) return f.code;
+    let runs = byCode.get(f.code);
+    if (!runs) byCode.set(f.code, (runs = []));
+    if (runs.some((r) => independentRuns(r, f) && ((r.standing ?? true) || (f.standing ?? true)))) return f.code;
+    runs.push(f);
   }
   return null;
 }
@@ -216,6 +236,32 @@ export interface HeldPiece {
   related: boolean;
 }
 
+/** When a job completed, how long the market was down while it ran, and when its admitted plan said it would complete. */
+export interface DowntimeInput {
+  /** Seconds from the job's arrival to its completion. */
+  took: number;
+  /** Seconds of that the market was down. */
+  down: number;
+  /** Seconds from its arrival to the completion its admitted plan expected; undefined when unknown. */
+  planned: number | undefined;
+}
+
+/**
+ * b(j, t) had the market not been down: the benefit at completion plus what the outage took from
+ * it. An outage delays a job by at most its length, and only a job that would have kept its plan:
+ * the market answers for the benefit the outage takes from the planned completion, never more than
+ * from the actual one. Lateness past that was someone else's (a producer that held its result
+ * until the deadline had passed, say), however long the market was down meanwhile.
+ */
+export function benefitWithoutDowntime(curve: BenefitCurve, d: DowntimeInput): number {
+  const atCompletion = benefitAt(curve, d.took);
+  const down = Math.max(0, d.down);
+  if (!(down > 0)) return atCompletion;
+  const fromCompletion = benefitAt(curve, Math.max(0, d.took - down)) - atCompletion;
+  const fromPlan = d.planned === undefined ? fromCompletion : benefitAt(curve, Math.max(0, d.planned)) - benefitAt(curve, Math.max(0, d.planned) + down);
+  return atCompletion + Math.max(0, Math.min(fromCompletion, fromPlan));
+}
+
 export interface SettleInput {
   /** `posted`: the quoted price; `bid`: b(j, t) itself (the Java Market paper, 4.2). */
   pricing: "posted" | "bid";
@@ -225,7 +271,7 @@ export interface SettleInput {
   maxSpend: number;
   /** b(j, t) at the job's actual completion. */
   benefit: number;
-  /** b(j, t) had the market not been down while the job ran (equal to `benefit` without downtime). */
+  /** b(j, t) had the market not been down while the job ran (benefitWithoutDowntime; equal to `benefit` without downtime). */
   benefitWithoutDowntime: number;
   /** The measured work contradicted the consumer's estimate: what that work is charged (pricing.ts). */
   contradicted: { charge: number } | null;
@@ -266,8 +312,8 @@ const sumOf = (xs: readonly { amount: number }[]) => xs.reduce((s, x) => s + x.a
  * Lateness is paid by whoever caused it: when the benefit at completion fell below the charge,
  * the consumer is relieved of the difference (a negative benefit's penalty included) only from
  * the held pieces of producers who were late and not tied to the consumer, and from the market
- * for the part its own downtime caused. Lateness nobody is answerable for is not relieved: the
- * quote says so.
+ * for the part its own downtime caused, at most what the job is charged. Lateness nobody is
+ * answerable for is not relieved: the quote says so.
  */
 export function settleJob(s: SettleInput): Settlement {
   const reasons: ChargeReason[] = [];
@@ -301,9 +347,12 @@ export function settleJob(s: SettleInput): Settlement {
     if (h.amount - take > 0) heldPaid.push({ producerId: h.producerId, amount: h.amount - take });
   }
   const downtimeCost = Math.max(0, s.benefitWithoutDowntime - s.benefit);
-  const reliefFromMarket = Math.min(left, downtimeCost);
-  left -= reliefFromMarket;
   const fromLate = sumOf(reliefFromLate);
+  // The market answers for its downtime by waiving what the job is charged, never by paying out a
+  // penalty: the curve is the consumer's claim, and its account would otherwise pay whatever
+  // figure was written there (up to its reserve, past which no settlement could be written).
+  const reliefFromMarket = Math.min(left, downtimeCost, Math.max(0, base - fromLate));
+  left -= reliefFromMarket;
   if (fromLate > 0 || reliefFromMarket > 0) reasons.push({ code: "lateness-relief", owed, fromLateProducers: fromLate, fromMarketDowntime: reliefFromMarket });
   if (left > 1e-12) reasons.push({ code: "lateness-unfunded", owed: left });
   return { charge: base - fromLate - reliefFromMarket, reliefFromLate, reliefFromMarket, heldPaid, reasons };

@@ -2,7 +2,7 @@
 // engine needs from the ledger and the market's own records (the escrow, the late runs' held
 // pieces, the market's downtime), asks the engine, and posts the one entry entries.ts writes for
 // the answer. It decides nothing of its own.
-import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, settleUnfinishedJob, type BenefitCurve, type UnfinishedInput, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
+import { benefitAt, benefitWithoutDowntime, contradictedWork, measuredWorkCharge, settleJob, settleUnfinishedJob, type BenefitCurve, type UnfinishedInput, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob } from "../market/live.ts";
 import { balance, post, toCredits, toMicro, type Tx } from "./ledger.ts";
@@ -31,7 +31,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
     price,
     maxSpend: toCredits(job.maxSpendMicro ?? job.priceMicro),
     benefit: benefitAt(curve, took),
-    benefitWithoutDowntime: benefitAt(curve, Math.max(0, took - down)),
+    benefitWithoutDowntime: benefitWithoutDowntime(curve, { took, down, planned: job.plannedAt === null ? undefined : (job.plannedAt - job.arrivedAt) / 1000 }),
     contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured) },
     held,
     took,

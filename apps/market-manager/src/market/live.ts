@@ -166,6 +166,11 @@ export interface LiveJob {
   /** Verification added copies to some of its tasks (their replica is at least `replicas`): other machines may have to take them. */
   copiesAdded?: boolean | undefined;
   arrivedAt: number;
+  /**
+   * When its admitted plan expected it to complete (ms, the market's clock); null while delayed or
+   * unknown. The market answers for its own downtime's delay only from this completion on.
+   */
+  plannedAt: number | null;
   /** The job's BenefitCurve, kept for re-evaluation while the job is delayed. */
   benefit: BenefitCurve;
   /** A job submitted without a work estimate: its first tasks run as pilots (costbenefit pilots.ts). */
@@ -229,6 +234,8 @@ export interface LiveTask {
 export interface TaskFailure {
   owner: string;
   machineId: string;
+  /** The network its machine registered from, where known: a failure is confirmed only from another. */
+  network: string | null;
   code: string;
   resultId: string;
   /** Its lease's piece rate: paid only once the failure is confirmed. */

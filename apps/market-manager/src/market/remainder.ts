@@ -136,7 +136,7 @@ async function admit(
   });
   // The pilots' price is spent: a contradicted estimate is charged it plus the rest's plan at the measured work.
   const priceAtWork = decision.priceAtWork?.map((w) => ({ ...w, price: w.price + toCredits(job.pilots.priceMicro) })) ?? null;
-  Object.assign(job, { workPerTask, declaredWorkPerTask: workPerTask, priceMicro: price, priceAtWork, escrowMicro: job.escrowMicro + needed });
+  Object.assign(job, { workPerTask, declaredWorkPerTask: workPerTask, priceMicro: price, priceAtWork, escrowMicro: job.escrowMicro + needed, plannedAt: decision.completionAt });
   job.pilots.phase = "measured";
   remainderAdmitted(market, job, rows, placed, spec, decision);
   market.log(`job ${shortId(job.id)}: the rest (${spec.tasks.length} tasks) admitted at ${workPerTask.toFixed(3)} s of measured work per task`);

@@ -35,16 +35,21 @@ export function siblingOn(state: LiveState, task: LiveTask, machineId: string): 
 
 /**
  * Whether `machineId` may not run `task`: its owner ran or runs another copy of it; the copy was
- * added by verification and the machine's owner has no standing; or its owner reported a failure
+ * added by verification and the machine's owner has no standing; its owner reported a failure
  * of the program that no other owner has reproduced yet, while a machine of another owner is there
  * to run it (its next run must be that owner's; with no other owner connected, the same owner
- * runs it again, and its failures, never confirmed, are never paid).
+ * runs it again, and its failures, never confirmed, are never paid); or only accounts without
+ * standing reported its failures and the machine's owner has none either.
  */
 export function mayNotRun(state: LiveState, task: LiveTask, machineId: string, now: number): boolean {
   if (task.failures?.length) {
     const owner = state.machines.get(machineId)?.ownerId;
     const failed = new Set(task.failures.filter((f) => programFailure(f.code)).map((f) => f.owner));
     if (owner !== undefined && failed.has(owner) && [...state.machines.values()].some((m) => !failed.has(m.ownerId))) return true;
+    // A failure only an account with standing can confirm (costbenefit confirmedFailure): after one
+    // reported by an account without it, the next run is one that has it, or fresh accounts of one
+    // person would fail the task over and over until it is given up.
+    if (failed.size && [...failed].every((o) => !standingIn(state, o, now).has) && (owner === undefined || !standingIn(state, owner, now).has)) return true;
   }
   const k = state.jobs.get(task.jobId)?.replicas ?? 1;
   if (task.replica >= k) {

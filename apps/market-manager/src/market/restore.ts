@@ -129,6 +129,7 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
       pricing: job.pricing === "bid" ? "bid" : "posted",
       replicas: job.replicas,
       arrivedAt: job.submittedAt.getTime(),
+      plannedAt: job.expectedCompletionAt?.getTime() ?? null,
       // Checked by the schema when the job was submitted; parsed again so memory holds the type.
       benefit: BenefitCurve.parse(job.benefit),
       ...(job.pilotCount === null
@@ -157,7 +158,7 @@ export async function loadMarket(market: Market, rows: RowsToLoad): Promise<{ ma
       const failures = t.results
         .filter((r) => r.failure !== null && !r.failureConfirmed)
         .reverse()
-        .map((r) => ({ owner: r.machine.ownerId, machineId: r.machineId, code: r.failure!, resultId: r.id, pieceMicro: r.lease.pilot ? 0n : r.lease.pieceRateMicro }));
+        .map((r) => ({ owner: r.machine.ownerId, machineId: r.machineId, network: r.machine.network, code: r.failure!, resultId: r.id, pieceMicro: r.lease.pilot ? 0n : r.lease.pieceRateMicro }));
       if (failures.length) {
         task.failures = failures;
         state.rerunsElsewhere.add(task.id);

@@ -89,7 +89,7 @@ export function jobStillDelayed(market: Market, spec: JobSpec, decision: Decisio
 export function delayedJobAdmitted(
   market: Market,
   job: LiveJob,
-  terms: Pick<LiveJob, "escrowMicro" | "priceMicro" | "pricing" | "priceAtWork">,
+  terms: Pick<LiveJob, "escrowMicro" | "priceMicro" | "pricing" | "priceAtWork" | "plannedAt">,
   tasks: LiveTask[],
   spec: JobSpec,
   decision: Decision & { outcome: "admitted" },

@@ -406,6 +406,7 @@ function admit(market: Market, caller: Caller, input: SubmissionHead, job: Prepa
             pricing,
             replicas: input.replicas,
             arrivedAt: now,
+            plannedAt: decision.outcome === "admitted" ? decision.completionAt : null,
             benefit: input.benefit,
             ...(pilots === null ? {} : { pilots: { count: pilots, priceMicro: price, phase: "provisional" as const } }),
           }, live, placed);
@@ -480,7 +481,7 @@ async function settleDelayed(market: Market, jobId: string, answer: (spec: JobSp
   });
   if (written.status === "admitted" && decision.outcome === "admitted") {
     const { escrowMicro, pricing } = written;
-    delayedJobAdmitted(market, job, { escrowMicro, priceMicro: toMicro(decision.price), pricing, priceAtWork: decision.priceAtWork ?? null }, tasks, spec, decision);
+    delayedJobAdmitted(market, job, { escrowMicro, priceMicro: toMicro(decision.price), pricing, priceAtWork: decision.priceAtWork ?? null, plannedAt: decision.completionAt }, tasks, spec, decision);
   } else delayedJobRejected(market, job.id);
   market.emit({ kind: "job", jobId: job.id, ownerId: job.ownerId });
 }

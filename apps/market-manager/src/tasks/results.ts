@@ -117,9 +117,11 @@ export function prepareCompletion(market: Market, c: Completion) {
   if (decidesNow) for (const f of task.failures ?? []) facts.add(f.owner, "unconfirmedFailures");
 
   // A failed run: confirmed only by a machine of another owner failing the same way.
-  const failure: Omit<TaskFailure, "resultId"> | null = c.ok ? null : { owner: machine.ownerId, machineId: machine.id, code: failureCode(c.report), pieceMicro };
+  const failure: Omit<TaskFailure, "resultId"> | null = c.ok ? null : { owner: machine.ownerId, machineId: machine.id, network: machine.network, code: failureCode(c.report), pieceMicro };
   const failures = [...(task.failures ?? []), ...(failure ? [{ ...failure, resultId: "" }] : [])];
-  const confirmed = failure ? confirmedFailure(failures) : null;
+  // Who failed, as the quorum counts them: a failure is confirmed only independently, by an account with standing among them.
+  const failedRuns = failures.map((f) => ({ owner: f.owner, code: f.code, verifier: verifierIn(market.state, f.owner), network: quorumNetwork(market.state, f.owner, f.network), standing: standingIn(market.state, f.owner, now).has }));
+  const confirmed = failure ? confirmedFailure(failedRuns) : null;
   const taskFails = confirmed !== null;
   // Decided, run again or given up, and whether the job ends: the engine's attempt and failure limits.
   const { succeeded, failedTasks, finishesJob, stopsOnFailures, givesUp } = taskOutcome(terms, {

@@ -69,16 +69,20 @@ export interface RunMeasure {
 }
 
 /**
- * A run on time measures its job's work when the engine says its machine may (workSampleOf: not
- * tied to the consumer, among the first `workSamplesKept`), and its machine's speed when it is a
- * run of known work that started at once (speedAfterRun). Null when it measures nothing.
+ * A run measures its job's work when the engine says its machine may (workSampleOf: not tied to
+ * the consumer, among the first `workSamplesKept`), a late one up to its lease's end; a run on time
+ * also measures its machine's speed when it is a run of known work that started at once
+ * (speedAfterRun). Null when it measures nothing.
  */
 export function measureRun(market: Market, c: Pick<Completion, "lease" | "machine" | "report" | "task" | "late">, now: number): RunMeasure | null {
   const t = market.settings.terms;
   const job = market.state.jobs.get(c.task.jobId);
-  if (!job || c.late) return null;
+  if (!job) return null;
   const { machine, lease } = c;
-  const observedSeconds = (now - lease.issuedAt) / 1000;
+  // A run reported after its lease ended measures the lease's time, as one held to its last moment
+  // would: the work took at least that long by the market's clock, so an estimate too small for
+  // its own leases is contradicted all the same, and holding a result longer proves nothing more.
+  const observedSeconds = ((c.late ? Math.min(now, lease.expiresAt) : now) - lease.issuedAt) / 1000;
   const sample = workSampleOf(
     t,
     { observedSeconds, reportedSeconds: c.report.elapsedMs / 1000, owner: machine.ownerId, speed: machine.speed, network: machine.network },
@@ -87,15 +91,18 @@ export function measureRun(market: Market, c: Pick<Completion, "lease" | "machin
   const samples = sample === null ? job.workSamples : [...job.workSamples, sample];
   // A provisional job's pilots only gather samples: the rest is planned from them (remainder.ts).
   const workPerTask = job.pilots?.phase === "provisional" ? job.workPerTask : workAtLease(t, job.declaredWorkPerTask, samples);
-  const speed = speedAfterRun(t, {
-    knownWork: measuredWork(samples, t.workOwnersNeeded),
-    pilot: lease.pilot,
-    ahead: lease.ahead,
-    slots: machine.slots,
-    observedSeconds,
-    speed: machine.speed,
-    benchmark: machine.benchmarkSpeed,
-  });
+  // A late run's time is not its machine's speed: it measures the job's work only.
+  const speed = c.late
+    ? null
+    : speedAfterRun(t, {
+        knownWork: measuredWork(samples, t.workOwnersNeeded),
+        pilot: lease.pilot,
+        ahead: lease.ahead,
+        slots: machine.slots,
+        observedSeconds,
+        speed: machine.speed,
+        benchmark: machine.benchmarkSpeed,
+      });
   if (sample === null && speed === null) return null;
   return { sample, workPerTask, speed };
 }

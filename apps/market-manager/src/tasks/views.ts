@@ -3,7 +3,7 @@ import { refuse } from "../api/errors.ts";
 import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
 import { leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
-import { benefitAt, contradictedWork, measuredWorkCharge, settleJob, type RunFailure } from "@cyclemarket/costbenefit";
+import { benefitAt, benefitWithoutDowntime, contradictedWork, measuredWorkCharge, settleJob, type RunFailure } from "@cyclemarket/costbenefit";
 import type { Db, Prepared } from "../db/client.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { prepared } from "../db/sql/runners.ts";
@@ -155,7 +155,7 @@ function estimate(market: Market, j: PageJob, paid: bigint) {
     price,
     maxSpend: toCredits(micro(j.maxSpendMicro) ?? micro(j.quotedPriceMicro) ?? 0n),
     benefit: benefitAt(j.benefit, took),
-    benefitWithoutDowntime: benefitAt(j.benefit, Math.max(0, took - downtimeDuring(market, j.submittedAt, now))),
+    benefitWithoutDowntime: benefitWithoutDowntime(j.benefit, { took, down: downtimeDuring(market, j.submittedAt, now), planned: planned === null ? undefined : (planned - j.submittedAt) / 1000 }),
     contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: declared, priceAtWork: priceAtWorkOf(j.decision) }, measured) },
     held: [],
   });
