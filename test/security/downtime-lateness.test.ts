@@ -62,8 +62,8 @@ describe("a producer tied to the consumer, reporting just past the deadline afte
     const job = await buyer.jobs.get.query({ jobId });
     expect(job.status).toBe("completed");
     // Honest play: the person pays the quote and their machine earns its piece (0.01 credits);
-    // lateness their own producer caused relieves nothing. HOLE: the market pays the penalty,
-    // the person gains about 5000 credits.
+    // lateness their own producer caused relieves nothing. Were the whole outage counted as delay,
+    // the market would pay the penalty and the person gain about 5000 credits.
     expect((await holding()) - before, "what the person's accounts gained").toBeLessThanOrEqual(-price + 0.01 + 1e-6);
     expect((await marketBalance()) - marketBefore, "what the market's account gained").toBeGreaterThanOrEqual(0);
     await worker.worker.depart.mutate({ machineId });

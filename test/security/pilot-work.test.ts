@@ -4,6 +4,10 @@ import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 
+// OPEN HOLE, kept as a runnable attack: the market does not withstand it yet, so the test is
+// marked it.fails (Vitest fails the run once it passes: then the hole is closed and it becomes
+// it()). docs/ARCHITECTURE.md, "Open holes", says what closing it needs.
+
 // A job without a work estimate runs three pilots first; the rest is planned and priced at the
 // work the pilots measured, and one owner's runs are enough to measure it (costbenefit
 // pilotWork). A sample is the market's clock between lease and report, lowered by the reported
@@ -23,7 +27,7 @@ const db = () => market.manager.services.db;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("one producer that holds its pilots' results on a machine claiming speed 50", () => {
-  it("cannot set the work the rest of a job without an estimate is priced at", async () => {
+  it.fails("cannot set the work the rest of a job without an estimate is priced at", async () => {
     const victim = await market.signUp("pilot-victim@pilot-victim.test", ["consumer"]);
     const seller = await market.signUp("pilot-holder@pilot-holder.test", ["producer"]);
     const worker = market.tokenClient((await seller.account.tokens.create.mutate({ name: "rack" })).token);

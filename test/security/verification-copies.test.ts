@@ -4,6 +4,10 @@ import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 
+// OPEN HOLE, kept as a runnable attack: the market does not withstand it yet, so the test is
+// marked it.fails (Vitest fails the run once it passes: then the hole is closed and it becomes
+// it()). docs/ARCHITECTURE.md, "Open holes", says what closing it needs.
+
 // Copies the market adds to verify a result (a fresh account's, a spot check, a tie-break) are
 // paid by the market's account, not the job's escrow: the quote covers the consumer's k copies.
 // The attack, by one person with three accounts in an open market: a consumer, a fresh producer
@@ -57,7 +61,7 @@ async function runWhatIsLeased(p: Producer, jobId: string) {
 }
 
 describe("one person's fresh producer and producer with standing", () => {
-  it("cannot have the market pay the verification copies of their own job at any price", async () => {
+  it.fails("cannot have the market pay the verification copies of their own job at any price", async () => {
     const buyer = await market.signUp("farm-buyer@farm-buyer.test", ["consumer"]);
     // The fresh account asks the least one may; the one with standing 100 credits a second.
     const fresh = await producer("farm-fresh", 0.000001, false);
@@ -85,8 +89,6 @@ describe("one person's fresh producer and producer with standing", () => {
       const job = await buyer.jobs.get.query({ jobId });
       expect(job.status).toBe("completed");
       const after = (await holdings(buyer)) + (await holdings(fresh.client)) + (await holdings(verifier.client));
-      // Honest play of the same job leaves the person the quote poorer, less the pieces their own
-      // machines earn; the market keeps its fee. Here: the person gains, the market pays.
       // Honest play of the same job leaves the person the quote poorer, less the pieces their own
       // machines earn, and the market keeps its fee. HOLE: on a quote of 0.024 credits the person
       // gains about 400 credits (four copies at 100 credits a reference second), the market pays them.
