@@ -28,7 +28,7 @@ import { authRules } from "./auth/auth-limits.ts";
 import { CLIENT_ADDRESS_HEADER } from "./http/auth-route.ts";
 import { systemClock, type Log, type Services } from "./services.ts";
 import { isAddressInUse, PortTakenError } from "./net/free-port.ts";
-import { closeIntake, intakePoolOf } from "./tasks/intake-pool.ts";
+import { closeIntake } from "./tasks/intake-pool.ts";
 import { ModuleDownloads } from "./tasks/module-downloads.ts";
 import { ADMIN_EMAIL, LOCAL_WORKER_EMAIL } from "./auth/market-accounts.ts";
 
@@ -118,7 +118,6 @@ export async function startMarketManager(cfg: Config, log: Log, options: StartOp
   const services: Services = { config: cfg, database: connections, db, auth, market, clock: systemClock, log, quotas: createQuotas(cfg, systemClock), tokens: new TokenCache(db), sessions: new SessionCache(), modules: new ModuleDownloads(db) };
   const admin = await ensureAdmin(services);
   if (cfg.LOCAL_WORKER_TOKEN_FILE) await ensureLocalWorkerToken(services, cfg.LOCAL_WORKER_TOKEN_FILE);
-  intakePoolOf(market).warm();
   const stopSweeper = startSweeper(market, 1000);
   const stopSampler = startSampler(market, cfg.HISTORY_SAMPLE_MS);
   const server = createServer(services);

@@ -32,14 +32,17 @@ export const heldBodyOf = (req: IncomingMessage): HeldBody | null => held.get(re
 
 /**
  * Reads the body of a request to a procedure of `OFF_THREAD` and holds it for the procedure,
- * giving the API adapter a placeholder input. False when the request was refused here.
+ * giving the API adapter a placeholder input. False when the request was refused here. `bigBody`
+ * is told before the reading of a body that declares it will be held: the intake threads start
+ * while it arrives.
  */
-export async function holdOffThreadBody(req: IncomingMessage, res: ServerResponse, url: URL, maxBytes: number): Promise<boolean> {
+export async function holdOffThreadBody(req: IncomingMessage, res: ServerResponse, url: URL, maxBytes: number, bigBody: () => void = () => {}): Promise<boolean> {
   if (req.method !== "POST") return true;
   const calls = decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",");
   if (!calls.some((c) => OFF_THREAD.has(c))) return true;
   const alone = calls.length === 1;
   const limit = alone ? maxBytes : MIXED_BATCH_MAX_BYTES;
+  if (alone && Number(req.headers["content-length"] ?? 0) >= OFF_THREAD_MIN_BYTES) bigBody();
   let body: Buffer;
   try {
     body = await readBody(req, limit);

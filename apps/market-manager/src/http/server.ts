@@ -14,6 +14,7 @@ import { download, isDownload } from "./downloads.ts";
 import { isPackageDownload, servePackage } from "./package-downloads.ts";
 import { opsRoute } from "./ops-routes.ts";
 import { heldBodyOf, holdOffThreadBody } from "./held-body.ts";
+import { intakePoolOf } from "../tasks/intake-pool.ts";
 import { quickWorkerRoute } from "./quick-worker-route.ts";
 import { submitRoute } from "./submit-route.ts";
 import { queryRoute } from "./query-route.ts";
@@ -104,7 +105,7 @@ export function createServer(services: Services) {
       res.setHeader("x-request-id", requestId);
       if (quickWorkerRoute(services, req, res, trpc, requestId)) return;
       if (submitRoute(services, req, res, trpc, requestId) || queryRoute(services, req, res, trpc, requestId) || workStreamRoute(services, req, res, trpc, requestId)) return;
-      if (!(await holdOffThreadBody(req, res, new URL(url, "http://market.invalid"), maxBody))) return;
+      if (!(await holdOffThreadBody(req, res, new URL(url, "http://market.invalid"), maxBody, () => intakePoolOf(services.market).warm()))) return;
       return trpc(req, res);
     }
     const path = url.split("?")[0]!;

@@ -115,8 +115,9 @@ export class IntakePool {
   }
 
   /**
-   * Starts one thread (loading its modules takes it long): at the market's
-   * start, so the first big submission does not wait for it, and again after one failed.
+   * Starts one thread (loading its modules takes it long) unless one runs: when a body that will
+   * be held begins to arrive (http/held-body.ts), so that the thread loads while it does, and
+   * again after one failed. A market that never takes a big job never starts one.
    */
   warm(): this {
     this.threads = this.threads.filter((t) => !t.dead);
