@@ -5,7 +5,7 @@ import { planExample } from "@cyclemarket/worker-runtime";
 import type { Db } from "../../apps/market-manager/src/db/client.ts";
 import { expectLedgerBalances, expectMarketInvariants, withDb } from "../support/books.ts";
 import { jobCompleted, managersOnOneDatabase } from "../support/managers.ts";
-import { startWorker } from "../support/processes.ts";
+import { startWorker, stopGently } from "../support/processes.ts";
 import { clientFor, signUpSession } from "../support/market.ts";
 import { OFF_THREAD_MIN_BYTES } from "../../apps/market-manager/src/http/held-body.ts";
 
@@ -45,7 +45,6 @@ describe("a job larger than one Market Manager's machines", () => {
     workers.push(await startWorker(first.url, token, "one", 1));
     const second = await start("manager-2");
     workers.push(await startWorker(second.url, token, "two", 1));
-    const [one, two] = [workers[0]!.machineIds()[0]!, workers[1]!.machineIds()[0]!];
 
     const session = await signUpSession(first.url, "splitter@example.test", ["consumer"], first.outbox);
     const buyer = clientFor(first.url, session);
@@ -57,16 +56,28 @@ describe("a job larger than one Market Manager's machines", () => {
     // the machines' benchmarks differ on a busy host, so the deadline sits halfway between the
     // quicker alone and the two together with the shares the market will make).
     const alone = job("pi alone", { kind: "constant", value: 50 });
-    const took = await Promise.all(
-      [buyer, atSecond].map(async (c) => {
-        const q = await c.jobs.quoteHere.mutate(alone);
-        // From the answer, not the asking: a call that waited on a busy host to be decided would
-        // stretch the time, and the deadline with it, past what one machine alone meets.
-        const at = Date.now();
-        expect(q.outcome).toBe("admitted");
-        return ((q.outcome === "admitted" ? q.completionAt : 0) - at) / 1000;
-      }),
-    );
+    const measure = () =>
+      Promise.all(
+        [buyer, atSecond].map(async (c) => {
+          const q = await c.jobs.quoteHere.mutate(alone);
+          // From the answer, not the asking: a call that waited on a busy host to be decided would
+          // stretch the time, and the deadline with it, past what one machine alone meets.
+          const at = Date.now();
+          expect(q.outcome).toBe("admitted");
+          return ((q.outcome === "admitted" ? q.completionAt : 0) - at) / 1000;
+        }),
+      );
+    let took = await measure();
+    // A worker that benchmarked while the host was busy can look several times slower than the
+    // other: twelve tasks then split too unevenly to beat the quicker machine alone. It joins again.
+    for (let again = 0; again < 2 && Math.max(...took) > 4 * Math.min(...took); again++) {
+      const slow = took[0]! > took[1]! ? 0 : 1;
+      await stopGently(workers[slow]!.child);
+      workers[slow] = await startWorker([first, second][slow]!.url, token, ["one", "two"][slow]!, 1);
+      await expect.poll(async () => (await measure()).every((t) => t > 0), { timeout: 30_000 }).toBe(true);
+      took = await measure();
+    }
+    const [one, two] = [workers[0]!.machineIds()[0]!, workers[1]!.machineIds()[0]!];
     const shares = splitByRoom(TASKS, took.map((t, i) => ({ manager: String(i), room: 1 / t })));
     const together = Math.max(...shares.map((p) => (p.tasks / TASKS) * took[Number(p.manager)]!));
     expect(together, `the two machines together (took ${took.join(" s and ")} s alone)`).toBeLessThan(0.9 * Math.min(...took));

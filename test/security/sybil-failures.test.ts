@@ -64,12 +64,17 @@ describe("two fresh accounts reporting the same invented failure", () => {
       }
       const during = await victim.jobs.get.query({ jobId });
       expect({ status: during.status, confirmed: during.failures.tasks.reduce((n, t) => n + t.confirmed, 0) }).toEqual({ status: "running", confirmed: 0 });
-      // A producer with standing joins: the tasks the accounts failed run there, and the job completes.
-      const honest = await sybil("fail-honest", true);
-      sybils.push(honest);
-      for (let round = 0; round < 30 && (await victim.jobs.get.query({ jobId })).status !== "completed"; round++) {
-        for (const l of (await honest.worker.worker.lease.mutate({ machineId: honest.machineId, max: 4 })).leases) {
-          await honest.worker.worker.report.mutate(await runLease(honest.worker, honest.machineId, l as TestLease));
+      // Producers with standing join (two: a run an account with standing reports is spot-checked
+      // now and then on a machine of another): the tasks the accounts failed run there, and the
+      // job completes.
+      const honest = [await sybil("fail-honest", true), await sybil("fail-honest-2", true)];
+      sybils.push(...honest);
+      // Until done: the tasks move to them as the market's sweeper places them again, about once a second.
+      for (const until = Date.now() + 30_000; Date.now() < until && (await victim.jobs.get.query({ jobId })).status !== "completed"; ) {
+        for (const h of honest) {
+          for (const l of (await h.worker.worker.lease.mutate({ machineId: h.machineId, max: 4 })).leases) {
+            await h.worker.worker.report.mutate(await runLease(h.worker, h.machineId, l as TestLease));
+          }
         }
         await sleep(150);
       }
