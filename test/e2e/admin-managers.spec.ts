@@ -95,12 +95,12 @@ test("an admin sees both managers and moves a machine from one to the other with
 });
 
 test("a busy machine moved from the page drains, is listed with its target, and the admin cancels the move", async ({ browser }) => {
-  // A long job, submitted through the web app: manager-1 (the first it reaches) takes it and runs it on its machine.
+  // A long job, submitted through the web app to manager-1 (named, as a quote's manager is), which runs it on its machine.
   const buyer = await browser.newContext({ baseURL: stack.webUrl });
   const buyerPage = await buyer.newPage();
   await signUp(buyerPage, "Drain Buyer", "drain-buyer@example.test", "consumer", () => join(dataDir, "outbox.jsonl"));
   const res = await buyerPage.request.post("/api/trpc/jobs.submit", {
-    data: { name: "long pi", source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1_000_000_000 }, taskCount: 1 }, benefit: { kind: "constant", value: 50 } },
+    data: { name: "long pi", source: { kind: "example", example: "montecarlo", params: { samplesPerTask: 1_000_000_000 }, taskCount: 1 }, benefit: { kind: "constant", value: 50 }, manager: "manager-1" },
   });
   expect(res.ok()).toBe(true);
   await buyer.close();

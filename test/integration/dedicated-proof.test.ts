@@ -39,13 +39,18 @@ it("a dedicated machine that only heartbeats earns nothing, and the job placed o
   const { worker: honest } = await market.signUpProducer("honest@example.test");
   const { machineId: honestId } = await honest.worker.register.mutate({ ...hardware, name: "honest", kind: "opportunistic", slots: 2, pricePerSecond: 0.001 });
 
-  // The idle machine heartbeats throughout and never leases; the honest one runs what it gets.
+  // The idle machine heartbeats throughout, on a timer of its own as a worker does, and never
+  // leases; the honest one runs what it gets.
+  const beating = setInterval(() => void idle.worker.heartbeat.mutate({ machineId: idleId, leaseIds: [] }).catch(() => null), 300);
   let status = "";
-  for (const until = Date.now() + 30_000; Date.now() < until && status !== "completed"; await pause(300)) {
-    await idle.worker.heartbeat.mutate({ machineId: idleId, leaseIds: [] }).catch(() => null);
-    const { leases } = await honest.worker.lease.mutate({ machineId: honestId, max: 2 });
-    for (const lease of leases) await honest.worker.report.mutate(await runLease(honest, honestId, lease));
-    status = (await consumer.jobs.get.query({ jobId })).status;
+  try {
+    for (const until = Date.now() + 30_000; Date.now() < until && status !== "completed"; await pause(300)) {
+      const { leases } = await honest.worker.lease.mutate({ machineId: honestId, max: 2 });
+      for (const lease of leases) await honest.worker.report.mutate(await runLease(honest, honestId, lease));
+      status = (await consumer.jobs.get.query({ jobId })).status;
+    }
+  } finally {
+    clearInterval(beating);
   }
   expect(status).toBe("completed");
   // It missed (resources/presence.ts): offered no work until it proves it is there, and paid nothing.
