@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
 import { clientFor, signUp, startTestMarket, type TestMarket } from "../support/market.ts";
+import { giveStanding } from "../support/standing.ts";
 
 // Forged results, tried as an attacker would against an open market (TRUST_ALL_PRODUCERS=0):
 // accounts cost nothing, so fresh ones forging together must never get a result accepted, and a
@@ -37,11 +38,8 @@ async function producer(name: string, kind: "fresh" | "standing", address?: stri
   const email = `${name}@${name}.test`;
   const session = kind === "fresh" ? await signUp(market.url, email, ["producer"]) : await market.signUp(email, ["producer"]);
   const user = await db().user.findUniqueOrThrow({ where: { email } });
-  if (kind === "standing") {
-    // What the market would have recorded of a week of verified work.
-    await db().user.update({ where: { id: user.id }, data: { createdAt: new Date(Date.now() - 7 * 86_400_000) } });
-    await db().standing.create({ data: { userId: user.id, verified: 50 } });
-  }
+  // What the market would have recorded of a week of verified work.
+  if (kind === "standing") await giveStanding(db(), email, { days: 7, verified: 50 });
   const token = (await session.account.tokens.create.mutate({ name })).token;
   // The address its worker connects from, as a proxy the manager trusts reports it (the web app on this host).
   const client = address ? clientFor(market.url, { authorization: `Bearer ${token}`, "x-forwarded-for": address }) : market.tokenClient(token);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
-import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
-import { runLease, type TestLease } from "../support/worker.ts";
+import { catJob, runLease, type TestLease } from "../support/worker.ts";
+import { giveStanding } from "../support/standing.ts";
 
 // OPEN HOLE, kept as a runnable attack: the market does not withstand it yet, so the test is
 // marked it.fails (Vitest fails the run once it passes: then the hole is closed and it becomes
@@ -34,32 +34,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function attacker(market: TestMarket, name: string, standing: boolean): Promise<Attacker> {
   const email = `${name}@${name}.test`;
   const client = await market.signUp(email, ["producer"]);
-  if (standing) {
-    // What the market would have recorded of a month of verified work: spot-checked 5% of the time.
-    const db = market.manager.services.db;
-    const user = await db.user.findUniqueOrThrow({ where: { email } });
-    await db.user.update({ where: { id: user.id }, data: { createdAt: new Date(Date.now() - 30 * 86_400_000) } });
-    await db.standing.create({ data: { userId: user.id, verified: 100_000 } });
-  }
+  if (standing) await giveStanding(market.manager.services.db, email);
   const worker = market.tokenClient((await client.account.tokens.create.mutate({ name })).token);
   const { machineId } = await worker.worker.register.mutate({ name, kind: "opportunistic", slots: 1, speed: 50, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 50, userAgent: "test" });
   return { client, worker, machineId };
 }
 
-const cat = (tasks: number) => ({
-  name: "cat",
-  source: {
-    kind: "upload" as const,
-    moduleBase64: Buffer.from(wat(CAT_WAT)).toString("base64"),
-    tasks: Array.from({ length: tasks }, (_, i) => ({ args: [] as string[], stdin: Buffer.from(`line ${i}`).toString("base64") })),
-    // True: each task runs in a few milliseconds.
-    workPerTask: 0.01,
-    memoryMbPerTask: 16,
-  },
-  benefit: { kind: "constant" as const, value: 100 },
-  // The consumer allows room over the quote, as one does for a rough estimate.
-  maxSpend: 20,
-});
+// True: each task runs in a few milliseconds. The consumer allows room over the quote, as one does for a rough estimate.
+const cat = (tasks: number) => catJob(tasks, { value: 100, maxSpend: 20 });
+
 
 /** Runs the attack on a victim's 12-task job; returns what the job and the attackers ended with. */
 async function attack(market: TestMarket, attackers: Attacker[], victim: string) {

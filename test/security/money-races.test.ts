@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { allowRefusal, startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
-import { runLease, type TestLease } from "../support/worker.ts";
+import { catJob, runLease, type TestLease } from "../support/worker.ts";
 
 // Money moved by calls sent at the same moment, as a participant racing the market would send
 // them: a cancel among the job's own reports (a consumer and a producer in league, hoping the
@@ -30,17 +29,8 @@ async function seller(name: string, slots: number): Promise<{ client: Client; wo
   return { client, worker, machineId };
 }
 
-const cat = (tasks: number) => ({
-  name: "cat",
-  source: {
-    kind: "upload" as const,
-    moduleBase64: Buffer.from(wat(CAT_WAT)).toString("base64"),
-    tasks: Array.from({ length: tasks }, (_, i) => ({ args: [] as string[], stdin: Buffer.from(`line ${i}`).toString("base64") })),
-    workPerTask: 0.01,
-    memoryMbPerTask: 16,
-  },
-  benefit: { kind: "constant" as const, value: 50 },
-});
+const cat = (tasks: number) => catJob(tasks, { value: 50 });
+
 
 /** What a cancelled job is charged: the quote's share of its tasks done, or what its runs were paid when that is more. */
 const cancelCharge = (job: { quotedPriceMicro: bigint | null; tasksDone: number }, paidMicro: bigint) => {

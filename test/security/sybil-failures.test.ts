@@ -5,6 +5,7 @@ import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts"
 import { allowRefusal, startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
+import { giveStanding } from "../support/standing.ts";
 
 // A failed run is paid only when a machine of another owner fails the same way: then the task has
 // failed for good, both runs are paid from the escrow, and a job stops after three such tasks.
@@ -30,12 +31,7 @@ const trap = { exitCode: -1, elapsedMs: 5, stdout: "", stderr: "", outputHash: c
 async function sybil(name: string, standing = false) {
   const email = `${name}@${name}.test`;
   const client = await market.signUp(email, ["producer"]);
-  if (standing) {
-    // What the market would have recorded of a month of verified work.
-    const user = await db().user.findUniqueOrThrow({ where: { email } });
-    await db().user.update({ where: { id: user.id }, data: { createdAt: new Date(Date.now() - 30 * 86_400_000) } });
-    await db().standing.create({ data: { userId: user.id, verified: 100_000 } });
-  }
+  if (standing) await giveStanding(db(), email);
   const worker: Worker = market.tokenClient((await client.account.tokens.create.mutate({ name })).token);
   const { machineId } = await worker.worker.register.mutate({ name, kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 1, userAgent: "test" });
   return { client, worker, machineId };

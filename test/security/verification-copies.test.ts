@@ -3,6 +3,7 @@ import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts"
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
+import { giveStanding } from "../support/standing.ts";
 
 // OPEN HOLE, kept as a runnable attack: the market does not withstand it yet, so the test is
 // marked it.fails (Vitest fails the run once it passes: then the hole is closed and it becomes
@@ -38,12 +39,7 @@ const marketBalance = async () => Number((await db().ledgerAccount.findFirstOrTh
 async function producer(name: string, pricePerSecond: number, standing: boolean): Promise<Producer> {
   const email = `${name}@${name}.test`;
   const client = await market.signUp(email, ["producer"]);
-  if (standing) {
-    // What the market would have recorded of a month of verified work.
-    const user = await db().user.findUniqueOrThrow({ where: { email } });
-    await db().user.update({ where: { id: user.id }, data: { createdAt: new Date(Date.now() - 30 * 86_400_000) } });
-    await db().standing.create({ data: { userId: user.id, verified: 100_000 } });
-  }
+  if (standing) await giveStanding(db(), email);
   const worker = market.tokenClient((await client.account.tokens.create.mutate({ name })).token);
   const { machineId } = await worker.worker.register.mutate({ name, kind: "opportunistic", slots: 4, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond, userAgent: "test" });
   return { client, worker, machineId };

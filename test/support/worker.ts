@@ -1,6 +1,7 @@
 // A worker's part of a test: run a leased task in the real WASI sandbox and make the report a
 // worker sends for it.
 import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
+import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import type { TestMarket } from "./market.ts";
 
 type WorkerClient = ReturnType<TestMarket["tokenClient"]>;
@@ -61,4 +62,23 @@ export async function leaseOfModule(consumer: WorkerClient, worker: WorkerClient
   const lease = leases.find((l) => l.jobId === jobId);
   if (!lease) throw new Error(`the machine got no lease of the job running ${hash.slice(0, 12)}`);
   return { jobId, lease };
+}
+
+/**
+ * A job of `tasks` copies of the cat program (each prints its stdin, `line <i>`: a few
+ * milliseconds of work, declared as 0.01 reference seconds) with a constant benefit of `value`.
+ */
+export function catJob(tasks: number, o: { value: number; maxSpend?: number }) {
+  return {
+    name: "cat",
+    source: {
+      kind: "upload" as const,
+      moduleBase64: Buffer.from(wat(CAT_WAT)).toString("base64"),
+      tasks: Array.from({ length: tasks }, (_, i) => ({ args: [] as string[], stdin: Buffer.from(`line ${i}`).toString("base64") })),
+      workPerTask: 0.01,
+      memoryMbPerTask: 16,
+    },
+    benefit: { kind: "constant" as const, value: o.value },
+    ...(o.maxSpend === undefined ? {} : { maxSpend: o.maxSpend }),
+  };
 }

@@ -18,6 +18,7 @@ import { describeError, describeReason, errorCode, failureWords } from "@/lib/re
 import { DecisionView, asDecision } from "@/components/decision";
 import { Alert, Badge, ButtonLink, Card, EmptyState, Loading, PageHeader, ProgressBar } from "@/components/ui";
 import { CancelJob } from "./cancel-job";
+import { NoJob } from "./short-job-id";
 import { MoneyCard } from "./money-card";
 import { TaskOutputs } from "./task-outputs";
 import { ProgressChart } from "./progress-chart";
@@ -41,17 +42,9 @@ export function JobView({ jobId }: { jobId: string }) {
   if (job.isError) {
     const code = errorCode(job.error);
     return (
-      <>
-        <PageHeader title="Job" />
-        <Alert tone={code === "NOT_FOUND" ? "warning" : "error"} title={code === "NOT_FOUND" ? "No such job" : "The job could not be loaded"}>
-          {code === "NOT_FOUND" ? "This job does not exist, or it belongs to someone else." : describeError(job.error)}
-          <div className="mt-3">
-            <Link href="/jobs" className="font-medium underline">
-              Back to my jobs
-            </Link>
-          </div>
-        </Alert>
-      </>
+      <NoJob tone={code === "NOT_FOUND" ? "warning" : "error"} title={code === "NOT_FOUND" ? "No such job" : "The job could not be loaded"}>
+        {code === "NOT_FOUND" ? "This job does not exist, or it belongs to someone else." : describeError(job.error)}
+      </NoJob>
     );
   }
   return <JobDetails job={job.data} />;

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useEffect } from "react";
+import { useEffect, type ReactNode } from "react";
 import { useRouter } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { SHORT_ID_LENGTH, shortId } from "@cyclemarket/client/job-file";
@@ -14,13 +14,13 @@ export const isShortJobId = (id: string) => new RegExp(`^[0-9a-f]{${SHORT_ID_LEN
 /** A job's whole id: a UUID. */
 export const isJobId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
-/** An address that names no job at all (mistyped, cut short): said in words, not as the API's input error. */
-export function NotAJobId({ id }: { id: string }) {
+/** The job page when it shows no job: why, in words, and the way back to the list. */
+export function NoJob({ tone, title, children }: { tone: "warning" | "error"; title: string; children: ReactNode }) {
   return (
     <>
       <PageHeader title="Job" />
-      <Alert tone="warning" title="No such job">
-        {id} is not a job's id: the address takes a job's whole id, or its short id (its last {SHORT_ID_LENGTH} characters).
+      <Alert tone={tone} title={title}>
+        {children}
         <div className="mt-3">
           <Link href="/jobs" className="font-medium underline">
             Back to my jobs
@@ -28,6 +28,15 @@ export function NotAJobId({ id }: { id: string }) {
         </div>
       </Alert>
     </>
+  );
+}
+
+/** An address that names no job at all (mistyped, cut short): said in words, not as the API's input error. */
+export function NotAJobId({ id }: { id: string }) {
+  return (
+    <NoJob tone="warning" title="No such job">
+      {id} is not a job&apos;s id: the address takes a job&apos;s whole id, or its short id (its last {SHORT_ID_LENGTH} characters).
+    </NoJob>
   );
 }
 
@@ -44,20 +53,12 @@ export function ShortJobId({ shortId: target }: { shortId: string }) {
 
   if (jobs.isPending || only) return <Loading label="Finding the job…" />;
   return (
-    <>
-      <PageHeader title="Job" />
-      <Alert tone={jobs.isError ? "error" : "warning"} title={jobs.isError ? "Your jobs could not be loaded" : "No such job"}>
-        {jobs.isError
-          ? describeError(jobs.error)
-          : matches.length
-            ? `${target} is the short id of ${matches.length} of your jobs; open the one you mean from your list.`
-            : `None of your latest jobs has the short id ${target}.`}
-        <div className="mt-3">
-          <Link href="/jobs" className="font-medium underline">
-            Back to my jobs
-          </Link>
-        </div>
-      </Alert>
-    </>
+    <NoJob tone={jobs.isError ? "error" : "warning"} title={jobs.isError ? "Your jobs could not be loaded" : "No such job"}>
+      {jobs.isError
+        ? describeError(jobs.error)
+        : matches.length
+          ? `${target} is the short id of ${matches.length} of your jobs; open the one you mean from your list.`
+          : `None of your latest jobs has the short id ${target}.`}
+    </NoJob>
   );
 }
