@@ -53,11 +53,14 @@ it("a dedicated machine that only heartbeats earns nothing, and the job placed o
     clearInterval(beating);
   }
   expect(status).toBe("completed");
-  // It missed (resources/presence.ts): offered no work until it proves it is there, and paid nothing.
-  expect(market.manager.services.market.state.machines.get(idleId)?.strayedSince).toBeDefined();
+  // It missed (resources/presence.ts): offered no work until it proves it is there, and paid
+  // nothing. On a busy host it may have been taken out of the market meanwhile, for what it missed.
+  const left = market.manager.services.market.state.machines.get(idleId);
+  if (left) expect(left.strayedSince).toBeDefined();
+  else expect(["missed-leases", "missed-heartbeats"]).toContain((await db.machine.findUniqueOrThrow({ where: { id: idleId } })).departReason);
   expect(await db.task.count({ where: { jobId, machineId: idleId } })).toBe(0);
   expect((await lessor.ledger.statement.query()).producerBalance).toBe(0);
-  await idle.worker.depart.mutate({ machineId: idleId });
+  if (left) await idle.worker.depart.mutate({ machineId: idleId });
   expect((await lessor.ledger.statement.query()).producerBalance).toBe(0);
 });
 
