@@ -4,7 +4,7 @@ export { JOB_LIMITS, DEFAULT_TASK_LIMITS } from "./limits.ts";
 export { sandboxPathProblem, MAX_PATH_CHARS, type PathProblem } from "./sandbox-path.ts";
 export { toBase64, fromBase64, base64Bytes } from "./base64.ts";
 export { Sha256Hex, EnvName, TaskLimits, TaskRequest, ModuleSource, JobRequest, WorkPerTask, MaxSpend } from "./job-request.ts";
-export { FromFile, Base64Bytes, JobModule, Stdin, InputFiles, ListedTask, CountedTasks, PerLineTasks, JobTasks, JobFile, type JobFileInput } from "./job-file.ts";
+export { FromFile, Base64Bytes, JobModule, Stdin, InputFiles, ListedTask, CountedTasks, PerLineTasks, JobTasks, JobFile, checkJobFile, jobFileIssueWords, type JobFileInput, type JobFileIssue } from "./job-file.ts";
 export { checkJobRequest, type JobRefusal } from "./refusal.ts";
 export { listTasks, taskRequest, jobRequest, modulePath, cachedReader, JobFileProblem, type ReadFile, type JobFileReason } from "./expand.ts";
 export { describeJobReason, jobReasonWords } from "./words.ts";

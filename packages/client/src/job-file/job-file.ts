@@ -80,3 +80,23 @@ export const JobFile = z.strictObject({
 });
 export type JobFile = z.infer<typeof JobFile>;
 export type JobFileInput = z.input<typeof JobFile>;
+
+/** A job file's problem at one field, as the CLI, the SDK and the page word it. */
+export interface JobFileIssue {
+  path: string[];
+  message: string;
+}
+
+/**
+ * Checks a job file parsed from JSON: its value, or a problem per field, a key left out worded
+ * "required (number)" rather than zod's "expected number, received undefined".
+ */
+export function checkJobFile(json: unknown): { ok: true; job: JobFile } | { ok: false; issues: JobFileIssue[] } {
+  const parsed = JobFile.safeParse(json, { reportInput: true });
+  if (parsed.success) return { ok: true, job: parsed.data };
+  const words = (i: z.core.$ZodIssue) => (i.code === "invalid_type" && "input" in i && i.input === undefined ? `required (${i.expected})` : i.message);
+  return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: words(i) })) };
+}
+
+/** The issues in one line: "benefit.deadline: required (number); tasks.count: ...". */
+export const jobFileIssueWords = (issues: readonly JobFileIssue[]) => issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");

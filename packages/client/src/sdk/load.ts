@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { JobFile, JobFileProblem, type ReadFile } from "../job-file/index.ts";
+import { JobFile, JobFileProblem, checkJobFile, jobFileIssueWords, type ReadFile } from "../job-file/index.ts";
 import { MarketError } from "./errors.ts";
 
 export interface LoadedJobFile {
@@ -41,13 +41,7 @@ export function loadJobFile(path: string): LoadedJobFile {
 
 /** A job file already parsed as JSON (from a script), its paths relative to `dir`. */
 export function parseJobFile(json: unknown, dir: string, label = "the job file"): LoadedJobFile {
-  const parsed = JobFile.safeParse(json, { reportInput: true });
-  if (!parsed.success) {
-    // A key left out reads "required", not zod's "expected number, received undefined".
-    const issueWords = (i: (typeof parsed.error.issues)[number]) => (i.code === "invalid_type" && "input" in i && i.input === undefined ? `required (${i.expected})` : i.message);
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String), message: issueWords(i) }));
-    const words = issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
-    throw new MarketError("refused", `${label} is not a valid job file: ${words}`, { code: "job-file-invalid", issues });
-  }
-  return { job: parsed.data, dir, read: diskReader(dir) };
+  const checked = checkJobFile(json);
+  if (!checked.ok) throw new MarketError("refused", `${label} is not a valid job file: ${jobFileIssueWords(checked.issues)}`, { code: "job-file-invalid", issues: checked.issues });
+  return { job: checked.job, dir, read: diskReader(dir) };
 }

@@ -2,7 +2,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type DragEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { JobFile, type JobRequest } from "@cyclemarket/client/job-file";
+import { checkJobFile, jobFileIssueWords, type JobRequest } from "@cyclemarket/client/job-file";
 import { NotSent, pageReader, requestForJobFile } from "@/lib/job-file-request";
 import { useTRPCClient } from "@/lib/trpc";
 import { describeError } from "@/lib/reasons";
@@ -56,13 +56,13 @@ export function JobFileForm({ initial }: { initial?: string }) {
       setProblem(`The job file is not JSON: ${(e as Error).message}.`);
       return null;
     }
-    const parsed = JobFile.safeParse(json);
-    if (!parsed.success) {
-      setProblem(`The job file is not valid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}.`);
+    const checked = checkJobFile(json);
+    if (!checked.ok) {
+      setProblem(`The job file is not valid: ${jobFileIssueWords(checked.issues)}.`);
       return null;
     }
     try {
-      return await requestForJobFile(client, parsed.data, pageReader(files));
+      return await requestForJobFile(client, checked.job, pageReader(files));
     } catch (e) {
       setProblem(e instanceof NotSent ? e.message : describeError(e));
       return null;
