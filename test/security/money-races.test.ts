@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { allowRefusal, startTestMarket, type TestMarket } from "../support/market.ts";
-import { expectLedgerBalances } from "../support/books.ts";
+import { expectLedgerBalances, marketMicro } from "../support/books.ts";
 import { catJob, runLease, type TestLease } from "../support/worker.ts";
 
 // Money moved by calls sent at the same moment, as a participant racing the market would send
@@ -20,7 +20,6 @@ beforeAll(async () => {
 afterAll(() => market?.stop());
 
 const db = () => market.manager.services.db;
-const marketMicro = async () => (await db().ledgerAccount.findFirstOrThrow({ where: { kind: "market" } })).balanceMicro;
 
 async function seller(name: string, slots: number): Promise<{ client: Client; worker: Worker; machineId: string }> {
   const client = await market.signUp(`${name}@${name}.test`, ["producer", "consumer"]);
@@ -58,7 +57,7 @@ describe("a cancel sent among the job's last reports", () => {
         const { leases } = await p.worker.worker.lease.mutate({ machineId: p.machineId, max: 16 });
         expect(leases.length).toBe(16);
         const reports = await Promise.all(leases.map((l) => runLease(p.worker, p.machineId, l as TestLease)));
-        const marketBefore = await marketMicro();
+        const marketBefore = await marketMicro(db());
         // Every report goes out, and the cancel a little later each round: among the first, the middle, the last.
         const sent = reports.map((r) => allowRefusal(p.worker.worker.report.mutate(r)));
         await new Promise((r) => setTimeout(r, [0, 8, 25, 60][round]));
@@ -71,7 +70,7 @@ describe("a cancel sent among the job's last reports", () => {
         const paidMicro = paid.reduce((s, r) => s + r.paidMicro!, 0n);
         const { toProducers, fromMarket } = await paymentsOf(jobId);
         const escrow = await db().ledgerAccount.findFirst({ where: { kind: "escrow", jobId } });
-        expect({ round, status: job.status, charged: job.chargedMicro, toProducers, fromMarket, escrow: escrow?.balanceMicro ?? 0n, marketChange: (await marketMicro()) - marketBefore }).toEqual({
+        expect({ round, status: job.status, charged: job.chargedMicro, toProducers, fromMarket, escrow: escrow?.balanceMicro ?? 0n, marketChange: (await marketMicro(db())) - marketBefore }).toEqual({
           round,
           status: job.status === "completed" ? "completed" : "cancelled",
           // A completed job is charged its quote; a cancelled one the quote's share of its tasks

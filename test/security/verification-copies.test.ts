@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
-import { expectLedgerBalances } from "../support/books.ts";
+import { expectLedgerBalances, marketMicro } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 import { giveStanding } from "../support/standing.ts";
 
@@ -34,7 +34,7 @@ afterAll(() => market?.stop());
 
 const db = () => market.manager.services.db;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const marketBalance = async () => Number((await db().ledgerAccount.findFirstOrThrow({ where: { kind: "market" } })).balanceMicro) / 1e6;
+const marketBalance = async () => Number(await marketMicro(db())) / 1e6;
 
 async function producer(name: string, pricePerSecond: number, standing: boolean): Promise<Producer> {
   const email = `${name}@${name}.test`;

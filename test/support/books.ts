@@ -78,3 +78,6 @@ export async function expectLedgerBalances(db: Db) {
   const posted = new Map(byAccount.map((g) => [g.accountId, g._sum.amountMicro ?? 0n]));
   for (const a of accounts) expect(posted.get(a.id) ?? 0n).toBe(a.balanceMicro);
 }
+
+/** What the market's own account holds (micro-credits). */
+export const marketMicro = async (db: Db) => (await db.ledgerAccount.findFirstOrThrow({ where: { kind: "market" } })).balanceMicro;
