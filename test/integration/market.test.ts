@@ -79,7 +79,9 @@ describe("admission and cancellation", () => {
     try {
       await expect.poll(async () => (await consumer.jobs.get.query({ jobId })).status, { timeout: 10_000 }).toBe("admitted");
       const { expectedCompletionAt } = await consumer.jobs.get.query({ jobId });
-      expect(expectedCompletionAt! - joined).toBeGreaterThan(1_000);
+      // Without the transfer the plan would end a tenth of a second after admission. The margin
+      // allows for the admission pass having read its clock just before the machine joined.
+      expect(expectedCompletionAt! - joined).toBeGreaterThan(800);
     } finally {
       await consumer.jobs.cancel.mutate({ jobId });
       await worker.worker.depart.mutate({ machineId });

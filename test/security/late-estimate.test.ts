@@ -3,7 +3,7 @@ import { DEFAULT_TERMS } from "@cyclemarket/costbenefit";
 import { exampleBytes } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import { allowRefusal, startTestMarket, type TestMarket } from "../support/market.ts";
 import { expectLedgerBalances } from "../support/books.ts";
-import { runLease, type TestLease } from "../support/worker.ts";
+import { leaseModule, runLease, type TestLease } from "../support/worker.ts";
 
 // A consumer's work estimate is a claim: runs on machines of three other owners measure the work,
 // and past 1.1 times the estimate the charge follows the measurement. But only runs reported
@@ -53,22 +53,25 @@ describe("a consumer declaring a hundredth of a second for tasks longer than a l
       expect(decision.outcome).toBe("admitted");
       const quoted = decision.outcome === "admitted" ? decision.price! : NaN;
       // The producers work as workers do: each asks for a task, runs it honestly and reports it as
-      // soon as it is done (after its lease), and asks again, until the job is done. A task whose
-      // lease ran out is placed again, on whichever machine the market chooses.
+      // soon as it is done (after its lease), and asks again, until the job is done. All three ask
+      // before any runs, as three machines would at once: one after another, a task queued on a
+      // machine that had not asked yet could move to one whose lease ran out, and the test would
+      // measure two owners instead of three.
       let runs = 0;
       for (let round = 0; round < 60 && (await consumer.jobs.get.query({ jobId })).status !== "completed"; round++) {
-        let leased = false;
+        const held = [];
         for (const p of producers) {
           const [lease] = (await p.worker.worker.lease.mutate({ machineId: p.machineId, max: 1 })).leases;
-          if (!lease) continue;
-          leased = true;
+          if (lease) held.push({ p, lease: lease as TestLease, module: await leaseModule(p.worker, p.machineId, lease as TestLease) });
+        }
+        for (const { p, lease, module } of held) {
           const started = Date.now();
-          const report = await runLease(p.worker, p.machineId, lease as TestLease);
+          const report = await runLease(p.worker, p.machineId, lease, undefined, module);
           expect(Date.now() - started).toBeGreaterThan(1000);
           await allowRefusal(p.worker.worker.report.mutate(report));
           runs += 1;
         }
-        if (!leased) await sleep(200);
+        if (held.length === 0) await sleep(200);
       }
       expect(runs).toBeGreaterThanOrEqual(3);
       const job = await consumer.jobs.get.query({ jobId });

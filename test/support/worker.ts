@@ -7,11 +7,19 @@ import type { TestMarket } from "./market.ts";
 type WorkerClient = ReturnType<TestMarket["tokenClient"]>;
 export type TestLease = { leaseId: string; taskId: string; moduleHash: string; args: string[]; stdin: string; limits: { memoryPages: number; outputBytes: number } };
 
-/** The report of `lease` run on `machineId`; `elapsedMs` stands in for the measured run time when given. */
-export async function runLease(worker: WorkerClient, machineId: string, lease: TestLease, elapsedMs?: number) {
+/** The module a lease runs, fetched as a worker does while it holds the lease. */
+export async function leaseModule(worker: WorkerClient, machineId: string, lease: TestLease) {
   const { bytes } = await worker.worker.module.query({ moduleHash: lease.moduleHash, machineId });
+  return new Uint8Array(Buffer.from(bytes, "base64"));
+}
+
+/**
+ * The report of `lease` run on `machineId`; `elapsedMs` stands in for the measured run time when
+ * given, and `module` for fetching it now (a lease that has run out may no longer fetch it).
+ */
+export async function runLease(worker: WorkerClient, machineId: string, lease: TestLease, elapsedMs?: number, module?: Uint8Array) {
   const outcome = await runTask({
-    module: new Uint8Array(Buffer.from(bytes, "base64")),
+    module: module ?? (await leaseModule(worker, machineId, lease)),
     args: lease.args,
     stdin: new Uint8Array(Buffer.from(lease.stdin, "base64")),
     seed: lease.taskId,
