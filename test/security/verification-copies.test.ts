@@ -5,17 +5,14 @@ import { expectLedgerBalances, marketMicro } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 import { giveStanding } from "../support/standing.ts";
 
-// OPEN HOLE, kept as a runnable attack: the market does not withstand it yet, so the test is
-// marked it.fails (Vitest fails the run once it passes: then the hole is closed and it becomes
-// it()). docs/ARCHITECTURE.md, "Open holes", says what closing it needs.
-
-// Copies the market adds to verify a result (a fresh account's, a spot check, a tie-break) are
-// paid by the market's account, not the job's escrow: the quote covers the consumer's k copies.
-// The attack, by one person with three accounts in an open market: a consumer, a fresh producer
-// asking next to nothing (its machine wins the placement, so the quote is tiny), and a producer
-// with standing asking a great deal. Every result of the fresh account must be run again on a
-// machine of an account with standing; when the person's is the only one free to run it (a thin
-// market, or a job whose memory only their machines offer), the market pays that copy at its ask.
+// Copies the market adds to verify a result (a fresh account's, a spot check, a tie-break) used to
+// be paid by the market's account at the checking machine's ask. The attack, by one person with
+// three accounts in an open market: a consumer, a fresh producer asking next to nothing (its
+// machine wins the placement, so the quote is tiny), and a producer with standing asking a great
+// deal. Every result of the fresh account must be run again on a machine of an account with
+// standing; when the person's is the only one free to run it (a thin market, or a job whose memory
+// only their machines offer), the market paid that copy at its ask: about 400 credits on a quote of
+// 0.024. A check is now paid out of the piece of the run it checks (costbenefit copyPieces).
 
 const RESERVE = 100_000;
 let market: TestMarket;
@@ -57,7 +54,7 @@ async function runWhatIsLeased(p: Producer, jobId: string) {
 }
 
 describe("one person's fresh producer and producer with standing", () => {
-  it.fails("cannot have the market pay the verification copies of their own job at any price", async () => {
+  it("cannot have the market pay the verification copies of their own job at any price", async () => {
     const buyer = await market.signUp("farm-buyer@farm-buyer.test", ["consumer"]);
     // The fresh account asks the least one may; the one with standing 100 credits a second.
     const fresh = await producer("farm-fresh", 0.000001, false);
@@ -86,8 +83,7 @@ describe("one person's fresh producer and producer with standing", () => {
       expect(job.status).toBe("completed");
       const after = (await holdings(buyer)) + (await holdings(fresh.client)) + (await holdings(verifier.client));
       // Honest play of the same job leaves the person the quote poorer, less the pieces their own
-      // machines earn, and the market keeps its fee. HOLE: on a quote of 0.024 credits the person
-      // gains about 400 credits (four copies at 100 credits a reference second), the market pays them.
+      // machines earn, and the market keeps its fee.
       expect(after - before, "what the person's accounts gained").toBeLessThanOrEqual(1e-6);
       expect((await marketBalance()) - marketBefore, "what the market's account gained").toBeGreaterThanOrEqual(-1e-6);
     } finally {

@@ -127,11 +127,11 @@ export function signedCredits(amount: number): string {
 /**
  * What consumers were charged for a producer's part of its latest settled jobs, and how much of it
  * reached the producer. More than all of it can reach it: the market pays from its own account
- * for runs no consumer is charged for (results run again to check them, tasks placed again).
+ * for runs no consumer is charged for (tasks placed again after a lease ran out).
  */
 export function earnedShareWords(charged: number, paid: number): string {
   const start = `On the last jobs you worked on that were settled, consumers were charged ${credits(charged)} for the part your machines ran`;
   const share = number((paid / charged) * 100, 0);
   if (paid <= charged) return `${start}; you were paid ${credits(paid)} of it (${share}%). The rest is the market's congestion charge and fee.`;
-  return `${start}; you were paid ${credits(paid)} (${share}% of that): the market paid the difference, for runs no consumer is charged for, such as results run again to check them.`;
+  return `${start}; you were paid ${credits(paid)} (${share}% of that): the market paid the difference, for runs no consumer is charged for, such as tasks placed again after a lease ran out.`;
 }

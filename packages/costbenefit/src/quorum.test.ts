@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { copyConflict, maxCopies, quorumOf, verifyCopies, type CopyVote } from "./quorum.ts";
+import fc from "fast-check";
+import { addedCopyPiece, copyConflict, copyPieces, maxCopies, quorumOf, verifyCopies, type CopyVote, type JudgedCopy } from "./quorum.ts";
 
 const v = (hash: string, owner: string, standing = true, verifier?: string): CopyVote => ({ hash, owner, standing, ...(verifier ? { verifier } : {}) });
 const verdict = (votes: CopyVote[], replicas: number, more: { copies?: number; copiesOut?: boolean; checked?: boolean } = {}) =>
@@ -71,5 +72,58 @@ describe("verification that standing decides", () => {
 
   it("waits while copies are out", () => {
     expect(verdict([v("h", "fresh", false)], 2, { copies: 2, copiesOut: true })).toMatchObject({ agreed: null, addCopy: false, rerun: false });
+  });
+});
+
+describe("what the copies of a task are paid", () => {
+  const copy = (replica: number, piece: number, more: Partial<JudgedCopy> = {}): JudgedCopy => ({ replica, piece: BigInt(piece), agrees: true, forfeited: false, standing: true, ...more });
+
+  it("pays the consumer's copies their pieces when nothing was added", () => {
+    expect(copyPieces([copy(0, 100), copy(1, 80), copy(2, 90, { agrees: false })], 3, 400n)).toEqual([100n, 80n, 0n]);
+  });
+
+  it("pays a check from the quote's margin first, then out of the run it checks, never past the task's share", () => {
+    // The task's share of the quote is 120 and its run was leased for 100: the margin pays 20 of the check.
+    expect(copyPieces([copy(0, 100, { standing: false }), copy(1, 30)], 1, 120n)).toEqual([90n, 30n]);
+    expect(copyPieces([copy(0, 100, { standing: false }), copy(1, 15)], 1, 120n)).toEqual([100n, 15n]);
+    // A check asking a great deal is paid the rest of the task's share and no more; the run it checked earns nothing.
+    expect(copyPieces([copy(0, 1, { standing: false }), copy(1, 100_000_000)], 1, 6n)).toEqual([0n, 6n]);
+  });
+
+  it("pays a tie-break from the piece of the copy it proved wrong first", () => {
+    // The consumer's copy lied and two checks agreed on the truth: the lie's piece pays both checks as far as it goes.
+    expect(copyPieces([copy(0, 100, { agrees: false, standing: false }), copy(1, 60), copy(2, 60)], 1, 0n)).toEqual([0n, 60n, 40n]);
+    // Of the consumer's two copies, the fresh account's pays for the check before the one with standing.
+    expect(copyPieces([copy(0, 50), copy(1, 50, { standing: false }), copy(2, 70)], 2, 100n)).toEqual([30n, 0n, 70n]);
+  });
+
+  it("pays a check that comes after its task was decided nothing, and a forger nothing", () => {
+    expect(copyPieces([copy(1, 40)], 1, 0n)).toEqual([0n]);
+    expect(copyPieces([copy(0, 100, { forfeited: true }), copy(1, 40)], 1, 0n)).toEqual([0n, 40n]);
+  });
+
+  it("never pays a task's copies more than its share of the quote or its consumer's copies' pieces, whatever the checks ask", () => {
+    const copies = fc.array(fc.record({ replica: fc.nat(6), piece: fc.bigInt(0n, 10n ** 9n), agrees: fc.boolean(), forfeited: fc.boolean(), standing: fc.boolean() }), { maxLength: 8 });
+    fc.assert(
+      fc.property(copies, fc.integer({ min: 1, max: 4 }), fc.bigInt(0n, 10n ** 9n), (cs, replicas, share) => {
+        const out = copyPieces(cs, replicas, share);
+        const leased = cs.filter((c) => c.replica < replicas).reduce((s, c) => s + c.piece, 0n);
+        expect(out.reduce((s, p) => s + p, 0n)).toBeLessThanOrEqual(leased > share ? leased : share);
+        cs.forEach((c, i) => {
+          expect(out[i]).toBeGreaterThanOrEqual(0n);
+          expect(out[i]).toBeLessThanOrEqual(c.piece);
+          if (!c.agrees || c.forfeited) expect(out[i]).toBe(0n);
+        });
+        // Without checks, the consumer's agreeing copies are paid in full.
+        if (cs.every((c) => c.replica < replicas)) cs.forEach((c, i) => expect(out[i]).toBe(c.agrees && !c.forfeited ? c.piece : 0n));
+      }),
+    );
+  });
+
+  it("states on a check's lease at most the task's budget", () => {
+    expect(addedCopyPiece(500n, [20n, 30n], 10n)).toBe(50n);
+    expect(addedCopyPiece(500n, [20n], 60n)).toBe(60n);
+    expect(addedCopyPiece(10n, [20n], 0n)).toBe(10n);
+    expect(addedCopyPiece(10n, [], 0n)).toBe(0n);
   });
 });

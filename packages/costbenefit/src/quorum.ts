@@ -144,3 +144,63 @@ export function copyConflict(
   if (copy.added && !machine.standing) return "standing";
   return null;
 }
+
+/** A judged copy of a task, as copyPieces pays it. */
+export interface JudgedCopy {
+  /** Its copy number: below the job's replicas one of the consumer's k, from there one verification added. */
+  replica: number;
+  /** Its lease's piece, micro-credits. */
+  piece: bigint;
+  /** It reported the accepted output. */
+  agrees: boolean;
+  /** Its owner was caught forging in this job and is paid nothing more of it. */
+  forfeited: boolean;
+  /** Its owner has standing: the runs of accounts without it pay for the checks first. */
+  standing: boolean;
+}
+
+/**
+ * What each judged copy of a task is paid, micro-credits, all of it from the job's escrow. The
+ * task's budget is its share of the quote (`share`), or the pieces the consumer's k copies were
+ * leased for when more. A copy verification added (a fresh account's check, a spot check, a
+ * tie-break) is paid its piece out of that budget as far as it goes, taken first from what the
+ * consumer's copies leave of the share (the market's margin), then from the consumer's copies that
+ * are paid nothing (disagreeing or forfeited), then from those of accounts without standing, then
+ * from the rest. So the market's account pays for no check, a check never costs a task more than
+ * the consumer paid for it, and a copy added to check a task already decided is paid nothing.
+ */
+export function copyPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint): bigint[] {
+  const min = (a: bigint, b: bigint) => (a < b ? a : b);
+  const out = copies.map(() => 0n);
+  const consumers = copies.map((c, i) => ({ c, i })).filter(({ c }) => c.replica < replicas);
+  const leased = consumers.reduce((s, { c }) => s + c.piece, 0n);
+  let budget = leased > share ? leased : share;
+  let checks = 0n;
+  const added = copies.map((c, i) => ({ c, i })).filter(({ c }) => c.replica >= replicas && c.agrees && !c.forfeited);
+  for (const { c, i } of added.sort((a, b) => a.c.replica - b.c.replica)) {
+    out[i] = min(c.piece, budget);
+    budget -= out[i];
+    checks += out[i];
+  }
+  if (share > leased) checks -= min(checks, share - leased);
+  const paid = (c: JudgedCopy) => c.agrees && !c.forfeited;
+  for (const { c } of consumers) if (!paid(c)) checks -= min(checks, c.piece);
+  const order = consumers.filter(({ c }) => paid(c)).sort((a, b) => Number(a.c.standing) - Number(b.c.standing) || a.c.replica - b.c.replica);
+  for (const { c, i } of order) {
+    const take = min(checks, c.piece);
+    out[i] = c.piece - take;
+    checks -= take;
+  }
+  return out;
+}
+
+/**
+ * The piece a lease of a copy verification added states: its machine's piece, at most the task's
+ * budget as copyPieces counts it (its share of the quote, or what the consumer's copies that ran
+ * were leased for when more).
+ */
+export function addedCopyPiece(piece: bigint, consumerPieces: readonly bigint[], share: bigint): bigint {
+  const leased = consumerPieces.reduce((s, p) => s + p, 0n);
+  const budget = leased > share ? leased : share;
+  return piece < budget ? piece : budget;
+}

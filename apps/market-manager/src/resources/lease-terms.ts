@@ -1,4 +1,4 @@
-import { leaseTerm, pieceRate } from "@cyclemarket/costbenefit";
+import { addedCopyPiece, leaseTerm, pieceRate } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import { askOf, type LiveJob, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { toMicro } from "../ledger/ledger.ts";
@@ -9,10 +9,20 @@ export type LeasedJob = Pick<LiveJob, "workPerTask" | "wallMs">;
 /** Whether `task` runs as a pilot of its job (a job without a work estimate, its first tasks). */
 export const isPilot = (job: Pick<LiveJob, "pilots"> | undefined, task: Pick<LiveTask, "index">) => job?.pilots?.phase === "provisional" && task.index < job.pilots.count;
 
-/** The terms of a lease of a live task on `machine` (leaseTermsOf with the task's job). */
+/** A task's share of its job's quote: what its copies, checks included, are paid at most (costbenefit copyPieces). */
+export const taskShare = (job: Pick<LiveJob, "priceMicro" | "taskCount">) => job.priceMicro / BigInt(Math.max(1, job.taskCount));
+
+/**
+ * The terms of a lease of a live task on `machine` (leaseTermsOf with the task's job). A copy
+ * verification added is paid within its task's share of the quote, so its lease states at most
+ * that (the engine's addedCopyPiece).
+ */
 export function leaseTermsOfTask(market: Market, machine: LiveMachine, task: LiveTask, ahead: number, now: number): LeaseTerms {
   const job = market.state.jobs.get(task.jobId)!;
-  return leaseTermsOf(market, machine, job, isPilot(job, task), ahead, now);
+  const terms = leaseTermsOf(market, machine, job, isPilot(job, task), ahead, now);
+  if (task.replica < job.replicas) return terms;
+  const checked = market.state.copies(task).flatMap((c) => (c.replica < job.replicas && c.pieceMicro !== undefined ? [c.pieceMicro] : []));
+  return { ...terms, pieceRateMicro: addedCopyPiece(terms.pieceRateMicro, checked, taskShare(job)) };
 }
 
 /** What a lease carries beside its task: fixed when it is handed out, never renewed. */

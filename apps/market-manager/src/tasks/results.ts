@@ -7,7 +7,8 @@ import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
-import { confirmedFailure, spotChecked, taskOutcome, verifyCopies, type CopyVote, type Verdict } from "@cyclemarket/costbenefit";
+import { confirmedFailure, copyPieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type Verdict } from "@cyclemarket/costbenefit";
+import { taskShare } from "../resources/lease-terms.ts";
 import { FactChanges, quorumNetwork, standingIn, verifierIn } from "../market/standing.ts";
 import { baseTaskId, replicaId } from "../market/live.ts";
 import { addTaskCopy } from "../db/sql/add-copy.ts";
@@ -45,9 +46,9 @@ export const failureCode = (r: TaskReport) => r.error?.code ?? `exit:${r.exitCod
  * Records a reported run. The engine's verification decides (costbenefit quorum.ts, standing.ts):
  * a task is done when accounts with standing agree on its output hash, a strict majority of the
  * consumer's k of them; a result of accounts without standing, or a single-copy result drawn for a
- * spot check, gets one more copy, run on a machine of an account with standing, paid by the
- * market. Agreeing copies are accepted and paid the piece rate their lease carries, disagreeing
- * ones are not paid; the facts each verdict establishes are added to the accounts' standing, and
+ * spot check, gets one more copy, run on a machine of an account with standing. Agreeing copies
+ * are accepted and paid the piece rate their lease carries, a copy verification added out of the
+ * pieces of the runs it checks (the engine's copyPieces), disagreeing ones are not paid; the facts each verdict establishes are added to the accounts' standing, and
  * an account caught forging forfeits what the job paid it. A failed run is paid nothing unless a machine of another owner reproduces the same
  * failure: until then the task runs again elsewhere; once confirmed, the failed runs are paid and
  * the task has failed for good, and the job stops after `confirmedFailureLimit` such tasks. A
@@ -176,10 +177,17 @@ export function prepareCompletion(market: Market, c: Completion) {
       // The copies that now stand judged: all done copies when the quorum is reached now, this
       // one alone when it arrives after the quorum.
       const judged = decidesNow ? copies.filter((t) => t === task || t.state === "done") : [task];
-      for (const t of judged) {
+      const runs = judged.map((t) => (t === task ? { id: result.id, hash: c.hash, machine, pieceMicro, owner: machine.ownerId } : { id: t.resultId!, hash: t.outputHash!, pieceMicro: t.pieceMicro ?? 0n, owner: t.producerId ?? "" }));
+      // What each is paid (the engine's copyPieces): the checks verification added within the task's share of the quote.
+      const amounts = copyPieces(
+        judged.map((t, i) => ({ replica: t.replica, piece: runs[i]!.pieceMicro, agrees: runs[i]!.hash === agreed, forfeited: forfeited.has(runs[i]!.owner), standing: standingIn(market.state, runs[i]!.owner, now).has })),
+        job.replicas,
+        taskShare(job),
+      );
+      for (const [i, t] of judged.entries()) {
         const own = t === task;
-        const r = own ? { id: result.id, hash: c.hash, machine, pieceMicro } : { id: t.resultId!, hash: t.outputHash!, pieceMicro: t.pieceMicro ?? 0n };
-        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late, forfeited);
+        const { owner: _, ...r } = runs[i]!;
+        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late, amounts[i]!);
         if (accepted && own) taskRow.acceptedResultId = accepted;
       }
       if (decidesNow) {
@@ -362,15 +370,14 @@ class PiecePayer {
     return (this.free = inEscrow - BigInt(row?.held ?? 0));
   }
 
-  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; byMarket?: boolean }) {
+  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot" }) {
     const free = await this.escrowFree();
-    const split = p.byMarket ? { fromEscrow: 0n, fromMarket: p.amount, exhausted: false } : splitPiece(this.market, this.job, p.amount, free);
+    const split = splitPiece(this.market, this.job, p.amount, free);
     if (split.exhausted) this.exhausted = true;
     this.free = free - split.fromEscrow;
     this.paid += split.fromEscrow;
     if (p.amount === 0n) return;
-    const { byMarket: _, ...rest } = p;
-    await post(this.tx, piece({ ...rest, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket }));
+    await post(this.tx, piece({ ...p, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket }));
   }
 
   /** A late result's piece stays in the escrow, held for the job's lateness (settled with the job). */
@@ -381,7 +388,7 @@ class PiecePayer {
 }
 
 /**
- * Accepts and pays a copy whose output is the quorum's, or marks its machine down. Returns the
+ * Accepts a copy whose output is the quorum's and pays it `amount` (copyPieces). Returns the
  * accepted result's id; the task row of the copy being reported (`own`) is left to the caller,
  * which writes it once.
  */
@@ -390,11 +397,11 @@ async function judge(
   tx: Tx,
   pay: PiecePayer,
   copy: LiveTask,
-  result: { id: string; hash: string; pieceMicro: bigint; machine?: LiveMachine },
+  result: { id: string; hash: string; machine?: LiveMachine },
   agrees: boolean,
   own: boolean,
   late: boolean,
-  forfeited: ReadonlySet<string>,
+  amount: bigint,
 ): Promise<string | null> {
   // The report in hand says who ran it; an earlier copy's result is read back.
   const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.lease.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
@@ -402,12 +409,8 @@ async function judge(
     if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
     const job = market.state.jobs.get(copy.jobId)!;
     const of = job.pilots?.phase === "provisional" && copy.index < job.pilots.count ? "pilot" : "result";
-    // A producer caught forging in this job is paid nothing more of it.
-    const amount = forfeited.has(row.ownerId) ? 0n : result.pieceMicro;
-    // A copy verification added is the market's own check: its account pays it, not the job's escrow.
-    const byMarket = copy.replica >= job.replicas;
     if (late) await pay.hold(row.id, amount);
-    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of, byMarket });
+    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of });
     await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: amount }) }, select: { id: true } });
   }
   return agrees ? row.id : null;

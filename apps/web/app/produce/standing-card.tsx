@@ -28,7 +28,7 @@ function stepText(s: Step) {
     case "verified-results":
       return `Run results that machines of other accounts with standing confirm: ${number(Math.max(0, s.net), 0)} of ${s.need} so far (a disagreement takes 5 back, a failure another owner contradicts 1, a lease left to expire 0.5).`;
     case "fewer-spot-checks":
-      return `${number(s.spotCheck * 100, 0)}% of your single-copy results are run again elsewhere to check them; each check you pass lowers that, down to the floor once ${number(s.floorAt, 0)} results were verified.`;
+      return `${number(s.spotCheck * 100, 0)}% of your single-copy results are run again elsewhere to check them; each check you pass lowers that, down to the floor once ${number(s.floorAt, 0)} results were verified. A check is paid from the market's margin on the task first, then from your run's piece.`;
   }
 }
 
