@@ -21,10 +21,24 @@ const STARTING = 1000;
 
 beforeAll(async () => {
   market = await startTestMarket({ MARKET_RESERVE: String(RESERVE) });
-  // Leases of these tests' short tasks end after a second instead of the default floor.
-  market.manager.services.market.settings.terms = { ...DEFAULT_TERMS, leaseFloorSeconds: 1 };
 });
 afterAll(() => market?.stop());
+
+/**
+ * For the tests of what an expired lease does: leases of their short tasks end after a second
+ * instead of the default floor. The other tests keep the floor, so a busy host cannot expire a
+ * lease between its grant and its report.
+ */
+function shortLeases() {
+  let terms = DEFAULT_TERMS;
+  beforeAll(() => {
+    terms = market.manager.services.market.settings.terms;
+    market.manager.services.market.settings.terms = { ...terms, leaseFloorSeconds: 1 };
+  });
+  afterAll(() => {
+    market.manager.services.market.settings.terms = terms;
+  });
+}
 
 const db = () => market.manager.services.db;
 const marketBalance = async () => Number((await db().ledgerAccount.findFirst({ where: { kind: "market" } }))?.balanceMicro ?? 0n) / 1e6;
@@ -163,6 +177,7 @@ describe("a failed run", () => {
 });
 
 describe("a lease", () => {
+  shortLeases();
   it("held by heartbeats past its time expires all the same: the task runs elsewhere and the holder earns nothing", async () => {
     const consumer = await market.signUp("buyer4@example.test", ["consumer"]);
     const holder = await producer("holder@example.test");
@@ -192,6 +207,7 @@ describe("a lease", () => {
 });
 
 describe("lateness", () => {
+  shortLeases();
   const penalty = { kind: "deadline" as const, value: 20, deadline: 1, penalty: -20 };
 
   /** One round of the farming attack: submit as `buyer`, take the lease on `late`'s machine, let it expire, report after the deadline. */

@@ -78,5 +78,9 @@ it("a newcomer's results are checked by a machine with standing, the job complet
   expect(ran).toBeGreaterThan(0);
   expect(user.standing?.verified).toBe(ran);
   expect((await newcomer.ledger.statement.query()).producerBalance).toBeGreaterThan(0);
+  // The checks were paid from the job's escrow, within the quote: the market's account paid none
+  // of the job's runs, so its profit on the job is not negative.
+  const fromMarket = await db.ledgerPosting.aggregate({ _sum: { amountMicro: true }, where: { entry: { jobId, kind: "payment" }, account: { kind: "market" } } });
+  expect(fromMarket._sum.amountMicro ?? 0n).toBe(0n);
   expect((await db.ledgerAccount.aggregate({ _sum: { balanceMicro: true } }))._sum.balanceMicro).toBe(0n);
 });
