@@ -5,14 +5,14 @@ import { expectLedgerBalances, marketMicro } from "../support/books.ts";
 import { runLease, type TestLease } from "../support/worker.ts";
 import { giveStanding } from "../support/standing.ts";
 
-// Copies the market adds to verify a result (a fresh account's, a spot check, a tie-break) used to
-// be paid by the market's account at the checking machine's ask. The attack, by one person with
-// three accounts in an open market: a consumer, a fresh producer asking next to nothing (its
-// machine wins the placement, so the quote is tiny), and a producer with standing asking a great
-// deal. Every result of the fresh account must be run again on a machine of an account with
-// standing; when the person's is the only one free to run it (a thin market, or a job whose memory
-// only their machines offer), the market paid that copy at its ask: about 400 credits on a quote of
-// 0.024. A check is now paid out of the piece of the run it checks (costbenefit copyPieces).
+// Copies the market adds to verify a result (a fresh account's, a spot check, a tie-break). The
+// attack, by one person with three accounts in an open market: a consumer, a fresh producer asking
+// next to nothing (its machine wins the placement, so the quote is tiny), and a producer with
+// standing asking a great deal. Every result of the fresh account must be run again on a machine
+// of an account with standing; when the person's is the only one free to run it (a thin market, or
+// a job whose memory only their machines offer), a market paying checks at the checker's ask pays
+// them about 400 credits on a quote of 0.024. A check is paid within its task's share of the quote
+// (costbenefit copyPieces), so the person gets back at most what they paid.
 
 const RESERVE = 100_000;
 let market: TestMarket;

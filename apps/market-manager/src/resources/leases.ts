@@ -174,8 +174,8 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
     const ahead = held(market, machine);
     const terms: LeaseTerms[] = [];
     // A task whose job cannot pay this machine's piece is passed over, not leased: the tasks
-    // behind it in the queue still are. A copy verification added is paid out of the pieces of
-    // the runs it checks, never more than those.
+    // behind it in the queue still are. A copy verification added is paid within its task's
+    // share of the quote (costbenefit copyPieces), which the job's escrow holds.
     const found = pickTasks(market, machine, room, claimed, (t) => {
       const term = leaseTermsOfTask(market, machine, t, ahead + terms.length, now);
       const added = t.replica >= (market.state.jobs.get(t.jobId)?.replicas ?? 1);

@@ -47,9 +47,10 @@ export const failureCode = (r: TaskReport) => r.error?.code ?? `exit:${r.exitCod
  * a task is done when accounts with standing agree on its output hash, a strict majority of the
  * consumer's k of them; a result of accounts without standing, or a single-copy result drawn for a
  * spot check, gets one more copy, run on a machine of an account with standing. Agreeing copies
- * are accepted and paid the piece rate their lease carries, a copy verification added out of the
- * pieces of the runs it checks (the engine's copyPieces), disagreeing ones are not paid; the facts each verdict establishes are added to the accounts' standing, and
- * an account caught forging forfeits what the job paid it. A failed run is paid nothing unless a machine of another owner reproduces the same
+ * are accepted and paid the piece rate their lease carries, the copies verification added within
+ * the task's share of the quote (the engine's copyPieces), disagreeing ones are not paid; the
+ * facts each verdict establishes are added to the accounts' standing, and an account caught
+ * forging forfeits what the job paid it. A failed run is paid nothing unless a machine of another owner reproduces the same
  * failure: until then the task runs again elsewhere; once confirmed, the failed runs are paid and
  * the task has failed for good, and the job stops after `confirmedFailureLimit` such tasks. A
  * task that fails `maxAttempts` times without confirmation, or whose copies never agree, is given
