@@ -74,16 +74,17 @@ export async function leaseOfModule(consumer: WorkerClient, worker: WorkerClient
 
 /**
  * A job of `tasks` copies of the cat program (each prints its stdin, `line <i>`: a few
- * milliseconds of work, declared as 0.01 reference seconds) with a constant benefit of `value`.
+ * milliseconds of work, declared as `workPerTask`, 0.01 reference seconds unless given) with a
+ * constant benefit of `value`.
  */
-export function catJob(tasks: number, o: { value: number; maxSpend?: number }) {
+export function catJob(tasks: number, o: { value: number; maxSpend?: number; workPerTask?: number }) {
   return {
     name: "cat",
     source: {
       kind: "upload" as const,
       moduleBase64: Buffer.from(wat(CAT_WAT)).toString("base64"),
       tasks: Array.from({ length: tasks }, (_, i) => ({ args: [] as string[], stdin: Buffer.from(`line ${i}`).toString("base64") })),
-      workPerTask: 0.01,
+      workPerTask: o.workPerTask ?? 0.01,
       memoryMbPerTask: 16,
     },
     benefit: { kind: "constant" as const, value: o.value },

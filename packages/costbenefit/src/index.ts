@@ -77,7 +77,7 @@ export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
 export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, RunFailure, LimitName, PathProblem, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
 export type { MarketReasonCode, MarketReasonOf } from "./vocabulary.ts";
 export { quorumOf, maxCopies, verifyCopies, copyConflict, copyPieces, addedCopyPiece } from "./quorum.ts";
-export type { CopyVote, VerifyInput, Verdict, CopyHolder, JudgedCopy } from "./quorum.ts";
+export type { CopyVote, VerifyInput, Verdict, CopyHolder, JudgedCopy, EarlierCopies } from "./quorum.ts";
 // Standing: what a producer account earned by verified results, and what it decides
 export { StandingFacts, StandingRules, DEFAULT_STANDING_RULES, standingOf, spotCheckFraction, spotChecked, verifierOf, COMMON_MAIL_DOMAINS } from "./policies/standing.ts";
 export type { Standing, StandingStep, StandingRulesInput } from "./policies/standing.ts";

@@ -97,25 +97,32 @@ describe("what the copies of a task are paid", () => {
     expect(copyPieces([copy(0, 50), copy(1, 50, { standing: false }), copy(2, 70)], 2, 100n)).toEqual([30n, 0n, 70n]);
   });
 
-  it("pays a check that comes after its task was decided nothing, and a forger nothing", () => {
-    expect(copyPieces([copy(1, 40)], 1, 0n)).toEqual([0n]);
+  it("pays a copy judged after its task was decided only from what the task's budget still holds, and a forger nothing", () => {
+    // Two checks decided a task whose share is 100 and took it all: a third check reporting late is paid nothing.
+    expect(copyPieces([copy(1, 1_000), copy(2, 1_000)], 1, 100n)).toEqual([100n, 0n]);
+    expect(copyPieces([copy(3, 1_000)], 1, 100n, { leased: 0n, paid: 100n })).toEqual([0n]);
+    // ... and the consumer's own copy, rerun and reported after them, nothing either.
+    expect(copyPieces([copy(0, 30, { standing: false })], 1, 100n, { leased: 0n, paid: 100n })).toEqual([0n]);
+    // The third of a consumer's three copies, after two decided, is paid its piece.
+    expect(copyPieces([copy(2, 30)], 3, 200n, { leased: 60n, paid: 60n })).toEqual([30n]);
     expect(copyPieces([copy(0, 100, { forfeited: true }), copy(1, 40)], 1, 0n)).toEqual([0n, 40n]);
   });
 
-  it("never pays a task's copies more than its share of the quote or its consumer's copies' pieces, whatever the checks ask", () => {
+  it("never pays a task's copies more than its share of the quote or its consumer's copies' pieces, whatever the checks ask and whenever they report", () => {
     const copies = fc.array(fc.record({ replica: fc.nat(6), piece: fc.bigInt(0n, 10n ** 9n), agrees: fc.boolean(), forfeited: fc.boolean(), standing: fc.boolean() }), { maxLength: 8 });
     fc.assert(
-      fc.property(copies, fc.integer({ min: 1, max: 4 }), fc.bigInt(0n, 10n ** 9n), (cs, replicas, share) => {
-        const out = copyPieces(cs, replicas, share);
-        const leased = cs.filter((c) => c.replica < replicas).reduce((s, c) => s + c.piece, 0n);
-        expect(out.reduce((s, p) => s + p, 0n)).toBeLessThanOrEqual(leased > share ? leased : share);
+      fc.property(copies, fc.integer({ min: 1, max: 4 }), fc.bigInt(0n, 10n ** 9n), fc.bigInt(0n, 10n ** 9n), fc.bigInt(0n, 10n ** 9n), (cs, replicas, share, earlierLeased, earlierPaid) => {
+        const out = copyPieces(cs, replicas, share, { leased: earlierLeased, paid: earlierPaid });
+        const leased = cs.filter((c) => c.replica < replicas).reduce((s, c) => s + c.piece, earlierLeased);
+        const budget = (leased > share ? leased : share) - earlierPaid;
+        expect(out.reduce((s, p) => s + p, 0n)).toBeLessThanOrEqual(budget > 0n ? budget : 0n);
         cs.forEach((c, i) => {
           expect(out[i]).toBeGreaterThanOrEqual(0n);
           expect(out[i]).toBeLessThanOrEqual(c.piece);
           if (!c.agrees || c.forfeited) expect(out[i]).toBe(0n);
         });
-        // Without checks, the consumer's agreeing copies are paid in full.
-        if (cs.every((c) => c.replica < replicas)) cs.forEach((c, i) => expect(out[i]).toBe(c.agrees && !c.forfeited ? c.piece : 0n));
+        // Without checks or earlier pay, the consumer's agreeing copies are paid in full.
+        if (earlierPaid === 0n && cs.every((c) => c.replica < replicas)) cs.forEach((c, i) => expect(out[i]).toBe(c.agrees && !c.forfeited ? c.piece : 0n));
       }),
     );
   });

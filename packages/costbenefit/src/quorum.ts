@@ -159,37 +159,44 @@ export interface JudgedCopy {
   standing: boolean;
 }
 
+/** What a task's copies judged before these ones were leased for and paid (copyPieces). */
+export interface EarlierCopies {
+  /** The pieces of the consumer's copies not among those judged now, where known. */
+  leased: bigint;
+  /** What the task's copies were paid (or have held for lateness) so far. */
+  paid: bigint;
+}
+
 /**
  * What each judged copy of a task is paid, micro-credits, all of it from the job's escrow. The
  * task's budget is its share of the quote (`share`), or the pieces the consumer's k copies were
- * leased for when more. A copy verification added (a fresh account's check, a spot check, a
- * tie-break) is paid its piece out of that budget as far as it goes, taken first from what the
- * consumer's copies leave of the share (the market's margin), then from the consumer's copies that
- * are paid nothing (disagreeing or forfeited), then from those of accounts without standing, then
- * from the rest. So the market's account pays for no check, a check never costs a task more than
- * the consumer paid for it, and a copy added to check a task already decided is paid nothing.
+ * leased for when more, less what its copies were paid already: whatever copies it takes and
+ * however they are judged, a task costs no more. A copy verification added (a fresh account's
+ * check, a spot check, a tie-break) is paid its piece out of the budget as far as it goes, taken
+ * first from what the consumer's copies leave of it (the market's margin), then from the
+ * consumer's copies that are paid nothing (disagreeing or forfeited), then from those of accounts
+ * without standing, then from the rest. So the market's account pays for no check, and a copy
+ * judged after its task was decided is paid only from what the budget still holds.
  */
-export function copyPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint): bigint[] {
+export function copyPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint, earlier: EarlierCopies = { leased: 0n, paid: 0n }): bigint[] {
   const min = (a: bigint, b: bigint) => (a < b ? a : b);
   const out = copies.map(() => 0n);
   const consumers = copies.map((c, i) => ({ c, i })).filter(({ c }) => c.replica < replicas);
-  const leased = consumers.reduce((s, { c }) => s + c.piece, 0n);
-  let budget = leased > share ? leased : share;
-  let checks = 0n;
+  const leased = consumers.reduce((s, { c }) => s + c.piece, earlier.leased);
+  const whole = leased > share ? leased : share;
+  let left = whole > earlier.paid ? whole - earlier.paid : 0n;
   const added = copies.map((c, i) => ({ c, i })).filter(({ c }) => c.replica >= replicas && c.agrees && !c.forfeited);
   for (const { c, i } of added.sort((a, b) => a.c.replica - b.c.replica)) {
-    out[i] = min(c.piece, budget);
-    budget -= out[i];
-    checks += out[i];
+    out[i] = min(c.piece, left);
+    left -= out[i];
   }
-  if (share > leased) checks -= min(checks, share - leased);
-  const paid = (c: JudgedCopy) => c.agrees && !c.forfeited;
-  for (const { c } of consumers) if (!paid(c)) checks -= min(checks, c.piece);
-  const order = consumers.filter(({ c }) => paid(c)).sort((a, b) => Number(a.c.standing) - Number(b.c.standing) || a.c.replica - b.c.replica);
+  // The consumer's paid copies share what is left, those of accounts without standing giving way first.
+  const order = consumers.filter(({ c }) => c.agrees && !c.forfeited).sort((a, b) => Number(a.c.standing) - Number(b.c.standing) || a.c.replica - b.c.replica);
+  let short = order.reduce((s, { c }) => s + c.piece, 0n) - left;
   for (const { c, i } of order) {
-    const take = min(checks, c.piece);
+    const take = short > 0n ? min(short, c.piece) : 0n;
     out[i] = c.piece - take;
-    checks -= take;
+    short -= take;
   }
   return out;
 }

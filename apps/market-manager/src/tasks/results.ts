@@ -7,7 +7,7 @@ import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
-import { confirmedFailure, copyPieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type Verdict } from "@cyclemarket/costbenefit";
+import { confirmedFailure, copyPieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type EarlierCopies, type Verdict } from "@cyclemarket/costbenefit";
 import { taskShare } from "../resources/lease-terms.ts";
 import { FactChanges, quorumNetwork, standingIn, verifierIn } from "../market/standing.ts";
 import { baseTaskId, replicaId } from "../market/live.ts";
@@ -179,11 +179,14 @@ export function prepareCompletion(market: Market, c: Completion) {
       // one alone when it arrives after the quorum.
       const judged = decidesNow ? copies.filter((t) => t === task || t.state === "done") : [task];
       const runs = judged.map((t) => (t === task ? { id: result.id, hash: c.hash, machine, pieceMicro, owner: machine.ownerId } : { id: t.resultId!, hash: t.outputHash!, pieceMicro: t.pieceMicro ?? 0n, owner: t.producerId ?? "" }));
-      // What each is paid (the engine's copyPieces): the checks verification added within the task's share of the quote.
+      // What each is paid (the engine's copyPieces): the checks verification added within the
+      // task's share of the quote, less what its copies were paid before (a copy reporting after
+      // its task was decided, a rerun's).
       const amounts = copyPieces(
         judged.map((t, i) => ({ replica: t.replica, piece: runs[i]!.pieceMicro, agrees: runs[i]!.hash === agreed, forfeited: forfeited.has(runs[i]!.owner), standing: standingIn(market.state, runs[i]!.owner, now).has })),
         job.replicas,
         taskShare(job),
+        copies.length > 1 ? await earlierCopies(tx, job, task, copies.filter((t) => !judged.includes(t))) : undefined,
       );
       for (const [i, t] of judged.entries()) {
         const own = t === task;
@@ -386,6 +389,18 @@ class PiecePayer {
     this.held += amount;
     await this.tx.result.update({ where: { id: resultId }, data: { heldMicro: amount }, select: { id: true } });
   }
+}
+
+/**
+ * What a task's copies not judged now were leased for (the consumer's, where known) and what all
+ * its copies were paid or have held so far, read in the report's transaction: a copy judged after
+ * its task was decided is paid only from what the task's budget still holds (copyPieces).
+ */
+async function earlierCopies(tx: Tx, job: LiveJob, task: LiveTask, others: readonly LiveTask[]): Promise<EarlierCopies> {
+  const leased = others.reduce((sum, t) => sum + (t.replica < job.replicas && t.pieceMicro !== undefined ? t.pieceMicro : 0n), 0n);
+  const where = { lease: { task: { jobId: job.id, index: task.index } } };
+  const sums = await tx.result.aggregate({ _sum: { paidMicro: true, heldMicro: true }, where });
+  return { leased, paid: (sums._sum.paidMicro ?? 0n) + (sums._sum.heldMicro ?? 0n) };
 }
 
 /**

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { expectLedgerBalances } from "../support/books.ts";
+import { catJob, runLease, type TestLease } from "../support/worker.ts";
+import { holdings, openMarket, type Producer } from "../support/one-person.ts";
+
+// Attack: one person (consumer, a fresh producer, three producers with standing) makes a task's
+// copies disagree until they reach their cap, so every copy, the added checks included, runs again
+// (costbenefit verifyCopies rerun). On the rerun two copies agree and decide the task while the
+// other checks still wait; they run after the decision and are judged alone. A check judged alone
+// must be paid only from what the task's budget still holds (costbenefit copyPieces), or each one
+// is paid the task's whole share again, by the escrow and then by the market's account.
+
+const { market, db, marketBalance, producer } = openMarket();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Leased = TestLease & { jobId: string; pieceRate?: string };
+
+/** One lease of the job on this machine, waiting for the sweeper to place it. */
+async function leaseOne(p: Producer, jobId: string, taskPrefix?: string): Promise<Leased> {
+  for (let i = 0; i < 60; i++) {
+    const { leases } = await p.worker.worker.lease.mutate({ machineId: p.machineId, max: 1 });
+    const l = (leases as Leased[]).find((x) => x.jobId === jobId && (!taskPrefix || x.taskId.startsWith(taskPrefix)));
+    if (l) return l;
+    if (leases.length) throw new Error(`unexpected lease ${JSON.stringify(leases)}`);
+    await sleep(100);
+  }
+  throw new Error("no lease");
+}
+
+async function honest(p: Producer, l: Leased) {
+  return p.worker.worker.report.mutate(await runLease(p.worker, p.machineId, l));
+}
+
+async function forged(p: Producer, l: Leased, text: string) {
+  const out = Buffer.from(text);
+  return p.worker.worker.report.mutate({ machineId: p.machineId, leaseId: l.leaseId, exitCode: 0, stdout: out.toString("base64"), stderr: "", outputHash: createHash("sha256").update(out).digest("hex"), elapsedMs: 1000 });
+}
+
+describe("one person's copies that disagree until the task runs again", () => {
+  it("cannot have the checks left waiting after the rerun's decision paid again", async () => {
+    const buyer = await market().signUp("rr-buyer@rr-buyer.test", ["consumer"]);
+    const fresh = await producer("rr-fresh", 0.01, false);
+    const a = await producer("rr-a", 100, true);
+    const b = await producer("rr-b", 100, true);
+    const c = await producer("rr-c", 100, true);
+    const all = [fresh, a, b, c];
+    const before = (await holdings(buyer)) + (await Promise.all(all.map((p) => holdings(p.client)))).reduce((s, x) => s + x, 0);
+    const marketBefore = await marketBalance();
+    try {
+      const { jobId, decision } = await buyer.jobs.submit.mutate(catJob(2, { value: 100, workPerTask: 1 }));
+      expect(decision.outcome).toBe("admitted");
+
+      // Round one: four copies, four outputs; the copies' cap is reached and all run again.
+      const r0 = await leaseOne(fresh, jobId);
+      await honest(fresh, r0);
+      const r1 = await leaseOne(a, jobId);
+      await forged(a, r1, "Y");
+      const r2 = await leaseOne(b, jobId);
+      await forged(b, r2, "Z");
+      const r3 = await leaseOne(c, jobId);
+      await forged(c, r3, "W");
+
+      // Round two: the fresh copy and A's check agree and decide; B's and C's checks run after,
+      // judged alone.
+      const s0 = await leaseOne(fresh, jobId);
+      await honest(fresh, s0);
+      const s1 = await leaseOne(a, jobId);
+      await honest(a, s1);
+      const s2 = await leaseOne(b, jobId);
+      await honest(b, s2);
+      const s3 = await leaseOne(c, jobId);
+      await honest(c, s3);
+
+      // The other task, honestly.
+      for (let round = 0; round < 30 && (await buyer.jobs.get.query({ jobId })).status !== "completed"; round++) {
+        for (const p of all) {
+          const { leases } = await p.worker.worker.lease.mutate({ machineId: p.machineId, max: 8 });
+          for (const l of (leases as Leased[]).filter((x) => x.jobId === jobId)) await honest(p, l);
+        }
+        await sleep(150);
+      }
+      const job = await buyer.jobs.get.query({ jobId });
+      expect(job.status).toBe("completed");
+      const after = (await holdings(buyer)) + (await Promise.all(all.map((p) => holdings(p.client)))).reduce((s, x) => s + x, 0);
+      expect(after - before, "what the person's accounts gained").toBeLessThanOrEqual(1e-6);
+      expect((await marketBalance()) - marketBefore, "what the market's account gained").toBeGreaterThanOrEqual(-1e-6);
+    } finally {
+      for (const p of all) await p.worker.worker.depart.mutate({ machineId: p.machineId });
+    }
+    await expectLedgerBalances(db());
+  });
+});
