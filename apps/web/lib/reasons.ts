@@ -184,12 +184,14 @@ const DESCRIBE: Sentences = {
   "reservation-unplaceable": (r) =>
     `No machine has room for ${whichTask(r.taskId)} at ${number(r.ratePerSecond, 3)} work a second (the largest spare is ${number(r.largestSpare, 3)}).`,
   "charged-price": (r) => `Charged the posted price of ${credits(r.price)} (the benefit at completion was ${credits(r.benefit)}).`,
-  "charged-share": (r) =>
-    r.price === 0
+  "charged-share": (r) => {
+    const ended = r.failed > 0 ? `${plural(r.done, "task", "tasks")} done and ${r.failed} whose run failed (unconfirmed, but its failure is an answer too), of ${r.tasks}` : `${plural(r.done, "task", "tasks")} of ${r.tasks} done`;
+    return r.price === 0
       ? `Charged the ${credits(r.paid)} its producers were paid for the ${plural(r.done, "task", "tasks")} of ${r.tasks} done: it had no agreed price for the rest.`
       : r.paid > r.share
-        ? `Charged the ${credits(r.paid)} its producers were paid, more than the quote's share for the ${plural(r.done, "task", "tasks")} of ${r.tasks} done (${credits(r.share)} of ${credits(r.price)}).`
-        : `Charged the quote's share for the ${plural(r.done, "task", "tasks")} of ${r.tasks} done: ${credits(r.share)} of ${credits(r.price)}.`,
+        ? `Charged the ${credits(r.paid)} its producers were paid, more than the quote's share for the ${ended} (${credits(r.share)} of ${credits(r.price)}).`
+        : `Charged the quote's share for the ${ended}: ${credits(r.share)} of ${credits(r.price)}.`;
+  },
   "always-admit": (r) => `Worth running at any price: the benefit of ${credits(r.benefit)} exceeds the highest cost the market can charge (${credits(r.highestPossibleCost)}).`,
   "no-admission-control": (r) => `The ${r.policy} policy admits every job (marginal cost ${credits(r.marginalCost)}).`,
   "no-feasible-machine": (r) =>

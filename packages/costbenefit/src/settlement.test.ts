@@ -187,13 +187,18 @@ describe("settleJob", () => {
 });
 
 describe("settleUnfinishedJob", () => {
-  const job = { provisional: false, price: 12, tasks: 12, done: 11, paid: 1.1, escrow: 12 };
+  const job = { provisional: false, price: 12, tasks: 12, done: 11, failed: 0, paid: 1.1, escrow: 12 };
   it("charges a job stopped before its last task the quote's share of the tasks done, whoever stopped it", () => {
     for (const why of ["cancelled", "failed", "escrow-exhausted"] as const) {
       const s = settleUnfinishedJob({ ...job, why });
       expect(s.charge).toBeCloseTo(11, 12);
-      expect(s.reasons).toEqual([{ code: "charged-share", price: 12, tasks: 12, done: 11, share: 11, paid: 1.1 }]);
+      expect(s.reasons).toEqual([{ code: "charged-share", price: 12, tasks: 12, done: 11, failed: 0, share: 11, paid: 1.1 }]);
     }
+  });
+  it("counts a task whose run failed, unconfirmed, as done: how it ended is an answer too", () => {
+    // One task, its answer in a failed run's exit code, cancelled before another owner ran it.
+    expect(settleUnfinishedJob({ ...job, why: "cancelled", tasks: 1, done: 0, failed: 1, paid: 0, price: 2.76, escrow: 2.76 }).charge).toBeCloseTo(2.76, 12);
+    expect(settleUnfinishedJob({ ...job, why: "cancelled", done: 10, failed: 1 }).charge).toBeCloseTo(11, 12);
   });
   it("charges what the producers were paid when that is more, and never more than the escrow or less than paid", () => {
     expect(settleUnfinishedJob({ ...job, why: "cancelled", paid: 11.5 }).charge).toBe(11.5);
@@ -206,9 +211,9 @@ describe("settleUnfinishedJob", () => {
   });
   it("is between what was paid and the escrow for any job", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0, max: 1e6, noNaN: true }), (price, tasks, done, paid) => {
+      fc.property(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0, max: 1e6, noNaN: true }), (price, tasks, done, failed, paid) => {
         const escrow = price + paid;
-        const { charge } = settleUnfinishedJob({ why: "cancelled", provisional: false, price, tasks, done: Math.min(done, tasks), paid, escrow });
+        const { charge } = settleUnfinishedJob({ why: "cancelled", provisional: false, price, tasks, done: Math.min(done, tasks), failed, paid, escrow });
         expect(charge).toBeGreaterThanOrEqual(paid);
         expect(charge).toBeLessThanOrEqual(escrow);
       }),

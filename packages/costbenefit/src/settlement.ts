@@ -296,7 +296,7 @@ export const ChargeReason = z.discriminatedUnion("code", [
   z.object({ code: z.literal("charged-price"), price: z.number(), benefit: z.number() }).strict(),
   z.object({ code: z.literal("charged-measured-work"), price: z.number(), charge: z.number(), maxSpend: z.number() }).strict(),
   z.object({ code: z.literal("charged-benefit"), benefit: z.number() }).strict(),
-  z.object({ code: z.literal("charged-share"), price: z.number(), tasks: z.number(), done: z.number(), share: z.number(), paid: z.number() }).strict(),
+  z.object({ code: z.literal("charged-share"), price: z.number(), tasks: z.number(), done: z.number(), failed: z.number(), share: z.number(), paid: z.number() }).strict(),
   z.object({ code: z.literal("lateness-relief"), owed: z.number(), fromLateProducers: z.number(), fromMarketDowntime: z.number() }).strict(),
   z.object({ code: z.literal("lateness-unfunded"), owed: z.number() }).strict(),
   z.object({ code: z.literal("lateness-consumers-own"), owed: z.number() }).strict(),
@@ -368,6 +368,11 @@ export interface UnfinishedInput {
   /** Its tasks, and those done. */
   tasks: number;
   done: number;
+  /**
+   * Its tasks not done with a failed run no other owner confirmed: the consumer saw how they
+   * ended (the job's page lists their failures), so they count as done for the charge.
+   */
+  failed: number;
   /** What its producers were paid of its escrow, the late runs' held pieces included. */
   paid: number;
   /** What its escrow was given: the most the job can be charged. */
@@ -379,14 +384,15 @@ export interface UnfinishedInput {
  * producers were paid when that is more, never more than its escrow. A consumer who stops a job
  * once they hold the results they wanted (by cancelling it, or with a program that then fails on
  * purpose) pays for them as quoted, the market's congestion and fee included, as one whose job
- * completes does. A job still running its pilots has no quote, and one whose rest the market did
+ * completes does; a task whose run failed, unconfirmed, counts as done, since how it ended is an
+ * answer too (an exit code, or that it failed at all). A job still running its pilots has no quote, and one whose rest the market did
  * not admit never agreed one: each is charged what its producers were paid.
  */
 export function settleUnfinishedJob(u: UnfinishedInput): { charge: number; reasons: ChargeReason[] } {
   const quoted = !u.provisional && u.why !== "remainder-rejected" && u.tasks > 0;
-  const share = quoted ? (Math.max(0, u.price) * Math.min(u.done, u.tasks)) / u.tasks : 0;
+  const share = quoted ? (Math.max(0, u.price) * Math.min(u.done + u.failed, u.tasks)) / u.tasks : 0;
   const charge = Math.min(Math.max(u.escrow, u.paid), Math.max(share, u.paid));
-  return { charge, reasons: [{ code: "charged-share", price: quoted ? u.price : 0, tasks: u.tasks, done: u.done, share, paid: u.paid }] };
+  return { charge, reasons: [{ code: "charged-share", price: quoted ? u.price : 0, tasks: u.tasks, done: u.done, failed: u.failed, share, paid: u.paid }] };
 }
 
 export interface ContractAccrualInput {

@@ -38,7 +38,7 @@ export const REASON_SAMPLES: { [C in MarketReasonCode]: MarketReasonOf<C> } = {
   "charged-price": { code: "charged-price", price: 2, benefit: 2 },
   "charged-measured-work": { code: "charged-measured-work", price: 2, charge: 2, maxSpend: 2 },
   "charged-benefit": { code: "charged-benefit", benefit: 2 },
-  "charged-share": { code: "charged-share", price: 2, tasks: 2, done: 2, share: 2, paid: 2 },
+  "charged-share": { code: "charged-share", price: 2, tasks: 2, done: 2, failed: 2, share: 2, paid: 2 },
   "lateness-relief": { code: "lateness-relief", owed: 2, fromLateProducers: 2, fromMarketDowntime: 2 },
   "lateness-unfunded": { code: "lateness-unfunded", owed: 2 },
   "lateness-consumers-own": { code: "lateness-consumers-own", owed: 2 },

@@ -105,6 +105,7 @@ export async function settleUnfinished(tx: Tx, s: { jobId: string; consumerId: s
     price: toCredits(job?.price ? BigInt(job.price) : 0n),
     tasks: job?.tasks ?? 0,
     done: job?.done ?? 0,
+    failed: job?.failed ?? 0,
     paid: toCredits(paid),
     escrow: toCredits(deposit),
   });

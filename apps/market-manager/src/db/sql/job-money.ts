@@ -34,12 +34,19 @@ WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY
 
 /**
  * What the consumer put in the job's escrow (Job.escrowMicro), the price it was admitted at (null:
- * none yet), its tasks and those done, and whether it still runs its pilots; no row for a job that
+ * none yet), its tasks, those done and those not done with a failed run no other owner confirmed
+ * (costbenefit settleUnfinishedJob), and whether it still runs its pilots; no row for a job that
  * is not there.
  */
-export const jobDeposit = statement<JobParams, { escrow: string; price: string | null; tasks: number; done: number; provisional: boolean }>(
+export const jobDeposit = statement<JobParams, { escrow: string; price: string | null; tasks: number; done: number; failed: number; provisional: boolean }>(
   "job-deposit",
-  (p) => `SELECT "escrowMicro"::text AS escrow, "quotedPriceMicro"::text AS price, "taskCount" AS tasks, "tasksDone" AS done, "workEstimate" = 'provisional' AS provisional FROM "Job" WHERE id = ${p.jobId}`,
+  (p) => `
+SELECT j."escrowMicro"::text AS escrow, j."quotedPriceMicro"::text AS price, j."taskCount" AS tasks, j."tasksDone" AS done, j."workEstimate" = 'provisional' AS provisional,
+  (SELECT count(DISTINCT t.index)::int FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id
+     WHERE t."jobId" = j.id AND r.failure IS NOT NULL AND NOT r."failureConfirmed"
+       AND NOT EXISTS (SELECT 1 FROM "Task" c JOIN "Lease" cl ON cl."taskId" = c.id JOIN "Result" cr ON cr.id = cl.id
+                       WHERE c."jobId" = j.id AND c.index = t.index AND (c.status = 'done'::"TaskStatus" OR cr."failureConfirmed"))) AS failed
+FROM "Job" j WHERE j.id = ${p.jobId}`,
 );
 
 /** What the job's late runs hold in its escrow, all together (null: nothing). */

@@ -10,9 +10,9 @@ import { useMoneyMoved } from "@/components/balance";
 export const CANCELLABLE = new Set(["delayed", "admitted", "running"]);
 
 /**
- * "Cancel job", then a confirmation in the page: the consumer is charged for the tasks done (the
- * quote's share of them, or what their producers were paid when that is more), and the rest of the
- * escrow comes back.
+ * "Cancel job", then a confirmation in the page: the consumer is charged for the tasks done, those
+ * whose run failed unconfirmed included (the quote's share of them, or what their producers were
+ * paid when that is more), and the rest of the escrow comes back.
  */
 export function CancelJob({ jobId, status }: { jobId: string; status: string }) {
   const trpc = useTRPC();
@@ -38,7 +38,7 @@ export function CancelJob({ jobId, status }: { jobId: string; status: string }) 
       <div className="mt-4">
         <Alert tone="success" title="Job cancelled">
           {cancel.data.charged > 0
-            ? `Charged ${creditAmount(cancel.data.charged)} credits for the tasks already done: the quote's share of them, or what their producers were paid when that is more. The rest of the escrow is back in your balance.`
+            ? `Charged ${creditAmount(cancel.data.charged)} credits for the tasks already done (those whose run failed count too): the quote's share of them, or what their producers were paid when that is more. The rest of the escrow is back in your balance.`
             : "Nothing was charged: none of its tasks was done yet. Whatever was held in escrow is back in your balance."}
         </Alert>
       </div>
@@ -61,8 +61,9 @@ export function CancelJob({ jobId, status }: { jobId: string; status: string }) 
             Cancel this job?
           </p>
           <p className="mt-1">
-            Its unfinished tasks stop at once. You are charged for the tasks already done, the quote&apos;s share of them (or what their producers were
-            paid, when that is more); the rest of the escrow comes back to your balance. This cannot be undone.
+            Its unfinished tasks stop at once. You are charged for the tasks already done, and for those whose run failed (how a task ended is an
+            answer too), the quote&apos;s share of them (or what their producers were paid, when that is more); the rest of the escrow comes back to
+            your balance. This cannot be undone.
           </p>
           <div className="mt-3 flex flex-wrap gap-2">
             <Button variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate({ jobId })}>
