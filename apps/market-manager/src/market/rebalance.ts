@@ -2,6 +2,7 @@ import type { Market } from "./market.ts";
 import type { MoveRecord } from "./engine.ts";
 import { countDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { taskMoved } from "./transitions.ts";
+import { siblingOn } from "./replicas.ts";
 import { inOrder } from "../tasks/report-batch.ts";
 import { toJson } from "../db/client.ts";
 import type { RunStatement } from "../tasks/report-rows.ts";
@@ -14,7 +15,8 @@ import { moveTasks } from "../db/sql/task-rows.ts";
  * and finish no later elsewhere, it moves to that machine's queue. Running tasks never move in
  * the live market (a WebAssembly run cannot migrate between browsers). On the market's lock, in
  * the step that took the engine's tick, from memory: the moves still possible (the task queued
- * where the engine saw it, no lease of it in the journal, the machine still here) are applied at
+ * where the engine saw it, no lease of it in the journal, the machine still here, no other copy
+ * of the task on a machine of its owner) are applied at
  * once and their one statement goes to the journal (market/journal.ts).
  *
  * Memory moves ahead of the statement, unlike money: a queued task's machine in its row is only
@@ -24,9 +26,10 @@ import { moveTasks } from "../db/sql/task-rows.ts";
  * log) and nothing else reads.
  */
 export function rebalance(market: Market, proposed: MoveRecord[], now: number): number {
+  // A copy of a task never moves next to another copy of it (costbenefit copyConflict, as the planner places them).
   const moves = proposed.filter((m) => {
     const task = market.state.tasks.get(m.taskId);
-    return task?.state === "queued" && !task.leasing && task.machineId === m.fromMachineId && market.state.machines.has(m.toMachineId);
+    return task?.state === "queued" && !task.leasing && task.machineId === m.fromMachineId && market.state.machines.has(m.toMachineId) && !siblingOn(market.state, task, m.toMachineId, true);
   });
   if (!moves.length) return 0;
   const decisions: DecisionEntry[] = moves.map((m) => {

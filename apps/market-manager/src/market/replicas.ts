@@ -8,9 +8,9 @@ import { quorumNetwork, standingIn, verifierIn } from "./standing.ts";
 import type { Reason } from "./engine.ts";
 import type { LiveState, LiveTask } from "./live.ts";
 
-/** The other copies of `task` that ran, or are running, somewhere. */
-function siblingsThatRan(state: LiveState, task: LiveTask): LiveTask[] {
-  return state.copies(task).filter((c) => c !== task && (c.state === "leased" || c.state === "done") && c.machineId !== null);
+/** The other copies of `task` that ran, or are running, somewhere; with `queued`, those waiting in a machine's queue too. */
+function siblingsThatRan(state: LiveState, task: LiveTask, queued = false): LiveTask[] {
+  return state.copies(task).filter((c) => c !== task && (c.state === "leased" || c.state === "done" || (queued && c.state === "queued")) && c.machineId !== null);
 }
 
 /** Who ran a copy: the owner of its machine (remembered once it is done, the machine may have left). */
@@ -18,13 +18,17 @@ function ownerOf(state: LiveState, copy: LiveTask): string {
   return copy.producerId ?? state.machines.get(copy.machineId!)?.ownerId ?? `machine:${copy.machineId}`;
 }
 
-/** Another copy of `task` that ran, or is running, on a machine of this machine's owner (or its organisation): the machine may not run `task`. */
-export function siblingOn(state: LiveState, task: LiveTask, machineId: string): LiveTask | undefined {
+/**
+ * Another copy of `task` that ran, or is running, on a machine of this machine's owner (or its
+ * organisation): the machine may not run `task`. With `queued`, a copy queued there counts too:
+ * a queued task is not moved next to a copy of itself.
+ */
+export function siblingOn(state: LiveState, task: LiveTask, machineId: string, queued = false): LiveTask | undefined {
   // A task without copies has no sibling: said at once, as a lease asks it of every task in the queues it looks at.
   if ((state.jobs.get(task.jobId)?.replicas ?? 1) < 2 && state.copies(task).length < 2) return undefined;
   const machine = state.machines.get(machineId);
   const owner = machine?.ownerId ?? `machine:${machineId}`;
-  const siblings = siblingsThatRan(state, task);
+  const siblings = siblingsThatRan(state, task, queued);
   const holders = siblings.map((c) => {
     const o = ownerOf(state, c);
     return { owner: o, verifier: verifierIn(state, o), machine: c.machineId!, network: quorumNetwork(state, o, c.producerNetwork ?? state.machines.get(c.machineId!)?.network) };
