@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHash } from "node:crypto";
 import { expectLedgerBalances } from "../support/books.ts";
-import { catJob, runLease, type TestLease } from "../support/worker.ts";
+import { catJob, forgedReport, runLease, type TestLease } from "../support/worker.ts";
 import { holdings, openMarket, type Producer } from "../support/one-person.ts";
 
 // OPEN HOLE, kept as a runnable attack: the market does not withstand it yet, so the test is
@@ -22,12 +21,12 @@ import { holdings, openMarket, type Producer } from "../support/one-person.ts";
 
 const { market, db, marketBalance, producer } = openMarket();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const FORGED = Buffer.from("FORGED\n");
+const FORGED = "FORGED\n";
 
 async function play(p: Producer, jobId: string, forge: boolean) {
   const { leases } = await p.worker.worker.lease.mutate({ machineId: p.machineId, max: 8 });
   for (const l of leases.filter((x) => x.jobId === jobId)) {
-    if (forge) await p.worker.worker.report.mutate({ machineId: p.machineId, leaseId: l.leaseId, exitCode: 0, stdout: FORGED.toString("base64"), stderr: "", outputHash: createHash("sha256").update(FORGED).digest("hex"), elapsedMs: 1000 });
+    if (forge) await p.worker.worker.report.mutate(forgedReport(p.machineId, l.leaseId, FORGED));
     else await p.worker.worker.report.mutate(await runLease(p.worker, p.machineId, l as TestLease));
   }
   return leases.length;
@@ -78,7 +77,7 @@ describe("two colluding accounts with standing and a victim's replicas: 2 job", 
     const honestPlay = await scenario("thon", false);
     const attack = await scenario("tcol", true);
     await expectLedgerBalances(db());
-    expect(attack.outputs, "the victim's result").not.toContain(FORGED.toString());
+    expect(attack.outputs, "the victim's result").not.toContain(FORGED);
     expect(attack.honestStanding.forged, "the honest producer judged a forger").toBe(false);
     expect(attack.personGained - honestPlay.personGained, "what forging gained over honest play").toBeLessThanOrEqual(1e-6);
   });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHash } from "node:crypto";
 import { expectLedgerBalances } from "../support/books.ts";
-import { catJob, runLease, type TestLease } from "../support/worker.ts";
+import { catJob, forgedReport, runLease, type TestLease } from "../support/worker.ts";
 import { holdings, openMarket, type Producer } from "../support/one-person.ts";
 
 // Attack: one person (consumer, a fresh producer, three producers with standing) makes a task's
@@ -32,10 +31,7 @@ async function honest(p: Producer, l: Leased) {
   return p.worker.worker.report.mutate(await runLease(p.worker, p.machineId, l));
 }
 
-async function forged(p: Producer, l: Leased, text: string) {
-  const out = Buffer.from(text);
-  return p.worker.worker.report.mutate({ machineId: p.machineId, leaseId: l.leaseId, exitCode: 0, stdout: out.toString("base64"), stderr: "", outputHash: createHash("sha256").update(out).digest("hex"), elapsedMs: 1000 });
-}
+const forged = (p: Producer, l: Leased, text: string) => p.worker.worker.report.mutate(forgedReport(p.machineId, l.leaseId, text));
 
 describe("one person's copies that disagree until the task runs again", () => {
   it("cannot have the checks left waiting after the rerun's decision paid again", async () => {

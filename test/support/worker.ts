@@ -1,5 +1,6 @@
 // A worker's part of a test: run a leased task in the real WASI sandbox and make the report a
 // worker sends for it.
+import { createHash } from "node:crypto";
 import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
 import { CAT_WAT, wat } from "../../apps/worker-runtime/src/testing/fixtures.ts";
 import type { TestMarket } from "./market.ts";
@@ -34,6 +35,12 @@ export async function runLease(worker: WorkerClient, machineId: string, lease: T
     outputHash: outcome.outputHash,
     elapsedMs: elapsedMs ?? outcome.elapsedMs,
   };
+}
+
+/** A report of `leaseId` on `machineId` that claims `text` as the run's output without running it: a forger's. */
+export function forgedReport(machineId: string, leaseId: string, text: string) {
+  const stdout = Buffer.from(text);
+  return { machineId, leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: "", outputHash: createHash("sha256").update(stdout).digest("hex"), elapsedMs: 1000 };
 }
 
 /** A market with a consumer and one registered 2-slot machine of a producer's, reached with the producer's API token. */

@@ -179,11 +179,9 @@ export interface EarlierCopies {
  * judged after its task was decided is paid only from what the budget still holds.
  */
 export function copyPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint, earlier: EarlierCopies = { leased: 0n, paid: 0n }): bigint[] {
-  const min = (a: bigint, b: bigint) => (a < b ? a : b);
   const out = copies.map(() => 0n);
   const consumers = copies.map((c, i) => ({ c, i })).filter(({ c }) => c.replica < replicas);
-  const leased = consumers.reduce((s, { c }) => s + c.piece, earlier.leased);
-  const whole = leased > share ? leased : share;
+  const whole = taskBudget(consumers.reduce((s, { c }) => s + c.piece, earlier.leased), share);
   let left = whole > earlier.paid ? whole - earlier.paid : 0n;
   const added = copies.map((c, i) => ({ c, i })).filter(({ c }) => c.replica >= replicas && c.agrees && !c.forfeited);
   for (const { c, i } of added.sort((a, b) => a.c.replica - b.c.replica)) {
@@ -207,7 +205,9 @@ export function copyPieces(copies: readonly JudgedCopy[], replicas: number, shar
  * were leased for when more).
  */
 export function addedCopyPiece(piece: bigint, consumerPieces: readonly bigint[], share: bigint): bigint {
-  const leased = consumerPieces.reduce((s, p) => s + p, 0n);
-  const budget = leased > share ? leased : share;
-  return piece < budget ? piece : budget;
+  return min(piece, taskBudget(consumerPieces.reduce((s, p) => s + p, 0n), share));
 }
+
+/** A task's budget for its copies: its share of the quote, or what the consumer's copies were leased for when more. */
+const taskBudget = (leased: bigint, share: bigint) => (leased > share ? leased : share);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
