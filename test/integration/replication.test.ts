@@ -4,8 +4,9 @@ import { runTask } from "../../apps/worker-runtime/src/sandbox.ts";
 import { startTestMarket, type TestMarket } from "../support/market.ts";
 
 // Verification by quorum: copies of a task run on different machines; the result is accepted
-// when a majority of output hashes agree; a machine that disagrees is not paid, its account is
-// recorded as caught forging (two accounts agreed against it) and forfeits what the job paid it.
+// when a majority of output hashes agree, by a margin of two accounts when copies disagree; a
+// machine that disagrees is not paid, its account is recorded as caught forging and forfeits what
+// the job paid it.
 
 let market: TestMarket;
 type Worker = ReturnType<TestMarket["tokenClient"]>;
@@ -40,7 +41,7 @@ const verifiedPi = (name: string, taskCount: number, samplesPerTask: number) => 
 });
 
 describe("replicated tasks", () => {
-  it("accepts the majority's output, pays only the machines that agree, and records the cheat as caught forging", async () => {
+  it("accepts the majority's output once it leads by two, pays only the machines that agree, and records the cheat as caught forging", async () => {
     const consumer = await market.signUp("buyer@example.test", ["consumer"]);
     const { jobId, decision } = await consumer.jobs.submit.mutate(verifiedPi("verified pi", 1, 100_000));
     expect(decision.outcome).toBe("admitted");
@@ -65,6 +66,20 @@ describe("replicated tasks", () => {
     await a!.w.client.worker.report.mutate(honest);
     expect((await consumer.jobs.get.query({ jobId })).status).not.toBe("completed"); // one against one: no majority yet
     await b!.w.client.worker.report.mutate(await honestReport(b!.w, b!.l));
+    // Two against one account with standing: a contest is settled on a margin of two, so one more copy.
+    expect((await consumer.jobs.get.query({ jobId })).status).not.toBe("completed");
+    const owner = await market.signUp("honest-c@example.test", ["producer"]);
+    const client = market.tokenClient((await owner.account.tokens.create.mutate({ name: "honest-c" })).token);
+    const { machineId } = await client.worker.register.mutate({ name: "honest-c", kind: "opportunistic", slots: 2, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond: 0.01, userAgent: "test" });
+    const c = { client, machineId, owner };
+    try {
+      for (let i = 0; i < 50 && (await consumer.jobs.get.query({ jobId })).status !== "completed"; i++) {
+        for (const l of (await client.worker.lease.mutate({ machineId, max: 1 })).leases) await client.worker.report.mutate(await honestReport(c, l));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await client.worker.depart.mutate({ machineId });
+    }
 
     const job = await consumer.jobs.get.query({ jobId });
     expect(job.status).toBe("completed");
@@ -74,7 +89,7 @@ describe("replicated tasks", () => {
     expect(outputs).toHaveLength(1);
     expect(outputs[0]).toMatchObject({ index: 0, stdoutText: Buffer.from(honest.stdout, "base64").toString("utf8") });
     const db = market.manager.services.db;
-    expect(await db.ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(2);
+    expect(await db.ledgerEntry.count({ where: { jobId, kind: "payment" } })).toBe(3);
     expect((await cheat!.w.owner.ledger.statement.query()).producerBalance).toBe(0);
     // The piece rate its lease carried, not the second it reported.
     expect((await a!.w.owner.ledger.statement.query()).producerBalance).toBeCloseTo(Number(a!.l.pieceRateMicro) / 1e6, 6);

@@ -151,14 +151,19 @@ describe("accounts with standing behind one network", () => {
     const real = await honestReport(honest, l3!);
     expect(await db().result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(0);
 
-    // The last copy goes to another network's machine, and settles it.
+    // The last copy goes to another network's machine: two against one account with standing is
+    // no verdict yet (a margin of two settles a contest), so one more copy, on another machine.
     const third = await producer("third-network", "standing", "192.0.2.9");
-    const job = await honestUntilDone(consumer, jobId, [third], [f2]);
-    expect(job.status).toBe("completed");
-    expect((await consumer.jobs.outputs.query({ jobId })).map((o) => o.stdoutText)).toEqual([real]);
-    expect(await db().standing.findUnique({ where: { userId: f1.userId } })).toMatchObject({ forgeries: 1 });
-    expect((await f1.session.ledger.statement.query()).producerBalance).toBe(0);
-    for (const p of [f1, f2, honest, third]) await p.client.worker.depart.mutate({ machineId: p.machineId });
+    const fourth = await producer("fourth-account", "standing");
+    try {
+      const job = await honestUntilDone(consumer, jobId, [third, fourth], [f2]);
+      expect(job.status).toBe("completed");
+      expect((await consumer.jobs.outputs.query({ jobId })).map((o) => o.stdoutText)).toEqual([real]);
+      expect(await db().standing.findUnique({ where: { userId: f1.userId } })).toMatchObject({ forgeries: 1 });
+      expect((await f1.session.ledger.statement.query()).producerBalance).toBe(0);
+    } finally {
+      for (const p of [f1, f2, honest, third, fourth]) await p.client.worker.depart.mutate({ machineId: p.machineId });
+    }
   });
 });
 
@@ -178,7 +183,8 @@ describe("a producer with standing that forges", () => {
     // With 50 verified results every single-copy result of its account is checked: nothing is accepted yet.
     expect(await db().result.count({ where: { lease: { task: { jobId } }, accepted: true } })).toBe(0);
 
-    const checkers = [await producer("checker-a", "standing"), await producer("checker-b", "standing")];
+    // Two checks agreeing against an account with standing are no verdict yet: a third settles it.
+    const checkers = [await producer("checker-a", "standing"), await producer("checker-b", "standing"), await producer("checker-c", "standing")];
     const job = await honestUntilDone(consumer, jobId, checkers, [forger]);
     expect(job.status).toBe("completed");
     expect((await consumer.jobs.outputs.query({ jobId })).map((o) => o.stdoutText)).not.toContain(FORGED.toString());
@@ -193,7 +199,7 @@ describe("a producer with standing that forges", () => {
     expect(mine).toMatchObject({ has: false, forged: true });
     const overview = await (await market.signIn(...(await adminLogin()))).admin.overview.query();
     expect(overview.machines.find((m) => m.id === forger.machineId)!.standing).toMatchObject({ forged: true, has: false });
-    // The consumer got the forfeited piece back: what it paid is no more than the honest runs of its two tasks.
+    // The forfeit went to the market's account; the consumer paid no more than the quote.
     const after = (await consumer.ledger.statement.query()).consumerBalance;
     expect(before - after).toBeLessThanOrEqual(Number(decision.outcome === "admitted" ? decision.price : 0) + 1e-6);
     for (const p of [forger, ...checkers]) await p.client.worker.depart.mutate({ machineId: p.machineId });

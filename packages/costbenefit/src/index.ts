@@ -76,10 +76,10 @@ export type { Rng } from "./rng.ts";
 export { GoldenScenario, replayGolden, countBy } from "./golden.ts";
 export { MarketReason, ServiceReason, JobFileReason, ModuleReason, SandboxFailure, RunFailure, LimitName, PathProblem, MARKET_REASON_CODES, isMarketReasonCode } from "./vocabulary.ts";
 export type { MarketReasonCode, MarketReasonOf } from "./vocabulary.ts";
-export { quorumOf, maxCopies, verifyCopies, copyConflict, copyPieces, addedCopyPiece } from "./quorum.ts";
+export { quorumOf, maxCopies, verifyCopies, copyConflict, copyPieces, contestPieces, addedCopyPiece, CONTEST_MARGIN } from "./quorum.ts";
 export type { CopyVote, VerifyInput, Verdict, CopyHolder, JudgedCopy, EarlierCopies } from "./quorum.ts";
 // Standing: what a producer account earned by verified results, and what it decides
-export { StandingFacts, StandingRules, DEFAULT_STANDING_RULES, standingOf, spotCheckFraction, spotChecked, verifierOf, COMMON_MAIL_DOMAINS } from "./policies/standing.ts";
+export { StandingFacts, StandingRules, DEFAULT_STANDING_RULES, standingOf, spotCheckFraction, spotChecked, drawnMachine, verifierOf, COMMON_MAIL_DOMAINS } from "./policies/standing.ts";
 export type { Standing, StandingStep, StandingRulesInput } from "./policies/standing.ts";
 export { IDLE_TAKE_SLACK, idleTake, idleTakeOrder, spareFrom, spareTasks } from "./policies/idle-take.ts";
 export type { Holder, TakeInput } from "./policies/idle-take.ts";

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addedCopyPiece, copyConflict, copyPieces, maxCopies, quorumOf, verifyCopies, type CopyVote, type JudgedCopy } from "./quorum.ts";
+import { addedCopyPiece, contestPieces, copyConflict, copyPieces, maxCopies, quorumOf, verifyCopies, type CopyVote, type JudgedCopy } from "./quorum.ts";
 
 const v = (hash: string, owner: string, standing = true, verifier?: string): CopyVote => ({ hash, owner, standing, ...(verifier ? { verifier } : {}) });
+/** A copy verification added (a check, a spot check, a tie-break): it votes as any other. */
+const added = v;
 const verdict = (votes: CopyVote[], replicas: number, more: { copies?: number; copiesOut?: boolean; checked?: boolean } = {}) =>
   verifyCopies({ votes, replicas, copies: more.copies ?? Math.max(votes.length, replicas), copiesOut: more.copiesOut ?? false, checked: more.checked ?? false });
 
@@ -51,13 +53,34 @@ describe("verification that standing decides", () => {
     expect(verdict([v("forged", "ann"), v("forged", "ann")], 3, { copies: 3, copiesOut: true })).toMatchObject({ agreed: null, addCopy: false, rerun: false });
   });
 
-  it("a spot-checked result needs a second account's agreement; a forger with standing is then outvoted, never by one account alone", () => {
+  it("a spot-checked result needs a second account's agreement; a forger with standing is then outvoted by a margin of two, never by one account alone", () => {
     expect(verdict([v("forged", "ann")], 1, { checked: true })).toMatchObject({ agreed: null, addCopy: true });
-    const contest = [v("forged", "ann"), v("real", "bob")];
+    const contest = [v("forged", "ann"), added("real", "bob")];
     expect(verdict(contest, 1, { checked: true })).toMatchObject({ agreed: null, addCopy: true });
-    const settled = verdict([...contest, v("real", "cy")], 1, { checked: true, copies: 3 });
+    expect(verdict([...contest, added("real", "cy")], 1, { checked: true, copies: 3 })).toMatchObject({ agreed: null, addCopy: true });
+    const settled = verdict([...contest, added("real", "cy"), added("real", "dan")], 1, { checked: true, copies: 4 });
     expect(settled).toMatchObject({ agreed: "real", forgers: ["ann"], disagreed: ["ann"] });
-    expect(settled.verified.sort()).toEqual(["bob", "cy"]);
+    expect(settled.verified.sort()).toEqual(["bob", "cy", "dan"]);
+  });
+
+  it("two accounts of one person with standing neither outvote an honest one with a drawn copy nor brand it", () => {
+    // The consumer's two copies disagree; the tie-break drawn is the person's second account.
+    const tie = [v("forged", "p1"), v("real", "honest"), added("forged", "p2")];
+    expect(verdict(tie, 2, { copies: 3 })).toMatchObject({ agreed: null, addCopy: true, forgers: [] });
+    expect(verdict([...tie, added("real", "h2"), added("real", "h3")], 2, { copies: 5 })).toMatchObject({ agreed: null, addCopy: true });
+    // Honest copies drawn after it settle it once they lead by two, and it is the pair that is caught.
+    const settled = verdict([...tie, added("real", "h2"), added("real", "h3"), added("real", "h4")], 2, { copies: 6 });
+    expect(settled).toMatchObject({ agreed: "real", forgers: ["p1", "p2"], standingForger: true });
+  });
+
+  it("settles a contest between accounts with standing only on a margin of two, and brands only on it", () => {
+    // Two of the consumer's three copies agree against an account with standing: more copies.
+    expect(verdict([v("real", "honest"), v("forged", "p1"), v("forged", "p2")], 3)).toMatchObject({ agreed: null, addCopy: true, forgers: [] });
+    // Three against one is a margin of two: the one is caught forging.
+    expect(verdict([v("forged", "f"), v("real", "a"), v("real", "b"), v("real", "c")], 4)).toMatchObject({ agreed: "real", forgers: ["f"] });
+    // Agreed first, an account with standing reporting otherwise after is only a disagreement.
+    const late = verifyCopies({ votes: [v("forged", "p1"), v("forged", "p2"), v("real", "honest")], replicas: 3, copies: 3, copiesOut: false, checked: false, agreedBefore: "forged" });
+    expect(late).toMatchObject({ agreed: "forged", disagreed: ["honest"], forgers: [] });
   });
 
   it("a task whose copies never settle runs again once it has all the copies it may have", () => {
@@ -66,7 +89,7 @@ describe("verification that standing decides", () => {
   });
 
   it("judges a late copy against the output agreed before it", () => {
-    const r = verifyCopies({ votes: [v("real", "ann"), v("real", "bob"), v("forged", "late")], replicas: 3, copies: 3, copiesOut: false, checked: false, agreedBefore: "real" });
+    const r = verifyCopies({ votes: [v("real", "ann"), v("real", "bob"), v("forged", "late", false)], replicas: 3, copies: 3, copiesOut: false, checked: false, agreedBefore: "real" });
     expect(r).toMatchObject({ agreed: "real", disagreed: ["late"], forgers: ["late"] });
   });
 
@@ -77,6 +100,21 @@ describe("verification that standing decides", () => {
 
 describe("what the copies of a task are paid", () => {
   const copy = (replica: number, piece: number, more: Partial<JudgedCopy> = {}): JudgedCopy => ({ replica, piece: BigInt(piece), agrees: true, forfeited: false, standing: true, ...more });
+
+  it("pays a contest a forger with standing made in full, the market paying past the task's budget", () => {
+    // A forged, H honest, B forged alike (the tie-break), then three honest checks: 4 against 2.
+    const votes = [v("forged", "A"), v("real", "H"), added("forged", "B"), added("real", "E1"), added("real", "E2"), added("real", "E3")];
+    const verdict6 = verdict(votes, 2, { copies: 6 });
+    expect(verdict6).toMatchObject({ agreed: "real", forgers: ["A", "B"], standingForger: true });
+    const copies = [copy(0, 50, { agrees: false }), copy(1, 50), copy(2, 50, { agrees: false }), copy(3, 50), copy(4, 50), copy(5, 50)];
+    // The task's share is 111: the budget alone would leave the honest copy unpaid.
+    expect(copyPieces(copies, 2, 111n)).toEqual([0n, 0n, 0n, 50n, 50n, 11n]);
+    const contest = contestPieces(copies, 2, 111n);
+    expect(contest.pieces).toEqual([0n, 50n, 0n, 50n, 50n, 50n]);
+    expect(contest.fromMarket).toEqual([0n, 50n, 0n, 0n, 0n, 39n]);
+    // A fresh account's forgery is settled within the budget: no contest for the market to pay.
+    expect(verdict([v("forged", "fresh", false), added("real", "E1"), added("real", "E2")], 1, { copies: 3, checked: true })).toMatchObject({ forgers: ["fresh"], standingForger: false });
+  });
 
   it("pays the consumer's copies their pieces when nothing was added", () => {
     expect(copyPieces([copy(0, 100), copy(1, 80), copy(2, 90, { agrees: false })], 3, 400n)).toEqual([100n, 80n, 0n]);

@@ -46,8 +46,18 @@ export interface Verdict {
   verified: string[];
   /** Owners whose result disagrees with the accepted hash. */
   disagreed: string[];
-  /** Of those, the ones caught forging: two verifiers with standing agree on another output. */
+  /**
+   * Of those, the ones caught forging: the accepted output leads theirs by two verifiers with
+   * standing at least. One with standing contradicted by a narrower margin only disagreed: two
+   * accounts of one person cannot brand an honest one.
+   */
   forgers: string[];
+  /**
+   * One of the forgers had standing: the copies its contest needed past the consumer's are paid in
+   * full, the market's account paying what the task's budget cannot (contestPieces), as the
+   * forger's forfeit goes to it. Honest producers are not left unpaid by a contest they did not make.
+   */
+  standingForger: boolean;
 }
 
 /** Owners that must agree among k copies: a strict majority. */
@@ -60,11 +70,17 @@ export function maxCopies(replicas: number): number {
   return replicas + quorumOf(replicas) + 2;
 }
 
+/** Verifiers with standing an output must lead every other by, when the copies disagree. */
+export const CONTEST_MARGIN = 2;
+
 /**
  * The verdict on a task's copies so far. A hash is accepted when at least a strict majority of
  * the consumer's k verifiers with standing report it, more than report any other output; when
  * the task is checked, two owners at least report it; when the copies disagree at all, two
- * verifiers with standing at least (one account with standing never outvotes another alone).
+ * verifiers with standing at least, leading every other output by CONTEST_MARGIN verifiers with
+ * standing. One vote never settles a contest between accounts with standing: two accounts of one
+ * person would otherwise outvote an honest one, and be paid its piece. The task then takes more
+ * copies, placed by the market's draw (drawnMachine).
  */
 export function verifyCopies(input: VerifyInput): Verdict {
   const need = quorumOf(input.replicas);
@@ -90,14 +106,14 @@ export function verifyCopies(input: VerifyInput): Verdict {
       for (const [other, o] of byHash) if (other !== hash) rival = Math.max(rival, o.support.size);
       if (support <= rival) continue;
       if (input.checked && h.owners.size < 2) continue;
-      if (contested && support < 2) continue;
+      if (contested && support - rival < CONTEST_MARGIN) continue;
       agreed = hash;
       break;
     }
   }
   if (agreed === null) {
     const more = !input.copiesOut && input.copies < maxCopies(input.replicas);
-    return { agreed: null, owners: 0, support: 0, addCopy: more, rerun: !input.copiesOut && !more, verified: [], disagreed: [], forgers: [] };
+    return { agreed: null, owners: 0, support: 0, addCopy: more, rerun: !input.copiesOut && !more, verified: [], disagreed: [], forgers: [], standingForger: false };
   }
   const h = byHash.get(agreed);
   const owners = h?.owners.size ?? 0;
@@ -111,8 +127,9 @@ export function verifyCopies(input: VerifyInput): Verdict {
     if (support - (self !== null && h!.support.has(self) ? 1 : 0) >= 1) verified.push(v.owner);
   }
   const disagreed = [...new Set(input.votes.filter((v) => v.hash !== agreed).map((v) => v.owner))];
-  const forgers = support >= 2 ? disagreed : [];
-  return { agreed, owners, support, addCopy: false, rerun: false, verified, disagreed, forgers };
+  const forging = input.votes.filter((v) => v.hash !== agreed && support - (byHash.get(v.hash)?.support.size ?? 0) >= CONTEST_MARGIN);
+  const forgers = [...new Set(forging.map((v) => v.owner))];
+  return { agreed, owners, support, addCopy: false, rerun: false, verified, disagreed, forgers, standingForger: forging.some((v) => v.standing) };
 }
 
 /** Who ran a copy, or holds it, as the different-owners rule sees them. */
@@ -197,6 +214,19 @@ export function copyPieces(copies: readonly JudgedCopy[], replicas: number, shar
     short -= take;
   }
   return out;
+}
+
+/**
+ * What each judged copy of a task is paid when a forger with standing was caught (Verdict
+ * `standingForger`): every agreeing copy not forfeited its whole piece, `fromMarket` the part
+ * past what copyPieces pays from the task's budget. A contest between accounts with standing takes
+ * copies a task's budget was never meant for (CONTEST_MARGIN), and their cost is the forger's:
+ * its forfeit goes to the market's account, and it loses its standing, so it can make one.
+ */
+export function contestPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint, earlier?: EarlierCopies): { pieces: bigint[]; fromMarket: bigint[] } {
+  const budget = copyPieces(copies, replicas, share, earlier);
+  const pieces = copies.map((c, i) => (c.agrees && !c.forfeited ? (c.piece > budget[i]! ? c.piece : budget[i]!) : budget[i]!));
+  return { pieces, fromMarket: pieces.map((p, i) => p - budget[i]!) };
 }
 
 /**

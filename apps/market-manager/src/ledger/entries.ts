@@ -181,16 +181,17 @@ export function groupPayment(p: { jobId: string; producerId: string; pieces: rea
 export const forfeitKey = (jobId: string, producerId: string) => `forfeit:${jobId}:${producerId}`;
 
 /**
- * A producer caught forging in a job gives back what the job paid it (as far as its earnings
- * still hold it), to the consumer whose outputs it may have forged.
+ * A producer caught forging in a job gives up what the job paid it (as far as its earnings still
+ * hold it) to the market's account. Never to the job's consumer: one person could otherwise have an
+ * honest producer outvoted on their own job and take its pay.
  */
-export function forfeit(f: { jobId: string; taskId: string; producerId: string; consumerId: string; amount: bigint; paidMicro: bigint }): Entry {
+export function forfeit(f: { jobId: string; taskId: string; producerId: string; amount: bigint; paidMicro: bigint }): Entry {
   return entry(
     "forfeit",
     forfeitKey(f.jobId, f.producerId),
     [
       { account: { kind: "producer", userId: f.producerId }, amount: -f.amount, keep: true },
-      { account: { kind: "consumer", userId: f.consumerId }, amount: f.amount, keep: true },
+      { account: { kind: "market" }, amount: f.amount, keep: true },
     ],
     { reason: "caught-forging", paidMicro: f.paidMicro.toString(), forfeitMicro: f.amount.toString() },
     f.jobId,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTROLS } from "@cyclemarket/worker-runtime";
 import { LiveState, replicaId, type LiveJob, type LiveMachine, type LiveTask } from "./live.ts";
-import { copyNeedsAnotherMachine, replicaShortfall, siblingOn } from "./replicas.ts";
+import { drawnMachine } from "@cyclemarket/costbenefit";
+import { copyNeedsAnotherMachine, mayNotRun, replicaShortfall, siblingOn } from "./replicas.ts";
 import { TaskQueue } from "./task-queue.ts";
 
 // The replica rule without a database: copies of one task go to machines of different owners,
@@ -66,5 +67,47 @@ describe("copies of a task on machines of different owners", () => {
     });
     copies[2]!.agreedHash = "abc"; // the quorum was reached: nothing waits
     expect(copyNeedsAnotherMachine(state, copies[2]!)).toBeNull();
+  });
+});
+
+describe("the machine a check runs on", () => {
+  /** Five machines of five owners with standing; copy 0 of task "t" ran on m1; copy 1 is a check verification added. */
+  function checked() {
+    const ids = ["m1", "m2", "m3", "m4", "m5"];
+    const { state, copies } = market(Object.fromEntries(ids.map((id) => [id, `o${id}`])), 1);
+    for (const id of ids) state.owners.set(`o${id}`, { id: `o${id}`, email: `${id}@x.test`, emailConfirmed: true, createdAt: 0, trusted: true, facts: { verified: 0, disagreements: 0, unconfirmedFailures: 0, expiredLeases: 0, forgeries: 0 } });
+    Object.assign(copies[0]!, { state: "done", machineId: "m1", producerId: "om1" });
+    const check: LiveTask = { id: replicaId("t", 1), jobId: "j", index: 0, replica: 1, bytes: 0, machineId: null, state: "pending", attempts: 0 };
+    state.tasks.set(check.id, check);
+    return { state, check, others: ["m2", "m3", "m4", "m5"] };
+  }
+  const draw = { seed: "secret", waitMs: 5000 };
+  const allowed = (state: LiveState, check: LiveTask, ids: string[], now: number) => ids.filter((id) => !mayNotRun(state, check, id, now, draw));
+
+  it("is the one the market's seed draws among those that may run it, whoever asks first", () => {
+    const { state, check, others } = checked();
+    const drawn = drawnMachine("secret", check.id, others);
+    expect(allowed(state, check, ["m1", ...others], 1000)).toEqual([drawn]);
+    // Without the draw (the rule before it), any machine with standing but the sibling's could take it.
+    expect(others.filter((id) => !mayNotRun(state, check, id, 1000))).toEqual(others);
+  });
+
+  it("passes over a drawn machine that leaves the check waiting, and starts again once every one was", () => {
+    const { state, check, others } = checked();
+    const seen: string[] = [];
+    let now = 1000;
+    for (let i = 0; i < others.length; i++) {
+      const [named] = allowed(state, check, others, now);
+      expect(seen).not.toContain(named);
+      seen.push(named!);
+      now += draw.waitMs + 1;
+    }
+    expect(seen.sort()).toEqual(others);
+    expect(allowed(state, check, others, now)).toHaveLength(1);
+    // A drawn machine holding the lease is not passed over while it runs.
+    const { state: s2, check: c2, others: o2 } = checked();
+    const [holder] = allowed(s2, c2, o2, 1000);
+    Object.assign(c2, { state: "leased", machineId: holder });
+    expect(mayNotRun(s2, c2, holder!, 1000 + 10 * draw.waitMs, draw)).toBe(false);
   });
 });

@@ -3,10 +3,10 @@
 // rule is the engine's (costbenefit quorum.ts copyConflict, which its planner applies too); this
 // file applies it as machines take work, with the live market's owners, and gives the reasons a
 // consumer is told when it is what keeps their job waiting.
-import { copyConflict, programFailure } from "@cyclemarket/costbenefit";
+import { copyConflict, drawnMachine, programFailure } from "@cyclemarket/costbenefit";
 import { quorumNetwork, standingIn, verifierIn } from "./standing.ts";
 import type { Reason } from "./engine.ts";
-import type { LiveState, LiveTask } from "./live.ts";
+import { offering, type LiveState, type LiveTask } from "./live.ts";
 
 /** The other copies of `task` that ran, or are running, somewhere; with `queued`, those waiting in a machine's queue too. */
 function siblingsThatRan(state: LiveState, task: LiveTask, queued = false): LiveTask[] {
@@ -37,15 +37,51 @@ export function siblingOn(state: LiveState, task: LiveTask, machineId: string, q
   return hit && hit !== "standing" ? siblings[holders.findIndex((h) => h === hit)] : undefined;
 }
 
+/** The market's secret seed, and how long a drawn machine may leave its copy waiting before the draw passes it over. */
+export interface CopyDraw {
+  seed: string;
+  waitMs: number;
+}
+
+/** How long a draw is kept before it is made again among the machines connected then. */
+const DRAW_KEPT_MS = 1000;
+
+/**
+ * The machine a copy verification added may run on: drawn from the market's seed (costbenefit
+ * drawnMachine) among the connected machines that offer capacity, belong to an account with
+ * standing and hold no copy of the task. A drawn machine that lets the copy wait past
+ * `waitMs` unleased is passed over; once every machine was, the draw starts again.
+ */
+function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number): string | null {
+  const kept = task.draw;
+  if (kept && now - kept.at < DRAW_KEPT_MS && (kept.machineId === null || state.machines.has(kept.machineId))) {
+    if (kept.machineId === null || task.state === "leased" || now - kept.since <= draw.waitMs) return kept.machineId;
+  }
+  const passed = new Set(kept?.passed ?? []);
+  if (kept?.machineId && task.state !== "leased" && now - kept.since > draw.waitMs) passed.add(kept.machineId);
+  const eligible = [...state.machines.values()]
+    .filter((m) => offering(m) && standingIn(state, m.ownerId, now).has && siblingOn(state, task, m.id) === undefined)
+    .map((m) => m.id);
+  let open = eligible.filter((id) => !passed.has(id));
+  if (!open.length) {
+    passed.clear();
+    open = eligible;
+  }
+  const machineId = drawnMachine(draw.seed, task.id, open);
+  task.draw = { machineId, at: now, since: kept?.machineId === machineId ? kept.since : now, passed: [...passed] };
+  return machineId;
+}
+
 /**
  * Whether `machineId` may not run `task`: its owner ran or runs another copy of it; the copy was
- * added by verification and the machine's owner has no standing; its owner reported a failure
+ * added by verification and the machine's owner has no standing, or (with `draw`) the market's
+ * draw named another machine; its owner reported a failure
  * of the program that no other owner has reproduced yet, while a machine of another owner is there
  * to run it (its next run must be that owner's; with no other owner connected, the same owner
  * runs it again, and its failures, never confirmed, are never paid); or only accounts without
  * standing reported its failures and the machine's owner has none either.
  */
-export function mayNotRun(state: LiveState, task: LiveTask, machineId: string, now: number): boolean {
+export function mayNotRun(state: LiveState, task: LiveTask, machineId: string, now: number, draw?: CopyDraw): boolean {
   if (task.failures?.length) {
     const owner = state.machines.get(machineId)?.ownerId;
     const failed = new Set(task.failures.filter((f) => programFailure(f.code)).map((f) => f.owner));
@@ -59,6 +95,7 @@ export function mayNotRun(state: LiveState, task: LiveTask, machineId: string, n
   if (task.replica >= k) {
     const owner = state.machines.get(machineId)?.ownerId;
     if (owner === undefined || !standingIn(state, owner, now).has) return true;
+    if (draw && drawnFor(state, task, draw, now) !== machineId) return true;
   }
   return siblingOn(state, task, machineId) !== undefined;
 }

@@ -355,9 +355,12 @@ async function leaseRows(market: Market, plans: Planned[], now: number) {
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/** Copies verification adds go to the machine the market's secret seed draws (replicas.ts). */
+const copyDraw = (market: Market) => ({ seed: market.verification.seed, waitMs: market.settings.leaseTimeoutMs });
+
 /** Copies of one task must run on different machines, or their agreement would prove nothing. */
 function ranHere(market: Market, task: LiveTask, machineId: string, picked: LiveTask[]): boolean {
-  if (mayNotRun(market.state, task, machineId, market.clock.now())) return true;
+  if (mayNotRun(market.state, task, machineId, market.clock.now(), copyDraw(market))) return true;
   return market.state.copies(task).some((copy) => copy !== task && picked.includes(copy));
 }
 
@@ -449,7 +452,7 @@ function idleTakeEntries(market: Market, machineId: string, taken: Taken[], at: 
 
 function stuckOn(market: Market, taskId: string, machineId: string): boolean {
   const task = market.state.tasks.get(taskId);
-  return task !== undefined && mayNotRun(market.state, task, machineId, market.clock.now());
+  return task !== undefined && mayNotRun(market.state, task, machineId, market.clock.now(), copyDraw(market));
 }
 
 /**

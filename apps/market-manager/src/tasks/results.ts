@@ -7,7 +7,7 @@ import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
-import { confirmedFailure, copyPieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type EarlierCopies, type Verdict } from "@cyclemarket/costbenefit";
+import { confirmedFailure, copyPieces, contestPieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type EarlierCopies, type Verdict } from "@cyclemarket/costbenefit";
 import { taskShare } from "../resources/lease-terms.ts";
 import { FactChanges, quorumNetwork, standingIn, verifierIn } from "../market/standing.ts";
 import { baseTaskId, replicaId } from "../market/live.ts";
@@ -182,16 +182,16 @@ export function prepareCompletion(market: Market, c: Completion) {
       // What each is paid (the engine's copyPieces): the checks verification added within the
       // task's share of the quote, less what its copies were paid before (a copy reporting after
       // its task was decided, a rerun's).
-      const amounts = copyPieces(
-        judged.map((t, i) => ({ replica: t.replica, piece: runs[i]!.pieceMicro, agrees: runs[i]!.hash === agreed, forfeited: forfeited.has(runs[i]!.owner), standing: standingIn(market.state, runs[i]!.owner, now).has })),
-        job.replicas,
-        taskShare(job),
-        copies.length > 1 ? await earlierCopies(tx, job, task, copies.filter((t) => !judged.includes(t))) : undefined,
-      );
+      // A contest a forger with standing made is paid in full, the market paying past the budget (contestPieces).
+      const judgedCopies = judged.map((t, i) => ({ replica: t.replica, piece: runs[i]!.pieceMicro, agrees: runs[i]!.hash === agreed, forfeited: forfeited.has(runs[i]!.owner), standing: standingIn(market.state, runs[i]!.owner, now).has }));
+      const earlier = copies.length > 1 ? await earlierCopies(tx, job, task, copies.filter((t) => !judged.includes(t))) : undefined;
+      const { pieces: amounts, fromMarket } = verdict?.standingForger
+        ? contestPieces(judgedCopies, job.replicas, taskShare(job), earlier)
+        : { pieces: copyPieces(judgedCopies, job.replicas, taskShare(job), earlier), fromMarket: [] };
       for (const [i, t] of judged.entries()) {
         const own = t === task;
         const { owner: _, ...r } = runs[i]!;
-        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late, amounts[i]!);
+        const accepted = await judge(market, tx, pay, t, r, r.hash === agreed, own, own && late, amounts[i]!, fromMarket[i] ?? 0n);
         if (accepted && own) taskRow.acceptedResultId = accepted;
       }
       if (decidesNow) {
@@ -213,7 +213,7 @@ export function prepareCompletion(market: Market, c: Completion) {
     }
     if (Object.keys(taskRow).length) await tx.task.update({ where: { id: task.id }, data: taskRow, select: { id: true } });
     // A producer caught forging loses the pay of every task of this job it ran.
-    for (const o of forgers) if (!forfeited.has(o)) await forfeitPay(tx, { jobId: job.id, consumerId: job.ownerId, producerId: o, taskId: task.id, now });
+    for (const o of forgers) if (!forfeited.has(o)) await forfeitPay(tx, { jobId: job.id, producerId: o, taskId: task.id, now });
     const factsApply = await facts.write(market, tx);
     if (addCopy && !givesUp) await runStatement(viaPrisma(tx), addTaskCopy, { fromTaskId: task.id, copyId: addCopy.id, replica: addCopy.replica });
     if (finishesJob && !atLimit) await finishJob(market, tx, job.id, now);
@@ -374,14 +374,16 @@ class PiecePayer {
     return (this.free = inEscrow - BigInt(row?.held ?? 0));
   }
 
-  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot" }) {
+  /** `fromMarket`: the part of `amount` the market's account pays whatever the escrow holds (a contest's copies, contestPieces). */
+  async piece(p: { resultId: string; taskId: string; producerId: string; machineId: string; amount: bigint; of: "result" | "failure" | "pilot"; fromMarket?: bigint }) {
     const free = await this.escrowFree();
-    const split = splitPiece(this.market, this.job, p.amount, free);
+    const { fromMarket: forced = 0n, ...rest } = p;
+    const split = splitPiece(this.market, this.job, p.amount - forced, free);
     if (split.exhausted) this.exhausted = true;
     this.free = free - split.fromEscrow;
     this.paid += split.fromEscrow;
     if (p.amount === 0n) return;
-    await post(this.tx, piece({ ...p, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket }));
+    await post(this.tx, piece({ ...rest, jobId: this.job.id, fromEscrow: split.fromEscrow, fromMarket: split.fromMarket + forced }));
   }
 
   /** A late result's piece stays in the escrow, held for the job's lateness (settled with the job). */
@@ -418,6 +420,7 @@ async function judge(
   own: boolean,
   late: boolean,
   amount: bigint,
+  fromMarket = 0n,
 ): Promise<string | null> {
   // The report in hand says who ran it; an earlier copy's result is read back.
   const row = result.machine ? { id: result.id, machineId: result.machine.id, ownerId: result.machine.ownerId } : await tx.lease.findUniqueOrThrow({ where: { id: result.id }, select: { id: true, machineId: true, machine: { select: { ownerId: true } } } }).then((r) => ({ id: r.id, machineId: r.machineId, ownerId: r.machine.ownerId }));
@@ -426,7 +429,7 @@ async function judge(
     const job = market.state.jobs.get(copy.jobId)!;
     const of = job.pilots?.phase === "provisional" && copy.index < job.pilots.count ? "pilot" : "result";
     if (late) await pay.hold(row.id, amount);
-    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of });
+    else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of, fromMarket });
     await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: amount }) }, select: { id: true } });
   }
   return agrees ? row.id : null;

@@ -53,7 +53,8 @@ export function StandingCard() {
       </dl>
       <p className="mt-3 text-xs text-slate-600">
         Without standing, each of your results runs once more on a machine of an account that has it, and is accepted and paid once the two agree. A result that
-        disagrees with one two accounts with standing agree on is a forgery: the account loses its standing for good and what that job paid it. What the market may
+        an accepted one outvotes by two accounts with standing is a forgery: the account loses its standing for good and what that job paid it; outvoted by less,
+        it is a disagreement, and the task runs on more machines until one output leads by two. What the market may
         owe you in dedicated contracts grows with your verified results as your account ages
         {s && s.contractsOwed > 0 ? ` (your contracts still owe ${credits(s.contractsOwed)})` : ""}.
       </p>

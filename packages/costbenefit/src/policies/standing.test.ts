@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { DEFAULT_STANDING_RULES, spotCheckFraction, spotChecked, standingOf, verifierOf, type StandingFacts } from "./standing.ts";
+import { DEFAULT_STANDING_RULES, drawnMachine, spotCheckFraction, spotChecked, standingOf, verifierOf, type StandingFacts } from "./standing.ts";
 
 const DAY = 86_400;
 const facts = (f: Partial<StandingFacts> = {}): StandingFacts => ({
@@ -76,5 +76,36 @@ describe("a producer account's standing", () => {
     expect(verifierOf({ id: "b", email: "y@CORP.test", emailConfirmed: true })).toBe("domain:corp.test");
     expect(verifierOf({ id: "c", email: "z@gmail.com", emailConfirmed: true })).toBe("account:c");
     expect(verifierOf({ id: "d", email: "w@corp.test", emailConfirmed: false })).toBe("account:d");
+  });
+});
+
+describe("the draw of the machine that checks a result", () => {
+  const machines = Array.from({ length: 10 }, (_, i) => `m${i}`);
+
+  it("gives each machine an even share of the checks, whatever order they ask in", () => {
+    const wins = new Map<string, number>();
+    for (let i = 0; i < 5000; i++) {
+      const m = drawnMachine("secret", `task-${i}:2`, i % 2 ? machines : [...machines].reverse())!;
+      wins.set(m, (wins.get(m) ?? 0) + 1);
+    }
+    expect(wins.size).toBe(10);
+    for (const n of wins.values()) expect(n).toBeGreaterThan(400);
+    for (const n of wins.values()) expect(n).toBeLessThan(600);
+  });
+
+  it("moves a copy only when the machine that joins ranks first, and follows the seed", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 1, max: 9 }), (copy, n) => {
+        const before = drawnMachine("secret", copy, machines.slice(0, n))!;
+        const after = drawnMachine("secret", copy, machines.slice(0, n + 1))!;
+        expect(after === before || after === machines[n]).toBe(true);
+        // A machine leaving that was not drawn changes nothing.
+        const others = machines.slice(0, n + 1).filter((m) => m !== after);
+        if (others.length > 1) expect(drawnMachine("secret", copy, [after, ...others.slice(1)])).toBe(after);
+      }),
+    );
+    const draws = (seed: string) => Array.from({ length: 50 }, (_, i) => drawnMachine(seed, `t${i}`, machines)).join();
+    expect(draws("one")).not.toBe(draws("two"));
+    expect(drawnMachine("secret", "t", [])).toBeNull();
   });
 });

@@ -107,6 +107,26 @@ export function spotChecked(seed: string, taskId: string, fraction: number): boo
   return uniformOf(`${seed}:${taskId}`) < fraction;
 }
 
+/**
+ * The machine that runs a copy verification added (a check, a spot check, a tie-break): of the
+ * machines that may run it, the one the market's secret seed ranks first for this copy (a
+ * highest-random-weight draw). No account can arrange to be the one that checks a result by
+ * asking first or asking least, and a machine joining or leaving moves the copy only when it
+ * ranks first itself. Null when there is none.
+ */
+export function drawnMachine(seed: string, copyId: string, candidates: Iterable<string>): string | null {
+  let best: string | null = null;
+  let rank = -1;
+  for (const id of candidates) {
+    const r = uniformOf(`${seed}:draw:${copyId}:${id}`);
+    if (r > rank || (r === rank && best !== null && id < best)) {
+      best = id;
+      rank = r;
+    }
+  }
+  return best;
+}
+
 /** A uniform number in [0, 1) from a string: two rounds of FNV-1a, mixed (the engine's rng is for streams). */
 function uniformOf(s: string): number {
   let a = 0x811c9dc5;
