@@ -45,6 +45,7 @@ export {
   pilotPay,
   measuredSpeed,
   confirmedFailure,
+  failurePieces,
   programFailure,
   estimateContradicted,
   escrowFor,

@@ -213,6 +213,25 @@ export function confirmedFailure(failures: readonly FailedRun[]): string | null 
   return null;
 }
 
+/**
+ * What each run of a task that failed the confirmed way is paid, micro-credits, in the order the
+ * runs failed: its lease's piece, as far as the task's budget goes, its share of the quote (or the
+ * largest piece one of its runs was leased for, when more). A failure takes two runs at least, and
+ * each lease fitted the job's budget alone when it was handed out; paid in full, one person's two
+ * dear machines confirming a failure they made up on their own consumer's job were paid twice
+ * what the job is charged, the market's account paying the rest. So a task whose program fails
+ * costs no more than one that succeeds: the confirming runs are paid from its share, the market's
+ * fee, as retries are.
+ */
+export function failurePieces(pieces: readonly bigint[], share: bigint): bigint[] {
+  let left = pieces.reduce((m, p) => (p > m ? p : m), share > 0n ? share : 0n);
+  return pieces.map((p) => {
+    const paid = p < 0n ? 0n : p < left ? p : left;
+    left -= paid;
+    return paid;
+  });
+}
+
 /** The consumer's estimate is contradicted when the measured work is over the tolerance of what they declared. */
 export function estimateContradicted(t: SettlementTerms, declaredWork: number, measuredWork: number): boolean {
   return measuredWork > t.estimateToleranceMultiple * Math.max(declaredWork, 0);
