@@ -47,6 +47,7 @@ export {
   confirmedFailure,
   failurePieces,
   programFailure,
+  WORKER_TROUBLE_CODES,
   estimateContradicted,
   escrowFor,
   settleJob,

@@ -172,7 +172,8 @@ export function measuredSpeed(t: SettlementTerms, m: { benchmark: number; curren
  * module, its sandbox crashed, or it stopped the run. Such a run is not paid and runs again, but
  * no machine can confirm it as the program's.
  */
-const WORKER_TROUBLE = new Set(["invalid-module", "crashed", "aborted"]);
+export const WORKER_TROUBLE_CODES = ["invalid-module", "crashed", "aborted"] as const;
+const WORKER_TROUBLE = new Set<string>(WORKER_TROUBLE_CODES);
 
 /** Whether a failure code can be the program's own (a trap, a limit, an exit code). */
 export const programFailure = (code: string) => !WORKER_TROUBLE.has(code);
@@ -389,7 +390,11 @@ export interface UnfinishedInput {
   done: number;
   /**
    * Its tasks not done with a failed run no other owner confirmed: the consumer saw how they
-   * ended (the job's page lists their failures), so they count as done for the charge.
+   * ended (the job's page lists their failures), so they count as done for the charge. Only a
+   * failure that can be the program's (programFailure) counts: a worker's own trouble (its
+   * sandbox crashed, it could not fetch the module) answers nothing, and a producer reporting it
+   * over and over until the task is given up would otherwise make the consumer pay for a task
+   * nobody ran.
    */
   failed: number;
   /** What its producers were paid of its escrow, the late runs' held pieces included. */
