@@ -45,7 +45,9 @@ export {
   pilotPay,
   measuredSpeed,
   confirmedFailure,
+  failurePieces,
   programFailure,
+  WORKER_TROUBLE_CODES,
   estimateContradicted,
   escrowFor,
   settleJob,
@@ -87,7 +89,7 @@ export type { Holder, TakeInput } from "./policies/idle-take.ts";
 export { taskOutcome } from "./task-outcome.ts";
 export type { TaskOutcomeInput, TaskOutcome } from "./task-outcome.ts";
 // Which runs measure a job's work and a machine's speed; what a contradicted estimate is charged
-export { workSampleOf, speedAfterRun, contradictedWork, measuredWorkCharge, SPEED_CHANGE_NOISE } from "./measured-work.ts";
+export { workSampleOf, speedAfterRun, contradictedWork, measuredWorkCharge, leaseBudget, SPEED_CHANGE_NOISE } from "./measured-work.ts";
 export type { RunOf, JobOf, SpeedRunInput } from "./measured-work.ts";
 // The escrow of a pilot job's rest
 export { remainderEscrow, remainderMaxSpend } from "./remainder-escrow.ts";

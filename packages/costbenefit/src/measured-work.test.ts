@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contradictedWork, measuredWorkCharge, speedAfterRun, workSampleOf, SPEED_CHANGE_NOISE } from "./measured-work.ts";
+import { contradictedWork, leaseBudget, measuredWorkCharge, speedAfterRun, workSampleOf, SPEED_CHANGE_NOISE } from "./measured-work.ts";
 import { DEFAULT_TERMS, SettlementTerms } from "./settlement.ts";
 
 const run = { observedSeconds: 10, reportedSeconds: 8, owner: "bob", speed: 2, network: "10.0.1.0/24" };
@@ -65,5 +65,19 @@ describe("a contradicted estimate", () => {
     expect(measuredWorkCharge({ price: 10, declaredWork: 10, priceAtWork }, 30)).toBe(45);
     expect(measuredWorkCharge({ price: 10, declaredWork: 10, priceAtWork: null }, 30)).toBe(30);
     expect(measuredWorkCharge({ price: 10, declaredWork: 10, priceAtWork: null }, 5)).toBe(10);
+  });
+});
+
+describe("leaseBudget", () => {
+  it("is the quote while the estimate holds, whatever maxSpend put in escrow beside it", () => {
+    expect(leaseBudget({ pricing: "posted", price: 0.03, escrow: 500, contradictedCharge: null })).toBe(0.03);
+    expect(leaseBudget({ pricing: "posted", price: 2, escrow: 2, contradictedCharge: null })).toBe(2);
+  });
+  it("is what the measured work is charged once the estimate is contradicted, up to the escrow", () => {
+    expect(leaseBudget({ pricing: "posted", price: 0.03, escrow: 500, contradictedCharge: 7 })).toBe(7);
+    expect(leaseBudget({ pricing: "posted", price: 0.03, escrow: 500, contradictedCharge: 900 })).toBe(500);
+  });
+  it("is the escrow under pay-as-bid", () => {
+    expect(leaseBudget({ pricing: "bid", price: 0.03, escrow: 100, contradictedCharge: null })).toBe(100);
   });
 });

@@ -74,6 +74,21 @@ export function contradictedWork(t: SettlementTerms, job: { pricing: "posted" | 
 }
 
 /**
+ * What a job's leases may promise producers in all (its pieces paid, held for late runs and
+ * promised to live leases): the most the job can be charged as things stand. Under posted pricing
+ * that is the quote while the estimate holds, whatever the consumer's maxSpend put in escrow beside
+ * it (retries, expired leases and dearer machines are paid from the quote's fee, and a piece past
+ * it waits for a machine that asks less), and once the measured work contradicted the estimate,
+ * what that work is charged (`contradictedCharge`, measuredWorkCharge), up to the escrow. Under
+ * pay-as-bid, the escrow (the curve's highest benefit).
+ */
+export function leaseBudget(job: { pricing: "posted" | "bid"; price: number; escrow: number; contradictedCharge: number | null }): number {
+  const escrow = Math.max(0, job.escrow);
+  if (job.pricing === "bid") return escrow;
+  return Math.min(escrow, Math.max(0, job.price, job.contradictedCharge ?? 0));
+}
+
+/**
  * What a job whose measured work contradicted its estimate is charged before the consumer's
  * maxSpend caps it: its admitted plan priced at the measured work (priceAtRatio, read from the
  * points fixed at admission). Cost is convex in work, so a price scaled in proportion would let an

@@ -6,6 +6,7 @@ import {
   confirmedFailure,
   contractAccrual,
   escrowFor,
+  failurePieces,
   estimateContradicted,
   leaseTerm,
   measuredSpeed,
@@ -278,5 +279,17 @@ describe("contractAccrual", () => {
         expect(total).toBeLessThanOrEqual(100 + 1e-9);
       }),
     );
+  });
+});
+
+describe("failurePieces", () => {
+  it("pays a confirmed failure's runs their pieces within the task's share, in the order they failed", () => {
+    expect(failurePieces([100n, 100n], 110n)).toEqual([100n, 10n]);
+    expect(failurePieces([30n, 40n], 110n)).toEqual([30n, 40n]);
+    expect(failurePieces([50n, 60n, 70n], 100n)).toEqual([50n, 50n, 0n]);
+  });
+  it("never pays a run less than the largest piece allows when that is over the share", () => {
+    expect(failurePieces([120n, 80n], 100n)).toEqual([120n, 0n]);
+    expect(failurePieces([], 100n)).toEqual([]);
   });
 });

@@ -172,7 +172,8 @@ export function measuredSpeed(t: SettlementTerms, m: { benchmark: number; curren
  * module, its sandbox crashed, or it stopped the run. Such a run is not paid and runs again, but
  * no machine can confirm it as the program's.
  */
-const WORKER_TROUBLE = new Set(["invalid-module", "crashed", "aborted"]);
+export const WORKER_TROUBLE_CODES = ["invalid-module", "crashed", "aborted"] as const;
+const WORKER_TROUBLE = new Set<string>(WORKER_TROUBLE_CODES);
 
 /** Whether a failure code can be the program's own (a trap, a limit, an exit code). */
 export const programFailure = (code: string) => !WORKER_TROUBLE.has(code);
@@ -211,6 +212,25 @@ export function confirmedFailure(failures: readonly FailedRun[]): string | null 
     runs.push(f);
   }
   return null;
+}
+
+/**
+ * What each run of a task that failed the confirmed way is paid, micro-credits, in the order the
+ * runs failed: its lease's piece, as far as the task's budget goes, its share of the quote (or the
+ * largest piece one of its runs was leased for, when more). A failure takes two runs at least, and
+ * each lease fitted the job's budget alone when it was handed out; paid in full, one person's two
+ * dear machines confirming a failure they made up on their own consumer's job were paid twice
+ * what the job is charged, the market's account paying the rest. So a task whose program fails
+ * costs no more than one that succeeds: the confirming runs are paid from its share, the market's
+ * fee, as retries are.
+ */
+export function failurePieces(pieces: readonly bigint[], share: bigint): bigint[] {
+  let left = pieces.reduce((m, p) => (p > m ? p : m), share > 0n ? share : 0n);
+  return pieces.map((p) => {
+    const paid = p < 0n ? 0n : p < left ? p : left;
+    left -= paid;
+    return paid;
+  });
 }
 
 /** The consumer's estimate is contradicted when the measured work is over the tolerance of what they declared. */
@@ -370,7 +390,11 @@ export interface UnfinishedInput {
   done: number;
   /**
    * Its tasks not done with a failed run no other owner confirmed: the consumer saw how they
-   * ended (the job's page lists their failures), so they count as done for the charge.
+   * ended (the job's page lists their failures), so they count as done for the charge. Only a
+   * failure that can be the program's (programFailure) counts: a worker's own trouble (its
+   * sandbox crashed, it could not fetch the module) answers nothing, and a producer reporting it
+   * over and over until the task is given up would otherwise make the consumer pay for a task
+   * nobody ran.
    */
   failed: number;
   /** What its producers were paid of its escrow, the late runs' held pieces included. */

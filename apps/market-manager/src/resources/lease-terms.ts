@@ -1,13 +1,27 @@
-import { addedCopyPiece, leaseTerm, pieceRate } from "@cyclemarket/costbenefit";
+import { addedCopyPiece, contradictedWork, leaseBudget, leaseTerm, measuredWorkCharge, pieceRate } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import { askOf, type LiveJob, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
-import { toMicro } from "../ledger/ledger.ts";
+import { toCredits, toMicro } from "../ledger/ledger.ts";
 
 /** What a lease's terms read of its job. */
 export type LeasedJob = Pick<LiveJob, "workPerTask" | "wallMs">;
 
 /** Whether `task` runs as a pilot of its job (a job without a work estimate, its first tasks). */
 export const isPilot = (job: Pick<LiveJob, "pilots"> | undefined, task: Pick<LiveTask, "index">) => job?.pilots?.phase === "provisional" && task.index < job.pilots.count;
+
+/**
+ * What the job's leases may still promise producers: the most it can be charged as things stand
+ * (the engine's leaseBudget: the quote while its estimate holds, not the maxSpend its escrow holds
+ * beside it; what the measured work is charged once it contradicted the estimate) less what it
+ * paid, holds for late runs and its live leases promise.
+ */
+export function budgetLeft(market: Market, job: LiveJob): bigint {
+  const price = toCredits(job.priceMicro);
+  const measured = contradictedWork(market.settings.terms, { pricing: job.pricing, declaredWork: job.declaredWorkPerTask, samples: job.workSamples });
+  const contradictedCharge = measured === undefined ? null : measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured);
+  const budget = toMicro(leaseBudget({ pricing: job.pricing, price, escrow: toCredits(job.escrowMicro), contradictedCharge }));
+  return budget - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id);
+}
 
 /** A task's share of its job's quote: what its copies, checks included, are paid at most (costbenefit copyPieces). */
 export const taskShare = (job: Pick<LiveJob, "priceMicro" | "taskCount">) => job.priceMicro / BigInt(Math.max(1, job.taskCount));

@@ -16,7 +16,7 @@ import { ownMachine } from "./machines.ts";
 import { inOrder, ReportBatch, type Gone, type LeaseAsk } from "../tasks/report-batch.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { leaseTasks as leaseTasksStatement, type LeasedRow, type LeaseTasksParams } from "../db/sql/lease-tasks.ts";
-import { latestReportAt, leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
+import { budgetLeft, latestReportAt, leaseTermsOfTask, type LeaseTerms } from "./lease-terms.ts";
 import { tasksLeased } from "../market/transitions.ts";
 import { recordDecisions, type DecisionEntry } from "../ops/decisions.ts";
 import { spareTotal } from "../market/work-routes.ts";
@@ -217,16 +217,17 @@ function leaseAsks(market: Market, asks: LeaseCall[]): Promise<void> {
 }
 
 /**
- * Whether a lease of `piece` fits its job's budget: the escrow, less what it paid, holds for late
- * runs, and its live leases and this group's promise. The market never promises producers more
- * than the consumer put in escrow (the quote, or their maxSpend): a task that does not fit waits
- * for a machine that asks less. Counts the piece in `promised` when it fits.
+ * Whether a lease of `piece` fits its job's budget: what the job can be charged (the quote while
+ * its estimate holds, even when the consumer's maxSpend put more in escrow; lease-terms.ts
+ * budgetLeft), less what it paid, holds for late runs, and its live leases and this group's
+ * promise. The market never promises producers more than the job pays: a task that does not fit
+ * waits for a machine that asks less. Counts the piece in `promised` when it fits.
  */
 function withinBudget(market: Market, jobId: string, piece: bigint, promised: Map<string, bigint>): boolean {
   const job = market.state.jobs.get(jobId);
   if (!job || piece === 0n) return true;
   const group = promised.get(jobId) ?? 0n;
-  const left = job.escrowMicro - job.paidMicro - job.heldMicro - market.state.leases.promised(jobId) - group;
+  const left = budgetLeft(market, job) - group;
   if (piece > left) return false;
   promised.set(jobId, group + piece);
   return true;

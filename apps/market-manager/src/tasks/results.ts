@@ -7,7 +7,7 @@ import { combineOutputs } from "./examples.ts";
 import { jobEnded, machineChanged, taskDone } from "../market/transitions.ts";
 import { toBytes, toJson } from "../db/client.ts";
 import { reasonOf } from "../api/errors.ts";
-import { confirmedFailure, copyPieces, contestPieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type EarlierCopies, type Verdict } from "@cyclemarket/costbenefit";
+import { confirmedFailure, copyPieces, contestPieces, failurePieces, spotChecked, taskOutcome, verifyCopies, type CopyVote, type EarlierCopies, type Verdict } from "@cyclemarket/costbenefit";
 import { taskShare } from "../resources/lease-terms.ts";
 import { FactChanges, quorumNetwork, standingIn, verifierIn } from "../market/standing.ts";
 import { baseTaskId, replicaId } from "../market/live.ts";
@@ -202,12 +202,14 @@ export function prepareCompletion(market: Market, c: Completion) {
       if (measure) await recordMeasure(market, tx, job, machine, measure);
     }
     if (taskFails) {
-      // The program's own failure: every run that failed so is paid, charged to the job's escrow.
-      for (const f of failures) {
-        if (f.code !== confirmed) continue;
+      // The program's own failure: every run that failed so is paid from the job's escrow, within
+      // the task's share of the quote (the engine's failurePieces).
+      const runs = failures.filter((f) => f.code === confirmed);
+      const amounts = failurePieces(runs.map((f) => f.pieceMicro), taskShare(job));
+      for (const [i, f] of runs.entries()) {
         const resultId = f.resultId || result.id;
-        await pay.piece({ resultId, taskId: task.id, producerId: f.owner, machineId: f.machineId, amount: f.pieceMicro, of: "failure" });
-        await tx.result.update({ where: { id: resultId }, data: { failureConfirmed: true, paidMicro: f.pieceMicro }, select: { id: true } });
+        await pay.piece({ resultId, taskId: task.id, producerId: f.owner, machineId: f.machineId, amount: amounts[i]!, of: "failure" });
+        await tx.result.update({ where: { id: resultId }, data: { failureConfirmed: true, paidMicro: amounts[i]! }, select: { id: true } });
       }
       await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { status: "failed", machineId: null } });
     }

@@ -1,7 +1,7 @@
 import type { Reason } from "../market/engine.ts";
 import { refuse } from "../api/errors.ts";
 import { askOf, type LiveJob, type LiveMachine, type LiveState } from "../market/live.ts";
-import { leaseTermsOf } from "../resources/lease-terms.ts";
+import { budgetLeft, leaseTermsOf } from "../resources/lease-terms.ts";
 import type { Market } from "../market/market.ts";
 import { benefitAt, benefitWithoutDowntime, contradictedWork, measuredWorkCharge, settleJob, type RunFailure } from "@cyclemarket/costbenefit";
 import type { Db, Prepared } from "../db/client.ts";
@@ -220,8 +220,9 @@ async function copiesWaiting(db: Db, state: LiveState, job: LiveJob, waitingCopi
 
 /**
  * Tasks of a running job that no connected machine may lease for want of budget: the cheapest
- * machine asks more for a task than the job's escrow has left beyond what it paid, holds for late
- * runs and promised to live leases (leases.ts withinBudget refuses such a lease), so they wait for
+ * machine asks more for a task than the job's budget (lease-terms.ts budgetLeft: what it can be
+ * charged) has left beyond what it paid, holds for late runs and promised to live leases (leases.ts
+ * withinBudget refuses such a lease), so they wait for
  * a machine that asks less. Null when some machine's piece fits, or nothing waits.
  */
 function budgetShort(market: Market, job: LiveJob, waitingCopies: number): Reason | null {
@@ -236,7 +237,7 @@ function budgetShort(market: Market, job: LiveJob, waitingCopies: number): Reaso
   if (!cheapest) return null;
   const pilot = job.pilots?.phase === "provisional";
   const piece = leaseTermsOf(market, cheapest, job, pilot, 0, market.clock.now()).pieceRateMicro;
-  const left = job.escrowMicro - job.paidMicro - job.heldMicro - state.leases.promised(job.id);
+  const left = budgetLeft(market, job);
   if (piece === 0n || piece <= left) return null;
   return { code: "budget-short", tasks: waitingCopies, left: toCredits(left > 0n ? left : 0n), cheapestPiece: toCredits(piece), machinesConnected: state.machines.size };
 }

@@ -1,5 +1,6 @@
 // What a job's ledger and results say it paid, holds and took in: the reads its settlement, its
 // pieces' payer and its restore make.
+import { WORKER_TROUBLE_CODES } from "@cyclemarket/costbenefit";
 import { statement } from "./statement.ts";
 
 interface JobParams {
@@ -32,18 +33,21 @@ SELECT m."ownerId", sum(r."heldMicro")::text AS held FROM "Task" t JOIN "Lease" 
 WHERE t."jobId" = ${p.jobId} AND r."heldMicro" > 0 GROUP BY m."ownerId" ORDER BY m."ownerId"`,
 );
 
+/** The failure codes of a worker's own trouble (costbenefit programFailure), as an SQL array of constants. */
+const workerTrouble = `ARRAY[${WORKER_TROUBLE_CODES.map((c) => `'${c}'`).join(", ")}]::text[]`;
+
 /**
  * What the consumer put in the job's escrow (Job.escrowMicro), the price it was admitted at (null:
  * none yet), its tasks, those done and those not done with a failed run no other owner confirmed
- * (costbenefit settleUnfinishedJob), and whether it still runs its pilots; no row for a job that
- * is not there.
+ * that can be the program's (a worker's own trouble answers nothing; costbenefit
+ * settleUnfinishedJob), and whether it still runs its pilots; no row for a job that is not there.
  */
 export const jobDeposit = statement<JobParams, { escrow: string; price: string | null; tasks: number; done: number; failed: number; provisional: boolean }>(
   "job-deposit",
   (p) => `
 SELECT j."escrowMicro"::text AS escrow, j."quotedPriceMicro"::text AS price, j."taskCount" AS tasks, j."tasksDone" AS done, j."workEstimate" = 'provisional' AS provisional,
   (SELECT count(DISTINCT t.index)::int FROM "Task" t JOIN "Lease" l ON l."taskId" = t.id JOIN "Result" r ON r.id = l.id
-     WHERE t."jobId" = j.id AND r.failure IS NOT NULL AND NOT r."failureConfirmed"
+     WHERE t."jobId" = j.id AND r.failure IS NOT NULL AND NOT r."failureConfirmed" AND r.failure <> ALL(${workerTrouble})
        AND NOT EXISTS (SELECT 1 FROM "Task" c JOIN "Lease" cl ON cl."taskId" = c.id JOIN "Result" cr ON cr.id = cl.id
                        WHERE c."jobId" = j.id AND c.index = t.index AND (c.status = 'done'::"TaskStatus" OR cr."failureConfirmed"))) AS failed
 FROM "Job" j WHERE j.id = ${p.jobId}`,
