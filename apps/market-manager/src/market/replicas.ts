@@ -3,7 +3,7 @@
 // rule is the engine's (costbenefit quorum.ts copyConflict, which its planner applies too); this
 // file applies it as machines take work, with the live market's owners, and gives the reasons a
 // consumer is told when it is what keeps their job waiting.
-import { copyConflict, drawnMachine, programFailure } from "@cyclemarket/costbenefit";
+import { copyConflict, drawnMachine } from "@cyclemarket/costbenefit";
 import { quorumNetwork, standingIn, verifierIn } from "./standing.ts";
 import type { Reason } from "./engine.ts";
 import { offering, type LiveState, type LiveTask } from "./live.ts";
@@ -75,8 +75,8 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
 /**
  * Whether `machineId` may not run `task`: its owner ran or runs another copy of it; the copy was
  * added by verification and the machine's owner has no standing, or (with `draw`) the market's
- * draw named another machine; its owner reported a failure
- * of the program that no other owner has reproduced yet, while a machine of another owner is there
+ * draw named another machine; its owner reported a failure (the program's or its worker's)
+ * that no other owner has reproduced yet, while a machine of another owner is there
  * to run it (its next run must be that owner's; with no other owner connected, the same owner
  * runs it again, and its failures, never confirmed, are never paid); or only accounts without
  * standing reported its failures and the machine's owner has none either.
@@ -84,7 +84,9 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
 export function mayNotRun(state: LiveState, task: LiveTask, machineId: string, now: number, draw?: CopyDraw): boolean {
   if (task.failures?.length) {
     const owner = state.machines.get(machineId)?.ownerId;
-    const failed = new Set(task.failures.filter((f) => programFailure(f.code)).map((f) => f.owner));
+    // Every failure, a worker's own trouble too: one machine reporting crashes could otherwise take
+    // the task back, as the cheapest, until its attempts are spent and the job fails.
+    const failed = new Set(task.failures.map((f) => f.owner));
     if (owner !== undefined && failed.has(owner) && [...state.machines.values()].some((m) => !failed.has(m.ownerId))) return true;
     // A failure only an account with standing can confirm (costbenefit confirmedFailure): after one
     // reported by an account without it, the next run is one that has it, or fresh accounts of one
