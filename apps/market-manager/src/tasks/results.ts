@@ -430,7 +430,8 @@ async function judge(
     if (!own) await tx.task.update({ where: { id: copy.id }, data: { acceptedResultId: row.id }, select: { id: true } });
     const job = market.state.jobs.get(copy.jobId)!;
     const of = job.pilots?.phase === "provisional" && copy.index < job.pilots.count ? "pilot" : "result";
-    if (late) await pay.hold(row.id, amount);
+    // A late run's piece is held in the escrow for the job's lateness: the market adds nothing to it.
+    if (late) await pay.hold(row.id, amount - fromMarket);
     else await pay.piece({ resultId: row.id, taskId: copy.id, producerId: row.ownerId, machineId: row.machineId, amount, of, fromMarket });
     await tx.result.update({ where: { id: row.id }, data: { accepted: true, ...(late ? {} : { paidMicro: amount }) }, select: { id: true } });
   }
