@@ -43,32 +43,35 @@ export interface CopyDraw {
   waitMs: number;
 }
 
-/** How long a draw is kept before it is made again among the machines connected then. */
+/** How long a draw that named no machine is kept before it is made again. */
 const DRAW_KEPT_MS = 1000;
 
 /**
  * The machine a copy verification added may run on: drawn from the market's seed (costbenefit
  * drawnMachine) among the connected machines that offer capacity, belong to an account with
- * standing and hold no copy of the task. A drawn machine that lets the copy wait past
+ * standing and hold no copy of the task. The draw is made again when the drawn machine leaves or
+ * machines join or leave (at most once a second). A drawn machine that lets the copy wait past
  * `waitMs` unleased is passed over; once every machine was, the draw starts again.
  */
 function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number): string | null {
   const kept = task.draw;
-  if (kept && now - kept.at < DRAW_KEPT_MS && (kept.machineId === null || state.machines.has(kept.machineId))) {
-    if (kept.machineId === null || task.state === "leased" || now - kept.since <= draw.waitMs) return kept.machineId;
+  const due = kept?.machineId && task.state !== "leased" && now - kept.since > draw.waitMs;
+  if (kept && !due) {
+    const fresh = now - kept.at < DRAW_KEPT_MS;
+    if (kept.machineId === null ? fresh : state.machines.has(kept.machineId) && (fresh || kept.machines === state.machines.size)) return kept.machineId;
   }
   const passed = new Set(kept?.passed ?? []);
-  if (kept?.machineId && task.state !== "leased" && now - kept.since > draw.waitMs) passed.add(kept.machineId);
-  const eligible = [...state.machines.values()]
-    .filter((m) => offering(m) && standingIn(state, m.ownerId, now).has && siblingOn(state, task, m.id) === undefined)
-    .map((m) => m.id);
-  let open = eligible.filter((id) => !passed.has(id));
-  if (!open.length) {
+  if (due) passed.add(kept.machineId!);
+  const eligible = (id: string) => {
+    const m = state.machines.get(id)!;
+    return offering(m) && standingIn(state, m.ownerId, now).has && siblingOn(state, task, id) === undefined;
+  };
+  let machineId = drawnMachine(draw.seed, task.id, state.machines.keys(), (id) => !passed.has(id) && eligible(id));
+  if (machineId === null && passed.size) {
     passed.clear();
-    open = eligible;
+    machineId = drawnMachine(draw.seed, task.id, state.machines.keys(), eligible);
   }
-  const machineId = drawnMachine(draw.seed, task.id, open);
-  task.draw = { machineId, at: now, since: kept?.machineId === machineId ? kept.since : now, passed: [...passed] };
+  task.draw = { machineId, at: now, machines: state.machines.size, since: kept?.machineId === machineId ? kept.since : now, passed: [...passed] };
   return machineId;
 }
 

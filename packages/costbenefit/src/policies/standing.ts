@@ -109,17 +109,19 @@ export function spotChecked(seed: string, taskId: string, fraction: number): boo
 
 /**
  * The machine that runs a copy verification added (a check, a spot check, a tie-break): of the
- * machines that may run it, the one the market's secret seed ranks first for this copy (a
- * highest-random-weight draw). No account can arrange to be the one that checks a result by
- * asking first or asking least, and a machine joining or leaving moves the copy only when it
- * ranks first itself. Null when there is none.
+ * candidates that may run it (`eligible`, asked only of those that would rank first), the one the
+ * market's secret seed ranks first for this copy (a highest-random-weight draw). No account can
+ * arrange to be the one that checks a result by asking first or asking least, and a machine
+ * joining or leaving moves the copy only when it ranks first itself. Null when there is none.
  */
-export function drawnMachine(seed: string, copyId: string, candidates: Iterable<string>): string | null {
+export function drawnMachine(seed: string, copyId: string, candidates: Iterable<string>, eligible: (id: string) => boolean = () => true): string | null {
+  const prefix = mix(`${seed}:draw:${copyId}:`, FNV_A, FNV_B);
   let best: string | null = null;
   let rank = -1;
   for (const id of candidates) {
-    const r = uniformOf(`${seed}:draw:${copyId}:${id}`);
-    if (r > rank || (r === rank && best !== null && id < best)) {
+    const [a, b] = mix(id, prefix[0], prefix[1]);
+    const r = finish(a, b);
+    if ((r > rank || (r === rank && best !== null && id < best)) && eligible(id)) {
       best = id;
       rank = r;
     }
@@ -127,18 +129,29 @@ export function drawnMachine(seed: string, copyId: string, candidates: Iterable<
   return best;
 }
 
-/** A uniform number in [0, 1) from a string: two rounds of FNV-1a, mixed (the engine's rng is for streams). */
-function uniformOf(s: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
+const FNV_A = 0x811c9dc5;
+const FNV_B = 0x01000193 ^ 0x5bd1e995;
+
+/** Two rounds of FNV-1a over `s`, from the state (a, b): a prefix's state is computed once. */
+function mix(s: string, a: number, b: number): [number, number] {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 13;
   }
+  return [a, b];
+}
+
+function finish(a: number, b: number): number {
   const x = Math.imul(a ^ (b >>> 7), 0x85ebca6b) ^ Math.imul(b ^ (a >>> 11), 0xc2b2ae35);
   return ((x ^ (x >>> 16)) >>> 0) / 4294967296;
+}
+
+/** A uniform number in [0, 1) from a string: two rounds of FNV-1a, mixed (the engine's rng is for streams). */
+function uniformOf(s: string): number {
+  const [a, b] = mix(s, FNV_A, FNV_B);
+  return finish(a, b);
 }
 
 /** Mail providers anyone can open addresses at: a confirmed address there says nothing of who holds it. */
