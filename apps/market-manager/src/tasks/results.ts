@@ -147,11 +147,13 @@ export function prepareCompletion(market: Market, c: Completion) {
   // the same for every such report, so a group writes them many to a statement (report-rows.ts),
   // and the job's last one settles the job in that statement too when memory knows what its
   // escrow holds (report-rows.ts plainRow says when).
-  const plainRun = c.ok && !c.late && copies.length === 1 && decidesNow && !givesUp && !atLimit && agreed === c.hash && !task.failures?.length && facts.empty;
+  // A lease past its end that the sweeper has not ended yet is late all the same: its end was fixed when it was handed out.
+  const overdue = c.late || now > lease.expiresAt;
+  const plainRun = c.ok && !overdue && copies.length === 1 && decidesNow && !givesUp && !atLimit && agreed === c.hash && !task.failures?.length && facts.empty;
 
   const write = async (tx: Tx) => {
     const pay = new PiecePayer(market, tx, job);
-    const late = c.late && decidesNow;
+    const late = overdue && decidesNow;
     const result = await tx.result.create({
       data: {
         id: lease.id,
@@ -170,7 +172,7 @@ export function prepareCompletion(market: Market, c: Completion) {
     // The lease of this task on this machine, or the transaction fails: a result row has no foreign
     // keys (migration 20261124081500_result_rows_unchecked), this update proves its parents exist.
     await tx.lease.update({ where: { id: lease.id, taskId: task.id, machineId: machine.id }, data: c.late ? { endedAt: new Date(now) } : { status: "completed", endedAt: new Date(now) }, select: { id: true } });
-    if (late) await withdrawRerun(market, tx, task, now);
+    if (c.late && decidesNow) await withdrawRerun(market, tx, task, now);
     // This task's row changes once, at the end, with everything this report decides about it.
     const taskRow: { status?: "done" | "failed"; completedAt?: Date; acceptedResultId?: string; agreedOwners?: number; machineId?: null } = c.ok ? { status: "done", completedAt: new Date(now) } : {};
 
