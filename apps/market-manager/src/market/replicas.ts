@@ -49,8 +49,11 @@ const DRAW_KEPT_MS = 1000;
 /**
  * The machine a copy verification added may run on: drawn from the market's seed (costbenefit
  * drawnMachine) among the connected machines that offer capacity, belong to an account with
- * standing and hold no copy of the task. A drawn machine that lets the copy wait past
- * `waitMs` unleased is passed over; once every machine was, the draw starts again.
+ * standing and hold no copy of the task. The draw ranks verifiers (an account, or one confirmed
+ * domain), then one of the drawn verifier's machines: machines cost nothing to register, and an
+ * account with ten would otherwise be drawn ten times as often as one with one. A verifier whose
+ * drawn machine lets the copy wait past `waitMs` unleased is passed over, all its machines; once
+ * every verifier was, the draw starts again.
  */
 function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number): string | null {
   const kept = task.draw;
@@ -58,17 +61,22 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
     if (kept.machineId === null || task.state === "leased" || now - kept.since <= draw.waitMs) return kept.machineId;
   }
   const passed = new Set(kept?.passed ?? []);
-  if (kept?.machineId && task.state !== "leased" && now - kept.since > draw.waitMs) passed.add(kept.machineId);
-  const eligible = [...state.machines.values()]
-    .filter((m) => offering(m) && standingIn(state, m.ownerId, now).has && siblingOn(state, task, m.id) === undefined)
-    .map((m) => m.id);
-  let open = eligible.filter((id) => !passed.has(id));
+  if (kept?.verifier && task.state !== "leased" && now - kept.since > draw.waitMs) passed.add(kept.verifier);
+  const eligible = new Map<string, string[]>();
+  for (const m of state.machines.values()) {
+    if (!offering(m) || !standingIn(state, m.ownerId, now).has || siblingOn(state, task, m.id) !== undefined) continue;
+    const verifier = verifierIn(state, m.ownerId);
+    eligible.set(verifier, [...(eligible.get(verifier) ?? []), m.id]);
+  }
+  let open = [...eligible.keys()].filter((v) => !passed.has(v));
   if (!open.length) {
     passed.clear();
-    open = eligible;
+    open = [...eligible.keys()];
   }
-  const machineId = drawnMachine(draw.seed, task.id, open);
-  task.draw = { machineId, at: now, since: kept?.machineId === machineId ? kept.since : now, passed: [...passed] };
+  const verifier = drawnMachine(draw.seed, task.id, open);
+  const machineId = verifier === null ? null : drawnMachine(draw.seed, `${task.id}:${verifier}`, eligible.get(verifier)!);
+  // The wait is the verifier's: a machine of it leaving or joining does not start it again.
+  task.draw = { machineId, verifier, at: now, since: verifier !== null && kept?.verifier === verifier ? kept.since : now, passed: [...passed] };
   return machineId;
 }
 
