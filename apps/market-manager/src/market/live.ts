@@ -228,8 +228,8 @@ export interface LiveTask {
   pieceMicro?: bigint | undefined;
   /** Failed runs of this task not yet confirmed or paid: its next run goes to another owner. */
   failures?: TaskFailure[] | undefined;
-  /** A copy verification added: the machine the market's draw names, its verifier, since when it was drawn, and the verifiers passed over (replicas.ts). */
-  draw?: { machineId: string | null; verifier?: string | null; at: number; since: number; passed: string[] } | undefined;
+  /** A copy verification added: the machine the market's draw names, its verifier, since when it was first drawn (each verifier's in `drawnAt`), and the verifiers passed over (replicas.ts). */
+  draw?: { machineId: string | null; verifier?: string | null; at: number; since: number; passed: string[]; drawnAt?: Record<string, number> } | undefined;
 }
 
 /** A failed run of a task, waiting for a machine of another owner to reproduce it (costbenefit confirmedFailure). */

@@ -135,6 +135,16 @@ describe("the machine a check runs on", () => {
     const after = allowed(s4, c4, [...o4, current], t);
     expect(after).toHaveLength(1);
     expect(s4.machines.get(after[0]!)!.ownerId).not.toBe(owner.ownerId);
+    // Nor by pausing a moment so that another is drawn, then coming back.
+    const { state: s5, check: c5, others: o5 } = checked();
+    const [drawn5] = allowed(s5, c5, o5, 1000);
+    const m5 = s5.machines.get(drawn5!)!;
+    const paused = { ...m5, controls: { ...m5.controls, paused: true } };
+    s5.machines.set(drawn5!, paused);
+    expect(allowed(s5, c5, o5, 1000 + draw.waitMs - 10)).not.toContain(drawn5);
+    s5.machines.set(drawn5!, m5);
+    // Its wait ran from its first draw: back after it, it is passed over.
+    expect(allowed(s5, c5, o5, 1000 + draw.waitMs + 1000)).not.toContain(drawn5);
     // A drawn machine holding the lease is not passed over while it runs.
     const { state: s2, check: c2, others: o2 } = checked();
     const [holder] = allowed(s2, c2, o2, 1000);

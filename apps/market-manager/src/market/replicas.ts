@@ -61,6 +61,7 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
     if (kept.machineId === null || task.state === "leased" || now - kept.since <= draw.waitMs) return kept.machineId;
   }
   const passed = new Set(kept?.passed ?? []);
+  const drawnAt = { ...kept?.drawnAt };
   if (kept?.verifier && task.state !== "leased" && now - kept.since > draw.waitMs) passed.add(kept.verifier);
   const eligible = new Map<string, string[]>();
   for (const m of state.machines.values()) {
@@ -71,12 +72,16 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
   let open = [...eligible.keys()].filter((v) => !passed.has(v));
   if (!open.length) {
     passed.clear();
+    for (const v of Object.keys(drawnAt)) delete drawnAt[v];
     open = [...eligible.keys()];
   }
   const verifier = drawnMachine(draw.seed, task.id, open);
   const machineId = verifier === null ? null : drawnMachine(draw.seed, `${task.id}:${verifier}`, eligible.get(verifier)!);
-  // The wait is the verifier's: a machine of it leaving or joining does not start it again.
-  task.draw = { machineId, verifier, at: now, since: verifier !== null && kept?.verifier === verifier ? kept.since : now, passed: [...passed] };
+  // The wait is the verifier's, from the first time it was drawn for this copy: a machine of it
+  // leaving or joining, or all of them pausing a moment so that another verifier is drawn, does
+  // not start it again.
+  const since = verifier === null ? now : (drawnAt[verifier] ??= now);
+  task.draw = { machineId, verifier, at: now, since, passed: [...passed], drawnAt };
   return machineId;
 }
 
