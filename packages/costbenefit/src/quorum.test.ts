@@ -116,6 +116,9 @@ describe("what the copies of a task are paid", () => {
     // The market pays past the budget no more than the forfeit brought it: forgers that were paid nothing make it pay nothing.
     expect(contestPieces(copies, 2, 111n, undefined, 60n)).toEqual({ pieces: [0n, 50n, 0n, 50n, 50n, 21n], fromMarket: [0n, 0n, 0n, 0n, 39n, 21n] });
     expect(contestPieces(copies, 2, 111n)).toEqual({ pieces: [0n, 50n, 0n, 50n, 11n, 0n], fromMarket: [0n, 0n, 0n, 0n, 0n, 0n] });
+    // A consumer's copy of an account without standing gives way to the checks, as in copyPieces.
+    const fresh = [copy(0, 50, { agrees: false }), copy(1, 50, { standing: false }), copy(2, 50), copy(3, 50), copy(4, 50)];
+    expect(contestPieces(fresh, 2, 111n).pieces).toEqual([0n, 0n, 50n, 50n, 11n]);
     // A fresh account's forgery is settled within the budget: no contest for the market to pay.
     expect(verdict([v("forged", "fresh", false), added("real", "E1"), added("real", "E2")], 1, { copies: 3, checked: true })).toMatchObject({ forgers: ["fresh"], standingForger: false });
   });
