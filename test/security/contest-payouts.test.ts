@@ -24,9 +24,10 @@ import { giveStanding } from "../support/standing.ts";
 // the checks' reports sent one at a time only the first task was paid so (190.0): the others were
 // decided once F had no standing. The market's loss grows with the asks and the tasks in flight.
 //
-// The fix: in a contest the task's budget pays the consumer's agreeing copies first, then the
-// checks, and the market's account pays past it no more than the forgers forfeited to it in that
-// report (contestPieces `cover`). Now the person gains 0 and the market loses 0.
+// The fix: in a contest the task's budget pays the consumer's agreeing copies of accounts with
+// standing first, then the checks, then the consumer's copies without standing, and the market's
+// account pays past it no more than the forgers forfeited to it in that report (contestPieces
+// `cover`). Now the person gains 0 and the market loses 0.
 
 const { market, db, marketBalance } = openMarket();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
