@@ -17,7 +17,8 @@ import { holdings, openMarket, type Producer } from "../support/one-person.ts";
 //
 // Observed (1 task, asks of 0.5, quote 1.1121): the victim pays 1.1121 as in honest play; A and B
 // are paid nothing (0.5 in honest play) and lose their standing; H is paid its 0.5 and keeps its
-// standing; the market pays the contest's checks past the task's budget (contestPieces): 0.888.
+// standing; the checks share what the task's budget leaves after H (0.612), and the market pays
+// nothing past it: the pair was paid nothing in the job, so their forfeit brought it nothing.
 
 const { market, db, marketBalance, producer } = openMarket();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

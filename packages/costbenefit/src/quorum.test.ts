@@ -101,7 +101,7 @@ describe("verification that standing decides", () => {
 describe("what the copies of a task are paid", () => {
   const copy = (replica: number, piece: number, more: Partial<JudgedCopy> = {}): JudgedCopy => ({ replica, piece: BigInt(piece), agrees: true, forfeited: false, standing: true, ...more });
 
-  it("pays a contest a forger with standing made in full, the market paying past the task's budget", () => {
+  it("pays a contest a forger with standing made in full as far as its forfeit covers, the market paying past the task's budget", () => {
     // A forged, H honest, B forged alike (the tie-break), then three honest checks: 4 against 2.
     const votes = [v("forged", "A"), v("real", "H"), added("forged", "B"), added("real", "E1"), added("real", "E2"), added("real", "E3")];
     const verdict6 = verdict(votes, 2, { copies: 6 });
@@ -109,9 +109,16 @@ describe("what the copies of a task are paid", () => {
     const copies = [copy(0, 50, { agrees: false }), copy(1, 50), copy(2, 50, { agrees: false }), copy(3, 50), copy(4, 50), copy(5, 50)];
     // The task's share is 111: the budget alone would leave the honest copy unpaid.
     expect(copyPieces(copies, 2, 111n)).toEqual([0n, 0n, 0n, 50n, 50n, 11n]);
-    const contest = contestPieces(copies, 2, 111n);
+    // The budget pays the honest consumer's copy first, then the checks in order; past it the market pays what the forgers forfeited: 89 here.
+    const contest = contestPieces(copies, 2, 111n, undefined, 89n);
     expect(contest.pieces).toEqual([0n, 50n, 0n, 50n, 50n, 50n]);
-    expect(contest.fromMarket).toEqual([0n, 50n, 0n, 0n, 0n, 39n]);
+    expect(contest.fromMarket).toEqual([0n, 0n, 0n, 0n, 39n, 50n]);
+    // The market pays past the budget no more than the forfeit brought it: forgers that were paid nothing make it pay nothing.
+    expect(contestPieces(copies, 2, 111n, undefined, 60n)).toEqual({ pieces: [0n, 50n, 0n, 50n, 50n, 21n], fromMarket: [0n, 0n, 0n, 0n, 39n, 21n] });
+    expect(contestPieces(copies, 2, 111n)).toEqual({ pieces: [0n, 50n, 0n, 50n, 11n, 0n], fromMarket: [0n, 0n, 0n, 0n, 0n, 0n] });
+    // A consumer's copy of an account without standing gives way to the checks, as in copyPieces.
+    const fresh = [copy(0, 50, { agrees: false }), copy(1, 50, { standing: false }), copy(2, 50), copy(3, 50), copy(4, 50)];
+    expect(contestPieces(fresh, 2, 111n).pieces).toEqual([0n, 0n, 50n, 50n, 11n]);
     // A fresh account's forgery is settled within the budget: no contest for the market to pay.
     expect(verdict([v("forged", "fresh", false), added("real", "E1"), added("real", "E2")], 1, { copies: 3, checked: true })).toMatchObject({ forgers: ["fresh"], standingForger: false });
   });

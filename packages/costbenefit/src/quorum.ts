@@ -218,15 +218,37 @@ export function copyPieces(copies: readonly JudgedCopy[], replicas: number, shar
 
 /**
  * What each judged copy of a task is paid when a forger with standing was caught (Verdict
- * `standingForger`): every agreeing copy not forfeited its whole piece, `fromMarket` the part
- * past what copyPieces pays from the task's budget. A contest between accounts with standing takes
- * copies a task's budget was never meant for (CONTEST_MARGIN), and their cost is the forger's:
- * its forfeit goes to the market's account, and it loses its standing, so it can make one.
+ * `standingForger`). The task's budget (what copyPieces pays in all) goes to the consumer's
+ * agreeing copies of accounts with standing first, each its whole piece, then to the checks the
+ * contest added, in the order they were added, then to the consumer's copies of accounts without
+ * standing; past the budget the market's account pays them (`fromMarket`) no more than
+ * `cover`, what the forgers' forfeits brought it in this report. So honest producers are not left
+ * unpaid by a contest they did not make, and the market never pays for one out of its own: one
+ * person burning an account it made standing for could otherwise have the market pay its other
+ * accounts' checks, at asks of its choosing, once for every task in flight.
  */
-export function contestPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint, earlier?: EarlierCopies): { pieces: bigint[]; fromMarket: bigint[] } {
+export function contestPieces(copies: readonly JudgedCopy[], replicas: number, share: bigint, earlier?: EarlierCopies, cover = 0n): { pieces: bigint[]; fromMarket: bigint[] } {
   const budget = copyPieces(copies, replicas, share, earlier);
-  const pieces = copies.map((c, i) => (c.agrees && !c.forfeited ? (c.piece > budget[i]! ? c.piece : budget[i]!) : budget[i]!));
-  return { pieces, fromMarket: pieces.map((p, i) => p - budget[i]!) };
+  // The consumer's copies of accounts with standing, then the checks, then the consumer's copies of accounts without it (they pay for checks first, as in copyPieces).
+  const rank = (c: JudgedCopy) => (c.replica >= replicas ? 1 : c.standing ? 0 : 2);
+  const pieces = copies.map(() => 0n);
+  const fromMarket = copies.map(() => 0n);
+  const order = copies
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => c.agrees && !c.forfeited)
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.c.replica - b.c.replica);
+  let left = budget.reduce((s, b) => s + b, 0n);
+  for (const { c, i } of order) {
+    pieces[i] = min(c.piece, left);
+    left -= pieces[i];
+  }
+  let covered = cover > 0n ? cover : 0n;
+  for (const { c, i } of order) {
+    fromMarket[i] = min(c.piece - pieces[i]!, covered);
+    covered -= fromMarket[i];
+    pieces[i] = pieces[i]! + fromMarket[i]!;
+  }
+  return { pieces, fromMarket };
 }
 
 /**

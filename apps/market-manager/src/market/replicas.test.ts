@@ -4,6 +4,7 @@ import { LiveState, replicaId, type LiveJob, type LiveMachine, type LiveTask } f
 import { drawnMachine } from "@cyclemarket/costbenefit";
 import { copyNeedsAnotherMachine, mayNotRun, replicaShortfall, siblingOn } from "./replicas.ts";
 import { TaskQueue } from "./task-queue.ts";
+import { verifierIn } from "./standing.ts";
 
 // The replica rule without a database: copies of one task go to machines of different owners,
 // and a consumer whose copy waits is told which machines it may not use and why.
@@ -86,7 +87,9 @@ describe("the machine a check runs on", () => {
 
   it("is the one the market's seed draws among those that may run it, whoever asks first", () => {
     const { state, check, others } = checked();
-    const drawn = drawnMachine("secret", check.id, others);
+    // The draw ranks verifiers, then the drawn one's machines (one each here).
+    const byVerifier = new Map(others.map((id) => [verifierIn(state, state.machines.get(id)!.ownerId), id]));
+    const drawn = byVerifier.get(drawnMachine("secret", check.id, [...byVerifier.keys()])!);
     expect(allowed(state, check, ["m1", ...others], 1000)).toEqual([drawn]);
     // Without the draw (the rule before it), any machine with standing but the sibling's could take it.
     expect(others.filter((id) => !mayNotRun(state, check, id, 1000))).toEqual(others);
@@ -104,6 +107,44 @@ describe("the machine a check runs on", () => {
     }
     expect(seen.sort()).toEqual(others);
     expect(allowed(state, check, others, now)).toHaveLength(1);
+    // Ten machines of one account are drawn as one: the account is drawn as often as any other.
+    const { state: s3, check: c3, others: o3 } = checked();
+    const m2 = s3.machines.get("m2")!;
+    for (let i = 0; i < 10; i++) s3.machines.set(`m2-${i}`, { ...m2, id: `m2-${i}`, leases: new Set() });
+    const draws = Array.from({ length: 400 }, (_, i) => {
+      const copy = { ...c3, id: replicaId(`t${i}`, 1), draw: undefined };
+      return allowed(s3, copy, ["m1", ...o3, ...Array.from({ length: 10 }, (_, j) => `m2-${j}`)], 1000)[0]!;
+    });
+    const ofM2 = draws.filter((id) => id.startsWith("m2")).length;
+    // One of five accounts: about 80 of 400 (by machines, 11 of 15: about 290).
+    expect(ofM2).toBeGreaterThan(50);
+    expect(ofM2).toBeLessThan(120);
+    // A drawn verifier cannot start its wait again by swapping machines: it is passed over all the same.
+    const { state: s4, check: c4, others: o4 } = checked();
+    const [first] = allowed(s4, c4, o4, 1000);
+    const owner = s4.machines.get(first!)!;
+    let t = 1000;
+    let current = first!;
+    for (let i = 0; i < 4; i++) {
+      t += draw.waitMs / 4;
+      s4.machines.delete(current);
+      current = `${first}-again${i}`;
+      s4.machines.set(current, { ...owner, id: current, leases: new Set() });
+    }
+    t += 1;
+    const after = allowed(s4, c4, [...o4, current], t);
+    expect(after).toHaveLength(1);
+    expect(s4.machines.get(after[0]!)!.ownerId).not.toBe(owner.ownerId);
+    // Nor by pausing a moment so that another is drawn, then coming back.
+    const { state: s5, check: c5, others: o5 } = checked();
+    const [drawn5] = allowed(s5, c5, o5, 1000);
+    const m5 = s5.machines.get(drawn5!)!;
+    const paused = { ...m5, controls: { ...m5.controls, paused: true } };
+    s5.machines.set(drawn5!, paused);
+    expect(allowed(s5, c5, o5, 1000 + draw.waitMs - 10)).not.toContain(drawn5);
+    s5.machines.set(drawn5!, m5);
+    // Its wait ran from its first draw: back after it, it is passed over.
+    expect(allowed(s5, c5, o5, 1000 + draw.waitMs + 1000)).not.toContain(drawn5);
     // A drawn machine holding the lease is not passed over while it runs.
     const { state: s2, check: c2, others: o2 } = checked();
     const [holder] = allowed(s2, c2, o2, 1000);

@@ -49,29 +49,55 @@ const DRAW_KEPT_MS = 1000;
 /**
  * The machine a copy verification added may run on: drawn from the market's seed (costbenefit
  * drawnMachine) among the connected machines that offer capacity, belong to an account with
- * standing and hold no copy of the task. The draw is made again when the drawn machine leaves or
- * machines join or leave (at most once a second). A drawn machine that lets the copy wait past
- * `waitMs` unleased is passed over; once every machine was, the draw starts again.
+ * standing and hold no copy of the task. The draw ranks verifiers (an account, or one confirmed
+ * domain), then one of the drawn verifier's machines: machines cost nothing to register, and an
+ * account with ten would otherwise be drawn ten times as often as one with one. It is made again
+ * when the drawn machine leaves or stops offering capacity, or machines join or leave (at most
+ * once a second). A verifier
+ * whose drawn machine lets the copy wait past `waitMs` unleased is passed over, all its machines;
+ * once every verifier was, the draw starts again.
  */
 function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number): string | null {
   const kept = task.draw;
-  const due = kept?.machineId && task.state !== "leased" && now - kept.since > draw.waitMs;
+  const due = kept?.verifier && task.state !== "leased" && now - kept.since > draw.waitMs;
   if (kept && !due) {
     const fresh = now - kept.at < DRAW_KEPT_MS;
-    if (kept.machineId === null ? fresh : state.machines.has(kept.machineId) && (fresh || kept.machines === state.machines.size)) return kept.machineId;
+    const still = kept.machineId === null ? undefined : state.machines.get(kept.machineId);
+    if (kept.machineId === null ? fresh : still !== undefined && offering(still) && (fresh || kept.machines === state.machines.size)) return kept.machineId;
   }
   const passed = new Set(kept?.passed ?? []);
-  if (due) passed.add(kept.machineId!);
-  const eligible = (id: string) => {
-    const m = state.machines.get(id)!;
-    return offering(m) && standingIn(state, m.ownerId, now).has && siblingOn(state, task, id) === undefined;
-  };
-  let machineId = drawnMachine(draw.seed, task.id, state.machines.keys(), (id) => !passed.has(id) && eligible(id));
-  if (machineId === null && passed.size) {
-    passed.clear();
-    machineId = drawnMachine(draw.seed, task.id, state.machines.keys(), eligible);
+  const drawnAt = { ...kept?.drawnAt };
+  if (due) passed.add(kept.verifier!);
+  // One pass groups the machines offering capacity by verifier; whether one may run the copy is
+  // asked only of those that would be drawn (drawnMachine's `eligible`).
+  const byVerifier = new Map<string, string[]>();
+  const verifierOf = new Map<string, string>();
+  for (const m of state.machines.values()) {
+    if (!offering(m)) continue;
+    let v = verifierOf.get(m.ownerId);
+    if (v === undefined) verifierOf.set(m.ownerId, (v = verifierIn(state, m.ownerId)));
+    const ids = byVerifier.get(v);
+    if (ids) ids.push(m.id);
+    else byVerifier.set(v, [m.id]);
   }
-  task.draw = { machineId, at: now, machines: state.machines.size, since: kept?.machineId === machineId ? kept.since : now, passed: [...passed] };
+  const mayRun = (id: string) => standingIn(state, state.machines.get(id)!.ownerId, now).has && siblingOn(state, task, id) === undefined;
+  const machineOf = new Map<string, string | null>();
+  const open = (v: string) => {
+    if (!machineOf.has(v)) machineOf.set(v, drawnMachine(draw.seed, `${task.id}:${v}`, byVerifier.get(v)!, mayRun));
+    return machineOf.get(v) !== null;
+  };
+  let verifier = drawnMachine(draw.seed, task.id, byVerifier.keys(), (v) => !passed.has(v) && open(v));
+  if (verifier === null && passed.size) {
+    passed.clear();
+    for (const v of Object.keys(drawnAt)) delete drawnAt[v];
+    verifier = drawnMachine(draw.seed, task.id, byVerifier.keys(), open);
+  }
+  const machineId = verifier === null ? null : machineOf.get(verifier)!;
+  // The wait is the verifier's, from the first time it was drawn for this copy: a machine of it
+  // leaving or joining, or all of them pausing a moment so that another verifier is drawn, does
+  // not start it again.
+  const since = verifier === null ? now : (drawnAt[verifier] ??= now);
+  task.draw = { machineId, verifier, at: now, machines: state.machines.size, since, passed: [...passed], drawnAt };
   return machineId;
 }
 

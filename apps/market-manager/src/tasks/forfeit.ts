@@ -12,6 +12,7 @@ export async function forfeitPay(tx: Tx, f: { jobId: string; producerId: string;
   const paid = BigInt(row?.paid ?? 0n);
   const held = BigInt(row?.balance ?? 0n);
   const amount = paid < held ? paid : held > 0n ? held : 0n;
-  await post(tx, forfeit({ jobId: f.jobId, taskId: f.taskId, producerId: f.producerId, amount, paidMicro: paid }));
-  return amount;
+  // What this call moved: nothing when the job's forfeit of this producer was posted already (its unique key).
+  const posted = await post(tx, forfeit({ jobId: f.jobId, taskId: f.taskId, producerId: f.producerId, amount, paidMicro: paid }));
+  return posted ? amount : 0n;
 }

@@ -176,6 +176,10 @@ export function prepareCompletion(market: Market, c: Completion) {
     // This task's row changes once, at the end, with everything this report decides about it.
     const taskRow: { status?: "done" | "failed"; completedAt?: Date; acceptedResultId?: string; agreedOwners?: number; machineId?: null } = c.ok ? { status: "done", completedAt: new Date(now) } : {};
 
+    // A producer caught forging loses the pay of every task of this job it ran, to the market's
+    // account: first, as what it brings is all the market pays past the task's budget (contestPieces).
+    let cover = 0n;
+    for (const o of forgers) if (!forfeited.has(o)) cover += await forfeitPay(tx, { jobId: job.id, producerId: o, taskId: task.id, now });
     if (agreed) {
       // The copies that now stand judged: all done copies when the quorum is reached now, this
       // one alone when it arrives after the quorum.
@@ -184,11 +188,11 @@ export function prepareCompletion(market: Market, c: Completion) {
       // What each is paid (the engine's copyPieces): the checks verification added within the
       // task's share of the quote, less what its copies were paid before (a copy reporting after
       // its task was decided, a rerun's).
-      // A contest a forger with standing made is paid in full, the market paying past the budget (contestPieces).
+      // A contest a forger with standing made is paid in full as far as the forger's forfeit goes, the market paying past the budget (contestPieces).
       const judgedCopies = judged.map((t, i) => ({ replica: t.replica, piece: runs[i]!.pieceMicro, agrees: runs[i]!.hash === agreed, forfeited: forfeited.has(runs[i]!.owner), standing: standingIn(market.state, runs[i]!.owner, now).has }));
       const earlier = copies.length > 1 ? await earlierCopies(tx, job, task, copies.filter((t) => !judged.includes(t))) : undefined;
       const { pieces: amounts, fromMarket } = verdict?.standingForger
-        ? contestPieces(judgedCopies, job.replicas, taskShare(job), earlier)
+        ? contestPieces(judgedCopies, job.replicas, taskShare(job), earlier, cover)
         : { pieces: copyPieces(judgedCopies, job.replicas, taskShare(job), earlier), fromMarket: [] };
       for (const [i, t] of judged.entries()) {
         const own = t === task;
@@ -216,8 +220,6 @@ export function prepareCompletion(market: Market, c: Completion) {
       await tx.task.updateMany({ where: { jobId: job.id, index: task.index }, data: { status: "failed", machineId: null } });
     }
     if (Object.keys(taskRow).length) await tx.task.update({ where: { id: task.id }, data: taskRow, select: { id: true } });
-    // A producer caught forging loses the pay of every task of this job it ran.
-    for (const o of forgers) if (!forfeited.has(o)) await forfeitPay(tx, { jobId: job.id, producerId: o, taskId: task.id, now });
     const factsApply = await facts.write(market, tx);
     if (addCopy && !givesUp) await runStatement(viaPrisma(tx), addTaskCopy, { fromTaskId: task.id, copyId: addCopy.id, replica: addCopy.replica });
     if (finishesJob && !atLimit) await finishJob(market, tx, job.id, now);
