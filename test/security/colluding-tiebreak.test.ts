@@ -42,6 +42,7 @@ async function scenario(tag: string, forge: boolean) {
   // B comes online once the two copies are placed on A and H.
   const b = await producer(`${tag}-b`, 0.5, true);
   const late: Producer[] = [];
+  let bRan = 0;
   const before = (await holdings(a.client)) + (await holdings(b.client));
   const marketBefore = await marketBalance();
   const victimBefore = await holdings(victim);
@@ -49,7 +50,7 @@ async function scenario(tag: string, forge: boolean) {
     for (let round = 0; round < 40; round++) {
       await play(a, jobId, forge);
       await play(honest, jobId, false);
-      await play(b, jobId, forge);
+      bRan += await play(b, jobId, forge);
       for (const p of late) await play(p, jobId, false);
       const job = await victim.jobs.get.query({ jobId });
       if (job.status === "completed" || job.status === "failed") break;
@@ -67,6 +68,7 @@ async function scenario(tag: string, forge: boolean) {
       honestPaid: (await honest.client.ledger.statement.query()).producerBalance,
       honestStanding: { has: standing.has, forged: standing.forged },
       pairForged: [(await a.client.machines.standing.query()).forged, (await b.client.machines.standing.query()).forged],
+      bRan,
       victimPaid: victimBefore - (await holdings(victim)),
       marketGained: (await marketBalance()) - marketBefore,
     };
@@ -84,7 +86,9 @@ describe("two colluding accounts with standing and a victim's replicas: 2 job", 
     expect(attack.outputs, "the victim's result").toEqual(["line 0"]);
     expect(attack.honestStanding.forged, "the honest producer judged a forger").toBe(false);
     expect(attack.honestPaid, "what the honest producer is paid").toBeGreaterThanOrEqual(honestPlay.honestPaid - 1e-6);
-    expect(attack.pairForged).toEqual([true, true]);
+    // A is caught; so is B when the draw gave it a copy (on a busy host an honest machine that
+    // joined meanwhile may outrank it, and then B runs none).
+    expect(attack.pairForged).toEqual([true, attack.bRan > 0]);
     expect(attack.personGained - honestPlay.personGained, "what forging gained over honest play").toBeLessThanOrEqual(1e-6);
     // The victim pays no more than in honest play: the checks come out of the task's budget.
     expect(attack.victimPaid).toBeLessThanOrEqual(honestPlay.victimPaid + 1e-6);

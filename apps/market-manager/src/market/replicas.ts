@@ -6,7 +6,7 @@
 import { copyConflict, drawnMachine } from "@cyclemarket/costbenefit";
 import { quorumNetwork, standingIn, verifierIn } from "./standing.ts";
 import type { Reason } from "./engine.ts";
-import { offering, type LiveState, type LiveTask } from "./live.ts";
+import { offering, type LiveMachine, type LiveState, type LiveTask } from "./live.ts";
 
 /** The other copies of `task` that ran, or are running, somewhere; with `queued`, those waiting in a machine's queue too. */
 function siblingsThatRan(state: LiveState, task: LiveTask, queued = false): LiveTask[] {
@@ -68,31 +68,28 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
   const passed = new Set(kept?.passed ?? []);
   const drawnAt = { ...kept?.drawnAt };
   if (due) passed.add(kept.verifier!);
-  // One pass groups the machines offering capacity by verifier; whether one may run the copy is
-  // asked only of those that would be drawn (drawnMachine's `eligible`).
-  const byVerifier = new Map<string, string[]>();
-  const verifierOf = new Map<string, string>();
-  for (const m of state.machines.values()) {
-    if (!offering(m)) continue;
-    let v = verifierOf.get(m.ownerId);
-    if (v === undefined) verifierOf.set(m.ownerId, (v = verifierIn(state, m.ownerId)));
-    const ids = byVerifier.get(v);
-    if (ids) ids.push(m.id);
-    else byVerifier.set(v, [m.id]);
+  // Two passes over the machines, no grouping: the first draws a verifier among those with a
+  // machine that may run the copy (asked only of machines whose verifier would be drawn), the
+  // second one of its machines.
+  const mayRun = (m: LiveMachine) => offering(m) && standingIn(state, m.ownerId, now).has && siblingOn(state, task, m.id) === undefined;
+  let at: LiveMachine | undefined;
+  function* verifiers() {
+    for (const m of state.machines.values()) {
+      at = m;
+      yield verifierIn(state, m.ownerId);
+    }
   }
-  const mayRun = (id: string) => standingIn(state, state.machines.get(id)!.ownerId, now).has && siblingOn(state, task, id) === undefined;
-  const machineOf = new Map<string, string | null>();
-  const open = (v: string) => {
-    if (!machineOf.has(v)) machineOf.set(v, drawnMachine(draw.seed, `${task.id}:${v}`, byVerifier.get(v)!, mayRun));
-    return machineOf.get(v) !== null;
-  };
-  let verifier = drawnMachine(draw.seed, task.id, byVerifier.keys(), (v) => !passed.has(v) && open(v));
+  const drawVerifier = (skip: Set<string>) => drawnMachine(draw.seed, task.id, verifiers(), (v) => !skip.has(v) && mayRun(at!));
+  let verifier = drawVerifier(passed);
   if (verifier === null && passed.size) {
     passed.clear();
     for (const v of Object.keys(drawnAt)) delete drawnAt[v];
-    verifier = drawnMachine(draw.seed, task.id, byVerifier.keys(), open);
+    verifier = drawVerifier(passed);
   }
-  const machineId = verifier === null ? null : machineOf.get(verifier)!;
+  const machinesOf = function* (v: string) {
+    for (const m of state.machines.values()) if (verifierIn(state, m.ownerId) === v && mayRun(m)) yield m.id;
+  };
+  const machineId = verifier === null ? null : drawnMachine(draw.seed, `${task.id}:${verifier}`, machinesOf(verifier));
   // The wait is the verifier's, from the first time it was drawn for this copy: a machine of it
   // leaving or joining, or all of them pausing a moment so that another verifier is drawn, does
   // not start it again.

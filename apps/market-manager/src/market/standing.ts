@@ -29,6 +29,8 @@ export interface LiveOwner {
   facts: FactCounts;
   /** Its standing score when its machines' profiles were last given it. */
   score?: number;
+  /** Its quorum unit, once asked (verifierIn): an owner's row is read again, not changed, when its address or trust changes. */
+  verifier?: string;
 }
 
 /** The market's verification settings: the secret seed of its spot checks, and whether every producer is trusted. */
@@ -49,8 +51,9 @@ export const standingNow = (market: Market, ownerId: string) => standingIn(marke
 /** The quorum's unit for an account: its organisation's confirmed domain, else itself (one account per domain). */
 export function verifierIn(state: LiveState, ownerId: string): string {
   const o = state.owners.get(ownerId);
+  if (!o) return `account:${ownerId}`;
   // A closed market counts accounts: its producers are known.
-  return o && !o.trusted ? verifierOf({ id: o.id, email: o.email, emailConfirmed: o.emailConfirmed }) : `account:${ownerId}`;
+  return (o.verifier ??= o.trusted ? `account:${ownerId}` : verifierOf({ id: o.id, email: o.email, emailConfirmed: o.emailConfirmed }));
 }
 
 /**
