@@ -99,7 +99,7 @@ test("closing a producing tab gives its unfinished task back to the market at on
   const machineShortId = (await producer.getByTestId("producer-machine-id").innerText()).trim();
 
   // Tasks of about a second each, so the tab is caught in the middle of one. The quote is priced
-  // on the cheap tab; the spending limit lets the market pay the dearer worker for what it hands back.
+  // on the cheap tab.
   await submitMonteCarlo(page, { tasks: 4, samplesPerTask: 100_000_000, maxSpend: 50 });
   await expect(producer.getByTestId("producer-running")).toHaveText(/^1\b/, { timeout: 60_000 });
   const closedAt = Date.now();
@@ -111,7 +111,12 @@ test("closing a producing tab gives its unfinished task back to the market at on
   expect(Date.now() - closedAt).toBeLessThan(25_000);
   await admin.close();
 
-  // The task it was running is done by the Node worker, and the job completes.
+  // The Node worker asks more than the quote has left: the market pays producers no more than the
+  // job is charged, so the tasks handed back wait, and the page says why.
+  await expect(page.getByText(/waits? for a machine that asks less/)).toBeVisible({ timeout: 30_000 });
+  // Another tab asking as little takes them, and the job completes at its quote.
+  const second = await context.newPage();
+  await startProducing(second);
   await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 150_000 });
 });
 

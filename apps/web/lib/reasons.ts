@@ -206,7 +206,8 @@ const DESCRIBE: Sentences = {
     `${plural(r.machinesConnected, "machine", "machines")} of ${plural(r.ownersConnected, "owner", "owners")} connected. It runs as soon as a machine of another owner connects.`,
   "budget-short": (r) =>
     `${plural(r.tasks, "task waits", "tasks wait")} for a machine that asks less: the cheapest of the ${plural(r.machinesConnected, "machine", "machines")} connected ` +
-    `asks ${credits(r.cheapestPiece)} for a task, more than the ${credits(r.left)} the job's escrow has left for its tasks. The market never pays producers more than you put in escrow.`,
+    `asks ${credits(r.cheapestPiece)} for a task, more than the ${credits(r.left)} the job's price has left for its tasks. The market pays producers no more than the job is charged, ` +
+    `so the task runs when a machine that asks less connects; you are charged no more than the quote.`,
   "cannot-become-profitable": (r) =>
     `It can never pay off: even at the earliest completion (${dateTime(r.earliestCompletionAt)}) the benefit of ${credits(r.benefitAtEarliest)} is below the lowest possible cost of ${credits(r.lowestPossibleCost)}.`,
   "max-wait-exceeded": (r) => `It waited ${seconds(r.waitedSeconds)} for capacity, longer than the maximum of ${seconds(r.maxDelaySeconds)}.`,
