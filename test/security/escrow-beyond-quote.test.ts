@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { describe, expect, it } from "vitest";
 import { expectLedgerBalances, marketMicro } from "../support/books.ts";
-import { holdings } from "../support/one-person.ts";
-import { catJob, runLease, type TestLease } from "../support/worker.ts";
+import { holdings, reserveMarket } from "../support/one-person.ts";
+import { catJob, machineOffer, runLease, type TestLease } from "../support/worker.ts";
 
 // The attack, by one person with three accounts: a consumer, a producer asking little, a producer
 // asking a great deal. The consumer submits a one-task job with a maxSpend far above its quote, so
@@ -21,21 +20,15 @@ import { catJob, runLease, type TestLease } from "../support/worker.ts";
 // waits for a machine that asks less.
 
 const RESERVE = 100_000;
-let market: TestMarket;
-beforeAll(async () => {
-  market = await startTestMarket({ MARKET_RESERVE: String(RESERVE) });
-});
-afterAll(() => market?.stop());
-
-const db = () => market.manager.services.db;
+const { market, db } = reserveMarket(RESERVE);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const machine = (name: string, pricePerSecond: number) => ({ name, kind: "opportunistic" as const, slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond, userAgent: "test" });
+const machine = machineOffer;
 
 describe("a dear machine taking a task whose first run failed", () => {
   it("is paid no more than the job can be charged, not what the consumer's maxSpend put in escrow", async () => {
-    const consumer = await market.signUp("drain-buyer@drain-buyer.test", ["consumer"]);
-    const cheap = await market.signUpProducer("drain-cheap@drain-cheap.test");
-    const dear = await market.signUpProducer("drain-dear@drain-dear.test");
+    const consumer = await market().signUp("drain-buyer@drain-buyer.test", ["consumer"]);
+    const cheap = await market().signUpProducer("drain-cheap@drain-cheap.test");
+    const dear = await market().signUpProducer("drain-dear@drain-dear.test");
     const marketBefore = await marketMicro(db());
     const before = (await holdings(consumer)) + (await holdings(cheap.producer)) + (await holdings(dear.producer));
     const { machineId: cheapId } = await cheap.worker.worker.register.mutate(machine("cheap", 0.5));

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestMarket, type TestMarket } from "../support/market.ts";
+import { describe, expect, it } from "vitest";
 import { expectLedgerBalances, marketMicro } from "../support/books.ts";
-import { holdings } from "../support/one-person.ts";
-import { catJob, runLease, type TestLease } from "../support/worker.ts";
+import { holdings, reserveMarket } from "../support/one-person.ts";
+import { catJob, machineOffer, runLease, type TestLease } from "../support/worker.ts";
 
 // The attack, by one person with three accounts: a consumer and two producers (two owners, two
 // domains) with one dear machine each, asking 100 credits a reference second. The consumer's
@@ -18,21 +17,15 @@ import { catJob, runLease, type TestLease } from "../support/worker.ts";
 // failurePieces), in the order they failed: as retries are, from the market's fee.
 
 const RESERVE = 100_000;
-let market: TestMarket;
-beforeAll(async () => {
-  market = await startTestMarket({ MARKET_RESERVE: String(RESERVE) });
-});
-afterAll(() => market?.stop());
-
-const db = () => market.manager.services.db;
+const { market, db } = reserveMarket(RESERVE);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const machine = (name: string, pricePerSecond: number) => ({ name, kind: "opportunistic" as const, slots: 1, speed: 1, memoryPerSlotMb: 512, bandwidthBytesPerSecond: 1e7, pricePerSecond, userAgent: "test" });
+const machine = machineOffer;
 
 describe("a failure two of one person's machines confirm on their own consumer's job", () => {
   it("pays the failed runs no more than the job is charged", async () => {
-    const consumer = await market.signUp("fail-buyer@fail-buyer.test", ["consumer"]);
-    const a = await market.signUpProducer("fail-a@fail-a.test");
-    const b = await market.signUpProducer("fail-b@fail-b.test");
+    const consumer = await market().signUp("fail-buyer@fail-buyer.test", ["consumer"]);
+    const a = await market().signUpProducer("fail-a@fail-a.test");
+    const b = await market().signUpProducer("fail-b@fail-b.test");
     const marketBefore = await marketMicro(db());
     const before = (await holdings(consumer)) + (await holdings(a.producer)) + (await holdings(b.producer));
     const { machineId: aId } = await a.worker.worker.register.mutate(machine("a", 100));

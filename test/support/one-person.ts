@@ -30,14 +30,13 @@ export async function holdings(c: Client) {
 }
 
 /**
- * An open market (every producer earns standing, or has it given) with a reserve, started before
- * the file's tests and stopped after them: the market, its database, the market's account in
- * credits, and producers on it.
+ * A market with a reserve, started before the file's tests and stopped after them (`env` adds to
+ * its settings): the market, its database, the market's account in credits, and producers on it.
  */
-export function openMarket(reserve = 100_000) {
+export function reserveMarket(reserve = 100_000, env: Record<string, string> = {}) {
   let market: TestMarket | undefined;
   beforeAll(async () => {
-    market = await startTestMarket({ TRUST_ALL_PRODUCERS: "0", MARKET_RESERVE: String(reserve) });
+    market = await startTestMarket({ MARKET_RESERVE: String(reserve), ...env });
   });
   afterAll(() => market?.stop());
   const live = () => {
@@ -51,3 +50,6 @@ export function openMarket(reserve = 100_000) {
     producer: (name: string, pricePerSecond: number, standing: boolean) => producerWithMachine(live(), name, pricePerSecond, standing),
   };
 }
+
+/** An open market (every producer earns standing, or has it given) with a reserve: reserveMarket. */
+export const openMarket = (reserve = 100_000) => reserveMarket(reserve, { TRUST_ALL_PRODUCERS: "0" });

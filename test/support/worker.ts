@@ -38,6 +38,18 @@ export async function runLease(worker: WorkerClient, machineId: string, lease: T
 }
 
 /** A report of `leaseId` on `machineId` that claims `text` as the run's output without running it: a forger's. */
+/** A one-slot opportunistic machine's offer at speed 1, asking `pricePerSecond` (credits per reference second). */
+export const machineOffer = (name: string, pricePerSecond: number) => ({
+  name,
+  kind: "opportunistic" as const,
+  slots: 1,
+  speed: 1,
+  memoryPerSlotMb: 512,
+  bandwidthBytesPerSecond: 1e7,
+  pricePerSecond,
+  userAgent: "test",
+});
+
 export function forgedReport(machineId: string, leaseId: string, text: string) {
   const stdout = Buffer.from(text);
   return { machineId, leaseId, exitCode: 0, stdout: stdout.toString("base64"), stderr: "", outputHash: createHash("sha256").update(stdout).digest("hex"), elapsedMs: 1000 };
