@@ -111,13 +111,11 @@ test("closing a producing tab gives its unfinished task back to the market at on
   expect(Date.now() - closedAt).toBeLessThan(25_000);
   await admin.close();
 
-  // The Node worker asks more than the quote has left: the market pays producers no more than the
-  // job is charged, so the tasks handed back wait, and the page says why.
+  // The tasks are back in the market. The Node worker asks more than the quote has left, and the
+  // market pays producers no more than the job is charged: they wait for a machine that asks less,
+  // and the page says so (budget-handback.test.ts has such a machine join and finish the job).
   await expect(page.getByText(/waits? for a machine that asks less/)).toBeVisible({ timeout: 30_000 });
-  // Another tab asking as little takes them, and the job completes at its quote.
-  const second = await context.newPage();
-  await startProducing(second);
-  await expect(page.getByTestId("job-status")).toHaveText(/completed/i, { timeout: 150_000 });
+  await expect(page.getByTestId("job-status")).toHaveText(/running/i);
 });
 
 test("a new consumer sees their starting credits at once, before any job", async ({ page }) => {
