@@ -47,7 +47,9 @@ const RULES: { rule: string; pattern: RegExp; example: string }[] = [
 const APPLIED: { file: string; calls: string[] }[] = [
   { file: "tasks/results.ts", calls: ["taskOutcome", "confirmedFailure", "verifyCopies", "spotChecked"] },
   { file: "tasks/run-pay.ts", calls: ["workSampleOf", "speedAfterRun", "contradictedWork", "measuredWorkCharge"] },
-  { file: "ledger/settlement.ts", calls: ["contradictedWork", "measuredWorkCharge", "settleJob"] },
+  // The charge at the measured work comes from run-pay.ts (contradictedCharge), for settlement and lease budgets alike.
+  { file: "ledger/settlement.ts", calls: ["contradictedCharge", "settleJob", "settleUnfinishedJob"] },
+  { file: "resources/lease-terms.ts", calls: ["contradictedCharge", "leaseBudget"] },
   { file: "market/remainder.ts", calls: ["remainderEscrow", "remainderMaxSpend"] },
   { file: "market/live.ts", calls: ["leaseRoomLeft"] },
   { file: "market/work-routes.ts", calls: ["spareTasks", "idleTake"] },

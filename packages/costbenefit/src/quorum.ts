@@ -53,9 +53,9 @@ export interface Verdict {
    */
   forgers: string[];
   /**
-   * One of the forgers had standing: the copies its contest needed past the consumer's are paid in
-   * full, the market's account paying what the task's budget cannot (contestPieces), as the
-   * forger's forfeit goes to it. Honest producers are not left unpaid by a contest they did not make.
+   * One of the forgers had standing: the copies its contest needed are paid as contestPieces says,
+   * the consumer's agreeing copies first, the market's account paying past the task's budget as far
+   * as the forfeits it received go.
    */
   standingForger: boolean;
 }

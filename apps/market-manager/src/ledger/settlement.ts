@@ -2,11 +2,12 @@
 // engine needs from the ledger and the market's own records (the escrow, the late runs' held
 // pieces, the market's downtime), asks the engine, and posts the one entry entries.ts writes for
 // the answer. It decides nothing of its own.
-import { benefitAt, benefitWithoutDowntime, contradictedWork, measuredWorkCharge, settleJob, settleUnfinishedJob, type BenefitCurve, type UnfinishedInput, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
+import { benefitAt, benefitWithoutDowntime, settleJob, settleUnfinishedJob, type BenefitCurve, type UnfinishedInput, type HeldPiece, type Settlement } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import type { LiveJob } from "../market/live.ts";
 import { balance, post, toCredits, toMicro, type Tx } from "./ledger.ts";
 import { settlement, type Entry } from "./entries.ts";
+import { contradictedCharge } from "../tasks/run-pay.ts";
 import { relatedProducers } from "../auth/related-accounts.ts";
 import { runStatement } from "../db/sql/statement.ts";
 import { viaPrisma } from "../db/sql/runners.ts";
@@ -24,7 +25,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
   const curve = job.benefit as BenefitCurve;
   const took = (now - job.arrivedAt) / 1000;
   const down = downtimeDuring(market, job.arrivedAt, now);
-  const measured = contradictedWork(market.settings.terms, { pricing: job.pricing, declaredWork: job.declaredWorkPerTask, samples: job.workSamples });
+  const charge = contradictedCharge(market, job);
   const price = toCredits(job.priceMicro);
   return {
     pricing: job.pricing,
@@ -32,7 +33,7 @@ export function completedInput(market: Market, job: LiveJob, now: number, held: 
     maxSpend: toCredits(job.maxSpendMicro ?? job.priceMicro),
     benefit: benefitAt(curve, took),
     benefitWithoutDowntime: benefitWithoutDowntime(curve, { took, down, planned: job.plannedAt === null ? undefined : (job.plannedAt - job.arrivedAt) / 1000 }),
-    contradicted: measured === undefined ? null : { charge: measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured) },
+    contradicted: charge === null ? null : { charge },
     held,
     took,
   };

@@ -228,8 +228,8 @@ export interface LiveTask {
   pieceMicro?: bigint | undefined;
   /** Failed runs of this task not yet confirmed or paid: its next run goes to another owner. */
   failures?: TaskFailure[] | undefined;
-  /** A copy verification added: the machine the market's draw names and its verifier, among how many machines it was drawn and when, since when that verifier was first drawn (each one's in `drawnAt`), and the verifiers passed over (replicas.ts). */
-  draw?: { machineId: string | null; verifier: string | null; at: number; machines: number; since: number; passed: string[]; drawnAt: Record<string, number> } | undefined;
+  /** A copy verification added: the machine the market's draw names and its verifier, among how many machines it was drawn and when, when each verifier was first drawn, and the verifiers passed over (replicas.ts). */
+  draw?: { machineId: string | null; verifier: string | null; at: number; machines: number; passed: string[]; drawnAt: Record<string, number> } | undefined;
 }
 
 /** A failed run of a task, waiting for a machine of another owner to reproduce it (costbenefit confirmedFailure). */

@@ -43,7 +43,7 @@ export interface CopyDraw {
   waitMs: number;
 }
 
-/** How long a draw that named no machine is kept before it is made again. */
+/** How long a draw is kept before it is made again (one that named a machine, longer while no machine joins or leaves). */
 const DRAW_KEPT_MS = 1000;
 
 /**
@@ -53,13 +53,12 @@ const DRAW_KEPT_MS = 1000;
  * domain), then one of the drawn verifier's machines: machines cost nothing to register, and an
  * account with ten would otherwise be drawn ten times as often as one with one. It is made again
  * when the drawn machine leaves or stops offering capacity, or machines join or leave (at most
- * once a second). A verifier
- * whose drawn machine lets the copy wait past `waitMs` unleased is passed over, all its machines;
- * once every verifier was, the draw starts again.
+ * once a second). A verifier whose drawn machine lets the copy wait past `waitMs` unleased is
+ * passed over, all its machines; once every verifier was, the draw starts again.
  */
 function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number): string | null {
   const kept = task.draw;
-  const due = kept?.verifier && task.state !== "leased" && now - kept.since > draw.waitMs;
+  const due = kept?.verifier && task.state !== "leased" && now - kept.drawnAt[kept.verifier]! > draw.waitMs;
   if (kept && !due) {
     const fresh = now - kept.at < DRAW_KEPT_MS;
     const still = kept.machineId === null ? undefined : state.machines.get(kept.machineId);
@@ -93,8 +92,8 @@ function drawnFor(state: LiveState, task: LiveTask, draw: CopyDraw, now: number)
   // The wait is the verifier's, from the first time it was drawn for this copy: a machine of it
   // leaving or joining, or all of them pausing a moment so that another verifier is drawn, does
   // not start it again.
-  const since = verifier === null ? now : (drawnAt[verifier] ??= now);
-  task.draw = { machineId, verifier, at: now, machines: state.machines.size, since, passed: [...passed], drawnAt };
+  if (verifier !== null) drawnAt[verifier] ??= now;
+  task.draw = { machineId, verifier, at: now, machines: state.machines.size, passed: [...passed], drawnAt };
   return machineId;
 }
 

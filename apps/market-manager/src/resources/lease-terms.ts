@@ -1,4 +1,5 @@
-import { addedCopyPiece, contradictedWork, leaseBudget, leaseTerm, measuredWorkCharge, pieceRate } from "@cyclemarket/costbenefit";
+import { addedCopyPiece, leaseBudget, leaseTerm, pieceRate } from "@cyclemarket/costbenefit";
+import { contradictedCharge } from "../tasks/run-pay.ts";
 import type { Market } from "../market/market.ts";
 import { askOf, type LiveJob, type LiveLease, type LiveMachine, type LiveTask } from "../market/live.ts";
 import { toCredits, toMicro } from "../ledger/ledger.ts";
@@ -16,10 +17,9 @@ export const isPilot = (job: Pick<LiveJob, "pilots"> | undefined, task: Pick<Liv
  * paid, holds for late runs and its live leases promise.
  */
 export function budgetLeft(market: Market, job: LiveJob): bigint {
-  const price = toCredits(job.priceMicro);
-  const measured = contradictedWork(market.settings.terms, { pricing: job.pricing, declaredWork: job.declaredWorkPerTask, samples: job.workSamples });
-  const contradictedCharge = measured === undefined ? null : measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured);
-  const budget = toMicro(leaseBudget({ pricing: job.pricing, price, escrow: toCredits(job.escrowMicro), contradictedCharge }));
+  const budget = toMicro(
+    leaseBudget({ pricing: job.pricing, price: toCredits(job.priceMicro), escrow: toCredits(job.escrowMicro), contradictedCharge: contradictedCharge(market, job) }),
+  );
   return budget - job.paidMicro - job.heldMicro - market.state.leases.promised(job.id);
 }
 

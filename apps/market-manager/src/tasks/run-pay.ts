@@ -6,7 +6,7 @@
 import { contradictedWork, measuredWork, measuredWorkCharge, pilotPay, speedAfterRun, workAtLease, workSampleOf, type WorkSample } from "@cyclemarket/costbenefit";
 import type { Market } from "../market/market.ts";
 import { askOf, type LiveJob } from "../market/live.ts";
-import { toMicro } from "../ledger/ledger.ts";
+import { toCredits, toMicro } from "../ledger/ledger.ts";
 import type { Completion } from "./results.ts";
 
 /** What the run is paid if accepted, in micro-credits. */
@@ -44,10 +44,18 @@ export function contradictedAfter(market: Market, job: LiveJob, measure: RunMeas
  * than the work it turned out to be.
  */
 export function overSpendLimit(market: Market, job: LiveJob, measure: RunMeasure | null): boolean {
-  const measured = contradictedBy(market, job, measure?.sample ? [...job.workSamples, measure.sample] : job.workSamples);
-  if (measured === undefined) return false;
-  const price = Number(job.priceMicro) / 1e6;
-  return measuredWorkCharge({ price, declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured) > Number(job.maxSpendMicro ?? job.priceMicro) / 1e6;
+  const charge = contradictedCharge(market, job, measure?.sample ? [...job.workSamples, measure.sample] : job.workSamples);
+  return charge !== null && charge > toCredits(job.maxSpendMicro ?? job.priceMicro);
+}
+
+/**
+ * What the job is charged at the work measured so far (with `samples`) when it contradicts the
+ * consumer's estimate (costbenefit measuredWorkCharge), before maxSpend caps it; null while the
+ * estimate holds.
+ */
+export function contradictedCharge(market: Market, job: LiveJob, samples: readonly WorkSample[] = job.workSamples): number | null {
+  const measured = contradictedBy(market, job, samples);
+  return measured === undefined ? null : measuredWorkCharge({ price: toCredits(job.priceMicro), declaredWork: job.declaredWorkPerTask, priceAtWork: job.priceAtWork }, measured);
 }
 
 /**
